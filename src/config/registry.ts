@@ -1,0 +1,232 @@
+/**
+ * ConfigRegistry (seed 000 §10, seed 001 "Configuration System"): one SQLite
+ * key-value table under the data directory, namespaces `core.*` and
+ * `plugin.<name>.*`, registered defaults with types and descriptions (a `*`
+ * segment registers a family such as `core.llm.sources.*.base_url`),
+ * validation with errors naming the key and the expected type, and
+ * environment overrides: `HOMEAGENT__CORE__AGENT__MAX_TOOL_ROUNDS=4` overrides
+ * `core.agent.max_tool_rounds` (dots become double underscores, upper case).
+ * Writes are synchronous with synchronous=FULL, so an acknowledged set
+ * survives kill -9.
+ */
+import Database from 'better-sqlite3';
+import type { SettingDef, SettingType, SettingsAPI } from '../kernel/types.js';
+import { ConfigError } from '../kernel/errors.js';
+
+const KEY_RE = /^(core|plugin)(\.[A-Za-z0-9_*-]+)+$/;
+
+/** The environment variable that overrides `key`. */
+export function envNameFor(key: string): string {
+  return 'HOMEAGENT__' + key.replace(/\./g, '__').replace(/-/g, '_').toUpperCase();
+}
+
+interface Listener {
+  prefix: string;
+  cb: (key: string, value: unknown) => void;
+}
+
+/** The registry. Open with a path (`:memory:` for tests). */
+export class ConfigRegistry implements SettingsAPI {
+  private readonly db: Database.Database;
+  private readonly defs = new Map<string, SettingDef>();
+  private readonly patterns: Array<{ re: RegExp; def: SettingDef }> = [];
+  private readonly listeners: Listener[] = [];
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(path: string, opts: { env?: NodeJS.ProcessEnv } = {}) {
+    this.env = opts.env ?? process.env;
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec('CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)');
+  }
+
+  /** Register a default (does not store it). Re-registering the same key replaces the definition. */
+  register(def: SettingDef): void {
+    if (!KEY_RE.test(def.key)) throw new ConfigError(def.key, 'keys look like core.<area>.<name> or plugin.<plugin>.<name>');
+    const checked = this.check(def, def.default, 'default');
+    const d = { ...def, default: checked };
+    if (def.key.includes('*')) {
+      const re = new RegExp('^' + def.key.split('.').map((s) => (s === '*' ? '[A-Za-z0-9_-]+' : escapeRe(s))).join('\\.') + '$');
+      const i = this.patterns.findIndex((p) => p.def.key === def.key);
+      if (i >= 0) this.patterns.splice(i, 1);
+      this.patterns.push({ re, def: d });
+    } else {
+      this.defs.set(def.key, d);
+    }
+  }
+
+  /** The definition governing `key` (exact or pattern), if any. */
+  definition(key: string): SettingDef | undefined {
+    const exact = this.defs.get(key);
+    if (exact) return exact;
+    for (const p of this.patterns) if (p.re.test(key)) return { ...p.def, key };
+    return undefined;
+  }
+
+  /** Value of `key`: environment override, else stored value, else default. Throws ConfigError for unknown keys. */
+  get<T = unknown>(key: string): T {
+    const def = this.definition(key);
+    const envVal = this.env[envNameFor(key)];
+    if (envVal !== undefined && def) return this.parseEnv(def, envVal) as T;
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    if (row) return JSON.parse(row.value) as T;
+    if (!def) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    return def.default as T;
+  }
+
+  /** Like get, but undefined instead of throwing for unknown keys. */
+  tryGet<T = unknown>(key: string): T | undefined {
+    try {
+      return this.get<T>(key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Validate and store. Throws ConfigError naming the key and the expected type. */
+  set(key: string, value: unknown): void {
+    if (!KEY_RE.test(key) || key.includes('*')) throw new ConfigError(key, 'keys look like core.<area>.<name> or plugin.<plugin>.<name>');
+    const def = this.definition(key);
+    if (!def) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    const v = this.check(def, value, 'value');
+    this.db.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(key, JSON.stringify(v), Date.now());
+    this.emit(key, v);
+  }
+
+  /** Set from a command-line string: parsed according to the key's type. */
+  setFromString(key: string, raw: string): void {
+    const def = this.definition(key);
+    if (!def) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    this.set(key, this.parseEnv(def, raw));
+  }
+
+  /** Remove the stored value (the default applies again). */
+  delete(key: string): void {
+    this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
+    this.emit(key, this.tryGet(key));
+  }
+
+  /** Every registered or stored key under `prefix`, with value, type, description and where the value comes from. */
+  list(prefix = ''): ReturnType<SettingsAPI['list']> {
+    const keys = new Set<string>();
+    for (const k of this.defs.keys()) if (k.startsWith(prefix)) keys.add(k);
+    const rows = this.db.prepare('SELECT key FROM settings WHERE key LIKE ? ORDER BY key').all(escapeLike(prefix) + '%') as Array<{ key: string }>;
+    for (const r of rows) if (r.key.startsWith(prefix)) keys.add(r.key);
+    const out: ReturnType<SettingsAPI['list']> = [];
+    for (const key of [...keys].sort()) {
+      const def = this.definition(key);
+      const stored = this.db.prepare('SELECT 1 FROM settings WHERE key = ?').get(key) !== undefined;
+      const fromEnv = def !== undefined && this.env[envNameFor(key)] !== undefined;
+      out.push({
+        key,
+        value: def?.type === 'secret' ? (this.get<string>(key) ? '********' : '') : this.tryGet(key),
+        type: def?.type ?? 'json',
+        description: def?.description ?? '(not registered)',
+        source: fromEnv ? 'env' : stored ? 'stored' : 'default',
+      });
+    }
+    return out;
+  }
+
+  /** Names of the source groups stored or registered under `prefix` (e.g. LLM source names under core.llm.sources.). */
+  children(prefix: string): string[] {
+    const names = new Set<string>();
+    const add = (k: string) => {
+      if (!k.startsWith(prefix)) return;
+      const seg = k.slice(prefix.length).split('.')[0];
+      if (seg && seg !== '*') names.add(seg);
+    };
+    for (const k of this.defs.keys()) add(k);
+    for (const r of this.db.prepare('SELECT key FROM settings WHERE key LIKE ?').all(escapeLike(prefix) + '%') as Array<{ key: string }>) add(r.key);
+    return [...names].sort();
+  }
+
+  onChange(prefix: string, cb: (key: string, value: unknown) => void): () => void {
+    const l = { prefix, cb };
+    this.listeners.push(l);
+    return () => {
+      const i = this.listeners.indexOf(l);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Run SQLite's integrity check (`homeagent doctor`). */
+  integrityCheck(): string {
+    const r = this.db.pragma('integrity_check', { simple: true });
+    return String(r);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private emit(key: string, value: unknown): void {
+    for (const l of [...this.listeners]) {
+      if (!key.startsWith(l.prefix)) continue;
+      try {
+        l.cb(key, value);
+      } catch {
+        /* a listener's failure is its own */
+      }
+    }
+  }
+
+  private parseEnv(def: SettingDef, raw: string): unknown {
+    switch (def.type) {
+      case 'number':
+      case 'integer': {
+        const n = Number(raw);
+        if (raw.trim() === '' || Number.isNaN(n)) throw new ConfigError(def.key, `expected ${def.type}, got "${raw}"`);
+        return this.check(def, n, 'value');
+      }
+      case 'boolean':
+        if (/^(1|true|yes|on)$/i.test(raw)) return true;
+        if (/^(0|false|no|off)$/i.test(raw)) return false;
+        throw new ConfigError(def.key, `expected boolean (true/false), got "${raw}"`);
+      case 'json':
+        try {
+          return JSON.parse(raw);
+        } catch {
+          throw new ConfigError(def.key, `expected JSON, got "${raw}"`);
+        }
+      default:
+        return this.check(def, raw, 'value');
+    }
+  }
+
+  private check(def: SettingDef, v: unknown, what: string): unknown {
+    const fail = (expected: string): never => {
+      throw new ConfigError(def.key, `${what} must be ${expected}, got ${JSON.stringify(v)} (${typeof v})`);
+    };
+    const type: SettingType = def.type;
+    switch (type) {
+      case 'string':
+      case 'secret':
+        if (typeof v !== 'string') fail('a string');
+        if (def.enum && !def.enum.includes(v as string)) fail(`one of ${def.enum.join(', ')}`);
+        return v;
+      case 'number':
+      case 'integer':
+        if (typeof v !== 'number' || !Number.isFinite(v)) fail(type === 'integer' ? 'an integer' : 'a number');
+        if (type === 'integer' && !Number.isInteger(v)) fail('an integer');
+        if (def.min !== undefined && (v as number) < def.min) fail(`>= ${def.min}`);
+        if (def.max !== undefined && (v as number) > def.max) fail(`<= ${def.max}`);
+        return v;
+      case 'boolean':
+        if (typeof v !== 'boolean') fail('a boolean');
+        return v;
+      case 'json':
+        return v;
+    }
+  }
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** LIKE pattern prefix; `_` and `%` still match loosely, so callers re-check with startsWith. */
+function escapeLike(s: string): string {
+  return s;
+}

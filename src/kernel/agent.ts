@@ -1,0 +1,225 @@
+/**
+ * The agent: one persistent session fed by an inbox, run one turn at a time
+ * under the input scheduler (seed 001 "Input Scheduler & Interrupt
+ * Mechanism", seed 000 §18).
+ *
+ * - injectInput -> inbox -> (pumped on the next tick) -> scheduler.
+ * - An interrupt that outranks the running turn preempts it at the LLM
+ *   boundary (path a: the in-flight LLM request is aborted); the preempted
+ *   turn resumes later from its frame with "[interrupt] ..." notes (path b);
+ *   when idle the interrupt simply runs (path c).
+ * - stop(): aborts the in-flight LLM call, publishes `stop` (the speaker
+ *   silences itself), and short-circuits every input queued at that moment —
+ *   the scheduler's waiting tasks plus those still in the inbox — in their
+ *   pre_action stage. Inputs arriving later run normally. Stop is never held
+ *   back by the preemption cooldown.
+ * - Backlog feedback: when the running turn has been busy longer than
+ *   core.scheduler.busy_feedback_ms, waiting inputs get an immediate short
+ *   "busy" message on their own channel (once each).
+ * - The kernel's own self-input queue: internal tasks on `_consolidation_`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { InjectOptions, InputMessage, Level, TurnResult } from './types.js';
+import type { KernelServices } from './services.js';
+import { Scheduler, type Task } from './scheduler.js';
+import { Turn } from './turn.js';
+import type { TimerHandle } from './clock.js';
+import { errorMessage } from './errors.js';
+
+interface Pending {
+  turn: Turn;
+  resolve: (r: TurnResult) => void;
+  busyNotified: boolean;
+}
+
+/** The agent. */
+export class Agent {
+  private readonly scheduler: Scheduler<Pending>;
+  private readonly inbox: Task<Pending>[] = [];
+  private pumpScheduled = false;
+  private looping = false;
+  private recheckTimer?: TimerHandle;
+  private busyTimer?: TimerHandle;
+  private runningSince = 0;
+  private closed = false;
+
+  constructor(private readonly k: KernelServices) {
+    this.scheduler = new Scheduler<Pending>(k.clock, k.settings.get<number>('core.scheduler.preempt_cooldown_ms'));
+  }
+
+  /**
+   * Queue an input. `kind` 'queued' (level 0) or 'interrupt' (level 1-4,
+   * already clamped by the caller). Resolves when its turn finishes.
+   */
+  submit(source: string, channel: string, text: string, kind: 'queued' | 'interrupt', level: Level, opts: InjectOptions = {}): Promise<TurnResult> {
+    const input: InputMessage = {
+      id: randomUUID(),
+      source,
+      channel,
+      text,
+      kind,
+      level: kind === 'queued' ? 0 : level,
+      received_at: this.k.clock.now(),
+      ...(opts.user ? { user: opts.user } : {}),
+      ...(opts.images ? { images: opts.images } : {}),
+      ...(opts.meta ? { meta: opts.meta } : {}),
+    };
+    if (this.closed) return Promise.resolve({ input_id: input.id, reply: '', status: 'cancelled', tools: [], error: 'agent is shutting down' });
+    return new Promise<TurnResult>((resolve) => {
+      const payload: Pending = { turn: new Turn(input, this.k), resolve, busyNotified: false };
+      const task: Task<Pending> = { id: input.id, level: input.level, kind, payload, preemptions: 0, submittedAt: input.received_at };
+      this.inbox.push(task);
+      this.schedulePump();
+    });
+  }
+
+  /** The kernel's self-input queue: an internal task on `_consolidation_` (seed 000 §13). */
+  submitSelf(text: string): Promise<TurnResult> {
+    return this.submit('_kernel_', '_consolidation_', text, 'queued', 0);
+  }
+
+  /**
+   * Stop (seed 001 "Stop"): cancel the in-flight LLM call, silence output,
+   * short-circuit inputs queued now (scheduler + inbox). Returns how many
+   * queued inputs were cancelled.
+   */
+  stop(source: string): number {
+    const running = this.scheduler.current;
+    running?.payload.turn.stop();
+    let cancelled = 0;
+    for (const t of [...this.scheduler.waiting(), ...this.inbox]) {
+      if (t.payload.turn.input.channel === '_consolidation_') continue;
+      t.payload.turn.cancelledByStop = true;
+      // A suspended turn already past pre_action cannot be short-circuited there: stop it instead.
+      t.payload.turn.stop();
+      cancelled++;
+    }
+    this.k.log.info({ source, cancelled, running: !!running }, 'stop');
+    this.k.bus.publish('stop', { source, cancelled_inputs: cancelled });
+    this.k.bus.publish('assistant_state', { state: 'idle' });
+    return cancelled;
+  }
+
+  /** Inputs waiting (inbox included), for status and tests. */
+  pendingInputs(): number {
+    return this.inbox.length + this.scheduler.waiting().length;
+  }
+
+  /** Whether a turn is running. */
+  get busy(): boolean {
+    return !!this.scheduler.current;
+  }
+
+  stats(): ReturnType<Scheduler<Pending>['stats']> & { inbox: number } {
+    return { ...this.scheduler.stats(), inbox: this.inbox.length };
+  }
+
+  /** Refuse new inputs, stop the running turn, cancel the rest; resolves when the loop is idle. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop('shutdown');
+    for (let i = 0; i < 200 && (this.looping || this.pumpScheduled); i++) await new Promise((r) => setTimeout(r, 10));
+    if (this.recheckTimer) this.k.clock.clearTimeout(this.recheckTimer);
+    if (this.busyTimer) this.k.clock.clearTimeout(this.busyTimer);
+  }
+
+  // ---- internals ------------------------------------------------------------
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Move inbox items into the scheduler, acting on its decisions. */
+  private pump(): void {
+    while (this.inbox.length > 0) {
+      const task = this.inbox.shift()!;
+      const d = this.scheduler.submit(task);
+      if (d.action === 'preempt') {
+        this.k.log.info({ victim: d.victim.id, by: task.id, level: task.level }, 'preempting');
+        (d.victim as Task<Pending>).payload.turn.requestPreempt(task.payload.turn.input.text);
+      } else if (d.action === 'wait') {
+        if (d.retryAt !== undefined) this.scheduleRecheck(d.retryAt);
+        this.maybeBusyFeedback(task);
+      }
+    }
+    if (!this.looping) void this.loop();
+  }
+
+  private scheduleRecheck(at: number): void {
+    if (this.recheckTimer) this.k.clock.clearTimeout(this.recheckTimer);
+    this.recheckTimer = this.k.clock.setTimeout(() => {
+      this.recheckTimer = undefined;
+      const d = this.scheduler.recheck();
+      if (d.action === 'preempt') {
+        const cur = this.scheduler.current;
+        cur?.payload.turn.requestPreempt();
+      } else if (d.action === 'wait' && d.retryAt !== undefined) this.scheduleRecheck(d.retryAt);
+    }, Math.max(0, at - this.k.clock.now()));
+  }
+
+  private async loop(): Promise<void> {
+    this.looping = true;
+    try {
+      for (;;) {
+        let task = this.scheduler.current;
+        if (!task) task = this.scheduler.next();
+        if (!task) break;
+        this.runningSince = this.k.clock.now();
+        this.armBusyTimer();
+        if (task.payload.turn.input.channel !== '_consolidation_') this.k.bus.publish('assistant_state', { state: 'thinking', input_id: task.id });
+        const outcome = await task.payload.turn.run().catch((err: unknown) => {
+          this.k.log.error({ err: errorMessage(err) }, 'turn crashed');
+          return { kind: 'finished' as const, result: { ...task!.payload.turn.result, status: 'error' as const, error: errorMessage(err) } };
+        });
+        if (outcome.kind === 'preempted') {
+          this.scheduler.suspend(task);
+          // The preempting input's text reaches the suspended turn as an [interrupt] note (seed 001 path b).
+          continue;
+        }
+        this.scheduler.finish(task);
+        if (task.payload.turn.input.channel !== '_consolidation_') this.k.bus.publish('assistant_state', { state: 'idle', input_id: task.id });
+        try {
+          task.payload.resolve(outcome.result);
+        } catch {
+          /* resolver never throws */
+        }
+        // Inputs that arrived during the turn are in the inbox: pump them before choosing.
+        if (this.inbox.length > 0) this.pump();
+      }
+    } finally {
+      this.looping = false;
+      if (this.busyTimer) this.k.clock.clearTimeout(this.busyTimer);
+      this.busyTimer = undefined;
+    }
+  }
+
+  private armBusyTimer(): void {
+    if (this.busyTimer) this.k.clock.clearTimeout(this.busyTimer);
+    const after = this.k.settings.get<number>('core.scheduler.busy_feedback_ms');
+    if (after <= 0) return;
+    this.busyTimer = this.k.clock.setTimeout(() => {
+      this.busyTimer = undefined;
+      for (const t of this.scheduler.waiting()) this.maybeBusyFeedback(t);
+    }, after);
+  }
+
+  /** Tell a waiting input's channel that the agent is busy, once, when the running turn is past the threshold. */
+  private maybeBusyFeedback(task: Task<Pending>): void {
+    const after = this.k.settings.get<number>('core.scheduler.busy_feedback_ms');
+    const cur = this.scheduler.current;
+    if (after <= 0 || !cur || cur === task || task.payload.busyNotified) return;
+    if (this.k.clock.now() - this.runningSince < after) return;
+    const input = task.payload.turn.input;
+    if (input.channel === '_consolidation_' || !this.k.outputs.get(input.channel)) return;
+    task.payload.busyNotified = true;
+    const msg = this.k.settings.get<string>('core.scheduler.busy_message');
+    void this.k.outputs
+      .send({ channel: input.channel, kind: 'full', content: msg, type: 'text', meta: { busy_feedback: true }, input_id: input.id })
+      .catch((err: unknown) => this.k.log.warn({ err: errorMessage(err) }, 'busy feedback failed'));
+  }
+}

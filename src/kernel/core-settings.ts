@@ -1,0 +1,22 @@
+/**
+ * The core.* settings the kernel itself reads, with defaults, types and
+ * descriptions (seed 000 §10 RegisterDefault). Plugins register their own
+ * plugin.<name>.* keys.
+ */
+import type { SettingsAPI } from './types.js';
+
+/** Register the kernel's settings. Idempotent. */
+export function registerCoreSettings(s: SettingsAPI): void {
+  s.register({ key: 'core.agent.max_tool_rounds', type: 'integer', default: 10, min: 1, max: 100, description: 'Most LLM rounds of one turn\'s tool loop (seed 000 §3 max_tool_rounds).' });
+  s.register({ key: 'core.agent.stage_timeout_ms', type: 'integer', default: 5000, min: 10, description: 'Time limit of one stage handler, ms; a handler past it is logged and ignored.' });
+  s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
+  s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: 'Context window in tokens for the prompt budget; 0 = ask the LLM source (Ollama /api/show), else 8192.' });
+  s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
+  s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now. I can still control your devices.", description: 'Said when every LLM source failed.' });
+  s.register({ key: 'core.output.mode', type: 'string', default: 'auto', enum: ['auto', 'explicit'], description: "auto: plain model text goes to the input's channel (sentence by sentence to stream channels); explicit: only output_send__X calls reach a channel (seed rule)." });
+  s.register({ key: 'core.scheduler.preempt_cooldown_ms', type: 'integer', default: 2000, min: 0, description: 'A task preempted less than this long ago cannot be preempted again, ms (seed 001: 2 s).' });
+  s.register({ key: 'core.scheduler.busy_feedback_ms', type: 'integer', default: 300000, min: 0, description: 'After the agent has been busy this long, waiting inputs get an immediate busy message, ms; 0 = never (seed 001: 5 min).' });
+  s.register({ key: 'core.scheduler.busy_message', type: 'string', default: "I'm still busy with something else. One moment, please.", description: 'The busy message.' });
+  s.register({ key: 'core.plugins.start_timeout_ms', type: 'integer', default: 15000, min: 10, description: 'Time limit for one plugin to start or stop, ms; past it the plugin is marked failed and the others go on.' });
+  s.register({ key: 'core.child.max_tool_rounds', type: 'integer', default: 5, min: 1, max: 5, description: 'Most tool rounds of a spawn_child agent (seed 000 §9 Child Agent: 5).' });
+}

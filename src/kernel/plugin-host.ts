@@ -1,0 +1,230 @@
+/**
+ * Plugin host (seed 001 "Plugin System"; zigbee2mqtt controller style):
+ * built-in plugins come from an explicit list; each is started and stopped
+ * inside its own guard (try/catch + timeout) so one broken plugin never takes
+ * the service down; everything a plugin registered (tools, stages,
+ * subscriptions, output channels) is removed when it stops or fails to start.
+ */
+import type { Level, Plugin, PluginSDK, StageName, ToolDef, TurnResult } from './types.js';
+import type { KernelServices } from './services.js';
+import type { Agent } from './agent.js';
+import type { KnowledgeAPI, MemoryAPI } from './types.js';
+import { clampPluginLevel } from './scheduler.js';
+import { HomeAgentError, PluginError, errorMessage } from './errors.js';
+import { createLogger } from './log.js';
+import { STAGES } from './types.js';
+import { newStageContext } from './stages.js';
+
+/** State of one plugin, for `homeagent plugins`. */
+export interface PluginStatus {
+  name: string;
+  state: 'stopped' | 'starting' | 'running' | 'failed';
+  error?: string;
+  tools: string[];
+  channels: string[];
+  started_at?: number;
+}
+
+/** Things the SDK needs besides the services. */
+export interface HostDeps {
+  services: KernelServices;
+  agent: Agent;
+  dataDir: string;
+  memoryApi: () => MemoryAPI;
+  knowledgeApi: () => KnowledgeAPI;
+  /** Start/stop time limit per plugin, ms. */
+  timeoutMs?: number;
+}
+
+interface Slot {
+  plugin: Plugin;
+  status: PluginStatus;
+}
+
+/** The host. */
+export class PluginHost {
+  private readonly slots = new Map<string, Slot>();
+  private readonly order: string[] = [];
+  constructor(private readonly d: HostDeps) {}
+
+  private timeoutMs(): number {
+    return this.d.timeoutMs ?? this.d.services.settings.get<number>('core.plugins.start_timeout_ms');
+  }
+
+  /** Add a plugin (not started). Names must be unique. */
+  add(plugin: Plugin): void {
+    if (this.slots.has(plugin.name)) throw new HomeAgentError('PLUGIN_DUPLICATE', `plugin "${plugin.name}" is already added`);
+    this.slots.set(plugin.name, { plugin, status: { name: plugin.name, state: 'stopped', tools: [], channels: [] } });
+    this.order.push(plugin.name);
+  }
+
+  /** Start every plugin in order; failures are logged and recorded, never thrown. */
+  async startAll(): Promise<PluginStatus[]> {
+    for (const name of this.order) await this.start(name);
+    return this.status();
+  }
+
+  /** Start one plugin inside its guard. Resolves false when it failed (its registrations are removed). */
+  async start(name: string): Promise<boolean> {
+    const slot = this.slots.get(name);
+    if (!slot) return false;
+    const { plugin, status } = slot;
+    status.state = 'starting';
+    const log = createLogger(`plugin:${name}`);
+    try {
+      await withTimeout(Promise.resolve().then(() => plugin.start(this.sdkFor(plugin))), this.timeoutMs(), `start of plugin ${name}`);
+      status.state = 'running';
+      status.started_at = Date.now();
+      delete status.error;
+      status.tools = this.d.services.tools.names().filter((t) => this.d.services.tools.ownerOf(t) === name);
+      status.channels = this.d.services.outputs.all().filter((c) => c.owner === name).map((c) => c.name);
+      log.info({ tools: status.tools.length, channels: status.channels }, 'plugin started');
+      return true;
+    } catch (err) {
+      status.state = 'failed';
+      status.error = errorMessage(err);
+      log.error({ err: status.error }, 'plugin failed to start; its registrations are removed, the others go on');
+      this.d.services.bus.publish('system', { kind: 'plugin_failed', message: new PluginError(name, status.error).message });
+      this.detach(name);
+      try {
+        await withTimeout(Promise.resolve().then(() => plugin.stop?.()), 5000, `stop of plugin ${name}`);
+      } catch {
+        /* already failed */
+      }
+      return false;
+    }
+  }
+
+  /** Stop one plugin and remove its registrations. Never throws. */
+  async stop(name: string): Promise<void> {
+    const slot = this.slots.get(name);
+    if (!slot || slot.status.state === 'stopped') return;
+    try {
+      await withTimeout(Promise.resolve().then(() => slot.plugin.stop?.()), this.timeoutMs(), `stop of plugin ${name}`);
+    } catch (err) {
+      createLogger(`plugin:${name}`).error({ err: errorMessage(err) }, 'plugin stop failed');
+    }
+    this.detach(name);
+    slot.status.state = 'stopped';
+    slot.status.tools = [];
+    slot.status.channels = [];
+  }
+
+  /** Stop all plugins in reverse order. */
+  async stopAll(): Promise<void> {
+    for (const name of [...this.order].reverse()) await this.stop(name);
+  }
+
+  status(): PluginStatus[] {
+    return this.order.map((n) => ({ ...this.slots.get(n)!.status }));
+  }
+
+  get(name: string): Plugin | undefined {
+    return this.slots.get(name)?.plugin;
+  }
+
+  /** Remove everything `name` registered. */
+  private detach(name: string): void {
+    const s = this.d.services;
+    for (const t of s.tools.removeOwner(name)) s.memory.registerToolMemoryPolicy(t, {});
+    s.stages.removeOwner(name);
+    s.bus.removeOwner(name);
+    s.outputs.removeOwner(name);
+  }
+
+  /** The SDK handed to `plugin` (seed 001 "PluginSDK Four Channels"). */
+  sdkFor(plugin: Plugin): PluginSDK {
+    const name = plugin.name;
+    const s = this.d.services;
+    const agent = this.d.agent;
+    const kernelLevel = plugin.kernelLevel === true;
+    const log = createLogger(`plugin:${name}`);
+    const registerTool = (def: ToolDef) => {
+      s.tools.register(name, def);
+      if (def.no_memory || def.cleaner) s.memory.registerToolMemoryPolicy(def.name, { no_memory: def.no_memory, cleaner: def.cleaner });
+    };
+    return {
+      name,
+      log,
+      dataDir: this.d.dataDir,
+      registerTool,
+      registerStage: (stage: StageName, handler) => {
+        if (!(STAGES as readonly string[]).includes(stage)) throw new HomeAgentError('STAGE_UNKNOWN', `unknown stage "${stage}"; stages: ${STAGES.join(', ')}`);
+        s.stages.register(name, stage, handler);
+      },
+      subscribe: (type, handler) => s.bus.subscribe(name, type, handler),
+      publish: (type, payload) => s.bus.publish(type, payload),
+      registerOutputChannel: (ch, caps, description, handler, opts) => {
+        const channel = s.outputs.register(name, ch, caps, description, handler, opts);
+        registerOutputTools(s, name, channel.name);
+      },
+      injectInput: (channel, text, opts) => agent.submit(name, channel, text, 'queued', 0, opts),
+      injectInterrupt: (level: Level, channel, text, opts): Promise<TurnResult> => agent.submit(name, channel, text, 'interrupt', clampPluginLevel(level, kernelLevel), opts),
+      stop: (source: string) => {
+        agent.stop(`${name}:${source}`);
+      },
+      sendOutput: async (channel, content, meta = {}) => {
+        await s.outputs.send({ channel, kind: 'full', content, type: 'text', meta });
+        s.bus.publish('agent_output', { channel, content, kind: 'full' });
+      },
+      settings: () => s.settings,
+      memory: () => this.d.memoryApi(),
+      knowledge: () => this.d.knowledgeApi(),
+    };
+  }
+}
+
+/**
+ * Create output_send__{ch} and output_send__{ch}_help for a channel, owned
+ * by `owner` (seed 001 "Each output channel generates two tools").
+ * output_send__{ch} passes before_output/after_output like any reply.
+ */
+export function registerOutputTools(s: KernelServices, owner: string, ch: string): void {
+  const channel = s.outputs.get(ch)!;
+  s.tools.register(owner, {
+    name: `output_send__${ch}`,
+    description: `Send a message to the "${ch}" output channel: ${channel.description}. See output_send__${ch}_help for meta and types.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        payload: { type: 'string', description: 'The content to send.' },
+        type: { type: 'string', enum: channel.types, description: 'Content type.' },
+        meta: { type: 'object', description: 'Routing metadata (JSON object).' },
+      },
+      required: ['payload'],
+      additionalProperties: false,
+    },
+    no_memory: false,
+    handler: async (args, ctx) => {
+      const payload = String(args.payload);
+      const before = newStageContext('before_output', ctx.input, { final_text: payload });
+      await s.stages.run(before);
+      if (before.skip_output) return 'skipped by before_output';
+      const content = before.response ?? before.final_text;
+      await s.outputs.send({ channel: ch, kind: 'full', content, type: typeof args.type === 'string' ? args.type : 'text', meta: (args.meta as Record<string, unknown>) ?? {}, input_id: ctx.input.id });
+      s.bus.publish('agent_output', { input_id: ctx.input.id, channel: ch, content, kind: 'full' });
+      await s.stages.run(newStageContext('after_output', ctx.input, { final_text: content }));
+      return `sent to ${ch}`;
+    },
+  });
+  s.tools.register(owner, {
+    name: `output_send__${ch}_help`,
+    description: `Describe the "${ch}" channel's meta format and type values.`,
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+    handler: () => channel.help,
+  });
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new HomeAgentError('TIMEOUT', `${what} timed out after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The kernel's parts as one object handed to turns and the plugin host.
+ */
+import type { Logger, Provider, SettingsAPI } from './types.js';
+import type { EventBus } from './event-bus.js';
+import type { StageHost } from './stages.js';
+import type { ToolRegistry } from './tool-registry.js';
+import type { OutputRegistry } from './output.js';
+import type { KernelMemory } from './memory-port.js';
+import type { Clock } from './clock.js';
+
+/** Everything a turn needs. */
+export interface KernelServices {
+  log: Logger;
+  bus: EventBus;
+  stages: StageHost;
+  tools: ToolRegistry;
+  outputs: OutputRegistry;
+  settings: SettingsAPI;
+  memory: KernelMemory;
+  clock: Clock;
+  /** The LLM provider now in use (the provider manager), or undefined when none is configured. */
+  provider(): Provider | undefined;
+  /** The persona text (data/personal.md). */
+  persona(): string;
+}

@@ -1,0 +1,167 @@
+/**
+ * Tool registry (seed 001 StageHost tool half): names are unique, the owner
+ * plugin is recorded, arguments are validated against the tool's JSON Schema
+ * with ajv before execution, execution is time-limited and never throws — a
+ * failure becomes a tool error result for the model.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { JsonSchema, Logger, ToolContext, ToolDef, ToolSchema } from './types.js';
+import { DuplicateToolError, HomeAgentError, errorMessage } from './errors.js';
+
+/** A tool's arguments did not match its schema. */
+export class ToolArgumentsError extends HomeAgentError {
+  constructor(readonly tool: string, readonly details: string) {
+    super('TOOL_ARGUMENTS_INVALID', `invalid arguments for ${tool}: ${details}`);
+  }
+}
+
+/** The model asked for a tool nobody registered. */
+export class UnknownToolError extends HomeAgentError {
+  constructor(readonly tool: string) {
+    super('TOOL_UNKNOWN', `unknown tool "${tool}"`);
+  }
+}
+
+interface Entry {
+  def: ToolDef;
+  owner: string;
+  validate: ValidateFunction;
+}
+
+/** Outcome of one execution. */
+export interface ToolExecution {
+  content: string;
+  is_error: boolean;
+  duration_ms: number;
+}
+
+/** The registry. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Entry>();
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+
+  constructor(
+    private readonly log: Logger,
+    /** Default per-call time limit, ms. */
+    public defaultTimeoutMs = 30000,
+  ) {}
+
+  /**
+   * Register `def` for `owner`. Throws DuplicateToolError when the name is
+   * taken, HomeAgentError(TOOL_SCHEMA_INVALID) when the schema does not compile.
+   */
+  register(owner: string, def: ToolDef): void {
+    const existing = this.tools.get(def.name);
+    if (existing) throw new DuplicateToolError(def.name, existing.owner);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(def.name)) {
+      throw new HomeAgentError('TOOL_NAME_INVALID', `tool name "${def.name}" must be 1-64 letters, digits, _ or -`);
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = this.ajv.compile(normaliseSchema(def.parameters));
+    } catch (err) {
+      throw new HomeAgentError('TOOL_SCHEMA_INVALID', `tool ${def.name}: parameters are not a valid JSON Schema: ${errorMessage(err)}`);
+    }
+    this.tools.set(def.name, { def, owner, validate });
+  }
+
+  unregister(name: string): void {
+    this.tools.delete(name);
+  }
+
+  /** Remove every tool `owner` registered; returns their names. */
+  removeOwner(owner: string): string[] {
+    const removed: string[] = [];
+    for (const [name, e] of this.tools) {
+      if (e.owner === owner) {
+        this.tools.delete(name);
+        removed.push(name);
+      }
+    }
+    return removed;
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  get(name: string): ToolDef | undefined {
+    return this.tools.get(name)?.def;
+  }
+
+  ownerOf(name: string): string | undefined {
+    return this.tools.get(name)?.owner;
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** Tool schemas for the model, optionally filtered. */
+  schemas(filter?: (def: ToolDef) => boolean): ToolSchema[] {
+    const out: ToolSchema[] = [];
+    for (const { def } of this.tools.values()) {
+      if (filter && !filter(def)) continue;
+      out.push({ type: 'function', function: { name: def.name, description: def.description, parameters: normaliseSchema(def.parameters) } });
+    }
+    return out;
+  }
+
+  /** Validate `args` for `name`; returns null when valid, else the error. */
+  validate(name: string, args: Record<string, unknown>): HomeAgentError | null {
+    const e = this.tools.get(name);
+    if (!e) return new UnknownToolError(name);
+    if (e.validate(args)) return null;
+    const details = (e.validate.errors ?? [])
+      .map((x) => `${x.instancePath || '(root)'} ${x.message ?? 'is invalid'}${x.params && 'allowedValues' in x.params ? ` (${(x.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`)
+      .join('; ');
+    return new ToolArgumentsError(name, details);
+  }
+
+  /**
+   * Validate and execute. Never throws: unknown tools, invalid arguments,
+   * handler errors and timeouts come back as `is_error` results with a message
+   * the model can act on.
+   */
+  async execute(name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolExecution> {
+    const started = performance.now();
+    const done = (content: string, is_error: boolean): ToolExecution => ({ content, is_error, duration_ms: performance.now() - started });
+    const e = this.tools.get(name);
+    if (!e) return done(`error: unknown tool "${name}"; available: ${this.names().join(', ')}`, true);
+    const invalid = this.validate(name, args);
+    if (invalid) return done(`error: ${invalid.message}`, true);
+    const timeoutMs = e.def.timeout_ms ?? this.defaultTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await Promise.race([
+        Promise.resolve().then(() => e.def.handler(args, ctx)),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new HomeAgentError('TOOL_TIMEOUT', `tool ${name} timed out after ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return done(stringifyResult(result), false);
+    } catch (err) {
+      this.log.warn({ tool: name, owner: e.owner, err: errorMessage(err) }, 'tool failed');
+      return done(`error: ${errorMessage(err)}`, true);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+}
+
+/** Tool results as text for the model: strings as they are, everything else as JSON. */
+export function stringifyResult(result: unknown): string {
+  if (typeof result === 'string') return result;
+  if (result === undefined || result === null) return 'ok';
+  try {
+    return JSON.stringify(result);
+  } catch {
+    return String(result);
+  }
+}
+
+/** Ensure a schema is an object schema (models expect `type: object` at the root). */
+function normaliseSchema(schema: JsonSchema): JsonSchema {
+  if (!schema || typeof schema !== 'object' || Object.keys(schema).length === 0) return { type: 'object', properties: {} };
+  return schema;
+}

@@ -1,0 +1,40 @@
+/**
+ * Speech-to-text engine interface shared by the local command recogniser
+ * (pocketsphinx with a grammar built from the intent templates) and open
+ * dictation (Wyoming ASR). Audio is 16 kHz mono signed 16-bit little-endian PCM.
+ */
+import type { IntentMatch } from '../../intents/types.js';
+
+/** The outcome of one utterance. */
+export interface SttResult {
+  /** Normalised transcript (lower case, numbers as digits); '' when nothing was recognised. */
+  text: string;
+  /** 0..1, engine-specific but comparable within an engine. */
+  confidence: number;
+  /** True when the engine judged the speech to be outside what it can recognise (out of grammar, noise). */
+  rejected: boolean;
+  /** Engine name ('pocketsphinx', 'wyoming'). */
+  engine: string;
+  /** Set by grammar engines when the transcript matched an intent template. */
+  intent?: IntentMatch;
+  /** Wall time spent after end() was called, ms. */
+  finish_ms?: number;
+}
+
+/** One utterance being decoded while the person speaks. */
+export interface SttSession {
+  /** Feed PCM (16 kHz mono s16le) as it arrives. */
+  write(pcm: Buffer): void;
+  /** No more audio: resolve with the result. */
+  end(): Promise<SttResult>;
+  /** Drop the utterance (stop, barge-in). */
+  abort(): void;
+}
+
+/** An STT engine. */
+export interface SttEngine {
+  readonly name: string;
+  /** Start decoding one utterance. Errors (missing binary, unreachable service) reject end() with a typed error. */
+  start(opts?: { language?: string }): SttSession;
+  close?(): Promise<void>;
+}
