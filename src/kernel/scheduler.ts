@@ -9,6 +9,8 @@
  *   (starvation guard).
  * - A preempted task goes on a LIFO interrupt stack with its frame and is
  *   resumed later; the stack is never re-sorted.
+ * - The interrupt that won a preemption runs next, even though the victim's
+ *   effective level rose when it was suspended.
  * - Preemption cooldown: a task preempted less than `cooldownMs` ago cannot be
  *   preempted again (default 2 s). Stop bypasses the scheduler entirely.
  */
@@ -52,6 +54,8 @@ export class Scheduler<P> {
   private readonly queue: Task<P>[] = [];
   private readonly pending: Task<P>[] = [];
   private readonly stack: Task<P>[] = [];
+  /** The interrupt that won a preemption: it runs as soon as the victim has yielded. */
+  private preemptor?: Task<P>;
 
   constructor(
     private readonly clock: Clock,
@@ -79,6 +83,7 @@ export class Scheduler<P> {
     if (task.level <= effectiveLevel(cur)) return { action: 'wait' };
     const cooldownEnds = cur.lastPreemptedAt !== undefined ? cur.lastPreemptedAt + this.cooldownMs : -Infinity;
     if (this.clock.now() < cooldownEnds) return { action: 'wait', retryAt: cooldownEnds };
+    this.preemptor = task;
     return { action: 'preempt', victim: cur };
   }
 
@@ -93,6 +98,7 @@ export class Scheduler<P> {
     if (top.level <= effectiveLevel(cur)) return { action: 'wait' };
     const cooldownEnds = cur.lastPreemptedAt !== undefined ? cur.lastPreemptedAt + this.cooldownMs : -Infinity;
     if (this.clock.now() < cooldownEnds) return { action: 'wait', retryAt: cooldownEnds };
+    this.preemptor = top;
     return { action: 'preempt', victim: cur };
   }
 
@@ -119,6 +125,13 @@ export class Scheduler<P> {
     const top = this.stack[this.stack.length - 1];
     const p = this.pending[0];
     let t: Task<P> | undefined;
+    const winner = this.preemptor;
+    this.preemptor = undefined;
+    if (winner && this.pending.includes(winner)) {
+      this.pending.splice(this.pending.indexOf(winner), 1);
+      this.running = winner;
+      return winner;
+    }
     if (top && p && p.level > effectiveLevel(top)) t = this.pending.shift();
     else if (top) t = this.stack.pop();
     else if (p) t = this.pending.shift();
