@@ -25,3 +25,8 @@ export function createLogger(ns: string): Logger {
 export function setRootLogger(logger: pino.Logger): void {
   root = logger;
 }
+
+/** Change the level of every logger (e.g. 'warn' when a person uses the console in a terminal). */
+export function setLogLevel(level: string): void {
+  rootLogger().level = level;
+}

@@ -343,6 +343,8 @@ export interface SettingDef {
 export interface SettingsAPI {
   get<T = unknown>(key: string): T;
   set(key: string, value: unknown): void;
+  /** Set from a command-line string, parsed by the key's type (optional; the ConfigRegistry has it). */
+  setFromString?(key: string, raw: string): void;
   list(prefix?: string): Array<{ key: string; value: unknown; type: SettingType; description: string; source: 'default' | 'stored' | 'env' }>;
   delete(key: string): void;
   register(def: SettingDef): void;

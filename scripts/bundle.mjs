@@ -1,0 +1,227 @@
+#!/usr/bin/env node
+// `npm run bundle`: build the firmware-style release bundle
+//   homeagent-<version>.tar.gz
+//     homeagent-<version>/
+//       dist/               tsc output (+ non-TS assets copied from src/ and hal/)
+//       adapters/ data/     Lua adapters, shipped defaults
+//       systemd/ image/     units, install/update/rollback scripts, pi-gen stage
+//       package.json package-lock.json
+//       manifest.json       {format, name, version, node, builtAt, commit, files:[{path,size,sha256}]}
+//
+// The JS is compiled into a temporary staging directory (tsc --outDir), so the
+// working tree gets nothing but the tarball. The staged tree is checked with
+// image/verify-bundle.mjs (the same check install.sh runs on the device) before
+// it is packed. The archive is reproducible: sorted names, owner 0:0, one mtime
+// (SOURCE_DATE_EPOCH, else the last commit's time, else now), gzip without a
+// timestamp.
+//
+// Usage: node scripts/bundle.mjs [--out-dir DIR] [--project DIR] [--no-build]
+//   --out-dir DIR   where the tarball goes (default: the project directory)
+//   --project DIR   project to bundle (default: this repository)
+//   --no-build      use the project's existing dist/ instead of running tsc
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createGzip } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '..');
+
+/** Top-level directories copied as they are (those that exist). */
+const COPY_DIRS = ['adapters', 'data', 'systemd', 'image'];
+/** Top-level files copied as they are (all required). */
+const COPY_FILES = ['package.json', 'package-lock.json'];
+/** Source roots whose non-TypeScript assets (html, json, sql, lua, ...) go next to the compiled JS. */
+const ASSET_ROOTS = ['src', 'hal'];
+/** Never bundled: build leftovers, images and archives (e.g. the pi-gen stage's files/). */
+const EXCLUDE = /(^|\/)(node_modules|\.git)(\/|$)|(^|\/)\.[^/]*$|\.(tar\.gz|tgz|tar\.xz|img|zip)$/;
+
+class BundleError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'BundleError';
+    this.code = 'BUNDLE_FAILED';
+  }
+}
+
+function parseArgs(argv) {
+  const opts = { outDir: undefined, project: repoRoot, build: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--no-build') opts.build = false;
+    else if (a === '--out-dir' || a === '--project') {
+      const v = argv[++i];
+      if (v === undefined) throw new BundleError(`${a} needs a directory`);
+      if (a === '--out-dir') opts.outDir = resolve(v);
+      else opts.project = resolve(v);
+    } else throw new BundleError(`unknown argument ${a} (usage: bundle.mjs [--out-dir DIR] [--project DIR] [--no-build])`);
+  }
+  opts.outDir ??= opts.project;
+  return opts;
+}
+
+/** Copy `src` into `dst` recursively; `filter(relPath)` decides per file. Symlinks are refused. */
+function copyTree(src, dst, filter, rel = '') {
+  for (const name of readdirSync(src).sort()) {
+    const relPath = rel === '' ? name : `${rel}/${name}`;
+    if (EXCLUDE.test(relPath)) continue;
+    const from = join(src, name);
+    const st = lstatSync(from);
+    if (st.isSymbolicLink()) throw new BundleError(`refusing to bundle a symlink: ${from}`);
+    if (st.isDirectory()) {
+      copyTree(from, join(dst, name), filter, relPath);
+    } else if (st.isFile() && filter(relPath)) {
+      mkdirSync(dst, { recursive: true });
+      copyFileSync(from, join(dst, name));
+    }
+  }
+}
+
+/** Modes are normalised: scripts 0755, everything else 0644, directories 0755. */
+function normaliseModes(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = lstatSync(p);
+    if (st.isDirectory()) {
+      chmodSync(p, 0o755);
+      normaliseModes(p);
+    } else {
+      const head = readFileSync(p).subarray(0, 2).toString('latin1');
+      chmodSync(p, name.endsWith('.sh') || head === '#!' ? 0o755 : 0o644);
+    }
+  }
+}
+
+function sourceEpoch(project) {
+  const env = process.env.SOURCE_DATE_EPOCH;
+  if (env && /^\d+$/.test(env)) return Number(env);
+  const git = spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: project, encoding: 'utf8' });
+  if (git.status === 0 && /^\d+\s*$/.test(git.stdout)) return Number(git.stdout.trim());
+  return Math.floor(Date.now() / 1000);
+}
+
+function gitCommit(project) {
+  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: project, encoding: 'utf8' });
+  return git.status === 0 && /^[0-9a-f]{40}\s*$/.test(git.stdout) ? git.stdout.trim() : null;
+}
+
+function compile(project, outDir) {
+  const tsconfig = join(project, 'tsconfig.json');
+  if (!existsSync(tsconfig)) throw new BundleError(`no tsconfig.json in ${project}`);
+  let tsc;
+  try {
+    tsc = createRequire(join(project, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    throw new BundleError(`typescript is not installed in ${project} (run npm ci)`);
+  }
+  process.stderr.write(`bundle: tsc -p tsconfig.json --outDir ${outDir}\n`);
+  const r = spawnSync(process.execPath, [tsc, '-p', tsconfig, '--outDir', outDir], { cwd: project, stdio: 'inherit' });
+  if (r.status !== 0) throw new BundleError(`tsc failed (exit ${r.status ?? r.signal}); a release must type-check`);
+  for (const root of ASSET_ROOTS) {
+    const src = join(project, root);
+    if (existsSync(src)) copyTree(src, join(outDir, root), (rel) => !rel.endsWith('.ts'));
+  }
+}
+
+async function packTar(stagingDir, topName, epoch, outFile) {
+  const tar = spawn(
+    'tar',
+    ['--create', '--file=-', '--format=gnu', '--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${epoch}`, '-C', stagingDir, topName],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  tar.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolveExit, reject) => {
+    tar.on('error', reject);
+    tar.on('close', (code) => (code === 0 ? resolveExit() : reject(new BundleError(`tar failed (${code}): ${stderr.trim()}`))));
+  });
+  await Promise.all([pipeline(tar.stdout, createGzip({ level: 9 }), createWriteStream(outFile)), exited]);
+}
+
+/**
+ * Build the bundle. Returns the tarball path, version and file count.
+ * @param {{ project?: string, outDir?: string, build?: boolean }} options
+ * @returns {Promise<{ file: string, version: string, files: number }>}
+ */
+export async function createBundle(options = {}) {
+  const project = resolve(options.project ?? repoRoot);
+  const outDir = resolve(options.outDir ?? project);
+  const build = options.build ?? true;
+  const verifier = await import(pathToFileURL(join(repoRoot, 'image', 'verify-bundle.mjs')).href);
+
+  const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+  const version = pkg.version;
+  if (typeof version !== 'string' || !verifier.VERSION_PATTERN.test(version)) throw new BundleError(`package.json version ${JSON.stringify(version)} is not usable as a release name`);
+  const topName = `homeagent-${version}`;
+  const staging = mkdtempSync(join(tmpdir(), 'homeagent-bundle-'));
+  try {
+    const top = join(staging, topName);
+    mkdirSync(top);
+    if (build) {
+      compile(project, join(top, 'dist'));
+    } else {
+      const dist = join(project, 'dist');
+      if (!existsSync(dist)) throw new BundleError(`--no-build: ${dist} does not exist`);
+      copyTree(dist, join(top, 'dist'), () => true);
+    }
+    for (const d of COPY_DIRS) {
+      if (existsSync(join(project, d))) copyTree(join(project, d), join(top, d), () => true);
+    }
+    for (const f of COPY_FILES) {
+      if (!existsSync(join(project, f))) throw new BundleError(`${f} is missing in ${project}`);
+      copyFileSync(join(project, f), join(top, f));
+    }
+    normaliseModes(top);
+
+    const files = [];
+    for (const e of verifier.walk(top)) {
+      if (e.kind !== 'file') continue;
+      files.push({ path: e.path, size: lstatSync(join(top, e.path)).size, sha256: await verifier.sha256File(join(top, e.path)) });
+    }
+    const epoch = sourceEpoch(project);
+    const manifest = {
+      format: verifier.MANIFEST_FORMAT,
+      name: 'homeagent',
+      version,
+      node: pkg.engines?.node ?? null,
+      builtAt: new Date(epoch * 1000).toISOString(),
+      commit: gitCommit(project),
+      files,
+    };
+    writeFileSync(join(top, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
+
+    const check = await verifier.verifyBundleDir(top);
+    if (!check.ok) throw new BundleError(`the staged bundle does not verify:\n  ${check.problems.join('\n  ')}`);
+
+    mkdirSync(outDir, { recursive: true });
+    const outFile = join(outDir, `${topName}.tar.gz`);
+    const partial = `${outFile}.partial-${process.pid}`;
+    try {
+      await packTar(staging, topName, epoch, partial);
+      renameSync(partial, outFile);
+    } finally {
+      rmSync(partial, { force: true });
+    }
+    return { file: outFile, version, files: files.length };
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const result = await createBundle(opts);
+  process.stdout.write(`${result.file}\n`);
+  process.stderr.write(`bundle: homeagent ${result.version}, ${result.files} files + manifest.json\n`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    process.stderr.write(`bundle: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}

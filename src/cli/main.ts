@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * `homeagent`: one executable. `homeagent run` is the service (systemd
+ * ExecStart); every other subcommand is a client of the running service over
+ * its Unix socket (see protocol.ts).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import { defaultSocketPath, request } from './client.js';
+import { resolveDataDir } from '../service/paths.js';
+import { errorMessage, HomeAgentError } from '../kernel/errors.js';
+import { INSTALL_ROOT } from '../kernel/kernel.js';
+import { printResult } from './format.js';
+
+const program = new Command();
+const version = (() => {
+  try {
+    return (JSON.parse(readFileSync(path.join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+program
+  .name('homeagent')
+  .description('HomeAgent voice box: the service and its maintenance commands')
+  .version(version)
+  .option('--data-dir <dir>', 'data directory (default: $HOMEAGENT_DATA_DIR, /var/lib/homeagent on the device, ./data-local in development)')
+  .option('--socket <path>', 'maintenance socket of the running service')
+  .option('--json', 'print raw JSON results');
+
+function socketPath(): string {
+  const o = program.opts<{ dataDir?: string; socket?: string }>();
+  return o.socket ?? defaultSocketPath(resolveDataDir(o.dataDir));
+}
+
+/** Run one client command and print its result. */
+async function call(cmd: string, args: Record<string, unknown> = {}, onData?: (d: unknown) => void): Promise<void> {
+  const json = program.opts<{ json?: boolean }>().json === true;
+  try {
+    const result = await request(socketPath(), cmd, args, onData ?? ((d) => printResult('data', d, json)));
+    printResult(cmd, result, json);
+  } catch (err) {
+    process.stderr.write(`homeagent ${cmd}: ${errorMessage(err)}\n`);
+    process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
+  }
+}
+
+program
+  .command('run')
+  .description('run the voice box service (foreground; systemd ExecStart)')
+  .option('--console', 'attach the text console even when stdin is not a terminal')
+  .option('--no-console', 'do not attach the text console')
+  .action(async (o: { console?: boolean }) => {
+    const { runService } = await import('../service/app.js');
+    const dataDir = resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
+    await runService({ dataDir, console: o.console, socketPath: program.opts<{ socket?: string }>().socket });
+  });
+
+program.command('status').description('uptime, LLM source and model, broker, devices, last errors').action(() => call('status'));
+program.command('say <text...>').description('speak TEXT on the speaker').action((t: string[]) => call('say', { text: t.join(' ') }));
+program.command('ask <text...>').description('ask the agent and print its reply').action((t: string[]) => call('ask', { text: t.join(' ') }));
+program.command('stop').description('the stop button: cut the reply, silence the speaker, drop queued inputs').action(() => call('stop'));
+program
+  .command('listen <files...>')
+  .description('feed WAV recordings through the voice pipeline as if spoken; prints transcript, actions, reply and timings')
+  .action(async (files: string[]) => {
+    const payload = files.map((f) => ({ name: path.basename(f), data_b64: readFileSync(f).toString('base64') }));
+    await call('listen', { files: payload });
+  });
+program.command('logs').description('follow live events (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, program.opts<{ json?: boolean }>().json === true)));
+
+const config = program.command('config').description('read and change settings');
+config.command('get <key>').action((key: string) => call('config.get', { key }));
+config.command('set <key> <value>').action((key: string, raw: string) => call('config.set', { key, raw }));
+config.command('list [prefix]').action((prefix?: string) => call('config.list', { prefix: prefix ?? '' }));
+config.command('delete <key>').description('remove a stored value (the default applies again)').action((key: string) => call('config.delete', { key }));
+
+const memory = program.command('memory').description('inspect the memory');
+memory.command('stats').action(() => call('memory.stats'));
+memory.command('recall <query...>').action((q: string[]) => call('memory.recall', { query: q.join(' ') }));
+
+program.command('devices').description('devices known from MQTT, with room, state and availability').action(() => call('devices'));
+program.command('plugins').description('plugins and their state').action(() => call('plugins'));
+program.command('doctor').description('check audio, GPIO, broker, LLM sources, disk and databases; say what to fix').action(() => call('doctor'));
+program.command('update <bundle>').description('install a release bundle (with automatic rollback)').action(async (bundle: string) => {
+  const { runUpdate } = await import('../service/update.js');
+  const r = await runUpdate(path.resolve(bundle));
+  printResult('update', r, program.opts<{ json?: boolean }>().json === true);
+  if (!(r as { ok?: boolean }).ok) process.exitCode = 1;
+});
+program.command('rollback').description('switch back to the previous release').action(async () => {
+  const { runRollback } = await import('../service/update.js');
+  const r = await runRollback();
+  printResult('rollback', r, program.opts<{ json?: boolean }>().json === true);
+  if (!(r as { ok?: boolean }).ok) process.exitCode = 1;
+});
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`homeagent: ${errorMessage(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,193 @@
+/**
+ * The maintenance socket (server side of `homeagent <command>`): a Unix
+ * socket, mode 0660, in the runtime directory on the device or the data
+ * directory in development. Commands are handlers registered by name; the
+ * plugin itself provides those it can serve through the SDK (ask, say, stop,
+ * logs, config); the service adds the rest (status, devices, memory, doctor,
+ * listen, update). A bad request gets an error line; nothing a client sends
+ * can crash the service.
+ */
+import net from 'node:net';
+import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import path from 'node:path';
+import type { EventType, Plugin, PluginSDK } from '../../kernel/types.js';
+import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
+import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
+
+/** What a command handler gets besides its arguments. */
+export interface CommandIO {
+  /** Stream a `data` line to the client (logs, listen progress). */
+  send(data: unknown): void;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+}
+
+/** A command: resolves with the `end` result; throws for an `error` line. */
+export type CommandHandler = (args: Record<string, unknown>, io: CommandIO) => Promise<unknown> | unknown;
+
+/** Options of the control plugin. */
+export interface ControlOptions {
+  socketPath: string;
+  /** Extra commands from the service. */
+  commands?: Record<string, CommandHandler>;
+}
+
+const LOG_EVENTS: EventType[] = ['raw_input', 'agent_output', 'tool_call', 'reasoning', 'system', 'assistant_state', 'stop'];
+
+/** The plugin. Kernel-level: `homeagent stop` is a user stop. */
+export class ControlPlugin implements Plugin {
+  readonly name = 'control';
+  readonly kernelLevel = true;
+  private server?: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private commands = new Map<string, CommandHandler>();
+  private sdk?: PluginSDK;
+
+  constructor(private readonly opts: ControlOptions) {}
+
+  /** Add or replace a command (the service registers its own after plugins start). */
+  addCommand(name: string, handler: CommandHandler): void {
+    this.commands.set(name, handler);
+  }
+
+  async start(sdk: PluginSDK): Promise<void> {
+    this.sdk = sdk;
+    this.builtins(sdk);
+    for (const [n, h] of Object.entries(this.opts.commands ?? {})) this.commands.set(n, h);
+    const p = this.opts.socketPath;
+    mkdirSync(path.dirname(p), { recursive: true });
+    if (existsSync(p)) {
+      // A stale socket from a crashed run: refuse only if something still answers on it.
+      const alive = await new Promise<boolean>((resolve) => {
+        const c = net.connect(p);
+        c.once('connect', () => {
+          c.destroy();
+          resolve(true);
+        });
+        c.once('error', () => resolve(false));
+      });
+      if (alive) throw new HomeAgentError('SOCKET_IN_USE', `another homeagent is already listening on ${p}`);
+      unlinkSync(p);
+    }
+    this.server = net.createServer((s) => this.onConnection(s));
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(p, () => resolve());
+    });
+    try {
+      chmodSync(p, 0o660);
+    } catch (err) {
+      sdk.log.warn({ err: errorMessage(err) }, 'could not chmod the control socket');
+    }
+    sdk.log.info({ socket: p }, 'maintenance socket listening');
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    this.server = undefined;
+    try {
+      unlinkSync(this.opts.socketPath);
+    } catch {
+      /* gone */
+    }
+  }
+
+  private builtins(sdk: PluginSDK): void {
+    this.commands.set('ask', async (args) => {
+      const text = requireString(args, 'text');
+      const r = await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, { user: 'cli' });
+      return r;
+    });
+    this.commands.set('say', async (args) => {
+      const text = requireString(args, 'text');
+      const channel = typeof args.channel === 'string' ? args.channel : 'speaker';
+      await sdk.sendOutput(channel, text);
+      return { said: text, channel };
+    });
+    this.commands.set('stop', () => {
+      sdk.stop('cli');
+      return { stopped: true };
+    });
+    this.commands.set('config.get', (args) => ({ key: requireString(args, 'key'), value: sdk.settings().get(requireString(args, 'key')) }));
+    this.commands.set('config.set', (args) => {
+      const key = requireString(args, 'key');
+      const s = sdk.settings();
+      if (typeof args.raw === 'string' && s.setFromString) s.setFromString(key, args.raw);
+      else s.set(key, args.value);
+      return { key, value: s.get(key) };
+    });
+    this.commands.set('config.list', (args) => sdk.settings().list(typeof args.prefix === 'string' ? args.prefix : ''));
+    this.commands.set('config.delete', (args) => {
+      sdk.settings().delete(requireString(args, 'key'));
+      return { deleted: args.key };
+    });
+    this.commands.set('logs', (_args, io) => {
+      const offs = LOG_EVENTS.map((t) => sdk.subscribe(t, (payload) => io.send({ event: t, at: new Date().toISOString(), payload })));
+      return new Promise((resolve) => {
+        io.signal.addEventListener('abort', () => {
+          for (const off of offs) off();
+          resolve({ closed: true });
+        });
+      });
+    });
+  }
+
+  private onConnection(socket: net.Socket): void {
+    this.sockets.add(socket);
+    const splitter = new LineSplitter();
+    const controller = new AbortController();
+    const write = (r: ControlResponse) => {
+      if (!socket.destroyed) socket.write(JSON.stringify(r) + '\n');
+    };
+    socket.on('data', (chunk: Buffer) => {
+      let lines: string[];
+      try {
+        lines = splitter.push(chunk);
+      } catch (err) {
+        write({ id: 0, type: 'error', error: errorMessage(err), code: 'REQUEST_TOO_LARGE' });
+        socket.destroy();
+        return;
+      }
+      for (const line of lines) void this.handle(line, write, controller.signal);
+    });
+    socket.on('close', () => {
+      controller.abort();
+      this.sockets.delete(socket);
+    });
+    socket.on('error', () => undefined);
+  }
+
+  private async handle(line: string, write: (r: ControlResponse) => void, signal: AbortSignal): Promise<void> {
+    let req: ControlRequest;
+    try {
+      const parsed: unknown = JSON.parse(line);
+      if (!parsed || typeof parsed !== 'object' || typeof (parsed as ControlRequest).cmd !== 'string') throw new Error('request must be {"id":N,"cmd":"...","args":{}}');
+      req = parsed as ControlRequest;
+      if (typeof req.id !== 'number') req.id = 0;
+      if (!req.args || typeof req.args !== 'object') req.args = {};
+    } catch (err) {
+      write({ id: 0, type: 'error', error: `bad request: ${errorMessage(err)}`, code: 'BAD_REQUEST' });
+      return;
+    }
+    const handler = this.commands.get(req.cmd);
+    if (!handler) {
+      write({ id: req.id, type: 'error', error: `unknown command "${req.cmd}"; commands: ${[...this.commands.keys()].sort().join(', ')}`, code: 'UNKNOWN_COMMAND' });
+      return;
+    }
+    try {
+      const result = await handler(req.args, { send: (data) => write({ id: req.id, type: 'data', data }), signal });
+      write({ id: req.id, type: 'end', result: result ?? null });
+    } catch (err) {
+      const code = err instanceof HomeAgentError ? err.code : 'COMMAND_FAILED';
+      write({ id: req.id, type: 'error', error: errorMessage(err), code });
+    }
+  }
+}
+
+function requireString(args: Record<string, unknown>, key: string): string {
+  const v = args[key];
+  if (typeof v !== 'string' || !v) throw new HomeAgentError('BAD_ARGUMENT', `missing "${key}" (a non-empty string)`);
+  return v;
+}
