@@ -60,7 +60,7 @@ program
 
 program.command('status').description('uptime, LLM source and model, broker, devices, last errors').action(() => call('status'));
 program.command('say <text...>').description('speak TEXT on the speaker').action((t: string[]) => call('say', { text: t.join(' ') }));
-program.command('ask <text...>').description('ask the agent and print its reply').action((t: string[]) => call('ask', { text: t.join(' ') }));
+program.command('ask <text...>').description('ask the agent and print its reply').action((t: string[]) => call('ask', { text: t.join(' ') }, () => undefined));
 program.command('stop').description('the stop button: cut the reply, silence the speaker, drop queued inputs').action(() => call('stop'));
 program
   .command('listen <files...>')

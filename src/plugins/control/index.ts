@@ -11,6 +11,7 @@ import net from 'node:net';
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { EventType, Plugin, PluginSDK } from '../../kernel/types.js';
+import { Cap } from '../../kernel/types.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
 
@@ -94,11 +95,21 @@ export class ControlPlugin implements Plugin {
     }
   }
 
+  private readonly askers = new Set<CommandIO>();
+
   private builtins(sdk: PluginSDK): void {
-    this.commands.set('ask', async (args) => {
+    // The `cli` channel: replies to `homeagent ask`, streamed to the waiting clients as they come.
+    sdk.registerOutputChannel('cli', Cap.Text | Cap.Stream, 'the maintenance command line (homeagent ask)', (m) => {
+      for (const io of this.askers) io.send({ kind: m.kind, content: m.content });
+    });
+    this.commands.set('ask', async (args, io) => {
       const text = requireString(args, 'text');
-      const r = await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, { user: 'cli' });
-      return r;
+      this.askers.add(io);
+      try {
+        return await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, { user: 'cli' });
+      } finally {
+        this.askers.delete(io);
+      }
     });
     this.commands.set('say', async (args) => {
       const text = requireString(args, 'text');

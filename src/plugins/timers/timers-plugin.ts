@@ -1,0 +1,118 @@
+/**
+ * The timers plugin (seed 000 timer: timer_set + interrupt feedback). Tools
+ * timer_set / timer_cancel / timer_status for the LLM; the same service is
+ * what the local intents call. On expiry it raises an L3 interrupt
+ * (seed 001: "L3 Interactive — timer expiry") on the timer's channel whose
+ * input carries meta {timer_expired: true, timer_id, spoken}; this plugin's
+ * on_input handler answers such an input itself by setting ctx.response to
+ * the spoken text, so the expiry is announced without the LLM and still
+ * recorded in the context window.
+ */
+import path from 'node:path';
+import type { Plugin, PluginSDK, StageContext } from '../../kernel/types.js';
+import { systemClock, type Clock } from './clock.js';
+import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
+
+/** Constructor options of TimersPlugin. */
+export interface TimersPluginOptions {
+  /** Clock (tests pass a ManualClock). Default: the system clock. */
+  clock?: Clock;
+  /** SQLite path; default `<dataDir>/timers.db`. */
+  dbPath?: string;
+}
+
+/** Interrupt level of an expiry (seed 001: L3 Interactive). */
+export const TIMER_EXPIRY_LEVEL = 3;
+
+/** See module comment. */
+export class TimersPlugin implements Plugin {
+  readonly name = 'timers';
+  private svc: TimerService | undefined;
+  private sdk: PluginSDK | undefined;
+
+  constructor(private readonly opts: TimersPluginOptions = {}) {}
+
+  /** The running service (local intents call it); undefined before start(). */
+  get service(): TimerService | undefined {
+    return this.svc;
+  }
+
+  start(sdk: PluginSDK): void {
+    this.sdk = sdk;
+    const settings = sdk.settings();
+    settings.register({ key: 'plugin.timers.channel', type: 'string', default: 'speaker', description: 'Output channel that announces an expired timer when the timer was set without one.' });
+    const svc = new TimerService({
+      dbPath: this.opts.dbPath ?? path.join(sdk.dataDir, 'timers.db'),
+      clock: this.opts.clock ?? systemClock,
+      log: sdk.log,
+      onExpire: (t) => this.announce(t),
+    });
+    this.svc = svc;
+    svc.start();
+
+    sdk.registerStage('on_input', (ctx: StageContext) => {
+      const meta = ctx.input.meta;
+      if (meta?.timer_expired === true) ctx.response = typeof meta.spoken === 'string' ? meta.spoken : ctx.input.text;
+    });
+
+    const channelOf = (input: { channel: string }): string => {
+      const c = input.channel;
+      return c && !c.startsWith('_') ? c : settings.get<string>('plugin.timers.channel');
+    };
+    sdk.registerTool({
+      name: 'timer_set',
+      description: 'Start a countdown timer. When it ends the box announces it aloud.',
+      parameters: {
+        type: 'object',
+        properties: {
+          seconds: { type: 'number', minimum: 1, maximum: 604800, description: 'Length in seconds.' },
+          name: { type: 'string', description: 'Optional name, e.g. "pasta".' },
+        },
+        required: ['seconds'],
+        additionalProperties: false,
+      },
+      handler: (args, ctx) => {
+        const t = svc.set({ seconds: Number(args.seconds), name: typeof args.name === 'string' ? args.name : undefined, channel: channelOf(ctx.input) });
+        return { id: t.id, name: t.name, seconds: t.duration_s, ends_at: new Date(t.ends_at).toISOString(), spoken: formatDuration(t.duration_s, 'en') };
+      },
+    });
+    sdk.registerTool({
+      name: 'timer_cancel',
+      description: 'Cancel a running timer by id or name, or all timers.',
+      parameters: {
+        type: 'object',
+        properties: { id: { type: 'string' }, name: { type: 'string' }, all: { type: 'boolean' } },
+        additionalProperties: false,
+      },
+      handler: (args) => {
+        const cancelled = svc.cancel({
+          id: typeof args.id === 'string' ? args.id : undefined,
+          name: typeof args.name === 'string' ? args.name : undefined,
+          all: args.all === true,
+        });
+        return { cancelled: cancelled.map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s })) };
+      },
+    });
+    sdk.registerTool({
+      name: 'timer_status',
+      description: 'List running timers with the seconds left.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, remaining_s: t.remaining_s })) }),
+    });
+  }
+
+  private announce(t: Timer): void {
+    const sdk = this.sdk;
+    if (!sdk) return;
+    const spoken = expiryText(t);
+    sdk
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, t.channel, spoken, { meta: { timer_expired: true, timer_id: t.id, spoken } })
+      .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
+  }
+
+  stop(): void {
+    this.svc?.stop();
+    this.svc = undefined;
+    this.sdk = undefined;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The maintenance socket and the `homeagent` client: commands over a real
+ * Unix socket against the service started in-process; bad requests get a
+ * typed error line and never crash the service; the socket is mode 0660.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startApp } from '../../src/service/app.js';
+import { request, CommandError, ServiceUnreachableError } from '../../src/cli/client.js';
+
+async function withApp(fn: (socket: string, dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
+  const socket = path.join(dir, 'homeagent.sock');
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, env: { HOMEAGENT__CORE__LLM__SOURCES_ORDER: '' } });
+  try {
+    await fn(socket, dir);
+  } finally {
+    await app.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('config get/set/list over the socket; validation errors come back typed', async () => {
+  await withApp(async (socket) => {
+    assert.deepEqual(await request(socket, 'config.get', { key: 'core.output.mode' }), { key: 'core.output.mode', value: 'auto' });
+    await request(socket, 'config.set', { key: 'core.agent.max_tool_rounds', raw: '4' });
+    assert.deepEqual(await request(socket, 'config.get', { key: 'core.agent.max_tool_rounds' }), { key: 'core.agent.max_tool_rounds', value: 4 });
+    await assert.rejects(request(socket, 'config.set', { key: 'core.agent.max_tool_rounds', raw: 'many' }), (e: unknown) => e instanceof CommandError && e.code === 'CONFIG_INVALID' && /expected integer/.test(e.message));
+    const list = (await request(socket, 'config.list', { prefix: 'core.scheduler.' })) as Array<{ key: string }>;
+    assert.ok(list.some((r) => r.key === 'core.scheduler.preempt_cooldown_ms'));
+  });
+});
+
+test('bad requests get an error line; the service keeps serving', async () => {
+  await withApp(async (socket) => {
+    const raw = await new Promise<string>((resolve) => {
+      const c = net.connect(socket, () => c.write('this is not json\n{"id":7,"cmd":"no_such"}\n'));
+      let buf = '';
+      c.on('data', (d) => {
+        buf += d.toString();
+        if (buf.split('\n').filter(Boolean).length >= 2) {
+          c.destroy();
+          resolve(buf);
+        }
+      });
+    });
+    const lines = raw.trim().split('\n').map((l) => JSON.parse(l) as { code: string; id: number });
+    assert.deepEqual(lines.map((l) => l.code).sort(), ['BAD_REQUEST', 'UNKNOWN_COMMAND']);
+    assert.equal(statSync(socket).mode & 0o777, 0o660);
+    const st = (await request(socket, 'status', {})) as { plugins: Array<{ name: string; state: string }> };
+    assert.ok(st.plugins.some((p) => p.name === 'control' && p.state === 'running'));
+  });
+});
+
+test('ask without a reachable LLM says so plainly; stop works', async () => {
+  await withApp(async (socket) => {
+    const r = (await request(socket, 'ask', { text: 'what is the meaning of life' }, undefined, { timeoutMs: 10000 })) as { reply: string; status: string };
+    assert.match(r.reply, /can't reach my language model/);
+    assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
+  });
+});
+
+test('the homeagent executable talks to the service; an unreachable service is a clear error', async () => {
+  await withApp(async (socket) => {
+    const cli = path.resolve('src/cli/main.ts');
+    // Async: the service runs in this process, so a synchronous spawn would deadlock it.
+    const run = promisify(execFile);
+    const r = await run(process.execPath, ['--import', 'tsx', cli, '--socket', socket, 'config', 'get', 'core.output.mode'], { encoding: 'utf8' });
+    assert.equal(r.stdout.trim(), '"auto"');
+    await assert.rejects(run(process.execPath, ['--import', 'tsx', cli, '--socket', socket + '.nope', 'status'], { encoding: 'utf8' }), (e: unknown) => {
+      const x = e as { code: number; stderr: string };
+      return x.code === 3 && /cannot reach the homeagent service/.test(x.stderr);
+    });
+  });
+  await assert.rejects(request('/nonexistent/homeagent.sock', 'status', {}), ServiceUnreachableError);
+});
