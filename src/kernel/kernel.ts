@@ -20,6 +20,7 @@ import { systemClock, type Clock } from './clock.js';
 import { registerCoreSettings } from './core-settings.js';
 import { spawnChildTool } from './child-agent.js';
 import { createLogger } from './log.js';
+import { MemoryRunLog, type RunLog } from './run-log.js';
 import type { KernelServices } from './services.js';
 import { Cap } from './types.js';
 import { HomeAgentError } from './errors.js';
@@ -41,6 +42,8 @@ export interface KernelOptions {
   knowledgeApi?: () => KnowledgeAPI;
   clock?: Clock;
   log?: Logger;
+  /** Append-only run log (default: in memory, last 10000 events). */
+  runLog?: RunLog;
 }
 
 /** The kernel. */
@@ -83,6 +86,7 @@ export class Kernel {
         return self.memoryRef;
       },
       clock: opts.clock ?? systemClock,
+      runLog: opts.runLog ?? new MemoryRunLog(),
       provider: () => this.providerRef(),
       persona: () => this.persona(),
     };
@@ -134,6 +138,11 @@ export class Kernel {
       this.memoryRef.close();
     } catch (err) {
       this.log.error({ err }, 'memory close failed');
+    }
+    try {
+      this.services.runLog.close();
+    } catch (err) {
+      this.log.error({ err }, 'run log close failed');
     }
   }
 

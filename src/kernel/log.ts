@@ -8,10 +8,51 @@ import type { Logger } from './types.js';
 
 let root: pino.Logger | undefined;
 
+/** One remembered warning or error (for `homeagent status`). */
+export interface RecentProblem {
+  time: string;
+  level: 'warn' | 'error' | 'fatal';
+  ns: string;
+  msg: string;
+  err?: string;
+}
+const recent: RecentProblem[] = [];
+const RECENT_MAX = 20;
+
+/** The last warnings and errors logged, newest last. */
+export function recentProblems(): RecentProblem[] {
+  return [...recent];
+}
+
+function remember(this: pino.Logger, args: unknown[], level: number): void {
+  if (level < 40) return;
+  let msg = '';
+  let err: string | undefined;
+  for (const a of args) {
+    if (typeof a === 'string' && !msg) msg = a;
+    else if (a && typeof a === 'object' && 'err' in a) err = String((a as { err: unknown }).err);
+  }
+  const ns = String((this.bindings() as { ns?: string }).ns ?? '');
+  recent.push({ time: new Date().toISOString(), level: level >= 60 ? 'fatal' : level >= 50 ? 'error' : 'warn', ns, msg, ...(err ? { err } : {}) });
+  if (recent.length > RECENT_MAX) recent.shift();
+}
+
 function rootLogger(): pino.Logger {
   if (!root) {
     const level = process.env.HOMEAGENT_LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
-    root = pino({ level, base: undefined }, pino.destination({ fd: 2, sync: true }));
+    root = pino(
+      {
+        level,
+        base: undefined,
+        hooks: {
+          logMethod(args, method, lvl) {
+            remember.call(this, args as unknown[], lvl);
+            return method.apply(this, args);
+          },
+        },
+      },
+      pino.destination({ fd: 2, sync: true }),
+    );
   }
   return root;
 }

@@ -8,6 +8,7 @@ import type { ToolRegistry } from './tool-registry.js';
 import type { OutputRegistry } from './output.js';
 import type { KernelMemory } from './memory-port.js';
 import type { Clock } from './clock.js';
+import type { RunLog } from './run-log.js';
 
 /** Everything a turn needs. */
 export interface KernelServices {
@@ -19,6 +20,8 @@ export interface KernelServices {
   settings: SettingsAPI;
   memory: KernelMemory;
   clock: Clock;
+  /** The append-only run log (seed 002 §3). */
+  runLog: RunLog;
   /** The LLM provider now in use (the provider manager), or undefined when none is configured. */
   provider(): Provider | undefined;
   /** The persona text (data/personal.md). */

@@ -29,6 +29,7 @@ import { SentenceStream } from './sentence-stream.js';
 import { computeTokenBudget, messagesTokens, outputRules, timelineMessages } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
+import { ProjectionTracker, type RunEvent } from './run-log.js';
 
 /** Why the in-flight work was aborted. */
 export type AbortReason = 'stop' | 'preempt';
@@ -66,6 +67,7 @@ export class Turn {
   private streamed: string[] = [];
   /** Output mode decided when the turn starts. */
   private mode: 'auto' | 'explicit' = 'auto';
+  private readonly projection = new ProjectionTracker();
 
   constructor(
     readonly input: InputMessage,
@@ -126,7 +128,17 @@ export class Turn {
       }
     }
     this.preemptRequested = false;
+    this.log({ type: 'turn.finished', turn: this.input.id, status: this.result.status, reply: this.result.reply });
     return { kind: 'finished', result: this.result };
+  }
+
+  /** Append to the run log; a failing log never breaks the turn. */
+  private log(ev: RunEvent): void {
+    try {
+      this.k.runLog.append(ev);
+    } catch (err) {
+      this.k.log.warn({ err: errorMessage(err) }, 'run log append failed');
+    }
   }
 
   // ---- phases -------------------------------------------------------------
@@ -135,6 +147,7 @@ export class Turn {
     const k = this.k;
     this.mode = k.settings.get<string>('core.output.mode') === 'explicit' ? 'explicit' : 'auto';
     k.bus.publish('raw_input', this.input);
+    this.log({ type: 'turn.started', turn: this.input.id, input: this.input });
     // on_input
     const c1 = await this.stage('on_input', {});
     const text = c1.raw_message;
@@ -207,6 +220,7 @@ export class Turn {
         this.controller = undefined;
       }
       this.frame.round++;
+      this.log({ type: 'llm.completed', turn: this.input.id, round: this.frame.round, response: resp });
       k.bus.publish('agent_llm_chain', { input_id: this.input.id, round: this.frame.round, response: resp, duration_ms: performance.now() - started });
       if (resp.reasoning_content) k.bus.publish('reasoning', { input_id: this.input.id, text: resp.reasoning_content });
       // post_action
@@ -243,6 +257,7 @@ export class Turn {
       this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: `denied: ${reason}` });
       this.result.tools.push({ name, arguments: args, result: `denied: ${reason}`, is_error: true, denied: true });
       k.bus.publish('tool_call', { input_id: this.input.id, call_id: call.id, name, arguments: args, result: `denied: ${reason}`, is_error: true, denied: true, duration_ms: 0 });
+      this.log({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: `denied: ${reason}`, is_error: true, denied: true });
       return 'denied';
     }
     const controller = new AbortController();
@@ -256,6 +271,7 @@ export class Turn {
     this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result.content });
     this.result.tools.push({ name, arguments: args, result: result.content, is_error: result.is_error });
     k.bus.publish('tool_call', { input_id: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
+    this.log({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error });
     k.memory.append({
       id: `${this.input.id}:tool:${call.id}`,
       time: k.clock.now(),
@@ -277,6 +293,7 @@ export class Turn {
     const signal = this.controller.signal;
     const streamTo = this.mode === 'auto' && this.input.channel !== '_consolidation_' && k.outputs.isStream(this.input.channel) ? this.input.channel : undefined;
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
+    for (const ev of this.projection.before(this.input.id, this.frame.round + 1, this.frame.messages)) this.log(ev);
     if (!streamTo) {
       let final: CompletionResponse | undefined;
       for await (const ev of provider.chatStream(req, signal)) if (ev.type === 'done') final = ev.response;
@@ -331,6 +348,7 @@ export class Turn {
       this.k.log.warn({ channel, err: errorMessage(err) }, 'sentence delivery failed');
     }
     this.k.bus.publish('agent_output', { input_id: this.input.id, channel, content: c.final_text, kind: 'sentence' });
+    this.log({ type: 'output', turn: this.input.id, channel, kind: 'sentence', content: c.final_text });
   }
 
   private async finishWithText(text: string): Promise<void> {
@@ -405,6 +423,7 @@ export class Turn {
       this.k.log.warn({ channel, err: errorMessage(err) }, 'reply delivery failed');
     }
     this.k.bus.publish('agent_output', { input_id: this.input.id, channel, content, kind: 'full' });
+    this.log({ type: 'output', turn: this.input.id, channel, kind: 'full', content });
   }
 
   private async afterOutput(text: string): Promise<void> {

@@ -1,0 +1,124 @@
+/**
+ * Append-only run log (seed 002 §3 "事件溯源会话"): every input, projected
+ * context, LLM request and response, tool call, output and the turn's end is
+ * an event with a monotonic sequence number. The model-visible context of any
+ * LLM round of a turn can be rebuilt from the log alone (`deriveContext`,
+ * seed 002 §3.2 "模型可见即可重建"). Interrupted turns are logged as
+ * interrupted, never as finished.
+ *
+ * Storage: SQLite `runlog.db` in the data directory (WAL), one row per event.
+ */
+import Database from 'better-sqlite3';
+import type { ChatMessage, CompletionResponse, InputMessage } from './types.js';
+
+/** One run-log event. `turn` is the input id. */
+export type RunEvent =
+  | { type: 'turn.started'; turn: string; input: InputMessage }
+  | { type: 'context.projected'; turn: string; messages: ChatMessage[] }
+  | { type: 'llm.requested'; turn: string; round: number; appended: ChatMessage[] }
+  | { type: 'llm.completed'; turn: string; round: number; response: CompletionResponse }
+  | { type: 'tool.executed'; turn: string; call_id: string; name: string; arguments: Record<string, unknown>; result: string; is_error: boolean; denied?: boolean }
+  | { type: 'output'; turn: string; channel: string; kind: string; content: string }
+  | { type: 'turn.finished'; turn: string; status: string; reply: string };
+
+/** A stored event with its sequence number and time (ms since epoch). */
+export type StoredRunEvent = RunEvent & { seq: number; at: number };
+
+/** Where run events go. */
+export interface RunLog {
+  append(ev: RunEvent): void;
+  /** Every event of `turn`, in order. */
+  turn(turn: string): StoredRunEvent[];
+  /** The last `limit` events, in order. */
+  tail(limit: number): StoredRunEvent[];
+  close(): void;
+}
+
+/** In-memory run log (tests; the kernel's default when no data directory log is wired). */
+export class MemoryRunLog implements RunLog {
+  private readonly events: StoredRunEvent[] = [];
+  constructor(private readonly max = 10000) {}
+  append(ev: RunEvent): void {
+    this.events.push({ ...structuredClone(ev), seq: this.events.length ? this.events[this.events.length - 1]!.seq + 1 : 1, at: Date.now() });
+    if (this.events.length > this.max) this.events.shift();
+  }
+  turn(turn: string): StoredRunEvent[] {
+    return this.events.filter((e) => e.turn === turn);
+  }
+  tail(limit: number): StoredRunEvent[] {
+    return this.events.slice(-limit);
+  }
+  close(): void {}
+}
+
+/** SQLite run log. */
+export class SqliteRunLog implements RunLog {
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec('CREATE TABLE IF NOT EXISTS run_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, turn TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL); CREATE INDEX IF NOT EXISTS run_events_turn ON run_events(turn, seq);');
+    this.insert = this.db.prepare('INSERT INTO run_events (at, turn, type, body) VALUES (?, ?, ?, ?)');
+  }
+  append(ev: RunEvent): void {
+    this.insert.run(Date.now(), ev.turn, ev.type, JSON.stringify(ev));
+  }
+  turn(turn: string): StoredRunEvent[] {
+    const rows = this.db.prepare('SELECT seq, at, body FROM run_events WHERE turn = ? ORDER BY seq').all(turn) as Array<{ seq: number; at: number; body: string }>;
+    return rows.map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
+  }
+  tail(limit: number): StoredRunEvent[] {
+    const rows = this.db.prepare('SELECT seq, at, body FROM run_events ORDER BY seq DESC LIMIT ?').all(limit) as Array<{ seq: number; at: number; body: string }>;
+    return rows.reverse().map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
+  }
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * Rebuild the messages the model saw in `round` (1-based) of a turn from its
+ * events: the last projection before that request plus every appended delta.
+ * A round requested more than once (its call was cut by a preemption and
+ * re-issued on resume) has several requests: `occurrence` picks one (0-based;
+ * default: the last, whose response the turn used). Returns undefined when
+ * the log has no such request.
+ */
+export function deriveContext(events: StoredRunEvent[], round: number, occurrence?: number): ChatMessage[] | undefined {
+  let messages: ChatMessage[] | undefined;
+  const found: ChatMessage[][] = [];
+  for (const e of events) {
+    if (e.type === 'context.projected') messages = structuredClone(e.messages);
+    else if (e.type === 'llm.requested') {
+      if (!messages) return undefined;
+      messages.push(...structuredClone(e.appended));
+      if (e.round === round) found.push(structuredClone(messages));
+    }
+  }
+  return occurrence === undefined ? found[found.length - 1] : found[occurrence];
+}
+
+/**
+ * Tracks what of a turn's message list is already in the log, so each LLM
+ * request logs only what was appended — or a new projection when a stage
+ * rewrote earlier messages.
+ */
+export class ProjectionTracker {
+  private logged: string[] = [];
+  /** Events to log before an LLM request with `messages`. */
+  before(turn: string, round: number, messages: ChatMessage[]): RunEvent[] {
+    const enc = messages.map((m) => JSON.stringify(m));
+    const prefixOk = this.logged.length <= enc.length && this.logged.every((s, i) => s === enc[i]);
+    const out: RunEvent[] = [];
+    if (!prefixOk || this.logged.length === 0) {
+      out.push({ type: 'context.projected', turn, messages });
+      out.push({ type: 'llm.requested', turn, round, appended: [] });
+    } else {
+      out.push({ type: 'llm.requested', turn, round, appended: messages.slice(this.logged.length) });
+    }
+    this.logged = enc;
+    return out;
+  }
+}
