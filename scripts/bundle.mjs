@@ -119,8 +119,13 @@ function compile(project, outDir) {
     throw new BundleError(`typescript is not installed in ${project} (run npm ci)`);
   }
   process.stderr.write(`bundle: tsc -p tsconfig.json --outDir ${outDir}\n`);
-  const r = spawnSync(process.execPath, [tsc, '-p', tsconfig, '--outDir', outDir], { cwd: project, stdio: 'inherit' });
-  if (r.status !== 0) throw new BundleError(`tsc failed (exit ${r.status ?? r.signal}); a release must type-check`);
+  const r = spawnSync(process.execPath, [tsc, '-p', tsconfig, '--outDir', outDir], { cwd: project, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) {
+    const diagnostics = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n');
+    const shown = diagnostics.slice(0, 20).join('\n  ');
+    const more = diagnostics.length > 20 ? `\n  ... ${diagnostics.length - 20} more lines` : '';
+    throw new BundleError(`tsc failed (exit ${r.status ?? r.signal}); a release must type-check:\n  ${shown}${more}`);
+  }
   for (const root of ASSET_ROOTS) {
     const src = join(project, root);
     if (existsSync(src)) copyTree(src, join(outDir, root), (rel) => !rel.endsWith('.ts'));

@@ -26,6 +26,12 @@ import { Turn } from './turn.js';
 import type { TimerHandle } from './clock.js';
 import { errorMessage } from './errors.js';
 
+interface Waiter {
+  channel?: string;
+  accept?: (text: string) => boolean;
+  resolve: (input: InputMessage | null) => void;
+}
+
 interface Pending {
   turn: Turn;
   resolve: (r: TurnResult) => void;
@@ -42,6 +48,7 @@ export class Agent {
   private busyTimer?: TimerHandle;
   private runningSince = 0;
   private closed = false;
+  private readonly waiters: Waiter[] = [];
 
   constructor(private readonly k: KernelServices) {
     this.scheduler = new Scheduler<Pending>(k.clock, k.settings.get<number>('core.scheduler.preempt_cooldown_ms'));
@@ -65,11 +72,46 @@ export class Agent {
       ...(opts.meta ? { meta: opts.meta } : {}),
     };
     if (this.closed) return Promise.resolve({ input_id: input.id, reply: '', status: 'cancelled', tools: [], error: 'agent is shutting down' });
+    const waiter = this.waiters.find((w) => (!w.channel || w.channel === input.channel) && (!w.accept || safeAccept(w.accept, text)));
+    if (waiter) {
+      // The running turn asked for this answer: hand it over instead of queueing a new turn.
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      this.k.bus.publish('raw_input', input);
+      this.k.memory.append({ id: `${input.id}:user`, time: input.received_at, kind: 'user', source: input.source, input: text, response: '', speaker: input.user });
+      waiter.resolve(input);
+      return Promise.resolve({ input_id: input.id, reply: '', status: 'short_circuit', tools: [] });
+    }
     return new Promise<TurnResult>((resolve) => {
       const payload: Pending = { turn: new Turn(input, this.k), resolve, busyNotified: false };
       const task: Task<Pending> = { id: input.id, level: input.level, kind, payload, preemptions: 0, submittedAt: input.received_at };
       this.inbox.push(task);
       this.schedulePump();
+    });
+  }
+
+  /** See PluginSDK.awaitInput. */
+  awaitInput(opts: { channel?: string; timeout_ms: number; accept?: (text: string) => boolean; signal?: AbortSignal }): Promise<InputMessage | null> {
+    return new Promise((resolve) => {
+      let timer: TimerHandle | undefined;
+      const w: Waiter = {
+        ...(opts.channel ? { channel: opts.channel } : {}),
+        ...(opts.accept ? { accept: opts.accept } : {}),
+        resolve: (v) => {
+          if (timer) this.k.clock.clearTimeout(timer);
+          resolve(v);
+        },
+      };
+      const drop = () => {
+        const i = this.waiters.indexOf(w);
+        if (i >= 0) {
+          this.waiters.splice(i, 1);
+          w.resolve(null);
+        }
+      };
+      if (opts.signal?.aborted) return resolve(null);
+      opts.signal?.addEventListener('abort', drop, { once: true });
+      timer = this.k.clock.setTimeout(drop, opts.timeout_ms);
+      this.waiters.push(w);
     });
   }
 
@@ -86,6 +128,7 @@ export class Agent {
   stop(source: string): number {
     const running = this.scheduler.current;
     running?.payload.turn.stop();
+    for (const w of this.waiters.splice(0)) w.resolve(null);
     let cancelled = 0;
     for (const t of [...this.scheduler.waiting(), ...this.inbox]) {
       if (t.payload.turn.input.channel === '_consolidation_') continue;
@@ -221,5 +264,13 @@ export class Agent {
     void this.k.outputs
       .send({ channel: input.channel, kind: 'full', content: msg, type: 'text', meta: { busy_feedback: true }, input_id: input.id })
       .catch((err: unknown) => this.k.log.warn({ err: errorMessage(err) }, 'busy feedback failed'));
+  }
+}
+
+function safeAccept(fn: (text: string) => boolean, text: string): boolean {
+  try {
+    return fn(text);
+  } catch {
+    return false;
   }
 }

@@ -148,10 +148,11 @@ export class PluginHost {
       log,
       dataDir: this.d.dataDir,
       registerTool,
-      registerStage: (stage: StageName, handler) => {
+      registerStage: (stage: StageName, handler, opts) => {
         if (!(STAGES as readonly string[]).includes(stage)) throw new HomeAgentError('STAGE_UNKNOWN', `unknown stage "${stage}"; stages: ${STAGES.join(', ')}`);
-        s.stages.register(name, stage, handler);
+        s.stages.register(name, stage, handler, opts?.timeout_ms);
       },
+      awaitInput: (opts) => agent.awaitInput(opts),
       subscribe: (type, handler) => s.bus.subscribe(name, type, handler),
       publish: (type, payload) => s.bus.publish(type, payload),
       registerOutputChannel: (ch, caps, description, handler, opts) => {

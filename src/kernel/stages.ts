@@ -2,7 +2,9 @@
  * The stage pipeline host (seed 000 §3, seed 001 "7 Stage Hooks"): handlers per
  * stage, run concurrently on one shared context; each handler sees a view that
  * enforces the stage's write rights; a handler that throws, writes what it may
- * not, or hangs past the timeout is logged and the others' effects stand.
+ * not, or hangs past the timeout is logged and the others' effects stand —
+ * except in before_toolcall, where such a failure denies the call (fail
+ * closed: a crashed veto must not approve a risky action by omission).
  */
 import type { InputMessage, MemItem, StageContext, StageHandler, StageName, Logger } from './types.js';
 import { STAGE_WRITE_RIGHTS } from './types.js';
@@ -11,6 +13,8 @@ import { StageAccessError, errorMessage } from './errors.js';
 interface Registered {
   owner: string;
   handler: StageHandler;
+  /** Per-handler time limit, ms (default: the host's). */
+  timeoutMs?: number;
 }
 
 /** Fields of a fresh stage context that are not derived from the input. */
@@ -92,9 +96,9 @@ export class StageHost {
     public timeoutMs = 5000,
   ) {}
 
-  register(owner: string, stage: StageName, handler: StageHandler): void {
+  register(owner: string, stage: StageName, handler: StageHandler, timeoutMs?: number): void {
     const list = this.handlers.get(stage) ?? [];
-    list.push({ owner, handler });
+    list.push({ owner, handler, ...(timeoutMs ? { timeoutMs } : {}) });
     this.handlers.set(stage, list);
   }
 
@@ -121,19 +125,25 @@ export class StageHost {
     if (!list || list.length === 0) return [];
     const failures: Array<{ owner: string; error: string }> = [];
     await Promise.all(
-      list.map(async ({ owner, handler }) => {
+      list.map(async ({ owner, handler, timeoutMs }) => {
+        const limit = timeoutMs ?? this.timeoutMs;
         let timer: NodeJS.Timeout | undefined;
         const { view, revoke } = guardedView(ctx);
         try {
           await Promise.race([
             Promise.resolve().then(() => handler(view)),
             new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`handler timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
+              timer = setTimeout(() => reject(new Error(`handler timed out after ${limit} ms`)), limit);
             }),
           ]);
         } catch (err) {
           failures.push({ owner, error: errorMessage(err) });
           this.log.warn({ stage: ctx.stage, owner, err: errorMessage(err) }, 'stage handler failed');
+          // Fail closed: a veto handler that crashed or hung cannot approve a tool call by omission.
+          if (ctx.stage === 'before_toolcall' && !ctx.deny) {
+            ctx.deny = true;
+            ctx.deny_reason = `a safety check (${owner}) failed: ${errorMessage(err)}`;
+          }
         } finally {
           if (timer) clearTimeout(timer);
           revoke();

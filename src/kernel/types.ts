@@ -398,8 +398,8 @@ export interface PluginSDK {
   readonly dataDir: string;
   /** Register a tool; throws `DuplicateToolError` when the name is taken. */
   registerTool(def: ToolDef): void;
-  /** Register a stage handler. */
-  registerStage(stage: StageName, handler: StageHandler): void;
+  /** Register a stage handler; `timeout_ms` overrides core.agent.stage_timeout_ms for this handler (e.g. a confirmation that waits for the user). */
+  registerStage(stage: StageName, handler: StageHandler, opts?: { timeout_ms?: number }): void;
   /** Subscribe to bus events; returns an unsubscribe function. */
   subscribe<K extends EventType>(type: K, handler: (payload: EventMap[K]) => void | Promise<void>): () => void;
   publish<K extends EventType>(type: K, payload: EventMap[K]): void;
@@ -409,6 +409,13 @@ export interface PluginSDK {
   injectInput(channel: string, text: string, opts?: InjectOptions): Promise<TurnResult>;
   /** Raise an interrupt at `level` (external plugins' L4 is clamped to L3); resolves when its turn finishes. */
   injectInterrupt(level: Level, channel: string, text: string, opts?: InjectOptions): Promise<TurnResult>;
+  /**
+   * Take the next input that arrives on `channel` (any channel when omitted)
+   * and that `accept` approves, instead of queueing it as a new turn — how a
+   * running turn hears the user's answer to its question (a confirmation's
+   * "yes"). Resolves null on timeout or abort.
+   */
+  awaitInput(opts: { channel?: string; timeout_ms: number; accept?: (text: string) => boolean; signal?: AbortSignal }): Promise<InputMessage | null>;
   /** Stop: abort the LLM call, silence output, short-circuit inputs queued now. Kernel-level plugins only. */
   stop(source: string): void;
   /** Deliver a message to an output channel directly (passes before_output/after_output). */

@@ -175,3 +175,61 @@ test('duplicate tool names are rejected with the owner named', async () => {
     await h.close();
   }
 });
+
+test('a before_toolcall handler can wait for the user\'s answer: the next input goes to it, not to the queue', async () => {
+  const ran: string[] = [];
+  const gatePlugin: Plugin = {
+    name: 'gate',
+    start(sdk) {
+      sdk.registerTool({ name: 'unlock', description: 'unlock the door', parameters: { type: 'object' }, handler: () => void ran.push('unlock') });
+      sdk.registerStage(
+        'before_toolcall',
+        async (ctx) => {
+          await sdk.sendOutput(ctx.input.channel, 'Really unlock?');
+          const answer = await sdk.awaitInput({ channel: ctx.input.channel, timeout_ms: 5000, accept: (t) => /^(yes|no)$/i.test(t) });
+          if (answer?.text.toLowerCase() !== 'yes') {
+            ctx.deny = true;
+            ctx.deny_reason = 'not confirmed';
+          }
+        },
+        { timeout_ms: 10000 },
+      );
+    },
+  };
+  const h = await startHarness({ script: [{ tool_calls: [{ name: 'unlock', arguments: {} }] }, { content: 'Unlocked.' }], beforeStart: (k) => k.use(gatePlugin) });
+  try {
+    const turn = h.kernel.injectInput('t', 'console', 'let my friend in');
+    while (!h.outputs.some((o) => o.content === 'Really unlock?')) await new Promise((r) => setTimeout(r, 5));
+    const otherChannel = h.kernel.injectInput('t', 'speaker', 'yes'); // another channel: queued as its own turn
+    const yes = await h.kernel.injectInput('t', 'console', 'yes');
+    assert.equal(yes.status, 'short_circuit');
+    const r = await turn;
+    assert.deepEqual(ran, ['unlock']);
+    assert.equal(r.reply, 'Unlocked.');
+    assert.equal((await otherChannel).status, 'done', 'the other channel\'s input ran as a turn of its own afterwards');
+  } finally {
+    await h.close();
+  }
+});
+
+test('a before_toolcall handler that crashes or hangs denies the call (fail closed)', async () => {
+  const ran: string[] = [];
+  const p: Plugin = {
+    name: 'broken-veto',
+    start(sdk) {
+      sdk.registerTool({ name: 'open_garage', description: 'x', parameters: { type: 'object' }, handler: () => void ran.push('open') });
+      sdk.registerStage('before_toolcall', () => {
+        throw new Error('policy database unreachable');
+      });
+    },
+  };
+  const h = await startHarness({ script: [{ tool_calls: [{ name: 'open_garage', arguments: {} }] }, { content: 'Could not.' }], beforeStart: (k) => k.use(p) });
+  try {
+    const r = await h.kernel.injectInput('t', 'console', 'open the garage');
+    assert.deepEqual(ran, []);
+    assert.equal(r.tools[0]!.denied, true);
+    assert.match(r.tools[0]!.result, /safety check \(broken-veto\) failed: policy database unreachable/);
+  } finally {
+    await h.close();
+  }
+});

@@ -1,0 +1,60 @@
+/**
+ * The box itself in Home Assistant, announced by MQTT discovery (HA docs
+ * "MQTT Discovery"; button, sensor and number platforms): a Stop button, an
+ * assistant-state sensor (idle/listening/thinking/speaking/error), the last
+ * transcript, a volume number (0-100 %), all with the box's availability
+ * topic (retained "online", last will "offline"). Pure: builds topics and
+ * payloads; the plugin publishes them and routes the command topics back.
+ */
+
+/** Topics of the box (under `<base>/<node>`). */
+export interface BoxTopics {
+  availability: string;
+  stopCommand: string;
+  state: string;
+  transcript: string;
+  volumeState: string;
+  volumeCommand: string;
+}
+
+/** Topics for box node id `node` under base topic `base` (default "homeagent"). */
+export function boxTopics(base: string, node: string): BoxTopics {
+  const root = `${base}/${node}`;
+  return {
+    availability: `${root}/availability`,
+    stopCommand: `${root}/stop/press`,
+    state: `${root}/assistant_state`,
+    transcript: `${root}/last_transcript`,
+    volumeState: `${root}/volume`,
+    volumeCommand: `${root}/volume/set`,
+  };
+}
+
+/** The retained discovery messages announcing the box (topic -> JSON payload text). */
+export function boxDiscovery(opts: { prefix: string; node: string; name: string; version: string; topics: BoxTopics }): Array<{ topic: string; payload: string }> {
+  const { prefix, node, name, topics } = opts;
+  const device = { identifiers: [`homeagent_${node}`], name, manufacturer: 'HomeAgent', model: 'Voice box', sw_version: opts.version };
+  const common = { availability_topic: topics.availability, payload_available: 'online', payload_not_available: 'offline', device };
+  const entries: Array<[string, Record<string, unknown>]> = [
+    ['button', { name: 'Stop', unique_id: `${node}_stop`, object_id: `${node}_stop`, command_topic: topics.stopCommand, payload_press: 'PRESS', icon: 'mdi:stop-circle' }],
+    ['sensor', {
+      name: 'Assistant state', unique_id: `${node}_assistant_state`, object_id: `${node}_assistant_state`, state_topic: topics.state,
+      device_class: 'enum', options: ['idle', 'listening', 'thinking', 'speaking', 'error'], icon: 'mdi:account-voice',
+    }],
+    ['sensor', { name: 'Last transcript', unique_id: `${node}_last_transcript`, object_id: `${node}_last_transcript`, state_topic: topics.transcript, icon: 'mdi:text' }],
+    ['number', {
+      name: 'Volume', unique_id: `${node}_volume`, object_id: `${node}_volume`, command_topic: topics.volumeCommand, state_topic: topics.volumeState,
+      min: 0, max: 100, step: 1, unit_of_measurement: '%', mode: 'slider', icon: 'mdi:volume-high',
+    }],
+  ];
+  return entries.map(([component, cfg]) => {
+    const object = String(cfg.unique_id).slice(node.length + 1);
+    return { topic: `${prefix}/${component}/${node}/${object}/config`, payload: JSON.stringify({ ...common, ...cfg }) };
+  });
+}
+
+/** HA sensor states are at most 255 characters. */
+export function clipState(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length <= 255 ? t : `${t.slice(0, 254)}…`;
+}

@@ -1,0 +1,187 @@
+/**
+ * Confirmation of risky actions (DESIGN.md "Waterfall veto"; seed 002): the
+ * box asks, and only a "yes" (spoken or typed, English or Chinese) or the
+ * button within the timeout lets the action run. No answer is a no. Every
+ * decision is logged with who asked and what for. One question is open at a
+ * time; a new one supersedes (denies) the older.
+ */
+import type { Logger } from '../kernel/types.js';
+import type { Clock, ClockHandle } from '../plugins/timers/clock.js';
+import type { Entity } from './entities.js';
+import type { ActionName } from './commands.js';
+
+/** How a question was settled. */
+export type Decision = 'confirmed' | 'denied' | 'timeout' | 'superseded';
+
+/** One logged decision. */
+export interface DecisionRecord {
+  /** Who asked: the user/source of the input ("voice", "console", "llm:<call id>"). */
+  who: string;
+  /** What for: "unlock Front Door". */
+  what: string;
+  decision: Decision;
+  /** How the answer came: 'voice' (an input), 'button', 'api' (confirm()), or 'timer'. */
+  by: 'voice' | 'button' | 'api' | 'timer' | 'gate';
+  /** ms since epoch. */
+  at: number;
+}
+
+/** A question to ask. */
+export interface ConfirmRequest {
+  who: string;
+  what: string;
+  /** Channel the question is spoken/written to. */
+  channel: string;
+  /** The question text. */
+  question: string;
+  /** 'en' | 'zh': language of the default acknowledgements. */
+  lang?: string;
+  /**
+   * False when the caller delivers the question itself (the local-intent
+   * path answers its turn with it); default true: sent with `ask`.
+   */
+  deliver?: boolean;
+  /**
+   * Runs once the question is settled; its text is the reply to the answer
+   * (the "yes" turn, or sent to `channel` when the button answered).
+   */
+  followUp?: (ok: boolean) => Promise<string | undefined>;
+}
+
+interface Pending extends ConfirmRequest {
+  resolve(ok: boolean): void;
+  timer: ClockHandle;
+  result?: Promise<string | undefined>;
+}
+
+const YES_EN = /^(yes|yeah|yep|yup|sure|ok|okay|confirm|confirmed|do it|go ahead|please do|yes please|affirmative|correct|of course)$/;
+const NO_EN = /^(no|nope|nah|don'?t|do not|cancel|stop|never ?mind|no thanks|negative|abort|not now)$/;
+const YES_ZH = /^(是|是的|对|对的|好|好的|确认|确定|可以|行|嗯|要|开吧|没问题)$/;
+const NO_ZH = /^(不|不要|不是|不用|取消|别|算了|否|不行|不可以)$/;
+
+/** Read a yes/no answer (English or Chinese); undefined when the text is not one. */
+export function parseYesNo(text: string): boolean | undefined {
+  const t = text.trim().toLowerCase().replace(/[.!?,。！？，、\s]+$/g, '').replace(/^[\s,，]+/, '').replace(/[,，]?\s*(please|thanks|thank you|吧|啊|呀)$/u, '').trim();
+  if (YES_EN.test(t) || YES_ZH.test(t)) return true;
+  if (NO_EN.test(t) || NO_ZH.test(t)) return false;
+  return undefined;
+}
+
+/**
+ * Whether an action needs confirmation: unlocking (or opening) a lock,
+ * opening a garage/gate cover, disarming an alarm, or any command to a device
+ * listed in the risky setting (by id, name or alias, case-insensitive).
+ */
+export function isRiskyAction(entity: Entity, action: ActionName | 'disarm', risky: readonly string[]): boolean {
+  const names = [entity.id, entity.name, ...entity.aliases].map((n) => n.toLowerCase());
+  if (risky.some((r) => names.includes(r.toLowerCase()))) return true;
+  if (entity.component === 'lock' && action === 'unlock') return true;
+  if (entity.component === 'cover' && (action === 'open' || action === 'set_position') && ['garage', 'gate'].includes(entity.device_class ?? '')) return true;
+  if (action === 'disarm') return true;
+  return false;
+}
+
+/** Options of ConfirmationGate. */
+export interface ConfirmationGateOptions {
+  log: Logger;
+  clock: Clock;
+  /** Seconds to wait for an answer (read at every question). */
+  timeoutMs: () => number;
+  /** Deliver the question to a channel. */
+  ask: (channel: string, question: string) => Promise<void>;
+}
+
+/** See module comment. */
+export class ConfirmationGate {
+  private current: Pending | undefined;
+  /** The most recent decisions (newest last, at most 100). */
+  readonly decisions: DecisionRecord[] = [];
+
+  constructor(private readonly opts: ConfirmationGateOptions) {}
+
+  /** True while a question waits for its answer. */
+  get pending(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** The open question's request, if any. */
+  get open(): ConfirmRequest | undefined {
+    if (!this.current) return undefined;
+    const { who, what, channel, question } = this.current;
+    return { who, what, channel, question };
+  }
+
+  /**
+   * Ask and wait. Resolves true only on a yes within the timeout; false on
+   * no, timeout, supersession or when the question cannot be delivered.
+   */
+  async request(req: ConfirmRequest): Promise<boolean> {
+    if (this.current) this.settle(false, 'superseded', 'gate');
+    const result = new Promise<boolean>((resolve) => {
+      const timer = this.opts.clock.setTimeout(() => {
+        if (this.current?.timer === timer) this.settle(false, 'timeout', 'timer');
+      }, this.opts.timeoutMs());
+      this.current = { ...req, resolve, timer };
+    });
+    const mine = this.current;
+    if (req.deliver === false) return result;
+    try {
+      await this.opts.ask(req.channel, req.question);
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message, channel: req.channel }, 'cannot deliver confirmation question');
+      if (this.current === mine) this.settle(false, 'denied', 'gate');
+    }
+    return result;
+  }
+
+  /**
+   * Answer the open question (button or API). A follow-up's reply text is
+   * delivered to the question's channel. Returns false when none was open.
+   */
+  confirm(yes: boolean, by: 'button' | 'api' = 'api'): boolean {
+    const p = this.current;
+    if (!p) return false;
+    this.settle(yes, yes ? 'confirmed' : 'denied', by);
+    void p.result?.then(async (text) => {
+      if (text) await this.opts.ask(p.channel, text);
+    }).catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'cannot deliver confirmation result'));
+    return true;
+  }
+
+  /**
+   * Treat an input text as the answer when a question is open and the text
+   * is a yes/no. Returns undefined when the text is not one (the question
+   * stays open); otherwise the answer and the reply for that turn (the
+   * follow-up's text, or a short acknowledgement).
+   */
+  answer(text: string): { yes: boolean; reply: Promise<string> } | undefined {
+    const p = this.current;
+    if (!p) return undefined;
+    const yn = parseYesNo(text);
+    if (yn === undefined) return undefined;
+    this.settle(yn, yn ? 'confirmed' : 'denied', 'voice');
+    const zh = p.lang === 'zh';
+    const ack = yn ? (zh ? '好的。' : 'OK.') : zh ? '好的，不做了。' : 'OK, I won\'t do it.';
+    const reply = (p.result ?? Promise.resolve(undefined)).then((t) => t ?? ack, () => ack);
+    return { yes: yn, reply };
+  }
+
+  /** Deny the open question (plugin stop). */
+  cancel(): void {
+    if (this.current) this.settle(false, 'denied', 'gate');
+  }
+
+  private settle(ok: boolean, decision: Decision, by: DecisionRecord['by']): void {
+    const p = this.current;
+    if (!p) return;
+    this.current = undefined;
+    this.opts.clock.clearTimeout(p.timer);
+    const rec: DecisionRecord = { who: p.who, what: p.what, decision, by, at: this.opts.clock.now() };
+    this.decisions.push(rec);
+    if (this.decisions.length > 100) this.decisions.shift();
+    this.opts.log.info(rec, `risky action ${decision}`);
+    p.resolve(ok);
+    if (p.followUp) p.result = p.followUp(ok);
+    else p.result = undefined;
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * HomePlugin: the smart home over MQTT as one kernel plugin. It owns the
+ * MQTT connection, the device registry (HA discovery + zigbee2mqtt), the LLM
+ * tools (device_list, device_state, device_control), the local intents
+ * (on_input short-circuit), confirmation of risky actions (before_toolcall
+ * for the LLM path, the same gate for local intents; answered by the next
+ * "yes"/"no" input, the button or `confirm()`), and the box's own presence
+ * in Home Assistant (stop button, assistant state, last transcript, volume).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Plugin, PluginSDK, StageContext } from '../kernel/types.js';
+import { HomeAgentError } from '../kernel/errors.js';
+import type { IntentMatch, Vocabulary } from '../intents/types.js';
+import { matchIntent } from '../intents/index.js';
+import { systemClock, type Clock } from '../plugins/timers/clock.js';
+import type { TimerService } from '../plugins/timers/timer-service.js';
+import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
+import { ConfirmationGate, parseYesNo } from './confirm.js';
+import type { DeviceAction } from './commands.js';
+import { HomeController } from './controller.js';
+import type { Entity } from './entities.js';
+import { LocalIntents, type IntentMatcher } from './local-intents.js';
+import { HomeMqttClient, type MqttTls } from './mqtt-client.js';
+import { DeviceRegistry } from './registry.js';
+import { toLang } from './replies.js';
+import { HOME_SETTINGS } from './settings.js';
+import { writeFileAtomic } from './store.js';
+import { actionFromArgs, confirmationQuestion, findEntity, homeTools } from './tools.js';
+
+/** Constructor options of HomePlugin (all optional). */
+export interface HomePluginOptions {
+  /**
+   * The intent matcher. Default: src/intents `matchIntent` (the templates
+   * shared with the STT grammar). Tests inject their own.
+   */
+  matchIntent?: IntentMatcher;
+  /** Where the timers service comes from (the TimersPlugin instance, or a getter). */
+  timers?: { readonly service: TimerService | undefined } | (() => TimerService | undefined);
+  /** Clock for confirmation timeouts and time/date answers (tests: ManualClock). */
+  clock?: Clock;
+  /** Connection tuning (tests): first reconnect delay and connect timeout, ms. */
+  mqtt?: { reconnectMinMs?: number; connectTimeoutMs?: number; keepaliveS?: number };
+  /** Software version announced to Home Assistant. */
+  version?: string;
+}
+
+/** See module comment. */
+export class HomePlugin implements Plugin {
+  readonly name = 'home';
+  /** The Home Assistant stop button calls sdk.stop(), which is reserved for kernel-level plugins. */
+  readonly kernelLevel = true;
+  private sdk: PluginSDK | undefined;
+  private reg: DeviceRegistry | undefined;
+  private client: HomeMqttClient | undefined;
+  private gateRef: ConfirmationGate | undefined;
+  private ctrl: HomeController | undefined;
+  private topics: BoxTopics | undefined;
+  private matcher: IntentMatcher | undefined;
+  private readonly unsubs: Array<() => void> = [];
+  private readonly vocabListeners = new Set<(v: Vocabulary) => void>();
+
+  constructor(private readonly opts: HomePluginOptions = {}) {}
+
+  /** The device registry (after start). */
+  get registry(): DeviceRegistry | undefined {
+    return this.reg;
+  }
+
+  /** The command controller (after start). */
+  get controller(): HomeController | undefined {
+    return this.ctrl;
+  }
+
+  /** The confirmation gate (after start). */
+  get gate(): ConfirmationGate | undefined {
+    return this.gateRef;
+  }
+
+  /** True while connected to the broker. */
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
+  /** Answer the open confirmation question (true = yes). Returns false when none is open. */
+  confirm(yes: boolean): boolean {
+    return this.gateRef?.confirm(yes, 'api') ?? false;
+  }
+
+  /** Called with the new vocabulary whenever devices, names or rooms change; returns an unsubscribe function. */
+  onVocabularyChange(cb: (v: Vocabulary) => void): () => void {
+    this.vocabListeners.add(cb);
+    return () => this.vocabListeners.delete(cb);
+  }
+
+  private boxNode(sdk: PluginSDK, configured: string): string {
+    if (configured.trim()) return configured.trim().replace(/[^a-zA-Z0-9_-]/g, '_');
+    const file = path.join(sdk.dataDir, 'home', 'box-id');
+    try {
+      const id = readFileSync(file, 'utf8').trim();
+      if (/^[a-zA-Z0-9_-]+$/.test(id)) return id;
+    } catch {
+      /* first start */
+    }
+    const id = `homeagent_${randomBytes(6).toString('hex')}`;
+    writeFileAtomic(file, id + '\n');
+    return id;
+  }
+
+  async start(sdk: PluginSDK): Promise<void> {
+    this.sdk = sdk;
+    const settings = sdk.settings();
+    for (const def of HOME_SETTINGS) settings.register(def);
+    const get = <T>(k: string): T => settings.get<T>(k);
+    const clock = this.opts.clock ?? systemClock;
+    mkdirSync(path.join(sdk.dataDir, 'home'), { recursive: true });
+    const node = this.boxNode(sdk, get<string>('plugin.mqtt.client_id'));
+    const discoveryPrefix = get<string>('plugin.home.discovery_prefix');
+    const topics = boxTopics(get<string>('plugin.mqtt.base_topic'), node);
+    this.topics = topics;
+
+    const registry = new DeviceRegistry({
+      discoveryPrefix,
+      z2mPrefix: get<string>('plugin.home.z2m_prefix'),
+      storePath: path.join(sdk.dataDir, 'home', 'registry.json'),
+      maxPayloadBytes: get<number>('plugin.home.max_payload_bytes'),
+      log: sdk.log,
+      now: () => clock.now(),
+      ignoreTopic: (t) => t.split('/').includes(node),
+    });
+    registry.load();
+    registry.setConnected(false);
+    this.reg = registry;
+
+    const tlsSetting = get<unknown>('plugin.mqtt.tls');
+    const tls = tlsSetting && typeof tlsSetting === 'object' && Object.keys(tlsSetting).length ? (tlsSetting as MqttTls) : undefined;
+    const client = new HomeMqttClient(
+      {
+        url: get<string>('plugin.mqtt.url'),
+        username: get<string>('plugin.mqtt.username') || undefined,
+        password: get<string>('plugin.mqtt.password') || undefined,
+        tls,
+        clientId: node,
+        availabilityTopic: topics.availability,
+        reconnectMinMs: this.opts.mqtt?.reconnectMinMs,
+        reconnectMaxMs: get<number>('plugin.mqtt.reconnect_max_ms'),
+        connectTimeoutMs: this.opts.mqtt?.connectTimeoutMs,
+        keepaliveS: this.opts.mqtt?.keepaliveS,
+      },
+      {
+        log: sdk.log,
+        onMessage: (topic, payload) => this.route(topic, payload),
+        onConnectionChange: (up) => {
+          registry.setConnected(up);
+          if (up) this.announce();
+        },
+      },
+    );
+    this.client = client;
+    const resubscribe = (): void => client.setSubscriptions([...registry.subscriptions(), topics.stopCommand, topics.volumeCommand]);
+    resubscribe();
+    this.unsubs.push(
+      registry.onChange((c) => {
+        if (c.kind !== 'entities') return;
+        resubscribe();
+        const vocab = registry.vocabulary();
+        sdk.publish('plugin.home.vocabulary', { entities: vocab.entities.length, areas: vocab.areas });
+        for (const cb of this.vocabListeners) {
+          try {
+            cb(vocab);
+          } catch (err) {
+            sdk.log.error({ err }, 'vocabulary listener failed');
+          }
+        }
+      }),
+    );
+
+    const gate = new ConfirmationGate({
+      log: sdk.log,
+      clock,
+      timeoutMs: () => get<number>('plugin.home.confirm_timeout_ms'),
+      ask: (channel, text) => sdk.sendOutput(channel, text, { confirmation: true }),
+    });
+    this.gateRef = gate;
+    const controller = new HomeController({
+      registry,
+      publish: (cmd, timeout) => client.publishCommand(cmd, timeout),
+      log: sdk.log,
+      commandTimeoutMs: () => get<number>('plugin.mqtt.command_timeout_ms'),
+      riskyDevices: () => {
+        const v = get<unknown>('plugin.home.risky_devices');
+        return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+      },
+    });
+    this.ctrl = controller;
+    const timersOpt = this.opts.timers;
+    const timers = (): TimerService | undefined => (typeof timersOpt === 'function' ? timersOpt() : timersOpt?.service);
+    const intents = new LocalIntents({
+      registry, controller, gate, timers, clock, log: sdk.log,
+      timeZone: () => get<string>('plugin.home.time_zone') || undefined,
+    });
+
+    this.matcher = this.opts.matchIntent ?? matchIntent;
+
+    const approvals = new Set<string>();
+    for (const tool of homeTools({ registry, controller, gate, approvals })) sdk.registerTool(tool);
+
+    sdk.registerStage('on_input', async (ctx: StageContext) => {
+      const input = ctx.input;
+      if (input.meta?.timer_expired === true || input.channel.startsWith('_')) return;
+      const answer = gate.answer(ctx.raw_message);
+      if (answer) {
+        ctx.response = await answer.reply;
+        return;
+      }
+      if (!get<boolean>('plugin.home.local_intents') || !this.matcher) return;
+      const lang = /[\u4e00-\u9fff]/.test(ctx.raw_message) ? 'zh' : 'en';
+      let match: IntentMatch | null | undefined;
+      try {
+        match = await this.matcher(ctx.raw_message, registry.vocabulary(), lang);
+      } catch (err) {
+        sdk.log.error({ err }, 'intent matcher failed; leaving the input to the LLM');
+        return;
+      }
+      if (!match) return;
+      try {
+        const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language) });
+        if (reply !== undefined) ctx.response = reply;
+      } catch (err) {
+        // Typed errors carry a message a person can act on (e.g. a timer longer than 7 days); anything else goes to the LLM.
+        if (err instanceof HomeAgentError) ctx.response = err.message;
+        else sdk.log.error({ err, intent: match.intent }, 'local intent failed; leaving the input to the LLM');
+      }
+    }, { timeout_ms: get<number>('plugin.mqtt.command_timeout_ms') + 5000 });
+
+    sdk.registerStage('before_toolcall', async (ctx: StageContext) => {
+      const call = ctx.tool_call;
+      if (!call || call.function.name !== 'device_control') return;
+      let entity: Entity;
+      let action: DeviceAction;
+      try {
+        entity = findEntity(registry, String(call.function.arguments.device));
+        action = actionFromArgs(call.function.arguments);
+      } catch {
+        return;
+      }
+      if (!controller.isRisky(entity, action)) return;
+      const lang = toLang(/[\u4e00-\u9fff]/.test(ctx.input.text) ? 'zh' : 'en');
+      // The turn waits here; the user's spoken/typed answer arrives as a new input,
+      // which the kernel hands to this waiter instead of queueing it behind us.
+      const answered = new AbortController();
+      void sdk
+        .awaitInput({ channel: ctx.input.channel, timeout_ms: get<number>('plugin.home.confirm_timeout_ms'), accept: (t) => parseYesNo(t) !== undefined, signal: answered.signal })
+        .then((inp) => {
+          if (inp) gate.answer(inp.text);
+        });
+      const ok = await gate.request({
+        who: `${ctx.input.user ?? ctx.input.source} via LLM`,
+        what: `${action.action} ${entity.name}`,
+        channel: ctx.input.channel,
+        question: confirmationQuestion(entity, action, lang),
+        lang,
+      });
+      answered.abort();
+      if (ok) approvals.add(call.id);
+      else {
+        ctx.deny = true;
+        ctx.deny_reason = `The user did not confirm "${action.action} ${entity.name}" (no yes within the time limit), so it was not done.`;
+      }
+    }, { timeout_ms: get<number>('plugin.home.confirm_timeout_ms') + 5000 });
+
+    this.unsubs.push(
+      sdk.subscribe('plugin.gpio.button', (p) => {
+        if (!gate.pending) return;
+        const name = String(p.button ?? p.name ?? p.id ?? '').toLowerCase();
+        const event = String(p.action ?? p.event ?? p.type ?? 'press').toLowerCase();
+        if (!/press|click|short|down/.test(event)) return;
+        gate.confirm(!name.includes('stop'), 'button');
+      }),
+      sdk.subscribe('assistant_state', (p) => client.publish(topics.state, p.state, true)),
+      sdk.subscribe('stop', () => gate.cancel()),
+      sdk.subscribe('raw_input', (input) => {
+        if (input.channel.startsWith('_') || input.meta?.timer_expired === true) return;
+        client.publish(topics.transcript, clipState(input.text), true);
+      }),
+      settings.onChange('plugin.speaker.volume', (_k, v) => {
+        if (typeof v === 'number') client.publish(topics.volumeState, String(Math.round(v)), true);
+      }),
+    );
+
+    client.start();
+  }
+
+  /** Publish the box's discovery and current state (after every connect). */
+  private announce(): void {
+    const sdk = this.sdk;
+    const client = this.client;
+    const topics = this.topics;
+    if (!sdk || !client || !topics) return;
+    const settings = sdk.settings();
+    if (!settings.get<boolean>('plugin.home.announce')) return;
+    const node = topics.availability.split('/').slice(-2)[0] ?? 'homeagent';
+    for (const m of boxDiscovery({
+      prefix: settings.get<string>('plugin.home.discovery_prefix'),
+      node,
+      name: settings.get<string>('plugin.home.box_name'),
+      version: this.opts.version ?? '0.1.0',
+      topics,
+    })) client.publish(m.topic, m.payload, true);
+    try {
+      const v = settings.get<unknown>('plugin.speaker.volume');
+      if (typeof v === 'number') client.publish(topics.volumeState, String(Math.round(v)), true);
+    } catch {
+      /* the speaker plugin is not running */
+    }
+  }
+
+  private route(topic: string, payload: Buffer): void {
+    const sdk = this.sdk;
+    const topics = this.topics;
+    if (!sdk || !topics) return;
+    if (topic === topics.stopCommand) {
+      sdk.log.info({ topic }, 'stop requested by Home Assistant');
+      try {
+        sdk.stop('homeassistant');
+      } catch (err) {
+        sdk.log.error({ err }, 'stop from Home Assistant failed');
+      }
+      return;
+    }
+    if (topic === topics.volumeCommand) {
+      const v = Number(payload.toString('utf8').trim());
+      if (!Number.isFinite(v) || v < 0 || v > 100) {
+        sdk.log.warn({ payload: payload.toString('utf8').slice(0, 50) }, 'volume command ignored: not 0-100');
+        return;
+      }
+      try {
+        sdk.settings().set('plugin.speaker.volume', Math.round(v));
+        this.client?.publish(topics.volumeState, String(Math.round(v)), true);
+      } catch (err) {
+        sdk.log.warn({ err: (err as Error).message }, 'cannot set plugin.speaker.volume');
+      }
+      return;
+    }
+    this.reg?.handleMessage(topic, payload);
+  }
+
+  async stop(): Promise<void> {
+    for (const u of this.unsubs.splice(0)) u();
+    this.gateRef?.cancel();
+    await this.client?.stop();
+    this.client = undefined;
+    this.reg?.flush();
+    this.sdk = undefined;
+  }
+}

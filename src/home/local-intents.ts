@@ -1,0 +1,410 @@
+/**
+ * Local intents: what a matched sentence (src/intents, Home Assistant intent
+ * names and slots) does in this home, executed directly without the LLM and
+ * answered in one short sentence (English or Chinese). Targets are found by
+ * name or by room + domain in the registry; unavailable devices are named,
+ * not commanded; risky actions (unlock, garage open, settings' risky list)
+ * ask first through the confirmation gate and run only on a yes. Intents the
+ * home cannot serve (weather, media without a media player) are answered
+ * plainly; intents this module does not handle return undefined (LLM).
+ * Source for intent semantics: Home Assistant's built-in intents
+ * (homeassistant/helpers/intent.py, home-assistant/intents sentences).
+ */
+import type { Logger } from '../kernel/types.js';
+import type { IntentMatch, IntentSlots, Vocabulary } from '../intents/types.js';
+import type { Clock } from '../plugins/timers/clock.js';
+import { formatDuration, type TimerService } from '../plugins/timers/timer-service.js';
+import type { ActionName, DeviceAction } from './commands.js';
+import { normaliseAction } from './commands.js';
+import type { ConfirmationGate } from './confirm.js';
+import type { HomeController } from './controller.js';
+import type { Entity } from './entities.js';
+import { HomeError } from './errors.js';
+import type { DeviceRegistry } from './registry.js';
+import { areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
+
+/**
+ * The matcher's signature (src/intents/index.ts `matchIntent`): null or
+ * undefined when the sentence is not a command of the grammar.
+ */
+export type IntentMatcher = (text: string, vocab: Vocabulary, language?: 'en' | 'zh') => IntentMatch | null | undefined | Promise<IntentMatch | null | undefined>;
+
+/** Dependencies of LocalIntents. */
+export interface LocalIntentDeps {
+  registry: DeviceRegistry;
+  controller: HomeController;
+  gate: ConfirmationGate;
+  /** The timers service, when the timers plugin runs. */
+  timers: () => TimerService | undefined;
+  clock: Clock;
+  /** IANA time zone for time/date answers (undefined: the system's). */
+  timeZone: () => string | undefined;
+  log: Logger;
+}
+
+/** Who asked and where the answer goes. */
+export interface IntentRequest {
+  who: string;
+  channel: string;
+  /** Reply language (the match's language). */
+  lang?: Lang;
+}
+
+const STATE_WORDS: Record<string, string> = {
+  locked: 'locked', unlocked: 'unlocked', open: 'open', opened: 'open', closed: 'closed', on: 'on', off: 'off',
+  锁上: 'locked', 锁好: 'locked', 锁: 'locked', 锁着: 'locked', 解锁: 'unlocked', 开着: 'on', 关着: 'off', 打开: 'on', 关闭: 'off', 开: 'on', 关: 'off',
+};
+
+function lower(s: string | undefined): string {
+  return (s ?? '').trim().toLowerCase();
+}
+
+/** See module comment. */
+export class LocalIntents {
+  constructor(private readonly d: LocalIntentDeps) {}
+
+  /** Execute `match`; resolves to the spoken reply, or undefined to leave the input to the LLM. */
+  async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
+    const lang = req.lang ?? toLang(match.language);
+    const s = this.preferNamed(match);
+    switch (match.intent) {
+      case 'HassTurnOn':
+        return this.onOff(s, 'turn_on', req, lang);
+      case 'HassTurnOff':
+        return this.onOff(s, 'turn_off', req, lang);
+      case 'HassToggle':
+        return this.onOff(s, 'toggle', req, lang);
+      case 'HassLightSet':
+        return this.lightSet(s, req, lang);
+      case 'HassSetPosition':
+        return this.setPosition(s, req, lang);
+      case 'HassGetState':
+        return this.getState(s, lang);
+      case 'HassClimateGetTemperature':
+        return this.getTemperature(s, lang);
+      case 'HassClimateSetTemperature':
+        return this.setTemperature(s, req, lang);
+      case 'HassStartTimer':
+        return this.startTimer(s, req, lang);
+      case 'HassCancelTimer':
+      case 'HassCancelAllTimers':
+        return this.cancelTimer(s, match.intent === 'HassCancelAllTimers', lang);
+      case 'HassTimerStatus':
+        return this.timerStatus(lang);
+      case 'HassGetCurrentTime':
+        return this.time(lang);
+      case 'HassGetCurrentDate':
+        return this.date(lang);
+      case 'HassGetWeather': {
+        const where = typeof s.location === 'string' ? s.location : undefined;
+        if (lang === 'zh') return `我没有天气数据来源，所以查不了${where ?? ''}的天气。`;
+        return `I don't have a weather source, so I can't tell you the weather${where ? ` in ${where}` : ''}.`;
+      }
+      case 'HassMediaNext':
+      case 'HassMediaPrevious':
+      case 'HassMediaPause':
+      case 'HassMediaUnpause':
+        return this.media(match.intent, s, lang);
+      case 'HassNevermind':
+        return lang === 'zh' ? '好的。' : 'OK.';
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * A name beats a room: when a room + domain match ("客厅" + "灯") was said
+   * as exactly one device's full name ("客厅灯"), the slots name that device.
+   */
+  private preferNamed(match: IntentMatch): IntentSlots {
+    const s = match.slots;
+    if (s.name || !s.area) return s;
+    const text = match.text.replace(/\s+/g, '').toLowerCase();
+    const named = this.resolve(s).filter((e) => [e.name, ...e.aliases].some((n) => text.includes(n.replace(/\s+/g, '').toLowerCase())));
+    return named.length === 1 ? { ...s, name: (named[0] as Entity).name } : s;
+  }
+
+  /** Entities the slots point at: by name (aliases too), else by area and/or domain. */
+  resolve(s: IntentSlots): Entity[] {
+    const all = this.d.registry.entities();
+    const area = lower(s.area);
+    const domain = s.domain;
+    if (typeof s.name === 'string' && s.name) {
+      const n = lower(s.name);
+      let hits = all.filter((e) => lower(e.name) === n || e.aliases.some((a) => lower(a) === n));
+      if (domain && hits.some((e) => e.component === domain)) hits = hits.filter((e) => e.component === domain);
+      if (area && hits.some((e) => lower(e.area) === area)) hits = hits.filter((e) => lower(e.area) === area);
+      return hits;
+    }
+    if (!area && !domain) return [];
+    return all.filter((e) => (!domain || e.component === domain) && (!area || lower(e.area) === area));
+  }
+
+  private none(s: IntentSlots, lang: Lang): string {
+    const zh = lang === 'zh';
+    if (s.name) return zh ? `我找不到叫${s.name}的设备。` : `I couldn't find a device called ${s.name}.`;
+    const what = count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
+    if (s.area) return zh ? `${areaName(s.area, lang)}没有${what}。` : `There are no ${what} in the ${s.area}.`;
+    return zh ? `家里没有${what}。` : `There are no ${what} in the home.`;
+  }
+
+  private async onOff(s: IntentSlots, action: ActionName, req: IntentRequest, lang: Lang): Promise<string> {
+    const targets = this.resolve(s);
+    if (!targets.length) return this.none(s, lang);
+    return this.run(targets, { action }, req, lang, s);
+  }
+
+  private async lightSet(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
+    const targets = this.resolve({ ...s, domain: s.domain ?? 'light' });
+    if (!targets.length) return this.none({ ...s, domain: s.domain ?? 'light' }, lang);
+    const a: DeviceAction = { action: 'turn_on' };
+    if (typeof s.brightness === 'number') a.brightness_pct = s.brightness;
+    if (typeof s.color === 'string') {
+      const rgb = COLOUR_RGB[lower(s.color)];
+      if (!rgb) return lang === 'zh' ? `我不认识${s.color}这个颜色。` : `I don't know the colour ${s.color}.`;
+      a.color = rgb;
+    }
+    return this.run(targets, a, req, lang, s);
+  }
+
+  private async setPosition(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
+    const targets = this.resolve({ ...s, domain: s.domain ?? 'cover' });
+    if (!targets.length) return this.none(s, lang);
+    if (typeof s.position !== 'number') return lang === 'zh' ? '要调到多少？' : 'To what position?';
+    return this.run(targets, { action: 'set_position', position: s.position }, req, lang, s);
+  }
+
+  private async setTemperature(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
+    let targets = this.resolve({ ...s, domain: 'climate' });
+    if (!targets.length && !s.name && !s.area) targets = this.d.registry.entities().filter((e) => e.component === 'climate');
+    if (!targets.length) return lang === 'zh' ? '没有可以调温度的设备。' : 'There is no thermostat I can set.';
+    if (typeof s.temperature !== 'number') return lang === 'zh' ? '要设成多少度？' : 'To what temperature?';
+    return this.run(targets.slice(0, s.area ? targets.length : 1), { action: 'set_temperature', temperature: s.temperature }, req, lang, s);
+  }
+
+  /**
+   * Send `action` to every target: unavailable ones are skipped and named,
+   * risky sets ask first (the question is this turn's reply; the answer turn
+   * gets the outcome), failures are reported.
+   */
+  private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots): Promise<string> {
+    const zh = lang === 'zh';
+    const unavailable: Entity[] = [];
+    const problems: string[] = [];
+    const ready: Entity[] = [];
+    for (const e of targets) {
+      try {
+        this.d.controller.plan(e.id, action);
+        ready.push(e);
+      } catch (err) {
+        if (err instanceof HomeError && err.code === 'DEVICE_UNAVAILABLE') unavailable.push(e);
+        else problems.push(this.failure(e, action, err, lang));
+      }
+    }
+    const risky = ready.filter((e) => this.d.controller.isRisky(e, action));
+    const execute = async (): Promise<string> => {
+      const results = await Promise.allSettled(ready.map((e) => this.d.controller.control(e.id, action, req.who)));
+      const ok: Entity[] = [];
+      results.forEach((r, i) => {
+        const e = ready[i] as Entity;
+        if (r.status === 'fulfilled') ok.push(e);
+        else problems.push(this.failure(e, action, r.reason, lang));
+      });
+      return this.summary(ok, action, unavailable, problems, lang, s);
+    };
+    if (risky.length) {
+      const act = normaliseAction(risky[0] as Entity, action.action);
+      const names = joinNames(risky.map((e) => the(e, lang)), lang);
+      const question = zh ? `确定要${verb(act, lang)}${names}吗？请说是或不。` : `Do you really want to ${verb(act, lang)} ${names}? Please say yes or no.`;
+      void this.d.gate.request({
+        who: req.who,
+        what: `${act} ${risky.map((e) => e.name).join(', ')}`,
+        channel: req.channel,
+        question,
+        lang,
+        deliver: false,
+        followUp: async (yes) => (yes ? execute() : zh ? `好的，没有${verb(act, lang)}${names}。` : `OK, I did not ${verb(act, lang)} ${names}.`),
+      });
+      return question;
+    }
+    return execute();
+  }
+
+  private failure(e: Entity, action: DeviceAction, err: unknown, lang: Lang): string {
+    const zh = lang === 'zh';
+    const act = verb(normaliseAction(e, action.action), lang);
+    if (err instanceof HomeError) {
+      switch (err.code) {
+        case 'UNSUPPORTED_ACTION':
+          return zh ? `${e.name}不支持这个操作。` : `${cap(the(e, lang))} can't do that.`;
+        case 'COMMAND_TIMEOUT':
+        case 'COMMAND_FAILED':
+        case 'MQTT_NOT_STARTED':
+          return zh ? `没能${act}${e.name}：MQTT服务器没有确认。` : `I could not ${act} ${the(e, lang)}: the MQTT broker did not confirm the command.`;
+        case 'BAD_ARGUMENT':
+          return zh ? `${e.name}：${err.message}。` : `${cap(the(e, lang))}: ${err.message}.`;
+        default:
+          break;
+      }
+    }
+    this.d.log.warn({ entity: e.id, err: (err as Error)?.message }, 'local intent failed');
+    return zh ? `没能${act}${e.name}。` : `I could not ${act} ${the(e, lang)}.`;
+  }
+
+  private summary(ok: Entity[], action: DeviceAction, unavailable: Entity[], problems: string[], lang: Lang, s: IntentSlots): string {
+    const zh = lang === 'zh';
+    const parts: string[] = [];
+    if (ok.length) {
+      const first = ok[0] as Entity;
+      const act = normaliseAction(first, action.action);
+      let what: string;
+      if (ok.length > 1 && !s.name) {
+        const dom = first.component;
+        what = zh ? `${s.area ? `${areaName(s.area, lang)}的` : ''}${count(ok.length, dom, lang)}` : `${count(ok.length, dom, lang)}${s.area ? ` in the ${s.area}` : ''}`;
+      } else what = joinNames(ok.map((e) => the(e, lang)), lang);
+      if (action.brightness_pct !== undefined || action.color) {
+        const to = [action.brightness_pct !== undefined ? (zh ? `${Math.round(action.brightness_pct)}%` : `${Math.round(action.brightness_pct)} percent`) : '', action.color && s.color ? colourName(String(s.color), lang) : '']
+          .filter(Boolean)
+          .join(zh ? '，' : ' and ');
+        parts.push(zh ? `已把${what}调到${to}。` : `Set ${what} to ${to}.`);
+      } else if (act === 'set_temperature') {
+        parts.push(zh ? `已把${what}设为${num(action.temperature ?? 0)}度。` : `Set ${what} to ${num(action.temperature ?? 0)} degrees.`);
+      } else if (act === 'set_position') {
+        parts.push(zh ? `已把${what}调到${action.position}%。` : `Moved ${what} to ${action.position} percent.`);
+      } else {
+        parts.push(zh ? `${done(act, lang)}${what}。` : `${done(act, lang)} ${what}.`);
+      }
+    }
+    if (unavailable.length) {
+      const names = joinNames(unavailable.map((e) => the(e, lang)), lang);
+      parts.push(zh ? `${names}现在不可用，我没有操作它。` : `${cap(names)} ${unavailable.length > 1 ? 'are' : 'is'} unavailable, so I left ${unavailable.length > 1 ? 'them' : 'it'} alone.`);
+    }
+    parts.push(...problems);
+    return parts.join(zh ? '' : ' ');
+  }
+
+  private getState(s: IntentSlots, lang: Lang): string {
+    const zh = lang === 'zh';
+    const targets = this.resolve(s);
+    if (!targets.length) return this.none(s, lang);
+    const asked = typeof s.state === 'string' ? STATE_WORDS[lower(s.state)] ?? lower(s.state) : undefined;
+    if (targets.length === 1 || s.name) {
+      const e = targets[0] as Entity;
+      const v = this.d.registry.view(e.id);
+      if (!v) return this.none(s, lang);
+      if (!asked || !v.available || v.state.state === undefined) return describeState(e, v.state, v.available, lang);
+      const actual = v.state.state;
+      const yes = actual === asked;
+      if (zh) return `${yes ? '是的' : '不是'}，${describeState(e, v.state, true, lang)}`;
+      return `${yes ? 'Yes' : 'No'}, ${describeState(e, v.state, true, lang).replace(/^The /, 'the ')}`;
+    }
+    const views = targets.map((e) => this.d.registry.view(e.id)).filter((v): v is NonNullable<typeof v> => !!v);
+    const want = asked ?? 'on';
+    const matching = views.filter((v) => v.available && v.state.state === want);
+    const dom = s.domain ?? (targets[0] as Entity).component;
+    const where = s.area ? (zh ? `${areaName(s.area, lang)}的` : ` in the ${s.area}`) : '';
+    if (zh) return matching.length ? `${where}${count(views.length, dom, lang)}中有${matching.length}个${want === 'on' ? '开着' : want === 'off' ? '关着' : want}。` : `没有，${where}${count(views.length, dom, lang)}都不是${want === 'on' ? '开着' : want === 'off' ? '关着' : want}的。`;
+    if (!matching.length) return `No, none of the ${count(views.length, dom, lang)}${where} ${views.length === 1 ? 'is' : 'are'} ${want}.`;
+    if (matching.length === views.length) return `Yes, all ${count(views.length, dom, lang)}${where} are ${want}.`;
+    return `${matching.length} of the ${count(views.length, dom, lang)}${where} ${matching.length === 1 ? 'is' : 'are'} ${want}: ${joinNames(matching.map((v) => v.entity.name), lang)}.`;
+  }
+
+  private getTemperature(s: IntentSlots, lang: Lang): string {
+    const zh = lang === 'zh';
+    let candidates: Entity[];
+    if (s.name) candidates = this.resolve(s);
+    else {
+      const all = this.d.registry.entities().filter((e) => e.component === 'climate' || (e.component === 'sensor' && e.device_class === 'temperature'));
+      const area = lower(s.area);
+      candidates = area ? all.filter((e) => lower(e.area) === area) : all;
+      candidates.sort((a, b) => (a.component === 'climate' ? 0 : 1) - (b.component === 'climate' ? 0 : 1));
+    }
+    if (!candidates.length) {
+      if (s.area) return zh ? `我不知道${areaName(s.area, lang)}的温度。` : `I don't know the temperature in the ${s.area}.`;
+      return s.name ? this.none(s, lang) : zh ? '家里没有温度传感器。' : 'There is no thermometer in the home.';
+    }
+    for (const e of candidates) {
+      const v = this.d.registry.view(e.id);
+      if (!v?.available) continue;
+      const t = e.component === 'climate' ? v.state.current_temperature : Number(v.state.state);
+      if (t === undefined || !Number.isFinite(t)) continue;
+      const unit = e.component === 'climate' ? '' : v.state.unit ?? '';
+      const deg = unit && !/°?C$/i.test(unit) ? ` ${unit}` : ' degrees';
+      return zh ? `${e.name}现在是${num(t)}度。` : `${cap(the(e, lang))} reads ${num(t)}${deg}.`;
+    }
+    const e = candidates[0] as Entity;
+    const v = this.d.registry.view(e.id);
+    if (!v?.available) return describeState(e, v?.state ?? {}, false, lang);
+    return zh ? `我还没有收到${e.name}的温度。` : `I have no temperature reading from ${the(e, lang)} yet.`;
+  }
+
+  private startTimer(s: IntentSlots, req: IntentRequest, lang: Lang): string {
+    const svc = this.d.timers();
+    if (!svc) return lang === 'zh' ? '计时器现在不可用。' : 'Timers are not available right now.';
+    const secs = typeof s.seconds === 'number' ? s.seconds : 0;
+    if (secs < 1) return lang === 'zh' ? '要定多长时间？' : 'For how long?';
+    const t = svc.set({ seconds: secs, name: typeof s.timer_name === 'string' ? s.timer_name : undefined, channel: req.channel, lang });
+    return lang === 'zh' ? `好的，${formatDuration(t.duration_s, 'zh')}的计时器开始了。` : `Timer set for ${formatDuration(t.duration_s, 'en')}.`;
+  }
+
+  private cancelTimer(s: IntentSlots, all: boolean, lang: Lang): string {
+    const svc = this.d.timers();
+    const zh = lang === 'zh';
+    if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
+    const secs = typeof s.seconds === 'number' && s.seconds > 0 ? s.seconds : undefined;
+    let id: string | undefined;
+    if (secs && !all) id = svc.status().find((t) => Math.round(t.duration_s) === secs)?.id;
+    const cancelled = svc.cancel(all ? { all: true } : id ? { id } : {});
+    if (!cancelled.length) return zh ? '现在没有在运行的计时器。' : 'There is no timer running.';
+    if (cancelled.length > 1) return zh ? `已取消${cancelled.length}个计时器。` : `Cancelled ${cancelled.length} timers.`;
+    const t = cancelled[0];
+    return zh ? `已取消${formatDuration(t?.duration_s ?? 0, 'zh')}的计时器。` : `Cancelled the timer for ${formatDuration(t?.duration_s ?? 0, 'en')}.`;
+  }
+
+  private timerStatus(lang: Lang): string {
+    const svc = this.d.timers();
+    const zh = lang === 'zh';
+    if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
+    const list = svc.status();
+    if (!list.length) return zh ? '现在没有在运行的计时器。' : 'No timers are running.';
+    const one = (t: (typeof list)[number]): string =>
+      zh ? `${formatDuration(t.duration_s, 'zh')}的计时器还剩${formatDuration(t.remaining_s, 'zh')}` : `the timer for ${formatDuration(t.duration_s, 'en')} has ${formatDuration(t.remaining_s, 'en')} left`;
+    if (list.length === 1) return zh ? `${one(list[0] as (typeof list)[number])}。` : `${cap(one(list[0] as (typeof list)[number]))}.`;
+    return zh ? `有${list.length}个计时器：${list.map(one).join('；')}。` : `You have ${list.length} timers: ${joinNames(list.map(one), lang)}.`;
+  }
+
+  private time(lang: Lang): string {
+    const d = new Date(this.d.clock.now());
+    const tz = this.d.timeZone();
+    if (lang === 'zh') {
+      const f = new Intl.DateTimeFormat('zh-CN', { hour: 'numeric', minute: '2-digit', hour12: false, ...(tz ? { timeZone: tz } : {}) });
+      const parts = Object.fromEntries(f.formatToParts(d).map((p) => [p.type, p.value]));
+      return `现在是${Number(parts.hour)}点${parts.minute}分。`;
+    }
+    const f = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', hour12: true, ...(tz ? { timeZone: tz } : {}) });
+    return `It is ${f.format(d)}.`;
+  }
+
+  private date(lang: Lang): string {
+    const d = new Date(this.d.clock.now());
+    const tz = this.d.timeZone();
+    const f = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en-US', { dateStyle: 'full', ...(tz ? { timeZone: tz } : {}) });
+    return lang === 'zh' ? `今天是${f.format(d)}。` : `Today is ${f.format(d)}.`;
+  }
+
+  private media(intent: string, s: IntentSlots, lang: Lang): string {
+    const zh = lang === 'zh';
+    const what: Record<string, [string, string]> = {
+      HassMediaNext: ['skip to the next track', '切到下一首'],
+      HassMediaPrevious: ['go back a track', '切到上一首'],
+      HassMediaPause: ['pause', '暂停'],
+      HassMediaUnpause: ['resume playback', '继续播放'],
+    };
+    const [en, cn] = what[intent] ?? ['do that', '这样做'];
+    if (s.name) {
+      const e = this.resolve(s)[0];
+      if (e) return zh ? `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。` : `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't ${en}.`;
+    }
+    return zh ? `家里没有可以${cn}的媒体播放器。` : `There is no media player in the home, so I can't ${en}.`;
+  }
+}

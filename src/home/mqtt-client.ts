@@ -1,0 +1,210 @@
+/**
+ * The box's MQTT connection (mqtt.js 5): URL, credentials and TLS from
+ * settings; a client id given by the caller (unique per box and per role,
+ * persisted by the plugin) placed in a fresh options object on every
+ * connect, so two clients never share one; reconnect with exponential
+ * backoff; the wanted subscriptions re-made after every (re)connect; a
+ * retained last-will `offline` on the availability topic and `online` once
+ * connected. Commands are QoS 1: `publishCommand` resolves when the broker
+ * acknowledges (PUBACK), also when the message had to wait for a reconnect,
+ * and rejects with HomeError COMMAND_TIMEOUT after the timeout, removing the
+ * message from mqtt.js's outgoing queue so it is never sent after the
+ * failure was reported.
+ */
+import { readFileSync } from 'node:fs';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { Logger } from '../kernel/types.js';
+import { HomeError } from './errors.js';
+import type { MqttCommand } from './commands.js';
+
+/** TLS options; `ca`/`cert`/`key` are PEM text or file paths. */
+export interface MqttTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  /** Default true. */
+  rejectUnauthorized?: boolean;
+}
+
+/** Connection settings (plugin.mqtt.* settings). */
+export interface MqttConnectionSettings {
+  /** mqtt://host:1883, mqtts://host:8883, ws://... */
+  url: string;
+  username?: string;
+  password?: string;
+  tls?: MqttTls;
+  clientId: string;
+  /** Last-will / birth topic: retained "online"/"offline". */
+  availabilityTopic?: string;
+  /** Keepalive in s (default 30). */
+  keepaliveS?: number;
+  /** First reconnect delay in ms (default 500), doubled up to reconnectMaxMs (default 30000). */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** Connect timeout in ms (default 10000). */
+  connectTimeoutMs?: number;
+}
+
+/** Handlers the client calls. */
+export interface MqttClientHooks {
+  log: Logger;
+  onMessage(topic: string, payload: Buffer, retained: boolean): void;
+  onConnectionChange?(connected: boolean): void;
+}
+
+function pem(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  if (v.includes('-----BEGIN')) return v;
+  return readFileSync(v, 'utf8');
+}
+
+/** See module comment. */
+export class HomeMqttClient {
+  private client: MqttClient | undefined;
+  private readonly wanted = new Set<string>();
+  private backoff: number;
+  private closing = false;
+
+  constructor(private readonly settings: MqttConnectionSettings, private readonly hooks: MqttClientHooks) {
+    this.backoff = settings.reconnectMinMs ?? 500;
+  }
+
+  /** True while connected to the broker. */
+  get connected(): boolean {
+    return this.client?.connected === true;
+  }
+
+  /**
+   * Start connecting. Resolves at once; an unreachable broker is retried with
+   * backoff in the background (the box works offline and catches up).
+   */
+  start(): void {
+    if (this.client) return;
+    const s = this.settings;
+    const opts: IClientOptions = {
+      clientId: s.clientId,
+      clean: true,
+      keepalive: s.keepaliveS ?? 30,
+      reconnectPeriod: s.reconnectMinMs ?? 500,
+      connectTimeout: s.connectTimeoutMs ?? 10_000,
+      resubscribe: false,
+      protocolVersion: 4,
+      ...(s.username ? { username: s.username } : {}),
+      ...(s.password ? { password: s.password } : {}),
+      ...(s.availabilityTopic ? { will: { topic: s.availabilityTopic, payload: Buffer.from('offline'), qos: 1 as const, retain: true } } : {}),
+    };
+    if (s.tls) {
+      opts.ca = pem(s.tls.ca);
+      opts.cert = pem(s.tls.cert);
+      opts.key = pem(s.tls.key);
+      opts.rejectUnauthorized = s.tls.rejectUnauthorized ?? true;
+    }
+    const client = mqtt.connect(s.url, opts);
+    this.client = client;
+    client.on('connect', () => {
+      this.backoff = s.reconnectMinMs ?? 500;
+      client.options.reconnectPeriod = this.backoff;
+      this.hooks.log.info({ url: s.url, clientId: s.clientId }, 'MQTT connected');
+      if (this.wanted.size) {
+        client.subscribe([...this.wanted], { qos: 1 }, (err) => {
+          if (err) this.hooks.log.warn({ err: err.message }, 'MQTT subscribe failed');
+        });
+      }
+      if (s.availabilityTopic) client.publish(s.availabilityTopic, 'online', { qos: 1, retain: true });
+      this.hooks.onConnectionChange?.(true);
+    });
+    client.on('close', () => {
+      if (this.closing) return;
+      this.backoff = Math.min(this.backoff * 2, s.reconnectMaxMs ?? 30_000);
+      client.options.reconnectPeriod = this.backoff;
+      this.hooks.onConnectionChange?.(false);
+    });
+    client.on('offline', () => this.hooks.log.warn({ url: s.url, retry_ms: client.options.reconnectPeriod }, 'MQTT broker unreachable; retrying'));
+    client.on('error', (err) => this.hooks.log.warn({ err: err.message }, 'MQTT error'));
+    client.on('message', (topic, payload, packet) => {
+      try {
+        this.hooks.onMessage(topic, payload, packet.retain === true);
+      } catch (err) {
+        this.hooks.log.error({ err, topic }, 'MQTT message handler failed');
+      }
+    });
+  }
+
+  /** Make the subscriptions equal to `filters` (QoS 1); kept across reconnects. */
+  setSubscriptions(filters: Iterable<string>): void {
+    const next = new Set(filters);
+    const add = [...next].filter((f) => !this.wanted.has(f));
+    const remove = [...this.wanted].filter((f) => !next.has(f));
+    this.wanted.clear();
+    for (const f of next) this.wanted.add(f);
+    const c = this.client;
+    if (!c?.connected) return;
+    if (add.length) c.subscribe(add, { qos: 1 }, (err) => err && this.hooks.log.warn({ err: err.message }, 'MQTT subscribe failed'));
+    if (remove.length) c.unsubscribe(remove);
+  }
+
+  /**
+   * Publish one command (QoS >= 1). Resolves on PUBACK; while the broker is
+   * down the message waits in mqtt.js's outgoing store and goes out after the
+   * reconnect. Rejects with HomeError COMMAND_TIMEOUT after `timeoutMs`
+   * (the message is withdrawn), COMMAND_FAILED on a client error,
+   * MQTT_NOT_STARTED before start().
+   */
+  publishCommand(cmd: MqttCommand, timeoutMs: number): Promise<void> {
+    const c = this.client;
+    if (!c) return Promise.reject(new HomeError('MQTT_NOT_STARTED', 'the MQTT client is not started'));
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const cb = (err?: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(new HomeError('COMMAND_FAILED', `publishing to ${cmd.topic} failed: ${err.message}`, { cause: err }));
+        else resolve();
+      };
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        for (const [id, entry] of Object.entries(c.outgoing)) {
+          if (entry.cb === cb) c.removeOutgoingMessage(Number(id));
+        }
+        reject(new HomeError('COMMAND_TIMEOUT', `the broker did not acknowledge the command to ${cmd.topic} within ${timeoutMs} ms${c.connected ? '' : ' (broker unreachable)'}`));
+      }, timeoutMs);
+      c.publish(cmd.topic, cmd.payload, { qos: cmd.qos, retain: cmd.retain }, cb);
+    });
+  }
+
+  /** Publish a state/discovery message of the box itself (fire and forget, QoS 1). */
+  publish(topic: string, payload: string, retain: boolean): void {
+    this.client?.publish(topic, payload, { qos: 1, retain }, (err) => {
+      if (err) this.hooks.log.debug({ topic, err: err.message }, 'MQTT publish failed');
+    });
+  }
+
+  /** Publish `offline` on the availability topic and disconnect. */
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (!c) return;
+    this.closing = true;
+    const s = this.settings;
+    if (c.connected && s.availabilityTopic) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 1000);
+        c.publish(s.availabilityTopic as string, 'offline', { qos: 1, retain: true }, () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        c.end(true, {}, () => resolve());
+      }, 1000);
+      c.end(false, {}, () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,390 @@
+/**
+ * The device registry: everything the box knows about the home, built only
+ * from MQTT messages (HA discovery configs, zigbee2mqtt bridge/devices, state
+ * and availability topics). It keeps the last raw message per topic and
+ * derives entities, states and availability from them, so a restart (the
+ * raw messages are persisted atomically in a JSON file) rebuilds exactly the
+ * same view. A device announced by both HA discovery and zigbee2mqtt (same
+ * IEEE address) is one device. Changes are announced to `onChange` listeners
+ * (the intent vocabulary and the STT grammar are rebuilt from them).
+ */
+import type { Logger } from '../kernel/types.js';
+import type { Vocabulary, VocabEntity } from '../intents/types.js';
+import { parseDiscoveryMessage, parseDiscoveryTopic } from './discovery.js';
+import type { Entity, EntityState } from './entities.js';
+import { applyStateMessage, entityTopics, readAvailability, type TopicRole } from './state.js';
+import { JsonFileStore } from './store.js';
+import { parseBridgeDevices, type Z2mDevice } from './z2m.js';
+
+/** Options of DeviceRegistry. */
+export interface RegistryOptions {
+  /** HA discovery prefix (default 'homeassistant'). */
+  discoveryPrefix?: string;
+  /** zigbee2mqtt base topic (default 'zigbee2mqtt'). */
+  z2mPrefix?: string;
+  /** Where to persist; omitted = in memory only. */
+  storePath?: string;
+  /** Largest accepted payload in bytes (default 262144); bigger ones are logged and ignored. */
+  maxPayloadBytes?: number;
+  /** Largest accepted zigbee2mqtt bridge/devices payload in bytes (default 8 MiB). */
+  maxBridgePayloadBytes?: number;
+  log: Logger;
+  /** Wall clock, ms (tests inject one). */
+  now?: () => number;
+  /** Discovery topics to skip (the box's own announcements). */
+  ignoreTopic?: (topic: string) => boolean;
+}
+
+/** What changed: the set of entities (names, rooms) or one entity's state/availability. */
+export type RegistryChange = { kind: 'entities' } | { kind: 'state'; id: string };
+
+/** An entity with its current state, as tools and intents read it. */
+export interface EntityView {
+  entity: Entity;
+  state: EntityState;
+  /** False when the entity's availability says offline or the broker is disconnected. */
+  available: boolean;
+}
+
+interface RawMessage {
+  raw: string;
+  seq: number;
+}
+
+interface Persisted {
+  version: 1;
+  discovery: Record<string, string>;
+  bridge_devices?: string;
+  topics: Record<string, RawMessage>;
+}
+
+/** See module comment. */
+export class DeviceRegistry {
+  readonly discoveryPrefix: string;
+  readonly z2mPrefix: string;
+  private readonly log: Logger;
+  private readonly maxPayload: number;
+  private readonly maxBridgePayload: number;
+  private readonly now: () => number;
+  private readonly ignoreTopic: (topic: string) => boolean;
+  private readonly store?: JsonFileStore<Persisted>;
+  private readonly discoveryRaw = new Map<string, string>();
+  private readonly discovery = new Map<string, Entity[]>();
+  private bridgeRaw: string | undefined;
+  private z2mDevices: Z2mDevice[] = [];
+  private readonly topicRaw = new Map<string, RawMessage>();
+  private seq = 0;
+  private byId = new Map<string, Entity>();
+  private states = new Map<string, EntityState>();
+  private index = new Map<string, Array<{ id: string; role: TopicRole }>>();
+  private signature = '';
+  private connected = true;
+  /** Discovery/bridge input changed since the last rebuild. */
+  private dirty = false;
+  private pendingBuild: NodeJS.Immediate | undefined;
+  private readonly listeners = new Set<(c: RegistryChange) => void>();
+
+  constructor(opts: RegistryOptions) {
+    this.discoveryPrefix = opts.discoveryPrefix ?? 'homeassistant';
+    this.z2mPrefix = opts.z2mPrefix ?? 'zigbee2mqtt';
+    this.log = opts.log;
+    this.maxPayload = opts.maxPayloadBytes ?? 262_144;
+    this.maxBridgePayload = opts.maxBridgePayloadBytes ?? 8 * 1024 * 1024;
+    this.now = opts.now ?? Date.now;
+    this.ignoreTopic = opts.ignoreTopic ?? (() => false);
+    if (opts.storePath) this.store = new JsonFileStore<Persisted>(opts.storePath, opts.log);
+  }
+
+  /** Load the persisted raw messages (if any) and rebuild. Safe when the file is missing or corrupt (logged). */
+  load(): void {
+    const p = this.store?.read();
+    if (!p || p.version !== 1) return;
+    for (const [topic, raw] of Object.entries(p.discovery ?? {})) this.acceptDiscovery(topic, raw, false);
+    if (typeof p.bridge_devices === 'string') this.acceptBridge(p.bridge_devices, false);
+    for (const [topic, m] of Object.entries(p.topics ?? {})) {
+      this.topicRaw.set(topic, m);
+      this.seq = Math.max(this.seq, m.seq);
+    }
+    this.rebuild();
+  }
+
+  /** Rebuild now if needed and write pending changes (called on stop). */
+  flush(): void {
+    if (this.pendingBuild) clearImmediate(this.pendingBuild);
+    this.pendingBuild = undefined;
+    this.ensureBuilt();
+    this.store?.flush();
+  }
+
+  /**
+   * Discovery messages arrive in bursts (hundreds of retained configs at
+   * connect): they only mark the view dirty, and one rebuild runs after the
+   * burst (setImmediate) or as soon as anything reads the registry.
+   */
+  private ensureBuilt(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.rebuild();
+    this.save();
+  }
+
+  /** Topic filters to subscribe to: discovery, bridge/devices and every entity topic. */
+  subscriptions(): string[] {
+    this.ensureBuilt();
+    return [`${this.discoveryPrefix}/#`, `${this.z2mPrefix}/bridge/devices`, ...this.index.keys()];
+  }
+
+  /** Listen for changes; returns an unsubscribe function. Listener errors are logged. */
+  onChange(cb: (c: RegistryChange) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  /** The broker connection state; while disconnected every entity reads as unavailable (as HA does). */
+  setConnected(connected: boolean): void {
+    if (this.connected === connected) return;
+    this.connected = connected;
+    for (const id of this.byId.keys()) this.emit({ kind: 'state', id });
+  }
+
+  /**
+   * Handle one MQTT message. Malformed or oversized payloads are logged and
+   * ignored; never throws.
+   */
+  handleMessage(topic: string, payload: Buffer | string): void {
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+    const isBridge = topic === `${this.z2mPrefix}/bridge/devices`;
+    const limit = isBridge ? this.maxBridgePayload : this.maxPayload;
+    if (size > limit) {
+      this.log.warn({ topic, bytes: size, limit }, 'oversized MQTT payload ignored');
+      return;
+    }
+    const raw = typeof payload === 'string' ? payload : payload.toString('utf8');
+    if (isBridge) {
+      if (this.acceptBridge(raw, true)) this.changed();
+      return;
+    }
+    if (parseDiscoveryTopic(topic, this.discoveryPrefix)) {
+      if (this.ignoreTopic(topic)) return;
+      if (this.acceptDiscovery(topic, raw, true)) this.changed();
+      return;
+    }
+    this.ensureBuilt();
+    const targets = this.index.get(topic);
+    if (!targets) return;
+    this.topicRaw.set(topic, { raw, seq: ++this.seq });
+    for (const t of targets) {
+      const entity = this.byId.get(t.id);
+      if (!entity) continue;
+      if (typeof t.role === 'object') {
+        this.emit({ kind: 'state', id: t.id });
+        continue;
+      }
+      const state = this.states.get(t.id) ?? {};
+      if (applyStateMessage(entity, state, t.role, raw)) {
+        state.updated_at = this.now();
+        this.states.set(t.id, state);
+        this.emit({ kind: 'state', id: t.id });
+      } else if (raw.length > 0) {
+        this.log.debug({ topic, entity: t.id }, 'state payload not understood');
+      }
+    }
+    this.save();
+  }
+
+  private acceptDiscovery(topic: string, raw: string, live: boolean): boolean {
+    const r = parseDiscoveryMessage(topic, raw, this.discoveryPrefix);
+    switch (r.kind) {
+      case 'remove':
+        this.discoveryRaw.delete(topic);
+        if (this.discovery.delete(topic)) {
+          if (live) this.log.info({ topic }, 'device removed by discovery');
+          return true;
+        }
+        return false;
+      case 'invalid':
+        this.log.warn({ topic, reason: r.reason }, 'malformed discovery payload ignored');
+        return false;
+      case 'ignore':
+        this.log.debug({ topic, reason: r.reason }, 'discovery message ignored');
+        return false;
+      case 'config':
+        this.discoveryRaw.set(topic, raw);
+        this.discovery.set(topic, r.entities);
+        return true;
+    }
+  }
+
+  private acceptBridge(raw: string, live: boolean): boolean {
+    if (raw.length === 0) {
+      this.bridgeRaw = undefined;
+      this.z2mDevices = [];
+      return true;
+    }
+    const r = parseBridgeDevices(raw, this.z2mPrefix);
+    if (typeof r === 'string') {
+      this.log.warn({ reason: r }, 'malformed zigbee2mqtt bridge/devices ignored');
+      return false;
+    }
+    this.bridgeRaw = raw;
+    this.z2mDevices = r;
+    if (live) this.log.info({ devices: r.length }, 'zigbee2mqtt devices updated');
+    return true;
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    if (this.pendingBuild) return;
+    this.pendingBuild = setImmediate(() => {
+      this.pendingBuild = undefined;
+      this.ensureBuilt();
+    });
+  }
+
+  private rebuild(): void {
+    const entities: Entity[] = [];
+    const disc = [...this.discovery.values()].flat().map((e) => ({ ...e, aliases: [...e.aliases] }));
+    for (const dev of this.z2mDevices) {
+      const mine = disc.filter((e) => e.ieee === dev.ieee);
+      const area = mine.find((e) => e.area)?.area;
+      for (const z of dev.entities) {
+        const twin = mine.find(
+          (e) => e.component === z.component && (!['sensor', 'binary_sensor'].includes(z.component) || e.config.value_template === z.config.value_template),
+        );
+        if (twin) {
+          twin.source = 'both';
+          for (const a of [dev.friendly_name, ...z.aliases]) if (a !== twin.name && !twin.aliases.includes(a)) twin.aliases.push(a);
+          continue;
+        }
+        entities.push({ ...z, area: z.area ?? area });
+      }
+    }
+    entities.push(...disc);
+    const byId = new Map<string, Entity>();
+    for (const e of entities) {
+      if (byId.has(e.id)) this.log.warn({ id: e.id }, 'two announcements share one unique_id; the later wins');
+      byId.set(e.id, e);
+    }
+    const index = new Map<string, Array<{ id: string; role: TopicRole }>>();
+    for (const e of byId.values()) {
+      for (const t of entityTopics(e)) {
+        const list = index.get(t.topic) ?? [];
+        list.push({ id: e.id, role: t.role });
+        index.set(t.topic, list);
+      }
+    }
+    const states = new Map<string, EntityState>();
+    for (const e of byId.values()) {
+      const st: EntityState = {};
+      const msgs = entityTopics(e)
+        .filter((t) => typeof t.role === 'string')
+        .map((t) => ({ ...t, msg: this.topicRaw.get(t.topic) }))
+        .filter((t): t is typeof t & { msg: RawMessage } => !!t.msg)
+        .sort((a, b) => a.msg.seq - b.msg.seq);
+      for (const m of msgs) if (typeof m.role === 'string') applyStateMessage(e, st, m.role, m.msg.raw);
+      const prev = this.states.get(e.id);
+      if (prev?.updated_at !== undefined) st.updated_at = prev.updated_at;
+      states.set(e.id, st);
+    }
+    for (const topic of [...this.topicRaw.keys()]) if (!index.has(topic)) this.topicRaw.delete(topic);
+    this.byId = byId;
+    this.index = index;
+    this.states = states;
+    const sig = JSON.stringify([...byId.values()].map((e) => [e.id, e.name, e.area, e.component, e.aliases, e.device_class]).sort());
+    if (sig !== this.signature) {
+      this.signature = sig;
+      this.emit({ kind: 'entities' });
+    }
+  }
+
+  private save(): void {
+    this.store?.write(() => ({
+      version: 1,
+      discovery: Object.fromEntries(this.discoveryRaw),
+      ...(this.bridgeRaw !== undefined ? { bridge_devices: this.bridgeRaw } : {}),
+      topics: Object.fromEntries(this.topicRaw),
+    }));
+  }
+
+  private emit(c: RegistryChange): void {
+    for (const cb of this.listeners) {
+      try {
+        cb(c);
+      } catch (err) {
+        this.log.error({ err }, 'registry change listener failed');
+      }
+    }
+  }
+
+  /** True while the broker connection is up. */
+  get brokerConnected(): boolean {
+    return this.connected;
+  }
+
+  /**
+   * Availability of an entity per HA rules (availability_mode all/any/latest;
+   * no sources = available). With `deviceOnly`, the broker connection is not
+   * considered (a command may wait for the reconnect; the last known device
+   * availability decides).
+   */
+  isAvailable(id: string, deviceOnly = false): boolean {
+    this.ensureBuilt();
+    const e = this.byId.get(id);
+    if (!e || (!this.connected && !deviceOnly)) return false;
+    if (e.availability.length === 0) return true;
+    const vals = e.availability.map((src) => {
+      const m = this.topicRaw.get(src.topic);
+      const v = m ? readAvailability(src, m.raw) : undefined;
+      return { v: v ?? (src.optional ? true : undefined), seq: m?.seq ?? -1, optional: !!src.optional };
+    });
+    switch (e.availability_mode) {
+      case 'all':
+        return vals.every((x) => x.v === true);
+      case 'any':
+        return vals.some((x) => x.v === true);
+      case 'latest': {
+        const known = vals.filter((x) => x.v !== undefined && !(x.optional && x.seq < 0)).sort((a, b) => b.seq - a.seq);
+        return known[0]?.v === true;
+      }
+    }
+  }
+
+  /** All entities, sorted by area then name. */
+  entities(): Entity[] {
+    this.ensureBuilt();
+    return [...this.byId.values()].sort((a, b) => (a.area ?? '~').localeCompare(b.area ?? '~') || a.name.localeCompare(b.name));
+  }
+
+  /** One entity by id. */
+  get(id: string): Entity | undefined {
+    this.ensureBuilt();
+    return this.byId.get(id);
+  }
+
+  /** An entity with its state and availability. */
+  view(id: string): EntityView | undefined {
+    this.ensureBuilt();
+    const entity = this.byId.get(id);
+    if (!entity) return undefined;
+    return { entity, state: { ...(this.states.get(id) ?? {}) }, available: this.isAvailable(id) };
+  }
+
+  /** Views of every entity. */
+  views(): EntityView[] {
+    return this.entities().map((e) => this.view(e.id) as EntityView);
+  }
+
+  /** The intent vocabulary (src/intents/types.ts): every entity's name, domain, room, aliases; every room. */
+  vocabulary(): Vocabulary {
+    const entities: VocabEntity[] = this.entities().map((e) => ({
+      id: e.id,
+      name: e.name,
+      domain: e.component,
+      ...(e.area ? { area: e.area } : {}),
+      ...(e.aliases.length ? { aliases: [...e.aliases] } : {}),
+      ...(e.device_class ? { device_class: e.device_class } : {}),
+    }));
+    const areas = [...new Set(entities.map((e) => e.area).filter((a): a is string => !!a))].sort();
+    return { entities, areas };
+  }
+}

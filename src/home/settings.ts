@@ -1,0 +1,27 @@
+/**
+ * The settings of the smart-home plugin (plugin.mqtt.* and plugin.home.*):
+ * one definition list with types, defaults and descriptions, registered at
+ * start (seed 000 §10 `Register(key, default)`).
+ */
+import type { SettingDef } from '../kernel/types.js';
+
+/** Every setting HomePlugin registers. */
+export const HOME_SETTINGS: readonly SettingDef[] = [
+  { key: 'plugin.mqtt.url', type: 'string', default: 'mqtt://127.0.0.1:1883', description: 'MQTT broker URL (mqtt://, mqtts://, ws://, wss://).' },
+  { key: 'plugin.mqtt.username', type: 'string', default: '', description: 'MQTT user name; empty for anonymous.' },
+  { key: 'plugin.mqtt.password', type: 'secret', default: '', description: 'MQTT password.' },
+  { key: 'plugin.mqtt.tls', type: 'json', default: {}, description: 'TLS options {ca, cert, key, rejectUnauthorized}; ca/cert/key are PEM text or file paths. Empty: TLS only when the URL is mqtts://.' },
+  { key: 'plugin.mqtt.client_id', type: 'string', default: '', description: 'MQTT client id; empty: generated once per box and kept in the data directory.' },
+  { key: 'plugin.mqtt.base_topic', type: 'string', default: 'homeagent', description: "Base topic of the box's own topics (availability, assistant state, stop, volume)." },
+  { key: 'plugin.mqtt.command_timeout_ms', type: 'integer', default: 10000, min: 500, max: 120000, description: 'How long a device command may wait for the broker (also across a reconnect) before it is reported failed, ms.' },
+  { key: 'plugin.mqtt.reconnect_max_ms', type: 'integer', default: 30000, min: 500, max: 600000, description: 'Longest pause between reconnect attempts, ms (backoff doubles from 500 ms).' },
+  { key: 'plugin.home.discovery_prefix', type: 'string', default: 'homeassistant', description: 'Home Assistant MQTT discovery prefix.' },
+  { key: 'plugin.home.z2m_prefix', type: 'string', default: 'zigbee2mqtt', description: 'zigbee2mqtt base topic.' },
+  { key: 'plugin.home.risky_devices', type: 'json', default: [], description: 'Device ids or names whose every command needs a spoken yes (besides unlocking, garage doors and alarms).' },
+  { key: 'plugin.home.confirm_timeout_ms', type: 'integer', default: 15000, min: 1000, max: 300000, description: 'How long the box waits for a yes before a risky action counts as refused, ms.' },
+  { key: 'plugin.home.local_intents', type: 'boolean', default: true, description: 'Answer device commands, timers, time and date locally without the LLM.' },
+  { key: 'plugin.home.time_zone', type: 'string', default: '', description: 'IANA time zone for spoken time and date; empty: the system time zone.' },
+  { key: 'plugin.home.max_payload_bytes', type: 'integer', default: 262144, min: 1024, max: 16777216, description: 'Largest MQTT payload the registry accepts; bigger ones are logged and ignored, bytes.' },
+  { key: 'plugin.home.announce', type: 'boolean', default: true, description: 'Announce the box in Home Assistant (stop button, state, last transcript, volume).' },
+  { key: 'plugin.home.box_name', type: 'string', default: 'HomeAgent', description: 'Device name of the box in Home Assistant.' },
+];

@@ -1,0 +1,125 @@
+/**
+ * Confirmation of risky actions on a real broker: the local-intent path
+ * (question as the reply, the next "yes"/"no"/"是"/"不" input answers),
+ * the button and confirm(), the timeout (fake clock) as a no, the settings'
+ * risky list, and the LLM path through before_toolcall. Every decision is
+ * logged with who asked and what for.
+ */
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/plugins/timers/index.js';
+import { parseYesNo } from '../../src/home/index.js';
+import { startRig, waitFor, type Rig } from './harness.js';
+
+async function nothingPublished(rig: Rig): Promise<void> {
+  await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(rig.sim.commands, []);
+}
+
+describe('confirmation of risky actions', () => {
+  let rig: Rig;
+  const clock = new ManualClock();
+
+  before(async () => {
+    rig = await startRig({ plugin: { clock }, settings: { 'plugin.home.risky_devices': ['TV'], 'plugin.home.confirm_timeout_ms': 20_000 } });
+  });
+  after(async () => {
+    await rig.close();
+  });
+  beforeEach(() => rig.sim.clear());
+
+  test('yes and no in both languages', () => {
+    for (const y of ['yes', 'Yes.', 'yeah', 'ok', 'do it', '是', '是的', '好的', '确认']) assert.equal(parseYesNo(y), true, y);
+    for (const n of ['no', 'No!', 'nope', 'cancel', "don't", '不', '不要', '取消', '算了']) assert.equal(parseYesNo(n), false, n);
+    for (const x of ['turn on the light', 'yes turn on the tv', '打开灯']) assert.equal(parseYesNo(x), undefined, x);
+  });
+
+  test('unlock asks first; "yes" unlocks', async () => {
+    const ask = await rig.sdk.runInput('unlock the front door');
+    assert.match(ask.response ?? '', /really want to unlock the Front Door/);
+    await nothingPublished(rig);
+    const yes = await rig.sdk.runInput('yes');
+    assert.equal(yes.response, 'Unlocked the Front Door.');
+    const cmds = await rig.sim.waitForCommands(1);
+    assert.deepEqual(cmds, [{ topic: 'home/front_door/set', payload: 'UNLOCK' }]);
+    const d = rig.plugin.gate?.decisions.at(-1);
+    assert.equal(d?.decision, 'confirmed');
+    assert.equal(d?.by, 'voice');
+    assert.equal(d?.who, 'test');
+    assert.equal(d?.what, 'unlock Front Door');
+  });
+
+  test('"no" leaves the door locked', async () => {
+    await rig.sdk.runInput('unlock the front door');
+    const no = await rig.sdk.runInput('no');
+    assert.equal(no.response, 'OK, I did not unlock the Front Door.');
+    await nothingPublished(rig);
+    assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'denied');
+  });
+
+  test('no answer within the timeout is a no', async () => {
+    await rig.sdk.runInput('open the garage door');
+    assert.equal(rig.plugin.gate?.pending, true);
+    clock.advance(20_000);
+    assert.equal(rig.plugin.gate?.pending, false);
+    assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'timeout');
+    const late = await rig.sdk.runInput('yes');
+    assert.equal(late.response, undefined, 'a late yes answers nothing');
+    await nothingPublished(rig);
+  });
+
+  test('a Chinese yes opens the garage; the answer may come by button too', async () => {
+    const ask = await rig.sdk.runInput('open the garage door');
+    assert.match(ask.response ?? '', /open the Garage Door/);
+    const yes = await rig.sdk.runInput('是');
+    assert.equal(yes.response, 'Opened the Garage Door.');
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/garage/set', payload: 'OPEN' }]);
+    rig.sim.clear();
+    // The button: the result goes to the input's channel.
+    await rig.sdk.runInput('turn on the tv', { channel: 'speaker' });
+    assert.equal(rig.plugin.gate?.pending, true, 'the settings mark the TV risky');
+    rig.sdk.publish('plugin.gpio.button', { button: 'action', event: 'press' });
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/tv/set', payload: 'ON' }]);
+    await waitFor(() => rig.sdk.outputs.some((o) => o.channel === 'speaker' && o.content === 'Turned on the TV.'), 'result spoken');
+    assert.equal(rig.plugin.gate?.decisions.at(-1)?.by, 'button');
+    rig.sim.clear();
+    // confirm(false) from the API denies.
+    await rig.sdk.runInput('turn off the tv');
+    assert.equal(rig.plugin.confirm(false), true);
+    await nothingPublished(rig);
+    assert.equal(rig.plugin.confirm(true), false, 'nothing left to confirm');
+  });
+
+  test('LLM path: before_toolcall asks on the input channel; yes runs, no and timeout deny', async () => {
+    const pending = rig.sdk.callTool('device_control', { device: 'Front Door', action: 'unlock' }, { channel: 'speaker', text: 'let my friend in' });
+    await waitFor(() => rig.plugin.gate?.pending === true, 'question asked');
+    assert.match(rig.sdk.outputs.at(-1)?.content ?? '', /really want to unlock the Front Door/);
+    assert.equal(rig.sdk.outputs.at(-1)?.channel, 'speaker');
+    // The kernel hands the "yes" to the waiting turn (awaitInput) instead of queueing it behind that turn.
+    const yes = await rig.sdk.runInput('yes', { channel: 'speaker' });
+    assert.equal(yes.response, undefined, 'the yes went to the waiting turn, not to a new one');
+    const r = await pending;
+    assert.equal(r.denied, false);
+    assert.equal(r.error, undefined);
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/front_door/set', payload: 'UNLOCK' }]);
+    assert.match(rig.plugin.gate?.decisions.at(-1)?.who ?? '', /via LLM/);
+    rig.sim.clear();
+
+    const p2 = rig.sdk.callTool('device_control', { device: 'Front Door', action: 'unlock' });
+    await waitFor(() => rig.plugin.gate?.pending === true, 'question asked');
+    await rig.sdk.runInput('no');
+    const denied = await p2;
+    assert.equal(denied.denied, true);
+    assert.match(denied.deny_reason ?? '', /did not confirm/);
+
+    const p3 = rig.sdk.callTool('device_control', { device: 'Front Door', action: 'unlock' });
+    await waitFor(() => rig.plugin.gate?.pending === true, 'question asked');
+    clock.advance(20_000);
+    assert.equal((await p3).denied, true);
+    await nothingPublished(rig);
+    // Locking is not risky: no question.
+    const lock = await rig.sdk.callTool('device_control', { device: 'Front Door', action: 'lock' });
+    assert.equal(lock.denied, false);
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/front_door/set', payload: 'LOCK' }]);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Must survive: a broker restart in the middle of a command ends with the
+ * command delivered after the reconnect or reported failed, never silently
+ * lost (and never delivered after it was reported failed). The broker keeps
+ * sessions across its restart (persistence on) so the simulator's
+ * subscriptions survive and the test does not depend on who reconnects
+ * first.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startMosquitto, type MosquittoBroker } from '../support/mosquitto.js';
+import { startRig, waitFor, type Rig } from './harness.js';
+
+describe('broker restart during a command', () => {
+  let broker: MosquittoBroker;
+  let rig: Rig;
+
+  before(async () => {
+    broker = await startMosquitto({ persistence: true });
+    rig = await startRig({ broker, sim: { clientId: 'outage-sim', clean: false }, settings: { 'plugin.mqtt.command_timeout_ms': 20_000 } });
+  });
+  after(async () => {
+    await rig.close();
+    await broker.stop();
+  });
+
+  test('a command given while the broker is down is delivered after the reconnect', async () => {
+    rig.sim.clear();
+    await broker.kill();
+    await waitFor(() => !rig.plugin.connected, 'the box to notice the outage');
+    const turn = rig.sdk.runInput('turn on standing light');
+    let answered = false;
+    void turn.then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(answered, false, 'the reply waits for the broker');
+    await broker.start();
+    const r = await turn;
+    assert.equal(r.response, 'Turned on the Standing Light.');
+    const cmds = await rig.sim.waitForCommands(1);
+    assert.deepEqual(cmds, [{ topic: 'home/standing_light/set', payload: 'ON' }]);
+  });
+
+  test('a command that cannot reach the broker in time is reported failed and never sent later', async () => {
+    await waitFor(() => rig.plugin.connected, 'reconnected');
+    rig.sim.clear();
+    rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 800);
+    await broker.kill();
+    await waitFor(() => !rig.plugin.connected, 'the box to notice the outage');
+    const r = await rig.sdk.runInput('turn off standing light');
+    assert.match(r.response ?? '', /could not turn off the Standing Light: the MQTT broker did not confirm/);
+    const tool = await rig.sdk.callTool('device_control', { device: 'TV', action: 'turn_off' });
+    assert.equal((tool.error as { code?: string }).code, 'COMMAND_TIMEOUT');
+    rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 20_000);
+    await broker.start();
+    await waitFor(() => rig.plugin.connected, 'reconnected');
+    // A marker command after the reconnect: anything still queued would have been sent before it.
+    const marker = await rig.sdk.callTool('device_control', { device: 'Party Time', action: 'press' });
+    assert.equal(marker.error, undefined);
+    const cmds = await rig.sim.waitForCommands(1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(rig.sim.commands, [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
+    assert.equal(cmds.length, 1);
+  });
+
+  test('after the restart the box resubscribed: state changes are still tracked', async () => {
+    await rig.sim.publish('home/front_door/state', 'UNLOCKED');
+    await waitFor(() => rig.plugin.registry?.view('front_door')?.state.state === 'unlocked', 'state after restart');
+    await rig.sim.publish('home/front_door/state', 'LOCKED');
+    await waitFor(() => rig.plugin.registry?.view('front_door')?.state.state === 'locked', 'state after restart');
+  });
+});

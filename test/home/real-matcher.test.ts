@@ -1,0 +1,59 @@
+/**
+ * The plugin with its default matcher (src/intents matchIntent, the templates
+ * shared with the STT grammar) on the fixture home: every recorded command
+ * of expected.json, and Chinese commands, end to end over a real broker.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock, TimersPlugin } from '../../src/plugins/timers/index.js';
+import { FakeSdk } from './fake-sdk.js';
+import { checkExpectedCommands, startRig, waitFor, type Rig } from './harness.js';
+
+describe('local intents with the real matcher', () => {
+  let rig: Rig;
+  const clock = new ManualClock();
+  const timers = new TimersPlugin({ clock, dbPath: ':memory:' });
+  const timersSdk = new FakeSdk({ name: 'timers' });
+
+  before(async () => {
+    await timers.start(timersSdk);
+    rig = await startRig({ plugin: { timers, clock, matchIntent: undefined } });
+  });
+  after(async () => {
+    await rig.close();
+    timers.stop();
+    timersSdk.cleanup();
+  });
+
+  test('expected.json: commands, replies and timers', async () => {
+    const n = await checkExpectedCommands(rig, () => timers.service);
+    assert.ok(n >= 18);
+  });
+
+  test('state questions about a room and a device', async () => {
+    await waitFor(() => rig.plugin.registry?.view('0x00158d0001a2b3c4_light_zigbee2mqtt')?.state.state === 'off', 'office lights reported off');
+    await waitFor(() => rig.plugin.registry?.view('0x00158d0001a2b3c5_light_zigbee2mqtt')?.state.state === 'off', 'office lights reported off');
+    assert.equal((await rig.sdk.runInput('are the lights in the office on')).response, 'No, none of the 2 lights in the Office are on.');
+    assert.equal((await rig.sdk.runInput('is the tv on')).response, 'Yes, the TV is on.');
+    assert.equal((await rig.sdk.runInput("what's the outdoor humidity")).response, 'The Outdoor Humidity is 63 percent.');
+  });
+
+  test('把客厅灯打开 turns on the light called 客厅灯 (a name beats a room)', async () => {
+    rig.sim.clear();
+    const r = await rig.sdk.runInput('把客厅灯打开');
+    assert.equal(r.response, '已打开客厅灯。');
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/living_room/light/set', payload: 'ON' }]);
+    await new Promise((res) => setTimeout(res, 150));
+    assert.equal(rig.sim.commands.length, 1);
+  });
+
+  test('unlock asks, and an unknown sentence is left to the LLM', async () => {
+    rig.sim.clear();
+    const ask = await rig.sdk.runInput('unlock the front door');
+    assert.match(ask.response ?? '', /unlock the Front Door\?/);
+    const no = await rig.sdk.runInput('no');
+    assert.match(no.response ?? '', /did not unlock/);
+    assert.equal((await rig.sdk.runInput('write me a poem about the sea')).response, undefined);
+    assert.deepEqual(rig.sim.commands, []);
+  });
+});

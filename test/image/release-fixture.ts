@@ -1,0 +1,204 @@
+/**
+ * Test fixtures for the release machinery: a small project tree bundled with
+ * the real scripts/bundle.mjs (`--no-build`, prebuilt dist/), a temporary
+ * install root, and fake `systemctl` / `npm` commands.
+ *
+ * The fake systemctl behaves like systemd for what install.sh looks at:
+ * `--no-block restart` starts a new invocation of whatever release
+ * <root>/opt/homeagent/current points at (and fails when the unit file is not
+ * installed); `show` reports ActiveState/SubState/InvocationID/MainPID. A
+ * release whose version is listed in $FAKE_SYSTEMD_DIR/bad never reaches
+ * READY (activating/auto-restart, like a crash loop under Restart=always), and
+ * one without node_modules (npm ci never ran) does not either.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBundle } from '../../scripts/bundle.mjs';
+import type { ReleaseScriptOptions } from '../../src/service/update.js';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const FAKE_SYSTEMCTL = `#!/usr/bin/env bash
+# fake systemctl for tests (see test/image/release-fixture.ts)
+set -u
+state=\${FAKE_SYSTEMD_DIR:?}
+echo "$*" >>"$state/calls"
+verb=""
+for a in "$@"; do
+  case $a in
+    -p) ;;
+    -*) ;;
+    daemon-reload|enable|reset-failed|restart|show|is-active) [ -z "$verb" ] && verb=$a ;;
+  esac
+done
+base="\${HOMEAGENT_ROOT:-}/opt/homeagent"
+case $verb in
+  daemon-reload|enable|reset-failed) exit 0 ;;
+  restart)
+    [ -f "\${HOMEAGENT_ROOT:-}/etc/systemd/system/homeagent.service" ] || { echo "Unit homeagent.service not found." >&2; exit 5; }
+    n=$(( $(cat "$state/count" 2>/dev/null || echo 0) + 1 ))
+    echo "$n" >"$state/count"
+    target=$(readlink "$base/current")
+    echo "\${target##*/}" >"$state/running"
+    echo "\${target##*/}" >>"$state/started"
+    exit 0 ;;
+  show|is-active)
+    if [ ! -f "$state/running" ]; then
+      active=inactive; sub=dead; inv=""; pid=0
+    else
+      v=$(cat "$state/running"); n=$(cat "$state/count")
+      inv=$(printf 'inv%030d' "$n")
+      if grep -qx "$v" "$state/bad" 2>/dev/null || [ ! -d "$base/releases/$v/node_modules" ]; then
+        active=activating; sub=auto-restart; pid=0
+      else
+        active=active; sub=running; pid=$((4000 + n))
+      fi
+    fi
+    if [ "$verb" = is-active ]; then echo "$active"; [ "$active" = active ]; exit; fi
+    printf 'ActiveState=%s\\nSubState=%s\\nInvocationID=%s\\nMainPID=%s\\n' "$active" "$sub" "$inv" "$pid"
+    exit 0 ;;
+  *) echo "fake systemctl: unsupported: $*" >&2; exit 1 ;;
+esac
+`;
+
+const FAKE_NPM = `#!/usr/bin/env bash
+# fake npm for tests: records the call, "installs" node_modules
+set -u
+echo "$PWD $*" >>"\${FAKE_NPM_LOG:?}"
+if [ -n "\${FAKE_NPM_FAIL:-}" ]; then echo "npm ERR! gyp: build failed" >&2; exit 1; fi
+mkdir -p node_modules/better-sqlite3
+echo installed >node_modules/better-sqlite3/marker
+`;
+
+/** A project tree that bundles like the real one (real systemd/ and image/, a tiny dist/). */
+export function makeProject(parent: string, version: string, opts: { mainJs?: string } = {}): string {
+  const dir = join(parent, `project-${version}`);
+  mkdirSync(join(dir, 'dist', 'src', 'cli'), { recursive: true });
+  const mainJs =
+    opts.mainJs ?? `process.stdout.write(JSON.stringify({ version: ${JSON.stringify(version)}, args: process.argv.slice(2) }) + '\\n');\n`;
+  writeFileSync(join(dir, 'dist', 'src', 'cli', 'main.js'), mainJs);
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'homeagent', version, type: 'module', private: true, engines: { node: '>=20' }, bin: { homeagent: 'dist/src/cli/main.js' } }, null, 2)}\n`,
+  );
+  writeFileSync(
+    join(dir, 'package-lock.json'),
+    `${JSON.stringify({ name: 'homeagent', version, lockfileVersion: 3, requires: true, packages: { '': { name: 'homeagent', version } } }, null, 2)}\n`,
+  );
+  mkdirSync(join(dir, 'adapters'));
+  writeFileSync(join(dir, 'adapters', 'ollama.lua'), `-- adapter of ${version}\nreturn {}\n`);
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(join(dir, 'data', 'personal.md'), `# persona ${version}\n`);
+  cpSync(join(repoRoot, 'systemd'), join(dir, 'systemd'), { recursive: true });
+  cpSync(join(repoRoot, 'image'), join(dir, 'image'), { recursive: true });
+  return dir;
+}
+
+/** Run `node scripts/bundle.mjs ARGS` (the `npm run bundle` entry point). */
+export function runBundleCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs'), ...args], { encoding: 'utf8', timeout: 300_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Bundle a project in-process with scripts/bundle.mjs's createBundle (no tsc: prebuilt dist/). */
+export async function bundleProject(project: string, outDir: string): Promise<string> {
+  return (await createBundle({ project, outDir, build: false })).file;
+}
+
+/** Bundles of fresh projects for each version, made in `parent`. */
+export async function makeBundles(parent: string, versions: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const v of versions) out.set(v, await bundleProject(makeProject(parent, v), parent));
+  return out;
+}
+
+/** A temporary install root with fake systemctl/npm and the environment to use them. */
+export interface FakeDevice {
+  /** Temp directory holding everything (remove it when done). */
+  dir: string;
+  /** HOMEAGENT_ROOT. */
+  root: string;
+  /** Path of the fake systemctl. */
+  systemctl: string;
+  /** Path of the fake npm. */
+  npm: string;
+  /** Environment for the scripts (FAKE_SYSTEMD_DIR, FAKE_NPM_LOG, fast polling). */
+  env: NodeJS.ProcessEnv;
+  /** Make `version` never reach READY. */
+  markBad(version: string): void;
+  /** The version `current` points at ('' for none). */
+  current(): string;
+  /** The version `previous` points at ('' for none). */
+  previous(): string;
+  /** Versions started by `systemctl restart`, in order. */
+  started(): string[];
+  /** Calls made to systemctl, one string each. */
+  systemctlCalls(): string[];
+  /** Calls made to npm ("cwd args"). */
+  npmCalls(): string[];
+}
+
+export function makeDevice(parent: string): FakeDevice {
+  const dir = mkdtempSync(join(parent, 'device-'));
+  const root = join(dir, 'root');
+  const state = join(dir, 'systemd-state');
+  const bin = join(dir, 'bin');
+  mkdirSync(root);
+  mkdirSync(state);
+  mkdirSync(bin);
+  const systemctl = join(bin, 'systemctl');
+  const npm = join(bin, 'npm');
+  writeFileSync(systemctl, FAKE_SYSTEMCTL);
+  writeFileSync(npm, FAKE_NPM);
+  chmodSync(systemctl, 0o755);
+  chmodSync(npm, 0o755);
+  const npmLog = join(dir, 'npm-calls');
+  const read = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
+  const link = (name: string): string => {
+    try {
+      return readlinkSync(join(root, 'opt', 'homeagent', name)).split('/').at(-1) ?? '';
+    } catch {
+      return '';
+    }
+  };
+  return {
+    dir,
+    root,
+    systemctl,
+    npm,
+    env: {
+      FAKE_SYSTEMD_DIR: state,
+      FAKE_NPM_LOG: npmLog,
+      HOMEAGENT_POLL_INTERVAL: '0.1',
+      HOMEAGENT_NODE_BIN: process.execPath,
+    },
+    markBad: (version) => appendFileSync(join(state, 'bad'), `${version}\n`),
+    current: () => link('current'),
+    previous: () => link('previous'),
+    started: () => read(join(state, 'started')),
+    systemctlCalls: () => read(join(state, 'calls')),
+    npmCalls: () => read(npmLog),
+  };
+}
+
+/** A fresh temp directory for one test file. */
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** runUpdate/runRollback options for a fake device (1 s READY timeout, no settle wait). */
+export function deviceOptions(device: FakeDevice, extra: Partial<ReleaseScriptOptions> = {}): ReleaseScriptOptions {
+  return { root: device.root, systemctl: device.systemctl, npm: device.npm, readyTimeoutSec: 1, settleSec: 0, env: device.env, ...extra };
+}
+
+/** <root>/opt/homeagent of a fake device. */
+export const homeagentDir = (d: FakeDevice): string => join(d.root, 'opt', 'homeagent');
+
+/** Release directories on a fake device, sorted. */
+export const releaseDirs = (d: FakeDevice): string[] => readdirSync(join(homeagentDir(d), 'releases')).sort();
+
+/** Staging directories left in <root>/opt/homeagent (there must be none after a run). */
+export const stagingLeftovers = (d: FakeDevice): string[] => readdirSync(homeagentDir(d)).filter((n) => n.startsWith('.staging'));
