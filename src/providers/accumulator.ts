@@ -1,0 +1,229 @@
+/**
+ * Merging of streamed deltas into one CompletionResponse, the same for every
+ * protocol (issue 3 "Division of work"): content and reasoning are appended;
+ * tool-call deltas are merged by `index` (id and name kept from the first
+ * delta that has them, argument fragments appended, parsed once at the end);
+ * a delta without index is a whole call appended as a new one (Ollama sends
+ * whole calls, several chunks mean several calls, never overwritten).
+ *
+ * With tools declared, text that may be a JSON tool call is held back until
+ * the end (raw JSON is never spoken); at the end it becomes tool calls when
+ * it names declared tools, otherwise it is released as text.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CompletionResponse, StreamEvent, TokenUsage, ToolCall } from '../kernel/types.js';
+import { mayBeTextToolCall, parseTextToolCalls } from './text-tool-calls.js';
+
+/** One tool-call delta as adapters return it. `arguments` is a fragment (string) or a whole object. */
+export interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  name?: string;
+  arguments?: string | Record<string, unknown>;
+}
+
+/** A unified stream chunk (adapter `transform_stream_chunk` result). */
+export interface UnifiedChunk {
+  content?: string;
+  reasoning?: string;
+  tool_call_deltas?: ToolCallDelta[];
+  done?: boolean;
+  finish_reason?: string;
+  usage?: TokenUsage;
+  error?: string;
+  model?: string;
+}
+
+/** A unified whole response (adapter `transform_response` result). */
+export interface UnifiedResponse {
+  content?: string;
+  reasoning_content?: string;
+  finish_reason?: string;
+  token_usage?: TokenUsage;
+  tool_calls?: Array<{ id?: string; name?: string; arguments?: string | Record<string, unknown> }>;
+  error?: string;
+  model?: string;
+}
+
+interface Slot {
+  index: number;
+  id?: string;
+  name: string;
+  text: string;
+  obj?: Record<string, unknown>;
+}
+
+/** A made-up call id for protocols without ids (Ollama). */
+export function newCallId(): string {
+  return `call_${randomBytes(6).toString('hex')}`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Parses merged argument text; `warn` receives the reason when it is not a JSON object. */
+export function parseArguments(text: string | Record<string, unknown> | undefined, warn?: (msg: string) => void): Record<string, unknown> {
+  if (isRecord(text)) return text;
+  if (text === undefined || text.trim() === '') return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (isRecord(v)) return v;
+    warn?.(`tool call arguments are not a JSON object: ${text.slice(0, 200)}`);
+  } catch {
+    warn?.(`tool call arguments are not valid JSON: ${text.slice(0, 200)}`);
+  }
+  return {};
+}
+
+/** The merger of one streamed answer. */
+export class StreamAccumulator {
+  content = '';
+  reasoning = '';
+  finishReason?: string;
+  usage?: TokenUsage;
+  model?: string;
+  done = false;
+  private readonly slots = new Map<number, Slot>();
+  private nextIndex = 0;
+  private held = '';
+  private holding: boolean;
+  private readonly declared: ReadonlySet<string>;
+  private readonly warn?: (msg: string) => void;
+
+  /** @param declared names of the tools offered in the request (text tool calls only for these). */
+  constructor(declared: ReadonlySet<string>, warn?: (msg: string) => void) {
+    this.declared = declared;
+    this.holding = declared.size > 0;
+    this.warn = warn;
+  }
+
+  /** Applies one chunk; returns the events to yield now. */
+  apply(c: UnifiedChunk): StreamEvent[] {
+    const ev: StreamEvent[] = [];
+    if (c.model) this.model = c.model;
+    if (c.reasoning) {
+      this.reasoning += c.reasoning;
+      ev.push({ type: 'reasoning', text: c.reasoning });
+    }
+    if (c.content) {
+      this.content += c.content;
+      if (this.holding) {
+        this.held += c.content;
+        if (!mayBeTextToolCall(this.held)) {
+          this.holding = false;
+          ev.push({ type: 'content', text: this.held });
+          this.held = '';
+        }
+      } else ev.push({ type: 'content', text: c.content });
+    }
+    if (c.tool_call_deltas) {
+      for (const d of c.tool_call_deltas) ev.push(this.mergeDelta(d));
+    }
+    if (c.finish_reason) this.finishReason = c.finish_reason;
+    if (c.usage) this.usage = c.usage;
+    if (c.done) this.done = true;
+    return ev;
+  }
+
+  private mergeDelta(d: ToolCallDelta): StreamEvent {
+    let slot: Slot | undefined;
+    let index: number;
+    if (typeof d.index === 'number') {
+      index = d.index;
+      slot = this.slots.get(index);
+    } else {
+      index = this.nextIndex;
+    }
+    if (!slot) {
+      slot = { index, name: '', text: '' };
+      this.slots.set(index, slot);
+      if (index >= this.nextIndex) this.nextIndex = index + 1;
+    }
+    if (d.id && !slot.id) slot.id = d.id;
+    if (d.name && !slot.name) slot.name = d.name;
+    let argText: string | undefined;
+    if (typeof d.arguments === 'string') {
+      slot.text += d.arguments;
+      argText = d.arguments;
+    } else if (isRecord(d.arguments)) {
+      slot.obj = d.arguments;
+      argText = JSON.stringify(d.arguments);
+    }
+    const e: StreamEvent = { type: 'tool_call_delta', index };
+    if (d.id) e.id = d.id;
+    if (d.name) e.name = d.name;
+    if (argText !== undefined) e.arguments = argText;
+    return e;
+  }
+
+  /**
+   * Ends the stream: releases held text (or turns it into tool calls) and
+   * returns the final events (the last is `done`).
+   */
+  finish(): { events: StreamEvent[]; response: CompletionResponse } {
+    const events: StreamEvent[] = [];
+    const calls: ToolCall[] = [...this.slots.values()]
+      .sort((a, b) => a.index - b.index)
+      .filter((s) => s.name)
+      .map((s) => ({
+        id: s.id || newCallId(),
+        type: 'function' as const,
+        function: { name: s.name, arguments: s.obj ?? parseArguments(s.text, this.warn) },
+      }));
+    let content = this.content;
+    if (this.held) {
+      const text = calls.length ? null : parseTextToolCalls(this.held, this.declared);
+      if (text) {
+        text.forEach((t, i) => {
+          const id = newCallId();
+          calls.push({ id, type: 'function', function: { name: t.name, arguments: t.arguments } });
+          events.push({ type: 'tool_call_delta', index: i, id, name: t.name, arguments: JSON.stringify(t.arguments) });
+        });
+        content = '';
+      } else events.push({ type: 'content', text: this.held });
+      this.held = '';
+    }
+    const response = buildResponse(content, this.reasoning, this.finishReason, this.usage, calls, this.model);
+    events.push({ type: 'done', response });
+    return { events, response };
+  }
+}
+
+/** Normalises finish_reason (tool calls present and 'stop'/none -> 'tool_calls') and assembles the response. */
+export function buildResponse(
+  content: string,
+  reasoning: string,
+  finish: string | undefined,
+  usage: TokenUsage | undefined,
+  calls: ToolCall[],
+  model: string | undefined,
+): CompletionResponse {
+  let finish_reason = finish || 'stop';
+  if (calls.length && (finish_reason === 'stop' || finish_reason === 'end_turn')) finish_reason = 'tool_calls';
+  const r: CompletionResponse = { content, finish_reason, tool_calls: calls };
+  if (reasoning) r.reasoning_content = reasoning;
+  if (usage) r.token_usage = usage;
+  if (model) r.model = model;
+  return r;
+}
+
+/** Turns a whole unified response into a CompletionResponse (text tool calls converted for declared tools). */
+export function responseFromUnified(u: UnifiedResponse, declared: ReadonlySet<string>, warn?: (msg: string) => void): CompletionResponse {
+  const calls: ToolCall[] = (u.tool_calls ?? [])
+    .filter((c) => typeof c.name === 'string' && c.name)
+    .map((c) => ({
+      id: c.id || newCallId(),
+      type: 'function' as const,
+      function: { name: c.name as string, arguments: parseArguments(c.arguments, warn) },
+    }));
+  let content = typeof u.content === 'string' ? u.content : '';
+  if (!calls.length && content) {
+    const text = parseTextToolCalls(content, declared);
+    if (text) {
+      for (const t of text) calls.push({ id: newCallId(), type: 'function', function: { name: t.name, arguments: t.arguments } });
+      content = '';
+    }
+  }
+  return buildResponse(content, u.reasoning_content ?? '', u.finish_reason, u.token_usage, calls, u.model);
+}

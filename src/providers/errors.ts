@@ -1,0 +1,114 @@
+/**
+ * Typed provider errors (issue 3: "a typed error within the configured
+ * timeout, the next source tried, no crash"). Every failure of an LLM call is
+ * one of these; the provider manager decides from the class what to do
+ * (fail over, mark unusable, retry without tools, rethrow an abort).
+ */
+import { HomeAgentError } from '../kernel/errors.js';
+
+/**
+ * Base class. Codes: PROVIDER_FAILED (generic), HTTP_STATUS, AUTH_FAILED,
+ * TOOLS_UNSUPPORTED, TIMEOUT, CONNECTION_FAILED, TRUNCATED_STREAM,
+ * MALFORMED_RESPONSE, STREAM_ERROR, ABORTED, ALL_SOURCES_FAILED, NO_SOURCE.
+ */
+export class ProviderError extends HomeAgentError {
+  /** The source (core.llm.sources.<name>) the error came from, when known. */
+  source?: string;
+  constructor(code: string, message: string, options?: { cause?: unknown; source?: string }) {
+    super(code, message, options);
+    this.source = options?.source;
+  }
+}
+
+/** The server answered with a non-2xx status. `body` is the first 2 KiB of the error body. */
+export class HttpStatusError extends ProviderError {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly body: string,
+    options?: { source?: string; code?: string },
+  ) {
+    super(options?.code ?? 'HTTP_STATUS', `HTTP ${status}: ${detail}`, { source: options?.source });
+  }
+}
+
+/** HTTP 401/403: the key is missing, wrong or lacks rights. The source stays unusable until its settings change. */
+export class AuthError extends HttpStatusError {
+  constructor(status: number, detail: string, body: string, options?: { source?: string }) {
+    super(status, detail, body, { source: options?.source, code: 'AUTH_FAILED' });
+  }
+}
+
+/**
+ * The model rejected the request because it cannot use tools (Ollama's HTTP
+ * 400 "<model> does not support tools", native `{"error": "..."}` or /v1
+ * `{"error": {"message": ...}}` body). The manager retries once without tools.
+ */
+export class ToolsUnsupportedError extends ProviderError {
+  constructor(readonly model: string, readonly detail: string, options?: { source?: string }) {
+    super('TOOLS_UNSUPPORTED', `model ${model} does not support tools (${detail})`, { source: options?.source });
+  }
+}
+
+/** No answer (connect, first byte, or between stream chunks) within `ms`. */
+export class ProviderTimeoutError extends ProviderError {
+  constructor(readonly phase: 'connect' | 'response' | 'idle', readonly ms: number, options?: { source?: string }) {
+    super('TIMEOUT', `LLM ${phase} timed out after ${ms} ms`, { source: options?.source });
+  }
+}
+
+/** The TCP connection failed (refused, reset, DNS) before a complete answer. */
+export class ConnectionError extends ProviderError {
+  constructor(detail: string, options?: { cause?: unknown; source?: string }) {
+    super('CONNECTION_FAILED', `connection failed: ${detail}`, options);
+  }
+}
+
+/** The stream ended (connection closed) before its final chunk. `partial` is the text received so far. */
+export class TruncatedStreamError extends ProviderError {
+  constructor(readonly partial: string, detail: string, options?: { source?: string }) {
+    super('TRUNCATED_STREAM', `stream ended before it was complete: ${detail}`, { source: options?.source });
+  }
+}
+
+/** A body or line could not be understood (bad JSON, adapter failure on the data). */
+export class MalformedResponseError extends ProviderError {
+  constructor(detail: string, options?: { cause?: unknown; source?: string }) {
+    super('MALFORMED_RESPONSE', `malformed LLM response: ${detail}`, options);
+  }
+}
+
+/** The server reported an error inside a 200 response or mid-stream (`{"error": ...}`). */
+export class StreamErrorReported extends ProviderError {
+  constructor(detail: string, options?: { source?: string }) {
+    super('STREAM_ERROR', `LLM server reported: ${detail}`, options);
+  }
+}
+
+/**
+ * The caller aborted (stop button, preemption). `name` is 'AbortError' like
+ * DOMException's, so `err.name === 'AbortError'` checks work. Never retried.
+ */
+export class ProviderAbortError extends ProviderError {
+  constructor(options?: { cause?: unknown; source?: string }) {
+    super('ABORTED', 'LLM call aborted', options);
+    this.name = 'AbortError';
+  }
+}
+
+/** Every configured source failed; `errors` holds each source's error in order. */
+export class AllSourcesFailedError extends ProviderError {
+  constructor(readonly errors: ProviderError[]) {
+    super(
+      errors.length ? 'ALL_SOURCES_FAILED' : 'NO_SOURCE',
+      errors.length
+        ? `all LLM sources failed: ${errors.map((e) => `${e.source ?? '?'}: ${e.message}`).join('; ')}`
+        : 'no usable LLM source is configured (core.llm.sources_order)',
+    );
+  }
+}
+
+/** True for anything that means "the caller aborted". */
+export function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || (err as { code?: string }).code === 'ABORT_ERR' || (err as { code?: string }).code === 'ABORTED');
+}

@@ -1,0 +1,178 @@
+/**
+ * Provider manager: settings, fallback in order, 401/403 unusable until the
+ * source's settings change, back-off with a fake clock, status(), context window.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLlmTestServer, type LlmTestServer } from '../support/llm-test-server.js';
+import { ProviderManager, registerProviderSettings, registerSourceSettings } from '../../src/providers/manager.js';
+import { AllSourcesFailedError } from '../../src/providers/errors.js';
+import type { StreamEvent } from '../../src/kernel/types.js';
+import { MemorySettings, adaptersDir, captureLogger, collect } from './helpers.js';
+
+let srv: LlmTestServer;
+before(async () => {
+  srv = await startLlmTestServer({ models: [{ name: 'qwen2.5:3b', context_length: 32768, family: 'qwen2' }, { name: 'tuned', context_length: 32768, num_ctx: 8192 }] });
+});
+after(() => srv.close());
+
+function setup(order: string[] = ['ollama', 'backup']) {
+  const settings = new MemorySettings();
+  registerProviderSettings(settings);
+  settings.set('core.llm.sources.ollama.base_url', srv.url);
+  registerSourceSettings(settings, 'backup', { adapter: 'openai', base_url: srv.url, model: 'backup-model', api_key: 'sk-backup' });
+  settings.set('core.llm.sources_order', order);
+  let clock = 1_000_000;
+  const log = captureLogger();
+  const m = new ProviderManager({ settings, adaptersDir, log, now: () => clock });
+  return { settings, m, log, advance: (ms: number) => (clock += ms) };
+}
+
+const ask = { messages: [{ role: 'user' as const, content: 'hi' }] };
+const final = (ev: StreamEvent[]) => {
+  const d = ev.at(-1);
+  assert.ok(d?.type === 'done');
+  return d.response;
+};
+
+test('registerProviderSettings: the default source is Ollama on 127.0.0.1:11434', () => {
+  const s = new MemorySettings();
+  registerProviderSettings(s);
+  assert.equal(s.get('core.llm.sources.ollama.adapter'), 'ollama');
+  assert.equal(s.get('core.llm.sources.ollama.base_url'), 'http://127.0.0.1:11434');
+  assert.equal(s.get('core.llm.sources.ollama.model'), 'qwen2.5:3b');
+  assert.equal(s.get('core.llm.sources.ollama.api_key'), '');
+  assert.equal(s.get('core.llm.sources.ollama.context_window'), 0);
+  assert.deepEqual(s.get('core.llm.sources_order'), ['ollama']);
+  assert.equal(s.get('core.llm.sources.deepseek.adapter'), 'deepseek');
+  assert.ok(s.list('core.llm.').some((e) => e.key === 'core.llm.idle_timeout_ms'));
+});
+
+test('the first source answers; source and model are filled in; status says who answered', async (t) => {
+  const { m } = setup();
+  t.after(() => m.close());
+  srv.enqueue({ content: 'from ollama' });
+  const r = await m.chat(ask);
+  assert.equal(r.content, 'from ollama');
+  assert.equal(r.source, 'ollama');
+  assert.equal(r.model, 'qwen2.5:3b');
+  const st = m.status();
+  assert.equal(st.last_source, 'ollama');
+  assert.deepEqual(st.sources.map((s) => [s.name, s.state]), [['ollama', 'ok'], ['backup', 'ok']]);
+  // the Ollama source sends keep_alive; the backup sends its key
+  srv.enqueue({ status: 500, error: 'x' }, { content: 'b' });
+  await m.chat(ask);
+  const [o, b] = srv.chatRequests().slice(-2);
+  assert.equal(o!.body!.keep_alive, '30m');
+  assert.equal(b!.headers.authorization, 'Bearer sk-backup');
+  assert.equal(o!.headers.authorization, undefined);
+});
+
+test('fallback in order; a failed source backs off and is tried again after the back-off', async (t) => {
+  const { m, advance } = setup();
+  t.after(() => m.close());
+  srv.enqueue({ status: 502, error: 'bad gateway' }, { content: 'backup answer' });
+  const r = final(await collect(m.chatStream(ask)));
+  assert.equal(r.content, 'backup answer');
+  assert.equal(r.source, 'backup');
+  let st = m.status().sources[0]!;
+  assert.equal(st.state, 'backoff');
+  assert.equal(st.failures, 1);
+  assert.equal(st.last_error_code, 'HTTP_STATUS');
+  // during the back-off the backup is asked first
+  srv.enqueue({ content: 'backup again' });
+  assert.equal((await m.chat(ask)).source, 'backup');
+  // after it, ollama first again
+  advance(60_000);
+  srv.enqueue({ content: 'ollama back' });
+  assert.equal((await m.chat(ask)).source, 'ollama');
+  st = m.status().sources[0]!;
+  assert.equal(st.state, 'ok');
+  assert.equal(st.failures, 0);
+});
+
+test('a single backing-off source is still tried rather than failing outright', async (t) => {
+  const { m } = setup(['ollama']);
+  t.after(() => m.close());
+  srv.enqueue({ status: 500, error: 'x' });
+  await assert.rejects(m.chat(ask), (e: unknown) => e instanceof AllSourcesFailedError && e.errors.length === 1 && e.errors[0]!.source === 'ollama');
+  srv.enqueue({ content: 'recovered' });
+  assert.equal((await m.chat(ask)).content, 'recovered');
+});
+
+test('401/403 marks a source unusable until its settings change', async (t) => {
+  const { m, settings, advance, log } = setup(['backup', 'ollama']);
+  t.after(() => m.close());
+  srv.enqueue({ status: 401, error: 'Incorrect API key provided' }, { content: 'ollama answers' });
+  assert.equal((await m.chat(ask)).source, 'ollama');
+  assert.equal(m.status().sources[0]!.state, 'unusable');
+  assert.equal(m.status().sources[0]!.last_error_code, 'AUTH_FAILED');
+  assert.ok(log.lines.some((l) => l.level === 'error' && /rejected the credentials/.test(l.msg ?? '')));
+  advance(24 * 3600_000);
+  const before = srv.chatRequests().length;
+  srv.enqueue({ content: 'ollama again' });
+  assert.equal((await m.chat(ask)).source, 'ollama');
+  assert.equal(srv.chatRequests().length - before, 1, 'the unusable source is not asked, even a day later');
+  // a new key makes it usable
+  settings.set('core.llm.sources.backup.api_key', 'sk-new');
+  assert.equal(m.status().sources[0]!.state, 'ok');
+  srv.enqueue({ content: 'backup with new key' });
+  const r = await m.chat(ask);
+  assert.equal(r.source, 'backup');
+  assert.equal(srv.chatRequests().at(-1)!.headers.authorization, 'Bearer sk-new');
+  // 403 as well
+  srv.enqueue({ status: 403, error: 'forbidden' }, { content: 'o' });
+  await m.chat(ask);
+  assert.equal(m.status().sources[0]!.state, 'unusable');
+});
+
+test('connection refused on the first source falls over to the next', async (t) => {
+  const { m, settings } = setup();
+  t.after(() => m.close());
+  settings.set('core.llm.sources.ollama.base_url', 'http://127.0.0.1:1');
+  srv.enqueue({ content: 'backup' });
+  const r = final(await collect(m.chatStream(ask)));
+  assert.equal(r.source, 'backup');
+  assert.equal(m.status().sources[0]!.last_error_code, 'CONNECTION_FAILED');
+});
+
+test('all sources failing gives AllSourcesFailedError listing each', async (t) => {
+  const { m } = setup();
+  t.after(() => m.close());
+  srv.enqueue({ status: 500, error: 'one' }, { status: 503, error: 'two' });
+  await assert.rejects(collect(m.chatStream(ask)), (e: unknown) => e instanceof AllSourcesFailedError && e.code === 'ALL_SOURCES_FAILED' && /one/.test(e.message) && /two/.test(e.message));
+});
+
+test('a stream failing after it yielded text is not failed over', async (t) => {
+  const { m } = setup();
+  t.after(() => m.close());
+  srv.enqueue({ content: 'one two three four five six', dropAfterBytes: 250 }, { content: 'should not be asked' });
+  const seen: StreamEvent[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const e of m.chatStream(ask)) seen.push(e);
+    })(),
+    (e: unknown) => (e as { code?: string }).code === 'TRUNCATED_STREAM',
+  );
+  assert.ok(seen.some((e) => e.type === 'content'));
+  assert.equal(srv.queued, 1);
+  srv.reset();
+});
+
+test('maxContextTokens: the declared window wins, else Ollama /api/show (num_ctx parameter over context_length); sent as num_ctx', async (t) => {
+  const { m, settings } = setup(['ollama']);
+  t.after(() => m.close());
+  assert.equal(await m.maxContextTokens(), 32768);
+  assert.equal(srv.requests.filter((r) => r.path === '/api/show').at(-1)!.body!.model, 'qwen2.5:3b');
+  srv.enqueue({ content: 'x' });
+  await m.chat(ask);
+  assert.equal(srv.chatRequests().at(-1)!.body!.options!.num_ctx, 32768);
+  settings.set('core.llm.sources.ollama.model', 'tuned');
+  assert.equal(await m.maxContextTokens(), 8192);
+  settings.set('core.llm.sources.ollama.context_window', 4096);
+  assert.equal(await m.maxContextTokens(), 4096);
+  // unknown model: undefined, no throw
+  settings.set('core.llm.sources.ollama.context_window', 0);
+  settings.set('core.llm.sources.ollama.model', 'nope');
+  assert.equal(await m.maxContextTokens(), undefined);
+});
