@@ -40,6 +40,8 @@ export interface HomePluginOptions {
   timers?: { readonly service: TimerService | undefined } | (() => TimerService | undefined);
   /** Clock for confirmation timeouts and time/date answers (tests: ManualClock). */
   clock?: Clock;
+  /** Broker URL to use instead of plugin.mqtt.url (the service's embedded broker when none is configured). */
+  brokerUrl?: () => string | undefined;
   /** Connection tuning (tests): first reconnect delay and connect timeout, ms. */
   mqtt?: { reconnectMinMs?: number; connectTimeoutMs?: number; keepaliveS?: number };
   /** Software version announced to Home Assistant. */
@@ -137,7 +139,7 @@ export class HomePlugin implements Plugin {
     const tls = tlsSetting && typeof tlsSetting === 'object' && Object.keys(tlsSetting).length ? (tlsSetting as MqttTls) : undefined;
     const client = new HomeMqttClient(
       {
-        url: get<string>('plugin.mqtt.url'),
+        url: this.opts.brokerUrl?.() || get<string>('plugin.mqtt.url'),
         username: get<string>('plugin.mqtt.username') || undefined,
         password: get<string>('plugin.mqtt.password') || undefined,
         tls,
@@ -185,7 +187,11 @@ export class HomePlugin implements Plugin {
     this.gateRef = gate;
     const controller = new HomeController({
       registry,
-      publish: (cmd, timeout) => client.publishCommand(cmd, timeout),
+      publish: async (cmd, timeout) => {
+        await client.publishCommand(cmd, timeout);
+        // What was done, for `homeagent listen`, logs and the LEDs.
+        sdk.publish('plugin.home.command', { topic: cmd.topic, payload: cmd.payload });
+      },
       log: sdk.log,
       commandTimeoutMs: () => get<number>('plugin.mqtt.command_timeout_ms'),
       riskyDevices: () => {

@@ -7,7 +7,7 @@ import type { SettingDef } from '../kernel/types.js';
 
 /** Every setting HomePlugin registers. */
 export const HOME_SETTINGS: readonly SettingDef[] = [
-  { key: 'plugin.mqtt.url', type: 'string', default: 'mqtt://127.0.0.1:1883', description: 'MQTT broker URL (mqtt://, mqtts://, ws://, wss://).' },
+  { key: 'plugin.mqtt.url', type: 'string', default: '', description: "MQTT broker URL (mqtt://, mqtts://, ws://, wss://); empty: the box's embedded broker on 127.0.0.1:1883 (or a broker already listening there)." },
   { key: 'plugin.mqtt.username', type: 'string', default: '', description: 'MQTT user name; empty for anonymous.' },
   { key: 'plugin.mqtt.password', type: 'secret', default: '', description: 'MQTT password.' },
   { key: 'plugin.mqtt.tls', type: 'json', default: {}, description: 'TLS options {ca, cert, key, rejectUnauthorized}; ca/cert/key are PEM text or file paths. Empty: TLS only when the URL is mqtts://.' },

@@ -36,6 +36,8 @@ interface Pending {
   turn: Turn;
   resolve: (r: TurnResult) => void;
   busyNotified: boolean;
+  /** Clock time its turn first started running, ms. */
+  startedAt?: number;
 }
 
 /** The agent. */
@@ -46,7 +48,6 @@ export class Agent {
   private looping = false;
   private recheckTimer?: TimerHandle;
   private busyTimer?: TimerHandle;
-  private runningSince = 0;
   private closed = false;
   private readonly waiters: Waiter[] = [];
 
@@ -212,7 +213,7 @@ export class Agent {
         let task = this.scheduler.current;
         if (!task) task = this.scheduler.next();
         if (!task) break;
-        this.runningSince = this.k.clock.now();
+        task.payload.startedAt ??= this.k.clock.now();
         this.armBusyTimer();
         if (task.payload.turn.input.channel !== '_consolidation_') this.k.bus.publish('assistant_state', { state: 'thinking', input_id: task.id });
         const outcome = await task.payload.turn.run().catch((err: unknown) => {
@@ -256,7 +257,8 @@ export class Agent {
     const after = this.k.settings.get<number>('core.scheduler.busy_feedback_ms');
     const cur = this.scheduler.current;
     if (after <= 0 || !cur || cur === task || task.payload.busyNotified) return;
-    if (this.k.clock.now() - this.runningSince < after) return;
+    const since = cur.payload.startedAt;
+    if (since === undefined || this.k.clock.now() - since < after) return;
     const input = task.payload.turn.input;
     if (input.channel === '_consolidation_' || !this.k.outputs.get(input.channel)) return;
     task.payload.busyNotified = true;

@@ -1,19 +1,35 @@
 /**
- * The service (`homeagent run`): opens the settings, builds the kernel and
- * starts the built-in plugins from an explicit list, each in its own guard.
- * Shuts down cleanly on SIGINT/SIGTERM (current reply cut, plugins stopped in
- * reverse order, databases closed).
+ * The service (`homeagent run`): opens the settings, builds the kernel with
+ * the LLM provider manager, and starts the built-in plugins from an explicit
+ * list, each in its own guard (zigbee2mqtt controller style). With no broker
+ * configured it starts the embedded one; on a machine without audio or GPIO
+ * the HAL picks the simulators and says so, and a demo home is announced so a
+ * newcomer can try device commands at once. Tells systemd READY / WATCHDOG /
+ * STOPPING; shuts down cleanly on SIGINT/SIGTERM.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pino } from 'pino';
 import { ConfigRegistry } from '../config/registry.js';
-import { Kernel } from '../kernel/kernel.js';
-import { createLogger, setLogLevel } from '../kernel/log.js';
-import type { Plugin } from '../kernel/types.js';
+import { INSTALL_ROOT, Kernel } from '../kernel/kernel.js';
+import { createLogger, recentProblems, setLogLevel, setRootLogger } from '../kernel/log.js';
+import type { Logger, Plugin } from '../kernel/types.js';
+import { errorMessage } from '../kernel/errors.js';
+import { SqliteRunLog } from '../kernel/run-log.js';
 import { ConsolePlugin } from '../plugins/console/index.js';
 import { ControlPlugin, type CommandHandler } from '../plugins/control/index.js';
 import { defaultSocketPath } from '../cli/client.js';
-import { errorMessage } from '../kernel/errors.js';
+import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
+import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
+import { TimersPlugin } from '../plugins/timers/index.js';
+import { GpioPlugin, SerialPlugin, CameraPlugin } from '../../hal/index.js';
+import { startEmbeddedBroker, type EmbeddedBroker } from './embedded-broker.js';
+import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from './sd-notify.js';
+import { isJournalStream, journalDestination } from './journal-stream.js';
+import { runDoctor } from './doctor.js';
+import { registerServiceSettings } from './settings.js';
+import { buildVoice, type VoiceWiring } from './voice-wiring.js';
+import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 
 /** Options of `homeagent run`. */
 export interface AppOptions {
@@ -22,6 +38,8 @@ export interface AppOptions {
   console?: boolean;
   socketPath?: string;
   env?: NodeJS.ProcessEnv;
+  /** Port of the embedded broker when no broker is configured (default 1883; 0 = any free port). */
+  embeddedBrokerPort?: number;
 }
 
 /** A running service. */
@@ -29,6 +47,12 @@ export interface App {
   kernel: Kernel;
   settings: ConfigRegistry;
   control: ControlPlugin;
+  providers: ProviderManager;
+  home: HomePlugin;
+  voice?: VoiceWiring;
+  memory?: MemoryWiring;
+  broker?: EmbeddedBroker;
+  brokerUrl: string;
   dataDir: string;
   socketPath: string;
   startedAt: number;
@@ -37,27 +61,75 @@ export interface App {
 
 /** Build and start the service. */
 export async function startApp(opts: AppOptions): Promise<App> {
-  const log = createLogger('service');
   const env = opts.env ?? process.env;
+  const log = createLogger('service');
   mkdirSync(opts.dataDir, { recursive: true });
   const settings = new ConfigRegistry(path.join(opts.dataDir, 'settings.db'), { env });
-  const kernel = new Kernel({ settings, dataDir: opts.dataDir });
+  registerServiceSettings(settings);
+  registerProviderSettings(settings);
+  for (const def of HOME_SETTINGS) settings.register(def);
+  const providers = new ProviderManager({ settings, adaptersDir: path.join(INSTALL_ROOT, 'adapters') });
+
+  let kernel!: Kernel;
+  const memory = await buildMemory({ dataDir: opts.dataDir, settings, log, enqueueConsolidation: (text) => void kernel.injectSelf(text) });
+  kernel = new Kernel({
+    settings,
+    dataDir: opts.dataDir,
+    provider: providers,
+    memory: memory.kernelMemory,
+    memoryApi: memory.memoryApi,
+    knowledgeApi: memory.knowledgeApi,
+    runLog: new SqliteRunLog(path.join(opts.dataDir, 'runlog.db')),
+  });
+
+  // The broker: configured, or the embedded one.
+  let broker: EmbeddedBroker | undefined;
+  let brokerUrl = settings.get<string>('plugin.mqtt.url');
+  if (!brokerUrl) {
+    try {
+      broker = await startEmbeddedBroker(createLogger('broker'), opts.embeddedBrokerPort ?? 1883);
+      brokerUrl = broker.url;
+    } catch (err) {
+      brokerUrl = 'mqtt://127.0.0.1:1883';
+      log.warn({ err: errorMessage(err), url: brokerUrl }, 'embedded broker not started; using the broker already listening on 127.0.0.1:1883');
+    }
+  }
+
   const socketPath = opts.socketPath ?? defaultSocketPath(opts.dataDir, env);
   const startedAt = Date.now();
   const commands: Record<string, CommandHandler> = {};
   const control = new ControlPlugin({ socketPath, commands });
+  const timers = new TimersPlugin();
+  const home = new HomePlugin({ timers, brokerUrl: () => brokerUrl, version: packageVersion() });
+  const gpio = new GpioPlugin();
+  const voice = await buildVoice({ settings, dataDir: opts.dataDir, log, home, subscribe: (type, cb) => kernel.bus.subscribe('_service_', type, cb) });
+
+  let demo: DemoHomeSimulator | undefined;
+  let watchdog: WatchdogHandle | undefined;
   let stopping: Promise<void> | undefined;
   const app: App = {
     kernel,
     settings,
     control,
+    providers,
+    home,
+    voice,
+    memory,
+    broker,
+    brokerUrl,
     dataDir: opts.dataDir,
     socketPath,
     startedAt,
     stop() {
       stopping ??= (async () => {
         log.info('shutting down');
+        void notifyStopping('shutting down');
+        watchdog?.stop();
         await kernel.stop();
+        await demo?.stop().catch(() => undefined);
+        await voice?.close().catch(() => undefined);
+        providers.close();
+        await broker?.close().catch(() => undefined);
         settings.close();
         log.info('stopped');
       })();
@@ -65,33 +137,101 @@ export async function startApp(opts: AppOptions): Promise<App> {
     },
   };
 
-  const plugins: Plugin[] = [control];
+  // The built-in plugins, in start order (each started in its own guard).
+  const plugins: Plugin[] = [control, timers, home, gpio];
+  if (voice) plugins.push(voice.plugin);
+  const optional = settings.get<string[]>('core.plugins.optional');
+  if (optional.includes('serial')) plugins.push(new SerialPlugin());
+  if (optional.includes('camera')) plugins.push(new CameraPlugin());
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   if (useConsole && process.stderr.isTTY && !env.HOMEAGENT_LOG_LEVEL) setLogLevel('warn');
   if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, onQuit: () => void app.stop().then(() => process.exit(0)) }));
   for (const p of plugins) kernel.use(p);
+  registerCommands(app, commands);
 
-  commands.status = () => ({
-    uptime_s: Math.round((Date.now() - startedAt) / 1000),
-    data_dir: opts.dataDir,
-    agent: kernel.agent.stats(),
-    plugins: kernel.host.status().map((p) => ({ name: p.name, state: p.state, error: p.error })),
-  });
-  commands.plugins = () => kernel.host.status();
+  // A demo home on the embedded broker when the devices are simulated.
+  const demoSetting = settings.get<string>('core.service.demo_home');
+  const simulated = voice?.simulated ?? true;
+  if (demoSetting === 'on' || (demoSetting === 'auto' && broker && simulated)) {
+    demo = new DemoHomeSimulator({ url: brokerUrl, log: createLogger('demo-home') });
+    try {
+      await demo.start();
+      log.warn('simulated mode: no audio hardware or GPIO found; a demo home (kitchen light, living room lamp, front door lock, thermostat) is announced on the embedded broker — try "turn on the kitchen light"');
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, 'demo home failed to start');
+    }
+  }
 
   await kernel.start();
-  for (const s of kernel.host.status()) if (s.state === 'failed') log.error({ plugin: s.name, err: s.error }, 'plugin failed to start');
+  memory.start?.();
+  for (const s of kernel.host.status()) if (s.state === 'failed') log.error({ plugin: s.name, err: s.error }, 'plugin failed to start; the others run');
+
+  void notifyReady(`listening; LLM ${providers.status().sources[0]?.model ?? 'none'}`);
+  watchdog = startWatchdog();
   return app;
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(INSTALL_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** The maintenance commands the service itself answers (the control plugin has ask/say/stop/logs/config). */
+function registerCommands(app: App, commands: Record<string, CommandHandler>): void {
+  const { kernel, providers, home } = app;
+  commands.status = () => {
+    const p = providers.status();
+    const reg = home.registry;
+    return {
+      uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
+      data_dir: app.dataDir,
+      llm: { last_source: p.last_source, last_model: p.last_model, sources: p.sources },
+      broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
+      devices: reg ? reg.entities().length : 0,
+      voice: app.voice?.describe(),
+      agent: kernel.agent.stats(),
+      plugins: kernel.host.status().map((s) => ({ name: s.name, state: s.state, ...(s.error ? { error: s.error } : {}) })),
+      last_errors: recentProblems().slice(-10),
+    };
+  };
+  commands.plugins = () => kernel.host.status();
+  commands.devices = () => (home.registry ? home.registry.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, area: v.entity.area, available: v.available, state: v.state })) : []);
+  commands['memory.stats'] = () => app.memory?.stats() ?? { error: 'memory not running' };
+  commands['memory.recall'] = async (args) => app.memory?.recall(String(args.query ?? '')) ?? [];
+  commands.doctor = async () => {
+    const s = app.settings;
+    const sources = providers.status().sources.map((x) => ({ name: x.name, adapter: x.adapter, base_url: x.base_url, model: x.model, api_key: s.tryGet<string>(`core.llm.sources.${x.name}.api_key`) ?? '' }));
+    const configured = s.get<string>('plugin.mqtt.url');
+    return runDoctor({
+      dataDir: app.dataDir,
+      ...(configured ? { brokerUrl: configured, brokerUsername: s.tryGet<string>('plugin.mqtt.username'), brokerPassword: s.tryGet<string>('plugin.mqtt.password') } : {}),
+      sources,
+      sysfsRoot: s.tryGet<string>('plugin.gpio.sysfs_root') ?? '/sys',
+    });
+  };
+  commands.listen = async (args, io) => {
+    if (!app.voice) throw new Error('the voice pipeline is not running');
+    return app.voice.listen(args, io);
+  };
+}
+
+/** Journal logging with syslog priorities when stderr is the journal (systemd). */
+function setupJournalLogging(env: NodeJS.ProcessEnv): void {
+  if (isJournalStream(2, env)) setRootLogger(pino({ level: env.HOMEAGENT_LOG_LEVEL ?? 'info', base: undefined }, journalDestination(2)));
 }
 
 /** Run until a signal; used by `homeagent run`. */
 export async function runService(opts: AppOptions): Promise<void> {
-  const log = createLogger('service');
+  setupJournalLogging(opts.env ?? process.env);
+  const log: Logger = createLogger('service');
   let app: App;
   try {
     app = await startApp(opts);
   } catch (err) {
-    log.error({ err: errorMessage(err) }, 'could not start');
+    log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'could not start');
     process.exitCode = 1;
     return;
   }

@@ -1,0 +1,62 @@
+/**
+ * Built-in word lists the templates use besides the home's own vocabulary:
+ * colour names (the colours Home Assistant's intents accept), a set of world
+ * cities and shopping items that a speech grammar can offer (the text matcher
+ * takes any free text there), and Chinese translations of common room names
+ * so "客厅" finds the room the registry calls "Living Room".
+ */
+import type { ListValue } from './template-syntax.js';
+
+/** English colour names (HA intents' color list). */
+export const COLOURS_EN: string[] = [
+  'white', 'black', 'red', 'orange', 'yellow', 'green', 'blue', 'purple', 'brown', 'pink', 'turquoise', 'cyan', 'magenta',
+];
+
+/** Chinese colour words -> English colour names. */
+export const COLOURS_ZH: ListValue[] = [
+  ['白', 'white'], ['黑', 'black'], ['红', 'red'], ['橙', 'orange'], ['黄', 'yellow'], ['绿', 'green'],
+  ['蓝', 'blue'], ['紫', 'purple'], ['棕', 'brown'], ['粉', 'pink'], ['粉红', 'pink'], ['青', 'cyan'],
+].flatMap(([zh, en]) => [
+  { in: `${zh}色`, out: en! },
+  { in: zh!, out: en! },
+]);
+
+/** Cities a weather question may name (grammar only; the matcher accepts any place). */
+export const WORLD_CITIES: string[] = [
+  'new york', 'los angeles', 'chicago', 'houston', 'phoenix', 'philadelphia', 'san antonio', 'san diego', 'dallas',
+  'san francisco', 'seattle', 'boston', 'denver', 'miami', 'atlanta', 'washington', 'las vegas', 'portland', 'detroit',
+  'toronto', 'montreal', 'vancouver', 'mexico city', 'london', 'paris', 'berlin', 'madrid', 'rome', 'amsterdam',
+  'brussels', 'vienna', 'zurich', 'stockholm', 'oslo', 'copenhagen', 'helsinki', 'dublin', 'lisbon', 'prague',
+  'warsaw', 'athens', 'moscow', 'istanbul', 'cairo', 'dubai', 'mumbai', 'delhi', 'bangkok', 'singapore',
+  'hong kong', 'shanghai', 'beijing', 'tokyo', 'seoul', 'sydney', 'melbourne', 'auckland', 'rio de janeiro',
+  'buenos aires', 'cape town', 'nairobi',
+];
+
+/** Common shopping items (grammar only; the matcher accepts any item). */
+export const GROCERY_ITEMS_EN: string[] = [
+  'milk', 'eggs', 'bread', 'butter', 'cheese', 'coffee', 'tea', 'sugar', 'flour', 'rice', 'pasta', 'apples',
+  'bananas', 'oranges', 'tomatoes', 'potatoes', 'onions', 'garlic', 'carrots', 'chicken', 'beef', 'fish',
+  'yogurt', 'cereal', 'juice', 'water', 'salt', 'pepper', 'oil', 'soap', 'toilet paper', 'paper towels',
+];
+
+/** Chinese room names -> the English names a registry usually has (HA suggested_area). */
+export const AREA_NAMES_ZH: Record<string, string[]> = {
+  客厅: ['living room', 'lounge'],
+  卧室: ['bedroom'],
+  主卧: ['master bedroom', 'bedroom'],
+  次卧: ['guest room', 'second bedroom'],
+  厨房: ['kitchen'],
+  办公室: ['office'],
+  书房: ['study', 'office'],
+  浴室: ['bathroom'],
+  卫生间: ['bathroom', 'toilet'],
+  洗手间: ['bathroom', 'toilet'],
+  餐厅: ['dining room'],
+  车库: ['garage'],
+  走廊: ['hallway', 'hall', 'corridor'],
+  门厅: ['hallway', 'entrance'],
+  阳台: ['balcony'],
+  花园: ['garden'],
+  地下室: ['basement'],
+  儿童房: ['kids room', 'nursery'],
+};

@@ -1,0 +1,197 @@
+/**
+ * The same command grammar as a finite-state grammar in Sphinx FSG text
+ * format (FSG_BEGIN / NUM_STATES / START_STATE / FINAL_STATE / TRANSITION
+ * from to prob word / FSG_END, read by pocketsphinx -fsg). The templates are
+ * compiled to an automaton with empty (null) arcs for optional parts, then
+ * made deterministic here, so pocketsphinx gets an epsilon-free automaton
+ * with one arc per word and state: pocketsphinx 5prealpha (Debian 12) mis-decodes JSGF with nested
+ * optional rules ("Final result does not match the grammar"), which this
+ * avoids. Each state's outgoing arcs share probability 1 equally.
+ */
+import type { CompiledTemplates } from './matcher.js';
+import type { NameRequirement, TemplateNode } from './template-syntax.js';
+import { numberToWords } from './numbers.js';
+
+/** A list resolver: spoken alternatives ("word word") of a slot list. */
+export type SlotResolver = (listName: string, requires: NameRequirement | undefined) => string[];
+
+interface Arc {
+  to: number;
+  word: string | null;
+}
+
+class Automaton {
+  arcs: Arc[][] = [];
+  state(): number {
+    this.arcs.push([]);
+    return this.arcs.length - 1;
+  }
+  add(from: number, to: number, word: string | null): void {
+    this.arcs[from]!.push({ to, word });
+  }
+  /** A chain of words from -> to. */
+  words(from: number, to: number, words: string[]): void {
+    if (words.length === 0) return this.add(from, to, null);
+    let cur = from;
+    words.forEach((w, i) => {
+      const next = i === words.length - 1 ? to : this.state();
+      this.add(cur, next, w);
+      cur = next;
+    });
+  }
+}
+
+function tokenWords(token: string): string[] {
+  return /^\d+(\.\d+)?$/.test(token) ? numberToWords(Number(token)).split(' ') : [token];
+}
+
+/**
+ * Build the FSG text for the English templates. `resolve` gives the spoken
+ * alternatives of each slot list (the same function the JSGF uses); a
+ * sentence whose list is empty is left out. Returns null when no sentence
+ * survives.
+ */
+export function buildFsg(c: CompiledTemplates, resolve: SlotResolver): string | null {
+  const a = new Automaton();
+  const start = a.state();
+  const final = a.state();
+  const emptiness = new Map<string, boolean>();
+
+  /** Can `node` produce at least one word sequence? */
+  function producible(node: TemplateNode, requires: NameRequirement | undefined, seen: Set<string>): boolean {
+    switch (node.kind) {
+      case 'word':
+        return /^[a-z0-9'.]+$/.test(node.token);
+      case 'seq':
+        return node.items.every((n) => producible(n, requires, seen));
+      case 'alt':
+        return node.options.some((n) => producible(n, requires, seen));
+      case 'rule': {
+        const body = c.rules.get(node.name);
+        if (!body || seen.has(node.name)) return false;
+        return producible(body, requires, new Set([...seen, node.name]));
+      }
+      case 'range':
+        return node.max >= node.min;
+      case 'slot': {
+        const key = `${node.list}|${JSON.stringify(requires ?? null)}`;
+        let ok = emptiness.get(key);
+        if (ok === undefined) {
+          ok = resolve(node.list, requires).length > 0;
+          emptiness.set(key, ok);
+        }
+        return ok;
+      }
+    }
+  }
+
+  function build(node: TemplateNode, from: number, to: number, requires: NameRequirement | undefined): void {
+    switch (node.kind) {
+      case 'word':
+        a.words(from, to, tokenWords(node.token));
+        return;
+      case 'seq': {
+        if (node.items.length === 0) return a.add(from, to, null);
+        let cur = from;
+        node.items.forEach((item, i) => {
+          const next = i === node.items.length - 1 ? to : a.state();
+          build(item, cur, next, requires);
+          cur = next;
+        });
+        return;
+      }
+      case 'alt':
+        for (const opt of node.options) if (producible(opt, requires, new Set())) build(opt, from, to, requires);
+        return;
+      case 'rule':
+        build(c.rules.get(node.name)!, from, to, requires);
+        return;
+      case 'range':
+        for (let i = node.min; i <= node.max; i++) a.words(from, to, numberToWords(i).split(' '));
+        return;
+      case 'slot':
+        for (const alt of resolve(node.list, requires)) a.words(from, to, alt.split(' '));
+        return;
+    }
+  }
+
+  let sentences = 0;
+  for (const { group, sentences: nodes } of c.groups) {
+    if (group.grammar === false) continue;
+    for (const node of nodes) {
+      if (!producible(node, group.requires, new Set())) continue;
+      build(node, start, final, group.requires);
+      sentences++;
+    }
+  }
+  if (sentences === 0) return null;
+  return serialise(determinise(a, start, final));
+}
+
+interface PlainFsg {
+  n: number;
+  start: number;
+  final: number;
+  arcs: Array<[number, number, string]>;
+}
+
+/**
+ * Subset construction over null-closed state sets: the result has no null
+ * arcs and at most one arc per word from each state (a small lexical tree per
+ * state for pocketsphinx). An arc into a set that contains the final state
+ * is doubled into one dedicated final state, since an FSG has a single final
+ * state and that state must have no way out.
+ */
+function determinise(a: Automaton, start: number, final: number): PlainFsg {
+  const closureOf = (states: Iterable<number>): number[] => {
+    const seen = new Set<number>(states);
+    const stack = [...seen];
+    while (stack.length) {
+      const x = stack.pop()!;
+      for (const arc of a.arcs[x]!) if (arc.word === null && !seen.has(arc.to)) (seen.add(arc.to), stack.push(arc.to));
+    }
+    return [...seen].sort((p, q) => p - q);
+  };
+  const ids = new Map<string, number>();
+  const sets: number[][] = [];
+  const idOf = (set: number[]): number => {
+    const key = set.join(',');
+    let v = ids.get(key);
+    if (v === undefined) {
+      v = sets.length;
+      ids.set(key, v);
+      sets.push(set);
+    }
+    return v;
+  };
+  idOf(closureOf([start]));
+  const raw: Array<[number, number, string]> = [];
+  for (let i = 0; i < sets.length; i++) {
+    const byWord = new Map<string, number[]>();
+    for (const s of sets[i]!) {
+      for (const arc of a.arcs[s]!) {
+        if (arc.word === null) continue;
+        const list = byWord.get(arc.word) ?? [];
+        list.push(arc.to);
+        byWord.set(arc.word, list);
+      }
+    }
+    for (const [w, tos] of byWord) raw.push([i, idOf(closureOf(tos)), w]);
+  }
+  const finalId = sets.length;
+  const arcs: Array<[number, number, string]> = [];
+  for (const [from, to, w] of raw) {
+    if (a.arcs.length > 0 && sets[to]!.some((x) => a.arcs[x]!.some((arc) => arc.word !== null))) arcs.push([from, to, w]);
+    if (sets[to]!.includes(final)) arcs.push([from, finalId, w]);
+  }
+  return { n: finalId + 1, start: 0, final: finalId, arcs };
+}
+
+function serialise(f: PlainFsg): string {
+  const outDeg = new Map<number, number>();
+  for (const [from] of f.arcs) outDeg.set(from, (outDeg.get(from) ?? 0) + 1);
+  const lines = ['FSG_BEGIN homeagent', `NUM_STATES ${f.n}`, `START_STATE ${f.start}`, `FINAL_STATE ${f.final}`];
+  for (const [from, to, w] of f.arcs) lines.push(`TRANSITION ${from} ${to} ${(1 / outDeg.get(from)!).toPrecision(6)} ${w}`);
+  lines.push('FSG_END', '');
+  return lines.join('\n');
+}

@@ -1,0 +1,199 @@
+/**
+ * The speech grammar: the English templates (the same ones the matcher
+ * uses) filled with the vocabulary's names, rooms and spoken numbers, written
+ * as JSGF (Java Speech Grammar Format 1.0, as read by pocketsphinx -jsgf).
+ * A template whose slot list is empty (no lock in the home) is left out, so
+ * the grammar only offers sentences the home can answer. Digits are written
+ * as words ("50" -> "fifty"); a recognised transcript goes back through the
+ * matcher, which turns them into digits again.
+ */
+import type { Vocabulary } from './types.js';
+import { numberToWords } from './numbers.js';
+import { tokenise } from './normalise.js';
+import { compiledTemplates, type CompiledTemplates } from './matcher.js';
+import type { NameRequirement, TemplateNode } from './template-syntax.js';
+import { HomeAgentError } from '../kernel/errors.js';
+import { buildFsg } from './fsg.js';
+import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
+
+/** A compiled speech grammar. */
+export interface SpeechGrammar {
+  /** JSGF text with one public rule <command>. */
+  jsgf: string;
+  /** The same grammar as an epsilon-free Sphinx FSG (what PocketsphinxStt loads, see fsg.ts). */
+  fsg: string;
+  /** Every word the grammar can produce, sorted, for the pronouncing dictionary. */
+  words: string[];
+}
+
+/** The grammar cannot be built (no sentence survives, e.g. every list is empty and no fixed sentence exists). */
+export class GrammarError extends HomeAgentError {
+  constructor(message: string) {
+    super('GRAMMAR_EMPTY', message);
+  }
+}
+
+const SPEAKABLE = /^[a-z0-9']+$/;
+
+/** Words of one normalised token for a grammar ("50" -> ["fifty"]); null when it cannot be spoken in English. */
+function tokenWords(token: string): string[] | null {
+  if (/^\d+$/.test(token)) return numberToWords(Number(token)).split(' ');
+  if (/^\d+\.\d+$/.test(token)) return numberToWords(Number(token)).split(' ');
+  return SPEAKABLE.test(token) ? [token] : null;
+}
+
+function entryWords(e: SlotEntry): string | null {
+  const words: string[] = [];
+  for (const t of e.tokens) {
+    const w = tokenWords(t);
+    if (!w) return null;
+    words.push(...w);
+  }
+  return words.length > 0 ? words.join(' ') : null;
+}
+
+/** True when `node` (following rules) has a {name} slot, whose expansion depends on the group. */
+function usesName(node: TemplateNode, rules: Map<string, TemplateNode>, seen: Set<string> = new Set()): boolean {
+  switch (node.kind) {
+    case 'slot':
+      return node.list === 'name';
+    case 'seq':
+      return node.items.some((n) => usesName(n, rules, seen));
+    case 'alt':
+      return node.options.some((n) => usesName(n, rules, seen));
+    case 'rule': {
+      if (seen.has(node.name)) return false;
+      seen.add(node.name);
+      const body = rules.get(node.name);
+      return body !== undefined && usesName(body, rules, seen);
+    }
+    default:
+      return false;
+  }
+}
+
+function ruleName(s: string): string {
+  return s.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
+/** Spoken forms of the integers min..max ("twenty one"). */
+export function rangeAlternatives(min: number, max: number): string[] {
+  const alts: string[] = [];
+  for (let i = min; i <= max; i++) alts.push(numberToWords(i));
+  return alts;
+}
+
+/**
+ * Spoken alternatives of a slot list for the grammar: vocabulary names
+ * (restricted by `requires`), rooms, list names, a template list, or a
+ * wildcard list's grammar values. Empty when nothing can be said there.
+ */
+export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listName: string, requires: NameRequirement | undefined): string[] {
+  let entries: SlotEntry[];
+  if (listName === 'name') entries = nameEntries(vocab, requires, 'en');
+  else if (listName === 'area') entries = areaEntries(vocab, 'en');
+  else if (listName === 'list') entries = listNameEntries(vocab, 'en');
+  else {
+    const l = c.set.lists[listName];
+    if (!l) return [];
+    entries = l.wildcard ? (l.grammarValues ?? []).map((v) => ({ tokens: tokenise(v, 'en'), out: v })) : templateListEntries(l, 'en');
+  }
+  return [...new Set(entries.map(entryWords).filter((w): w is string => w !== null))];
+}
+
+/**
+ * Build the command grammar (JSGF text and the equivalent FSG) and its word list from the English
+ * templates and `vocab`. Names that are not English words (Chinese names)
+ * are left out of the grammar; the text matcher still knows them.
+ */
+export function buildGrammar(vocab: Vocabulary): SpeechGrammar {
+  const c = compiledTemplates('en');
+  const defined = new Map<string, string | null>();
+  const order: string[] = [];
+  const emptyRules = new Set<string>();
+
+  function defineAlternatives(name: string, alternatives: string[]): string | null {
+    if (!defined.has(name)) {
+      const uniq = [...new Set(alternatives)];
+      defined.set(name, uniq.length > 0 ? uniq.join(' | ') : null);
+      order.push(name);
+    }
+    return defined.get(name) === null ? null : `<${name}>`;
+  }
+
+  function listRef(listName: string, requires: NameRequirement | undefined): string | null {
+    const alts = slotAlternatives(c, vocab, listName, requires);
+    if (listName === 'name') return defineAlternatives(ruleName(`name_${requirementKey(requires)}`), alts);
+    if (listName === 'area' || listName === 'list') return defineAlternatives(listName === 'area' ? 'area' : 'list_name', alts);
+    return defineAlternatives(ruleName(`l_${listName}`), alts);
+  }
+
+  function toJsgf(node: TemplateNode, requires: NameRequirement | undefined): string | null {
+    switch (node.kind) {
+      case 'word': {
+        const w = tokenWords(node.token);
+        return w ? w.join(' ') : null;
+      }
+      case 'seq': {
+        const parts: string[] = [];
+        for (const item of node.items) {
+          const p = toJsgf(item, requires);
+          if (p === null) return null;
+          if (p !== '') parts.push(p);
+        }
+        return parts.join(' ');
+      }
+      case 'alt': {
+        const opts = node.options.map((o) => toJsgf(o, requires));
+        const nonEmpty = [...new Set(opts.filter((o): o is string => o !== null && o !== ''))];
+        const hasEmpty = opts.includes('');
+        if (nonEmpty.length === 0) return hasEmpty ? '' : null;
+        const body = nonEmpty.join(' | ');
+        return hasEmpty ? `[ ${body} ]` : nonEmpty.length === 1 ? body : `( ${body} )`;
+      }
+      case 'rule': {
+        const body = c.rules.get(node.name);
+        if (!body) return null;
+        // Rules may contain {name}; their expansion depends on the group's requirement.
+        const name = ruleName(usesName(body, c.rules) ? `r_${node.name}_${requirementKey(requires)}` : `r_${node.name}`);
+        if (!defined.has(name)) {
+          defined.set(name, null);
+          const text = toJsgf(body, requires);
+          if (text === '') emptyRules.add(name);
+          defined.set(name, text === null || text === '' ? null : text);
+          order.push(name);
+        }
+        if (emptyRules.has(name)) return '';
+        return defined.get(name) === null ? null : `<${name}>`;
+      }
+      case 'range':
+        return defineAlternatives(`n_${node.min}_${node.max}`, rangeAlternatives(node.min, node.max));
+      case 'slot':
+        return listRef(node.list, requires);
+    }
+  }
+
+  const sentences: string[] = [];
+  for (const { group, sentences: nodes } of c.groups) {
+    if (group.grammar === false) continue;
+    for (const node of nodes) {
+      const s = toJsgf(node, group.requires);
+      if (s !== null && s !== '') sentences.push(s);
+    }
+  }
+  if (sentences.length === 0) throw new GrammarError('no template can be filled from this vocabulary');
+  const bodies = [`public <command> = ${[...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ')};`];
+  for (const name of order) {
+    const body = defined.get(name);
+    if (body) bodies.push(`<${name}> = ${body};`);
+  }
+  const used = new Set<string>();
+  for (const b of bodies) {
+    const rhs = b.slice(b.indexOf('=') + 1).replace(/<[^>]*>/g, ' ');
+    for (const w of rhs.split(/[\s()[\]|;]+/)) if (w) used.add(w);
+  }
+  const jsgf = ['#JSGF V1.0;', '', 'grammar homeagent;', '', ...bodies, ''].join('\n');
+  const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req));
+  if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
+  return { jsgf, fsg, words: [...used].sort() };
+}

@@ -1,0 +1,192 @@
+/**
+ * The local intent matcher: a normalised sentence against the compiled
+ * templates of its language, slots filled from the vocabulary. A sentence
+ * must match a whole template (no keyword spotting); when several templates
+ * match, the one with the fewest free-text (wildcard) words wins, then the
+ * one defined first. Post-processing: timer parts -> `seconds`, the named
+ * entity's domain -> `domain` when the template did not fix one.
+ */
+import type { IntentMatch, IntentSlots, Vocabulary } from './types.js';
+import { hasCjk, joinTokens, tokenise, type IntentLanguage } from './normalise.js';
+import { parseRules, parseTemplate, type IntentTemplateGroup, type TemplateNode, type TemplateSet } from './template-syntax.js';
+import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
+import { TEMPLATES_EN } from './templates-en.js';
+import { TEMPLATES_ZH } from './templates-zh.js';
+
+/** A template set parsed once. */
+export interface CompiledTemplates {
+  set: TemplateSet;
+  rules: Map<string, TemplateNode>;
+  groups: Array<{ group: IntentTemplateGroup; sentences: TemplateNode[] }>;
+}
+
+const compiled = new Map<IntentLanguage, CompiledTemplates>();
+
+/** The template set of `language`, parsed (cached). Throws TemplateSyntaxError on a broken template. */
+export function compiledTemplates(language: IntentLanguage): CompiledTemplates {
+  let c = compiled.get(language);
+  if (!c) {
+    const set = language === 'zh' ? TEMPLATES_ZH : TEMPLATES_EN;
+    c = {
+      set,
+      rules: parseRules(set),
+      groups: set.intents.map((group) => ({ group, sentences: group.sentences.map((s) => parseTemplate(s, language)) })),
+    };
+    compiled.set(language, c);
+  }
+  return c;
+}
+
+type Slots = Readonly<Record<string, string | number>>;
+interface State {
+  pos: number;
+  slots: Slots;
+  wild: number;
+}
+
+interface MatchContext {
+  tokens: string[];
+  language: IntentLanguage;
+  rules: Map<string, TemplateNode>;
+  list(name: string): SlotEntry[] | 'wildcard';
+  budget: { steps: number };
+}
+
+const MAX_STEPS = 200_000;
+const MAX_WILDCARD_TOKENS = 8;
+
+function* matchNode(node: TemplateNode, st: State, ctx: MatchContext): Generator<State> {
+  if (--ctx.budget.steps < 0) return;
+  const toks = ctx.tokens;
+  switch (node.kind) {
+    case 'word':
+      if (toks[st.pos] === node.token) yield { ...st, pos: st.pos + 1 };
+      return;
+    case 'seq':
+      yield* matchSeq(node.items, 0, st, ctx);
+      return;
+    case 'alt':
+      for (const opt of node.options) yield* matchNode(opt, st, ctx);
+      return;
+    case 'rule': {
+      const body = ctx.rules.get(node.name);
+      if (body) yield* matchNode(body, st, ctx);
+      return;
+    }
+    case 'range': {
+      const t = toks[st.pos];
+      if (t !== undefined && /^\d+(\.\d+)?$/.test(t)) {
+        const v = Number(t);
+        if (v >= node.min && v <= node.max) yield { ...st, pos: st.pos + 1, slots: { ...st.slots, [node.slot]: v } };
+      }
+      return;
+    }
+    case 'slot': {
+      const entries = ctx.list(node.list);
+      if (entries === 'wildcard') {
+        const max = Math.min(toks.length - st.pos, MAX_WILDCARD_TOKENS);
+        for (let n = 1; n <= max; n++) {
+          const value = joinTokens(toks.slice(st.pos, st.pos + n), ctx.language);
+          yield { pos: st.pos + n, wild: st.wild + n, slots: { ...st.slots, [node.slot]: value } };
+        }
+        return;
+      }
+      for (const e of entries) {
+        if (e.tokens.every((t, i) => toks[st.pos + i] === t)) {
+          yield { ...st, pos: st.pos + e.tokens.length, slots: { ...st.slots, [node.slot]: e.out } };
+        }
+      }
+      return;
+    }
+  }
+}
+
+function* matchSeq(items: TemplateNode[], i: number, st: State, ctx: MatchContext): Generator<State> {
+  if (i === items.length) {
+    yield st;
+    return;
+  }
+  for (const next of matchNode(items[i]!, st, ctx)) yield* matchSeq(items, i + 1, next, ctx);
+}
+
+function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, vocab: Vocabulary, language: IntentLanguage): IntentSlots {
+  const slots: IntentSlots = { ...(group.slots ?? {}), ...raw };
+  if (intent === 'HassStartTimer') {
+    const h = typeof slots.hours === 'number' ? slots.hours : 0;
+    const m = typeof slots.minutes === 'number' ? slots.minutes : 0;
+    const s = typeof slots.seconds === 'number' ? slots.seconds : 0;
+    slots.seconds = Math.round(h * 3600 + m * 60 + s);
+  }
+  if (typeof slots.name === 'string' && slots.domain === undefined) {
+    const domains = new Set(vocab.entities.filter((e) => e.name === slots.name).map((e) => e.domain));
+    if (domains.size === 1) slots.domain = [...domains][0];
+  }
+  if (typeof slots.location === 'string' && language === 'en') {
+    slots.location = slots.location.replace(/\b\w/g, (c) => c.toUpperCase());
+  }
+  return slots;
+}
+
+/**
+ * Match `text` against the templates of `language` (default: 'zh' when the
+ * text has Chinese characters, else 'en') with names, rooms and lists from
+ * `vocab`. Returns null when no template matches the whole sentence.
+ */
+export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLanguage): IntentMatch | null {
+  const lang: IntentLanguage = language ?? (hasCjk(text) ? 'zh' : 'en');
+  const tokens = tokenise(text, lang);
+  if (tokens.length === 0) return null;
+  const c = compiledTemplates(lang);
+  const cache = new Map<string, SlotEntry[] | 'wildcard'>();
+  const fixedList = (name: string): SlotEntry[] | 'wildcard' => {
+    let v = cache.get(name);
+    if (v === undefined) {
+      if (name === 'area') v = areaEntries(vocab, lang);
+      else if (name === 'list') v = listNameEntries(vocab, lang);
+      else {
+        const l = c.set.lists[name];
+        v = l === undefined ? [] : l.wildcard ? 'wildcard' : templateListEntries(l, lang);
+      }
+      cache.set(name, v);
+    }
+    return v;
+  };
+  // Best: fewest free-text words, then a match naming an entity (a name is
+  // more specific than room + device type), then the template defined first.
+  let best: { rank: number; intent: string; slots: Slots; group: IntentTemplateGroup } | null = null;
+  for (const { group, sentences } of c.groups) {
+    const nameKey = `name:${requirementKey(group.requires)}`;
+    const ctx: MatchContext = {
+      tokens,
+      language: lang,
+      rules: c.rules,
+      budget: { steps: MAX_STEPS },
+      list: (name) => {
+        if (name !== 'name') return fixedList(name);
+        let v = cache.get(nameKey);
+        if (v === undefined) {
+          v = nameEntries(vocab, group.requires, lang);
+          cache.set(nameKey, v);
+        }
+        return v;
+      },
+    };
+    for (const sentence of sentences) {
+      for (const st of matchNode(sentence, { pos: 0, slots: {}, wild: 0 }, ctx)) {
+        if (st.pos !== tokens.length) continue;
+        const rank = st.wild * 2 + (st.slots.name === undefined ? 1 : 0);
+        if (best === null || rank < best.rank) best = { rank, intent: group.intent, slots: st.slots, group };
+        if (rank === 0) break;
+      }
+      if (best?.rank === 0) break;
+    }
+    if (best?.rank === 0) break;
+  }
+  if (!best) return null;
+  return {
+    intent: best.intent,
+    slots: postProcess(best.intent, best.slots, best.group, vocab, lang),
+    text: joinTokens(tokens, lang),
+    language: lang,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Chinese (Mandarin, simplified) intent sentence templates for the local
+ * matcher. Same intent names and slots as the English set (Home Assistant's
+ * intents, sentences/zh-cn for the phrasing: 打开/关闭, 把…打开, 现在几点).
+ * Text is matched character by character after numerals become digits
+ * ("三十分钟" -> "30分钟"), so templates are written the same way people type.
+ * No speech grammar is built from these: the Debian acoustic model is English.
+ */
+import type { TemplateSet } from './template-syntax.js';
+import { COLOURS_ZH } from './builtin-lists.js';
+
+const ON_OFF_DOMAINS = ['light', 'switch', 'fan', 'media_player', 'climate', 'cover', 'input_boolean'];
+
+/** Chinese templates (language 'zh'). */
+export const TEMPLATES_ZH: TemplateSet = {
+  language: 'zh',
+  rules: {
+    please: '[请|帮我|麻烦|给我|请帮我]',
+    open: '(打开|开启|开)',
+    close: '(关掉|关闭|关上|关)',
+    once: '[一下|吧]',
+    light: '(灯|灯光|电灯|照明)',
+    all: '[所有|全部]',
+    timer: '(定时器|计时器|倒计时)',
+    dur: '({hours:1-99}[个](小时|钟头)[{minutes:1-59}分[钟]][{seconds:1-59}秒[钟]]|{minutes:1-999}分钟[{seconds:1-59}秒[钟]]|{seconds:1-999}秒[钟]|{minutes:zh_half})',
+    set_to: '(调到|调成|调为|设为|设置为|设成|设置成|调至|设置到)',
+  },
+  lists: {
+    zh_half: { values: [{ in: '半小时', out: 30 }, { in: '半个小时', out: 30 }, { in: '半个钟头', out: 30 }] },
+    color_zh: { values: COLOURS_ZH },
+    lock_done: { values: [{ in: '锁上', out: 'locked' }, { in: '锁好', out: 'locked' }, { in: '锁', out: 'locked' }] },
+    location: { wildcard: true },
+    item: { wildcard: true },
+  },
+  intents: [
+    {
+      intent: 'HassTurnOn',
+      slots: { domain: 'light' },
+      sentences: [
+        '<please>[把]{area}[的]<all>[的]<light>[都|全]<open><once>',
+        '<please><open>{area}[的]<all>[的]<light>',
+      ],
+    },
+    {
+      intent: 'HassTurnOff',
+      slots: { domain: 'light' },
+      sentences: [
+        '<please>[把]{area}[的]<all>[的]<light>[都|全]<close><once>',
+        '<please><close>{area}[的]<all>[的]<light>',
+      ],
+    },
+    { intent: 'HassTurnOn', requires: { domains: ON_OFF_DOMAINS }, sentences: ['<please>[把]{name}<open><once>', '<please><open><once>{name}'] },
+    { intent: 'HassTurnOff', requires: { domains: ON_OFF_DOMAINS }, sentences: ['<please>[把]{name}<close><once>', '<please><close><once>{name}'] },
+    { intent: 'HassTurnOn', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['<please>[把]{name}(锁上|锁好)<once>', '<please>(锁上|锁好|锁)<once>{name}'] },
+    { intent: 'HassTurnOff', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['<please>[把]{name}(解锁|开锁)<once>', '<please>(解锁|开锁)<once>{name}'] },
+    { intent: 'HassTurnOn', requires: { domains: ['scene', 'script', 'button'] }, sentences: ['<please>(启动|激活|运行|执行|按下|按|开启|打开)<once>{name}[场景|脚本|按钮]'] },
+    {
+      intent: 'HassLightSet',
+      requires: { domains: ['light'] },
+      sentences: [
+        '<please>[把]{name}[的]亮度<set_to>{brightness:0-100}[%]',
+        '<please>[把]{name}<set_to>{brightness:0-100}%[的亮度]',
+        '<please>[把]{name}<set_to>{color:color_zh}[的]',
+      ],
+    },
+    {
+      intent: 'HassLightSet',
+      slots: { domain: 'light' },
+      sentences: ['<please>[把]{area}[的]<light>[的]亮度<set_to>{brightness:0-100}[%]', '<please>[把]{area}[的]<light><set_to>{color:color_zh}[的]'],
+    },
+    { intent: 'HassGetState', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['{name}{state:lock_done}了(吗|没有|没)', '{name}[是不是|有没有]锁(上|好)了[吗]'] },
+    { intent: 'HassGetState', requires: { domains: ON_OFF_DOMAINS }, sentences: ['{name}[是]开着[的]吗', '{name}[是]关着[的]吗', '{name}开了(吗|没有)', '{name}[是][什么]状态'] },
+    {
+      intent: 'HassClimateGetTemperature',
+      sentences: ['[现在][室内|屋里|家里|{area}[的]][的]温度[是]多少[度]', '[现在][室内|屋里|家里|{area}][是]几度', '[现在][室内|屋里|家里|{area}]多少度'],
+    },
+    {
+      intent: 'HassClimateGetTemperature',
+      requires: { domains: ['climate'], sensorClasses: ['temperature'] },
+      sentences: ['{name}[的]温度[是]多少[度]', '{name}[现在][是]几度'],
+    },
+    {
+      intent: 'HassClimateSetTemperature',
+      sentences: ['<please>[把][{area}[的]]温度<set_to>{temperature:5-35}度'],
+    },
+    { intent: 'HassClimateSetTemperature', requires: { domains: ['climate'] }, sentences: ['<please>[把]{name}[的温度]<set_to>{temperature:5-35}度'] },
+    {
+      intent: 'HassStartTimer',
+      sentences: [
+        '<please>(设置|设|定|设定|开始|开|来)[1个|个]<dur>[的]<timer>',
+        '<please>(设置|设|定|设定|开始)[1个|个]<timer>[,]<dur>',
+        '<please>(计时|倒计时)<dur>',
+        '<dur>(后|以后|之后)提醒我',
+      ],
+    },
+    { intent: 'HassCancelAllTimers', sentences: ['<please>(取消|停止|关掉|删除|清除)(所有|全部)[的]<timer>'] },
+    { intent: 'HassCancelTimer', sentences: ['<please>(取消|停止|关掉|删除)[那个|这个|1下][的]<timer>'] },
+    { intent: 'HassTimerStatus', sentences: ['<timer>还[剩|有](多久|多少时间|多长时间|几分钟)', '还剩(多久|多少时间|多长时间)', '<timer>[的]状态', '<timer>怎么样了'] },
+    { intent: 'HassGetCurrentTime', sentences: ['[现在]几点[了|钟][了]', '现在[是]什么时间', '[现在]时间[是]多少'] },
+    { intent: 'HassGetCurrentDate', sentences: ['今天[是]几号', '今天[是]星期几', '今天[是]礼拜几', '今天[是]什么日子', '今天[是]几月几号', '[今天]日期[是什么]'] },
+    {
+      intent: 'HassGetWeather',
+      sentences: ['[今天|明天]天气(怎么样|如何)', '[今天|明天]{location}[的][今天|明天]天气(怎么样|如何)', '[今天|明天]会下雨吗'],
+    },
+    { intent: 'HassMediaNext', sentences: ['(下1首|下1曲|下1个|跳过)[歌|歌曲]', '[在]{name}[上](下1首|下1曲|下1个|跳过)'] },
+    { intent: 'HassMediaPrevious', sentences: ['(上1首|上1曲|上1个)[歌|歌曲]'] },
+    { intent: 'HassMediaPause', sentences: ['暂停[播放|音乐|1下]'] },
+    { intent: 'HassMediaUnpause', sentences: ['(继续|恢复)[播放|音乐]'] },
+    { intent: 'HassShoppingListAddItem', sentences: ['<please>[把]{item}(加到|添加到|加入|放到|放进)[我的]购物(清单|单|列表)[里|中|上]'] },
+    { intent: 'HassListAddItem', sentences: ['<please>[把]{item}(加到|添加到|加入|放到|放进)[我的]{list}[清单|列表][里|中|上]'] },
+    { intent: 'HassNevermind', sentences: ['(算了|没事[了]|不用了|取消|没什么)'] },
+  ],
+};

@@ -1,0 +1,90 @@
+/**
+ * The memory database: one SQLite file (dataDir/memory.db) holding the context
+ * window, documents, graph and loop bookkeeping (issue 5, instead of the
+ * seeds' JSON files).
+ *
+ * Durability: WAL + synchronous=FULL, so a write is on disk when the
+ * statement returns; read-modify-write runs in IMMEDIATE transactions (the
+ * write lock is taken up front, so no SQLITE_BUSY upgrade failure can reach a
+ * user); busy_timeout covers other connections (the CLI, a second process).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/** A better-sqlite3 connection. */
+export type Db = Database.Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS context_events(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE, time INTEGER NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL,
+  input TEXT NOT NULL, response TEXT NOT NULL, tool TEXT, interrupted INTEGER NOT NULL DEFAULT 0,
+  speaker TEXT, vec TEXT NOT NULL, fp TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rule_queue(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, time INTEGER NOT NULL,
+  speaker TEXT, text TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(
+  id INTEGER PRIMARY KEY, event_id TEXT, time INTEGER NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL,
+  speaker TEXT, title TEXT NOT NULL DEFAULT '', input TEXT NOT NULL, response TEXT NOT NULL, tool TEXT,
+  access_count INTEGER NOT NULL DEFAULT 0, last_access INTEGER NOT NULL, distilled INTEGER NOT NULL DEFAULT 0,
+  vec TEXT NOT NULL, fp TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS docs_cold ON docs(distilled, last_access);
+CREATE INDEX IF NOT EXISTS docs_fp ON docs(fp);
+CREATE INDEX IF NOT EXISTS docs_time ON docs(time);
+CREATE TABLE IF NOT EXISTS doc_terms(term TEXT NOT NULL, w REAL NOT NULL, doc_id INTEGER NOT NULL,
+  PRIMARY KEY(term, w DESC, doc_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS doc_terms_doc ON doc_terms(doc_id);
+CREATE TABLE IF NOT EXISTS term_df(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS kw_terms(term TEXT NOT NULL, s REAL NOT NULL, doc_id INTEGER NOT NULL,
+  PRIMARY KEY(term, s DESC, doc_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kw_terms_doc ON kw_terms(doc_id);
+CREATE TABLE IF NOT EXISTS entities(
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL DEFAULT 'thing',
+  mention_count INTEGER NOT NULL DEFAULT 1, nterms INTEGER NOT NULL DEFAULT 1,
+  created INTEGER NOT NULL, updated INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS entities_updated ON entities(updated);
+CREATE TABLE IF NOT EXISTS entity_terms(term TEXT NOT NULL, entity_id INTEGER NOT NULL,
+  PRIMARY KEY(term, entity_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entity_terms_entity ON entity_terms(entity_id);
+CREATE TABLE IF NOT EXISTS aliases(alias TEXT PRIMARY KEY, entity_id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS relations(
+  id INTEGER PRIMARY KEY, source INTEGER NOT NULL, target INTEGER NOT NULL, relation_type TEXT NOT NULL,
+  confidence REAL NOT NULL DEFAULT 0.8, sentence TEXT NOT NULL DEFAULT '', doc_id INTEGER,
+  created INTEGER NOT NULL, updated INTEGER NOT NULL, UNIQUE(source, relation_type, target));
+CREATE INDEX IF NOT EXISTS relations_target ON relations(target);
+CREATE INDEX IF NOT EXISTS relations_updated ON relations(updated);
+CREATE TABLE IF NOT EXISTS consolidation_seen(key TEXT PRIMARY KEY, time INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+/**
+ * Open (creating when absent) dataDir/memory.db with the memory schema.
+ * Errors: the better-sqlite3 error when the file cannot be opened or is corrupt.
+ */
+export function openMemoryDb(dataDir: string, file = 'memory.db'): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, file));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = OFF');
+  db.exec(SCHEMA);
+  return db;
+}
+
+/** Read a meta value (`undefined` when unset). */
+export function getMeta(db: Db, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}
+
+/** Write a meta value. */
+export function setMeta(db: Db, key: string, value: string): void {
+  db.prepare('INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+}
+
+/** Run `fn` in an IMMEDIATE transaction (write lock taken at BEGIN). */
+export function immediate<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}

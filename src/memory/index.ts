@@ -1,0 +1,11 @@
+/**
+ * Memory system public API (issue 5): the kernel wires `MemorySystem` as its
+ * `KernelMemory`, plugins get `memory.api()` and `memory.knowledge.api()`.
+ */
+export { MemorySystem, type MemorySystemOptions, type LoopName, type RecallHit } from './memory-system.js';
+export { MEMORY_SETTINGS, registerMemorySettings } from './settings.js';
+export { MemoryArgumentError, MemoryNotFoundError, KnowledgeError } from './errors.js';
+export { ruleTriples, docToTriples } from './distiller.js';
+export { textForVector, type ToolMemoryPolicy } from './context-window.js';
+export { VECTOR_FINGERPRINT, terms, keywords, nameBigrams, jaccard } from './text.js';
+export { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';

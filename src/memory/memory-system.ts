@@ -1,0 +1,474 @@
+/**
+ * The memory system (seed 001 "Three-Layer Memory", seed 000 §4/§8): the
+ * kernel's `KernelMemory` over one SQLite database — context window ->
+ * documents -> graph — plus the knowledge base, the heartbeat loops and the
+ * plugin-facing MemoryAPI.
+ *
+ * MarkRecalled: ids returned by memory_recall since the last user event are
+ * remembered here and skipped by recallForPrompt, in addition to any ids the
+ * kernel passes in `exclude`.
+ */
+import path from 'node:path';
+import type { ContextEvent, KernelMemory, PromptMemory } from '../kernel/memory-port.js';
+import { estimateTokens } from '../kernel/memory-port.js';
+import type { Logger, MemItem, MemoryAPI, SettingsAPI, ToolDef, Triple } from '../kernel/types.js';
+import { KnowledgeBase } from '../knowledge/store.js';
+import { knowledgeTools } from '../knowledge/tools.js';
+import { ContextWindow, type ToolMemoryPolicy } from './context-window.js';
+import { getMeta, openMemoryDb, setMeta, type Db } from './db.js';
+import { docToTriples, ruleTriples } from './distiller.js';
+import { DocStore, type DocRow, type SearchOptions } from './documents.js';
+import { queryTimeRange } from './time-query.js';
+import { GraphStore } from './graph.js';
+import { setJiebaCacheDir } from './jieba.js';
+import { candidateKey, detectConflicts, detectMergeCandidates, markSeen, mergePrompt, reviewPrompt } from './merge-detect.js';
+import { numberSetting, registerMemorySettings } from './settings.js';
+import { memoryTools } from './tools.js';
+import { cleanText } from './text.js';
+
+/** Constructor options. `clock` returns ms since epoch (tests run weeks of fake time). */
+export interface MemorySystemOptions {
+  dataDir: string;
+  settings: SettingsAPI;
+  log: Logger;
+  clock?: () => number;
+  /** Hands a consolidation prompt to the kernel's `_consolidation_` self-input queue (seed 000 §8). */
+  enqueueConsolidation?: (text: string) => void;
+  /** Shipped knowledge seeds (default: the repo's data/knowledge). */
+  knowledgeSeedDir?: string;
+  /** Where the trimmed jieba dictionary is cached (see jieba.ts; default: the OS temp directory). */
+  jiebaCacheDir?: string;
+}
+
+/** Names of the heartbeat loops (seed 001 ④ and ⑤). */
+export type LoopName = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
+
+const LOOP_KEYS: Record<LoopName, string> = {
+  distill: 'core.memory.distill_interval_min',
+  archive: 'core.memory.archive_interval_min',
+  merge: 'core.memory.merge_interval_min',
+  review: 'core.memory.review_interval_min',
+  rules: 'core.memory.rule_interval_min',
+};
+
+/** One item of the non-consuming search over documents and the window. */
+export interface RecallHit {
+  /** `doc:<id>` or `event:<event id>`. */
+  id: string;
+  kind: 'document' | 'event';
+  /** The original event id (archived events keep theirs). */
+  event_id: string | null;
+  time: number;
+  speaker: string | null;
+  text: string;
+  score: number;
+}
+
+/** Render a document as one prompt line's text: `speaker: input / response`. */
+function docText(d: Pick<DocRow, 'title' | 'input' | 'response' | 'speaker' | 'kind'>): string {
+  const who = d.speaker ?? (d.kind === 'agent' ? 'assistant' : d.kind === 'user' ? 'user' : d.kind);
+  const body = [d.title, d.input, d.response].filter((s) => s !== '').join(' / ');
+  return `${who}: ${body}`;
+}
+
+/** Short local-time stamp `YYYY-MM-DD HH:MM` (UTC) for prompt lines. */
+function stamp(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** The memory system; see the module comment. All KernelMemory methods log instead of throwing. */
+export class MemorySystem implements KernelMemory {
+  readonly db: Db;
+  readonly docs: DocStore;
+  readonly graph: GraphStore;
+  readonly window: ContextWindow;
+  readonly knowledge: KnowledgeBase;
+  private readonly clock: () => number;
+  private readonly log: Logger;
+  private readonly settings: SettingsAPI;
+  private readonly policies = new Map<string, ToolMemoryPolicy>();
+  private readonly speakers = new Set<string>();
+  private readonly recalled = new Set<string>();
+  private readonly timers = new Map<LoopName, NodeJS.Timeout>();
+  private lastInput = '';
+  private closed = false;
+
+  constructor(private readonly opts: MemorySystemOptions) {
+    this.clock = opts.clock ?? Date.now;
+    this.log = opts.log;
+    this.settings = opts.settings;
+    registerMemorySettings(opts.settings);
+    if (opts.jiebaCacheDir !== undefined) setJiebaCacheDir(opts.jiebaCacheDir);
+    this.db = openMemoryDb(opts.dataDir);
+    this.docs = new DocStore(this.db);
+    this.graph = new GraphStore(this.db);
+    this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined));
+    const docsRecomputed = this.docs.recomputeMismatched();
+    const eventsRecomputed = this.window.load();
+    if (docsRecomputed + eventsRecomputed > 0) this.log.info({ docsRecomputed, eventsRecomputed }, 'vectors of another fingerprint recomputed');
+    for (const s of this.db.prepare('SELECT DISTINCT speaker FROM docs WHERE speaker IS NOT NULL').pluck().all() as string[]) this.addSpeaker(s);
+    for (const e of this.window.all()) if (e.event.speaker) this.addSpeaker(e.event.speaker);
+    this.knowledge = new KnowledgeBase({
+      dir: path.join(opts.dataDir, 'knowledge'),
+      ...(opts.knowledgeSeedDir !== undefined ? { seedDir: opts.knowledgeSeedDir } : {}),
+      log: opts.log,
+    });
+  }
+
+  /** The current time from the injected clock (ms since epoch). */
+  now(): number {
+    return this.clock();
+  }
+
+  private addSpeaker(s: string): void {
+    const n = cleanText(s);
+    if (n.length >= 2) this.speakers.add(n);
+  }
+
+  private setting(key: string): number {
+    return numberSetting(this.settings, key);
+  }
+
+  // ---- KernelMemory -------------------------------------------------------
+
+  /** Record an event (persisted with synchronous=FULL before returning). A user event starts a new turn for MarkRecalled. */
+  append(event: ContextEvent): void {
+    try {
+      this.window.append(event);
+      if (event.kind === 'user') {
+        this.recalled.clear();
+        this.lastInput = event.input;
+      }
+      if (event.speaker) this.addSpeaker(event.speaker);
+    } catch (err) {
+      this.log.error({ err, id: event.id }, 'memory append failed');
+    }
+  }
+
+  /** Prune the window against `currentInput` (top_k / protected_tail settings). */
+  prune(currentInput: string): void {
+    try {
+      this.window.prune(currentInput, this.setting('core.memory.top_k'), this.setting('core.memory.protected_tail'), this.now());
+    } catch (err) {
+      this.log.error({ err }, 'memory prune failed');
+    }
+  }
+
+  /** The window's events, oldest first, newest-first within `budgetTokens`. */
+  timeline(budgetTokens: number): ContextEvent[] {
+    return this.window.timeline(budgetTokens);
+  }
+
+  /**
+   * The read-only memory block of the prompt: top documents (core.memory.prompt_docs),
+   * graph relations from BFS recall and a knowledge passage when relevant,
+   * added best-first until `budgetTokens`. Skips ids in `exclude` and those
+   * memory_recall returned this turn. Never throws (logs and returns empty).
+   */
+  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): Promise<PromptMemory> {
+    try {
+      return this.assemble(input, budgetTokens, exclude);
+    } catch (err) {
+      this.log.error({ err }, 'memory recall failed');
+      return { text: '', items: [] };
+    }
+  }
+
+  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): PromptMemory {
+    const skip = (id: string): boolean => exclude?.has(id) === true || this.recalled.has(id);
+    const sections: Array<{ title: string; items: MemItem[] }> = [];
+    const docs = this.docs
+      .search(input, this.setting('core.memory.prompt_docs') + 3, this.searchOptions(input))
+      .filter((h) => !skip(`doc:${h.doc.id}`))
+      .slice(0, this.setting('core.memory.prompt_docs'));
+    sections.push({
+      title: '[Related Memory Docs] (read-only, from earlier conversations)',
+      items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
+    });
+    const g = this.graph.recall(input, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
+    sections.push({
+      title: '[Memory Index] (read-only, known facts)',
+      items: g.relations
+        .filter((r) => !skip(`rel:${r.relation.id}`))
+        .map((r) => ({ id: `rel:${r.relation.id}`, kind: 'relation', text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`, score: r.score, time: r.relation.updated })),
+    });
+    const k = this.knowledge.search(input, 1)[0];
+    if (k && k.score >= this.setting('core.knowledge.inject_min_score') && !skip(`knowledge:${k.name}`)) {
+      sections.push({ title: '[Knowledge] (read-only)', items: [{ id: `knowledge:${k.name}`, kind: 'knowledge', text: `${k.name}: ${k.snippet}`, score: k.score }] });
+    }
+    const lines: string[] = [];
+    const items: MemItem[] = [];
+    let used = 0;
+    for (const s of sections) {
+      let header = false;
+      for (const item of s.items) {
+        const line = `- ${item.text.replace(/\s+/g, ' ')}`;
+        const cost = estimateTokens(line) + (header ? 0 : estimateTokens(s.title));
+        if (used + cost > budgetTokens) break;
+        if (!header) {
+          lines.push(s.title);
+          header = true;
+        }
+        lines.push(line);
+        items.push(item);
+        used += cost;
+      }
+    }
+    for (const item of items) if (item.kind === 'document') this.docs.touch(Number(item.id.slice(4)));
+    return { text: lines.join('\n'), items };
+  }
+
+  /** Ranking options for `query`: speakers it names and the time range it refers to. */
+  private searchOptions(query: string): SearchOptions {
+    const range = queryTimeRange(query, this.now());
+    return { speakers: this.speakersIn(query), ...(range ? { range } : {}) };
+  }
+
+  /** Speakers (known household names) mentioned in `text`, lower-cased. */
+  speakersIn(text: string): Set<string> {
+    const t = cleanText(text);
+    const out = new Set<string>();
+    for (const s of this.speakers) if (t.includes(s)) out.add(s);
+    return out;
+  }
+
+  /** memory_*, doc_* and knowledge_* tools. */
+  tools(): ToolDef[] {
+    return [...memoryTools(this), ...knowledgeTools(this.knowledge)];
+  }
+
+  /** Register a tool's NoMemory flag and cleaner (applied to its future events). */
+  registerToolMemoryPolicy(tool: string, policy: ToolMemoryPolicy): void {
+    this.policies.set(tool, policy);
+  }
+
+  /** Stop loops, flush access counts and close the database. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.stopLoops();
+    try {
+      this.docs.flushAccess(this.now());
+    } catch (err) {
+      this.log.warn({ err }, 'flushing access counts failed');
+    }
+    this.db.close();
+    this.closed = true;
+  }
+
+  // ---- search, documents, MarkRecalled ------------------------------------
+
+  /**
+   * Non-consuming search over documents and the context window, fused by rank
+   * (the ranking the prompt's document block uses, with the window's events
+   * as a third channel). Used by benches and diagnostics.
+   */
+  search(query: string, limit: number): RecallHit[] {
+    const speakers = this.speakersIn(query);
+    const range = queryTimeRange(query, this.now());
+    const hits: RecallHit[] = this.docs.search(query, limit, { speakers, ...(range ? { range } : {}) }).map((h) => ({
+      id: `doc:${h.doc.id}`,
+      kind: 'document',
+      event_id: h.doc.event_id,
+      time: h.doc.time,
+      speaker: h.doc.speaker,
+      text: docText(h.doc),
+      score: h.score,
+    }));
+    this.window.rank(query, limit).forEach((w, rank) => {
+      const boost = w.entry.event.speaker && speakers.has(cleanText(w.entry.event.speaker)) ? 1.25 : 1;
+      hits.push({
+        id: `event:${w.entry.event.id}`,
+        kind: 'event',
+        event_id: w.entry.event.id,
+        time: w.entry.event.time,
+        speaker: w.entry.event.speaker ?? null,
+        text: `${w.entry.event.speaker ?? w.entry.event.kind}: ${w.entry.event.input} ${w.entry.event.response}`.trim(),
+        score: (boost * 1) / (60 + rank + 1),
+      });
+    });
+    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /** Remember ids fetched by memory_recall this turn (MarkRecalled). */
+  markRecalled(ids: Iterable<string>): void {
+    for (const id of ids) this.recalled.add(id);
+  }
+
+  /**
+   * doc_query (seed 001 Consume): search, delete the hits from the store and
+   * append them to the context window as cold_storage events at their
+   * original timestamps, in one transaction. Returns the consumed documents.
+   */
+  consumeDocuments(query: string, limit: number): DocRow[] {
+    const hits = this.docs.search(query, limit, this.searchOptions(query));
+    this.db
+      .transaction(() => {
+        for (const { doc } of hits) {
+          this.docs.remove(doc.id);
+          this.window.append({
+            id: doc.event_id ?? `doc-${doc.id}`,
+            time: doc.time,
+            kind: 'cold_storage',
+            source: doc.source,
+            input: doc.title !== '' ? `${doc.title}\n${doc.input}` : doc.input,
+            response: doc.response,
+            ...(doc.speaker !== null ? { speaker: doc.speaker } : {}),
+          });
+        }
+      })
+      .immediate();
+    return hits.map((h) => h.doc);
+  }
+
+  /** doc_commit: store a note as a document (durable when it returns). Returns its id. */
+  commitDocument(title: string, content: string, source = 'doc_commit'): number {
+    return this.db.transaction(() => this.docs.add({ time: this.now(), kind: 'note', source, title, input: '', response: content }, this.now())).immediate();
+  }
+
+  /** Statistics for memory_introspect. */
+  introspect(): Record<string, unknown> {
+    const count = (sql: string): number => Number(this.db.prepare(sql).pluck().get());
+    const top = this.db.prepare('SELECT name, type, mention_count FROM entities ORDER BY mention_count DESC LIMIT 10').all();
+    return {
+      context_events: this.window.size(),
+      documents: this.docs.count(),
+      cold_candidates: count('SELECT count(*) FROM docs WHERE distilled = 0'),
+      ...this.graph.stats(),
+      rule_queue: count('SELECT count(*) FROM rule_queue'),
+      consolidations_enqueued: count('SELECT count(*) FROM consolidation_seen'),
+      top_entities: top,
+      knowledge_documents: this.knowledge.list().length,
+    };
+  }
+
+  // ---- plugin API ---------------------------------------------------------
+
+  /** The plugin-facing MemoryAPI (seed 000 §11 Memory().Recall/Commit). */
+  api(): MemoryAPI {
+    return {
+      recall: async (query, limit) => {
+        const n = limit ?? 10;
+        const g = this.graph.recall(query, n, this.setting('core.memory.bfs_depth'));
+        const items: MemItem[] = g.relations.map((r) => ({
+          id: `rel:${r.relation.id}`,
+          kind: 'relation',
+          text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`,
+          score: r.score,
+          time: r.relation.updated,
+        }));
+        for (const h of this.docs.search(query, n)) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
+        return items.slice(0, n * 2);
+      },
+      commit: async (triples: Triple[]) => this.graph.commit(triples, this.now()),
+    };
+  }
+
+  // ---- heartbeat loops ----------------------------------------------------
+
+  /** Start the five loops, each on its own timer from settings (re-read after every tick). */
+  startLoops(): void {
+    for (const name of Object.keys(LOOP_KEYS) as LoopName[]) this.schedule(name);
+  }
+
+  private schedule(name: LoopName): void {
+    if (this.closed) return;
+    const ms = Math.max(1, this.setting(LOOP_KEYS[name])) * 60_000;
+    const t = setTimeout(() => {
+      void this.runLoopOnce(name).finally(() => {
+        if (this.timers.has(name)) this.schedule(name);
+      });
+    }, ms);
+    t.unref();
+    this.timers.set(name, t);
+  }
+
+  /** Stop every loop timer. */
+  stopLoops(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** Run one tick of a loop now. Errors are logged, never thrown. Resolves with what the tick did. */
+  async runLoopOnce(name: LoopName): Promise<Record<string, number>> {
+    try {
+      switch (name) {
+        case 'distill':
+          return this.tickDistill();
+        case 'archive':
+          return this.tickArchive();
+        case 'merge':
+          return this.tickMerge();
+        case 'review':
+          return this.tickReview();
+        case 'rules':
+          return this.tickRules();
+      }
+    } catch (err) {
+      this.log.error({ err, loop: name }, 'memory loop tick failed');
+      return { error: 1 };
+    }
+  }
+
+  private tickDistill(): Record<string, number> {
+    const archived = this.window.prune(this.lastInput, this.setting('core.memory.top_k'), this.setting('core.memory.protected_tail'), this.now());
+    this.docs.flushAccess(this.now());
+    return { archived };
+  }
+
+  private tickArchive(): Record<string, number> {
+    const now = this.now();
+    this.docs.flushAccess(now);
+    const before = now - this.setting('core.memory.cold_doc_hours') * 3_600_000;
+    const cold = this.docs.cold(before, this.setting('core.memory.cold_doc_max_access'), 500);
+    let relations = 0;
+    for (const d of cold) {
+      const text = [d.title, d.input, d.response].filter((s) => s !== '').join('\n');
+      const triples = d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined);
+      if (triples.length > 0) relations += this.graph.commit(triples, now, d.id).relations;
+      this.docs.markDistilled(d.id);
+    }
+    return { cold: cold.length, relations };
+  }
+
+  private tickRules(): Record<string, number> {
+    const rows = this.db.prepare('SELECT seq, speaker, text FROM rule_queue ORDER BY seq LIMIT 1000').all() as Array<{ seq: number; speaker: string | null; text: string }>;
+    let relations = 0;
+    const del = this.db.prepare('DELETE FROM rule_queue WHERE seq = ?');
+    for (const r of rows) {
+      const triples = ruleTriples(r.text, r.speaker ?? undefined);
+      this.db
+        .transaction(() => {
+          if (triples.length > 0) relations += this.graph.commit(triples, this.now()).relations;
+          del.run(r.seq);
+        })
+        .immediate();
+    }
+    return { utterances: rows.length, relations };
+  }
+
+  private tickMerge(): Record<string, number> {
+    if (!this.opts.enqueueConsolidation) return { candidates: 0 };
+    const now = this.now();
+    const since = Number(getMeta(this.db, 'merge_since') ?? 0);
+    const found = detectMergeCandidates(this.db, this.graph, since, this.setting('core.memory.merge_threshold'), 50);
+    for (const c of found) {
+      this.opts.enqueueConsolidation(mergePrompt(this.graph, c));
+      markSeen(this.db, candidateKey(c), now);
+    }
+    if (found.length < 50) setMeta(this.db, 'merge_since', String(now));
+    return { candidates: found.length };
+  }
+
+  private tickReview(): Record<string, number> {
+    if (!this.opts.enqueueConsolidation) return { conflicts: 0 };
+    const now = this.now();
+    const since = Number(getMeta(this.db, 'review_since') ?? 0);
+    const found = detectConflicts(this.db, this.graph, since, 20);
+    for (const c of found) {
+      this.opts.enqueueConsolidation(reviewPrompt(c));
+      markSeen(this.db, c.key, now);
+    }
+    if (found.length < 20) setMeta(this.db, 'review_since', String(now));
+    return { conflicts: found.length };
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Time awareness of recall: the time range a query names, explicit ("on
+ * October 13, 2023", "in May 2023", "2023年10月13日") or relative to now
+ * ("yesterday", "last week", "昨天", "上周"). Documents inside the range are
+ * ranked up by the document store.
+ */
+
+/** A half-open time range [from, to), ms since epoch (UTC days). */
+export interface TimeRange {
+  from: number;
+  to: number;
+}
+
+const DAY = 86_400_000;
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+
+function month(name: string): number {
+  return MONTHS.indexOf(name.slice(0, 3).toLowerCase());
+}
+
+function day(y: number, m: number, d: number): TimeRange {
+  const from = Date.UTC(y, m, d);
+  return { from, to: from + DAY };
+}
+
+function startOfDay(ms: number): number {
+  return Math.floor(ms / DAY) * DAY;
+}
+
+/**
+ * The time range `query` refers to, or undefined. `now` (ms) anchors
+ * relative expressions. Explicit dates win over relative ones.
+ */
+export function queryTimeRange(query: string, now: number): TimeRange | undefined {
+  const q = query.toLowerCase();
+  let m = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`).exec(q);
+  if (m) return day(Number(m[3]), month(m[1]!), Number(m[2]));
+  m = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE},?\\s+(\\d{4})\\b`).exec(q);
+  if (m) return day(Number(m[3]), month(m[2]!), Number(m[1]));
+  m = /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/.exec(q);
+  if (m) return day(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  m = new RegExp(`\\b${MONTH_RE},?\\s+(\\d{4})\\b`).exec(q);
+  if (m) return { from: Date.UTC(Number(m[2]), month(m[1]!), 1), to: Date.UTC(Number(m[2]), month(m[1]!) + 1, 1) };
+  m = /(\d{4})年(\d{1,2})月(?!\d)/.exec(q);
+  if (m) return { from: Date.UTC(Number(m[1]), Number(m[2]) - 1, 1), to: Date.UTC(Number(m[1]), Number(m[2]), 1) };
+  m = /(?<!\d)(\d{1,2})月(\d{1,2})[日号]/.exec(q);
+  if (m) return day(new Date(now).getUTCFullYear(), Number(m[1]) - 1, Number(m[2]));
+  const today = startOfDay(now);
+  if (/\btoday\b|今天/.test(q)) return { from: today, to: today + DAY };
+  if (/\bday before yesterday\b|前天/.test(q)) return { from: today - 2 * DAY, to: today - DAY };
+  if (/\byesterday\b|昨天/.test(q)) return { from: today - DAY, to: today };
+  if (/\blast week\b|上周|上个星期|上星期/.test(q)) return { from: today - 14 * DAY, to: today - 6 * DAY };
+  if (/\bthis week\b|这周|本周/.test(q)) return { from: today - 7 * DAY, to: today + DAY };
+  if (/\blast month\b|上个月/.test(q)) return { from: today - 62 * DAY, to: today - 27 * DAY };
+  return undefined;
+}

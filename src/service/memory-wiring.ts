@@ -1,0 +1,43 @@
+/**
+ * Wires the three-layer memory (src/memory) into the service: the kernel's
+ * KernelMemory, the plugins' MemoryAPI and KnowledgeAPI, the heartbeat loops,
+ * and the maintenance commands `memory stats` / `memory recall`.
+ */
+import path from 'node:path';
+import type { KernelMemory } from '../kernel/memory-port.js';
+import type { KnowledgeAPI, Logger, MemItem, MemoryAPI, SettingsAPI } from '../kernel/types.js';
+import { INSTALL_ROOT } from '../kernel/kernel.js';
+import { MemorySystem } from '../memory/index.js';
+
+/** What the service holds of the memory. */
+export interface MemoryWiring {
+  system: MemorySystem;
+  kernelMemory: KernelMemory;
+  memoryApi: () => MemoryAPI;
+  knowledgeApi: () => KnowledgeAPI;
+  /** Start the heartbeat loops (after the kernel is up: merge detection feeds its self-input queue). */
+  start(): void;
+  stats(): Record<string, unknown>;
+  recall(query: string): Promise<MemItem[]>;
+}
+
+/** Open the memory in `dataDir`. */
+export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI; log: Logger; enqueueConsolidation: (text: string) => void }): Promise<MemoryWiring> {
+  const system = new MemorySystem({
+    dataDir: opts.dataDir,
+    settings: opts.settings,
+    log: opts.log.child({ ns: 'homeagent:memory' }),
+    enqueueConsolidation: opts.enqueueConsolidation,
+    knowledgeSeedDir: path.join(INSTALL_ROOT, 'data', 'knowledge'),
+    jiebaCacheDir: path.join(opts.dataDir, 'cache', 'jieba'),
+  });
+  return {
+    system,
+    kernelMemory: system,
+    memoryApi: () => system.api(),
+    knowledgeApi: () => system.knowledge.api(),
+    start: () => system.startLoops(),
+    stats: () => system.introspect(),
+    recall: (q) => system.api().recall(q, 10),
+  };
+}

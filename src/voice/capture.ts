@@ -1,0 +1,137 @@
+/**
+ * One utterance being captured: PCM goes through the endpointer and, once
+ * speech started (plus a pre-roll), into the STT session, so decoding runs
+ * while the person speaks. Resolves with the endpoint and the STT result.
+ */
+import { Endpointer, type EndpointerOptions, type EndpointEvent, type EndReason } from './vad.js';
+import type { SttEngine, SttResult, SttSession } from './stt/types.js';
+
+/** How a capture ended. Positions in ms of audio; `end_at` from the clock, ms. */
+export interface CaptureResult {
+  reason: EndReason;
+  /** Speech start / end in the captured audio, ms; undefined when no speech. */
+  speech_start_ms?: number;
+  speech_end_ms?: number;
+  /** Clock time when the end was decided (the reference of the pipeline's timings). */
+  end_at: number;
+  /** Audio captured, ms. */
+  audio_ms: number;
+  /** The STT outcome; undefined when no speech (the session was aborted). */
+  stt?: SttResult;
+  /** Set when the STT engine failed. */
+  stt_error?: unknown;
+  /** Clock time when the transcript was ready. */
+  transcript_at?: number;
+}
+
+/** Options of Capture. */
+export interface CaptureOptions {
+  stt: SttEngine;
+  language?: string;
+  endpointer: EndpointerOptions;
+  /** Audio before the detected speech start also sent to STT, ms. */
+  prerollMs: number;
+  /** Push-to-talk: every sample goes to STT from the start, and release ends the utterance even without VAD speech. */
+  pushToTalk?: boolean;
+  now: () => number;
+}
+
+/** A capture in progress. */
+export class Capture {
+  readonly result: Promise<CaptureResult>;
+  private resolve!: (r: CaptureResult) => void;
+  private readonly ep: Endpointer;
+  private readonly session: SttSession;
+  private preroll: Buffer[] = [];
+  private prerollBytes = 0;
+  private streaming: boolean;
+  private finished = false;
+  private audioBytes = 0;
+
+  constructor(private readonly o: CaptureOptions) {
+    this.result = new Promise((r) => (this.resolve = r));
+    this.ep = new Endpointer(o.endpointer);
+    this.session = startSession(o.stt, o.language);
+    this.streaming = o.pushToTalk === true;
+  }
+
+  /** True once the end was decided. */
+  get done(): boolean {
+    return this.finished;
+  }
+
+  /** Feed microphone PCM. */
+  feed(pcm: Buffer): void {
+    if (this.finished) return;
+    this.audioBytes += pcm.length;
+    const events = this.ep.push(pcm);
+    if (this.streaming) this.session.write(pcm);
+    else {
+      this.preroll.push(pcm);
+      this.prerollBytes += pcm.length;
+      const max = Math.max(pcm.length, this.o.prerollMs * 32) + 640 * 10; // pre-roll + the frames VAD needed to decide
+      while (this.prerollBytes - (this.preroll[0]?.length ?? 0) >= max) this.prerollBytes -= this.preroll.shift()!.length;
+    }
+    for (const ev of events) this.onEvent(ev);
+  }
+
+  /** End now: push-to-talk released ('forced') or the microphone stream ended ('stream_end'). */
+  finish(reason: 'forced' | 'stream_end'): void {
+    if (this.finished) return;
+    const ev = this.ep.finish(reason);
+    if (!ev) return;
+    if (ev.type === 'end' && ev.reason === 'no_speech' && this.o.pushToTalk && this.audioBytes >= 300 * 32) {
+      // the button says someone spoke even if the VAD heard nothing loud enough
+      this.onEvent({ ...ev, reason, speech_start_ms: 0, speech_end_ms: ev.decided_at_ms });
+      return;
+    }
+    this.onEvent(ev);
+  }
+
+  /** Drop the utterance (stop, barge-in). Resolves `result` with reason 'forced' and no STT. */
+  abort(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.session.abort();
+    this.resolve({ reason: 'forced', end_at: this.o.now(), audio_ms: this.audioBytes / 32 });
+  }
+
+  private onEvent(ev: EndpointEvent): void {
+    if (ev.type === 'speech_start') {
+      if (!this.streaming) {
+        this.streaming = true;
+        for (const p of this.preroll) this.session.write(p);
+        this.preroll = [];
+        this.prerollBytes = 0;
+      }
+      return;
+    }
+    if (this.finished) return;
+    this.finished = true;
+    const endAt = this.o.now();
+    const base = { reason: ev.reason, end_at: endAt, audio_ms: this.audioBytes / 32 };
+    if (ev.reason === 'no_speech' || ev.speech_start_ms === undefined) {
+      this.session.abort();
+      this.resolve(base);
+      return;
+    }
+    const speech = { ...base, speech_start_ms: ev.speech_start_ms, speech_end_ms: ev.speech_end_ms };
+    this.session.end().then(
+      (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
+      (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
+    );
+  }
+}
+
+/** Start an STT session; an engine that throws in start() becomes a session whose end() rejects (never silence). */
+function startSession(stt: SttEngine, language: string | undefined): SttSession {
+  try {
+    return stt.start(language ? { language } : {});
+  } catch (err) {
+    return {
+      write: () => undefined,
+      end: () => Promise.reject(err instanceof Error ? err : new Error(String(err))),
+      abort: () => undefined,
+    };
+  }
+}

@@ -1,0 +1,490 @@
+/**
+ * The voice pipeline plugin: activation (push-to-talk `plugin.gpio.ptt`, a
+ * Wyoming wake word, or the CLI) -> endpointing -> STT (decoding while the
+ * person speaks) -> `injectInput('speaker', ...)` -> the `speaker` output
+ * channel (Cap.Stream: sentences are synthesised and queued as the model
+ * writes) -> the speaker. Never silent: when nothing was recognised it says
+ * plugin.voice.message_not_understood. Stop cuts speech mid-sentence; the
+ * wake word or the button during a reply cuts it and listens (barge-in);
+ * a reply that asks something (tool `expect_reply`, output meta
+ * `expects_reply: true`, or a confirmation question with meta
+ * `confirmation: true`, answered through the kernel's awaitInput) is
+ * followed by listening without the wake word.
+ * Publishes `assistant_state`; exposes per-utterance timings.
+ */
+import { randomUUID } from 'node:crypto';
+import { Cap, type Logger, type OutputMessage, type Plugin, type PluginSDK, type TurnResult } from '../kernel/types.js';
+import { errorMessage } from '../kernel/errors.js';
+import type { SttEngine, SttResult } from './stt/types.js';
+import type { TtsEngine } from './tts/types.js';
+import type { WakeDetection, WakeWordDetector } from './wyoming/wake-client.js';
+import { AudioInput, type Microphone } from './audio-input.js';
+import { SpeechQueue, type Speaker } from './speech-queue.js';
+import { Capture, type CaptureResult } from './capture.js';
+import { splitSentences, speakable } from './sentences.js';
+import { createTtsEngine, createWakeDetector, registerVoiceSettings, voiceSetting } from './settings.js';
+import type { EndReason } from './vad.js';
+import { EspeakTts } from './tts/espeak.js';
+
+export type { Speaker } from './speech-queue.js';
+export type { Microphone } from './audio-input.js';
+
+/** Constructor dependencies of VoicePlugin. */
+export interface VoicePluginDeps {
+  /** Needed for listening (PTT, wake, listenOnce); feedUtterance works without it. */
+  microphone?: Microphone;
+  speaker: Speaker;
+  /** The STT engine (in the service: the order chain command grammar -> dictation). */
+  stt: SttEngine;
+  /** TTS engine; default: built from plugin.voice.tts_engine at start(). */
+  tts?: TtsEngine;
+  /** Wake-word detector; default: WyomingWake when plugin.voice.wyoming_wake_host is set; null: none. */
+  wake?: WakeWordDetector | null;
+  /** Clock for timings, ms (default performance.now). */
+  now?: () => number;
+  /** Wait before reconnecting a failed wake session, ms (default 5000). */
+  wakeRetryMs?: number;
+}
+
+/** What started a listening turn. */
+export type Trigger = 'ptt' | 'wake' | 'cli' | 'followup' | 'feed';
+
+/**
+ * Timings of one utterance, ms. Reference point: the moment the endpointer
+ * decided the utterance ended (`end_of_speech_at`, clock ms).
+ */
+export interface UtteranceTimings {
+  utterance_id: string;
+  trigger: Trigger;
+  end_reason: EndReason;
+  /** Speech length in the audio (speech end - speech start), ms. */
+  speech_ms: number;
+  end_of_speech_at: number;
+  /** End of speech -> transcript ready. */
+  transcript_ms?: number;
+  /** STT engine's own finish time after end(), when it reports one. */
+  stt_finish_ms?: number;
+  /** End of speech -> first audio handed to the speaker (reply or "didn't catch that"). */
+  first_audio_ms?: number;
+}
+
+/** The result of one listening turn. */
+export interface UtteranceOutcome {
+  utterance_id: string;
+  /** injected: a transcript went to the agent; no_speech: nothing heard; rejected: STT rejected / empty; error: STT failed; cancelled: stop or barge-in. */
+  status: 'injected' | 'no_speech' | 'rejected' | 'error' | 'cancelled';
+  text: string;
+  stt?: SttResult;
+  error?: string;
+  timings: UtteranceTimings;
+  /** The agent's turn, when injected. */
+  turn?: Promise<TurnResult>;
+  /** Resolves when the answer (or the "didn't catch that") has been spoken; timings are then complete. */
+  done: Promise<UtteranceTimings>;
+}
+
+type State = 'idle' | 'listening' | 'thinking' | 'speaking' | 'error';
+
+/** The voice pipeline plugin (name 'voice'). */
+export class VoicePlugin implements Plugin {
+  readonly name = 'voice';
+  private sdk: PluginSDK | undefined;
+  private log: Logger | undefined;
+  private tts: TtsEngine | undefined;
+  private speech: SpeechQueue | undefined;
+  private readonly now: () => number;
+  private readonly unsubs: Array<() => void> = [];
+  private state: State = 'idle';
+  private input: AudioInput | undefined;
+  private capture: Capture | undefined;
+  private captureOutcome: Promise<UtteranceOutcome> | undefined;
+  private stopped = true;
+  private activeTurns = 0;
+  private expectReply = false;
+  private replyInput: string | undefined;
+  private replyHadSentences = false;
+  private readonly ignoredInputs = new Set<string>();
+  private dropNewReplies = false;
+  private bargedIn = false;
+  /** A reply that expects an answer is still being spoken; listening follows (no 'idle' in between). */
+  private followupSoon = false;
+  private awaitingAudio: { timings: UtteranceTimings; resolve: () => void } | undefined;
+  private readonly timingListeners = new Set<(t: UtteranceTimings) => void>();
+  /** Timings of the most recent utterance. */
+  lastTimings: UtteranceTimings | undefined;
+
+  constructor(private readonly deps: VoicePluginDeps) {
+    this.now = deps.now ?? (() => performance.now());
+  }
+
+  /** Current assistant state. */
+  get assistantState(): State {
+    return this.state;
+  }
+
+  async start(sdk: PluginSDK): Promise<void> {
+    this.sdk = sdk;
+    this.log = sdk.log;
+    this.stopped = false;
+    const settings = sdk.settings();
+    registerVoiceSettings(settings);
+    this.tts = this.deps.tts ?? this.ttsFromSettings();
+    if (!this.deps.tts) {
+      this.unsubs.push(
+        settings.onChange('plugin.voice.', (key) => {
+          if (/tts|piper/.test(key)) this.tts = this.ttsFromSettings();
+        }),
+      );
+    }
+    this.speech = new SpeechQueue({
+      tts: () => this.tts!,
+      speaker: this.deps.speaker,
+      now: this.now,
+      onHandover: () => this.onHandover(),
+      onError: (err, text) => this.log?.warn({ err: errorMessage(err), text }, 'voice: could not speak a sentence'),
+    });
+    sdk.registerOutputChannel('speaker', Cap.Text | Cap.Audio | Cap.Stream, 'The loudspeaker of the voice box: text is spoken aloud, sentence by sentence.', (msg) => this.onOutput(msg), {
+      help: 'Speak text through the loudspeaker. Keep it short and plain: no markdown, lists or links. Set meta.expects_reply=true (or call expect_reply) when you ask the user something.',
+      types: ['text'],
+    });
+    sdk.registerTool({
+      name: 'expect_reply',
+      description: 'Call this when your spoken reply asks the user a question they should answer now: after your reply the box listens again for a few seconds without the wake word.',
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      handler: (_args, ctx) => {
+        if (ctx.input.channel !== 'speaker') return 'not a voice conversation; nothing to do';
+        this.expectReply = true;
+        return 'ok: the box will listen for the answer after your reply';
+      },
+    });
+    this.unsubs.push(sdk.subscribe('stop', () => void this.onStop()));
+    this.unsubs.push(
+      sdk.subscribe('plugin.gpio.ptt', (p) => {
+        if (p.pressed === true) void this.activate('ptt');
+        else if (p.pressed === false) this.capture?.finish('forced');
+      }),
+    );
+    const wake = this.deps.wake === null ? undefined : (this.deps.wake ?? createWakeDetector(settings));
+    this.input = new AudioInput({
+      ...(this.deps.microphone ? { microphone: this.deps.microphone } : {}),
+      ...(wake ? { wake } : {}),
+      ...(this.deps.wakeRetryMs !== undefined ? { wakeRetryMs: this.deps.wakeRetryMs } : {}),
+      log: sdk.log,
+      onWake: (d) => this.onWake(d),
+      onEnd: () => this.capture?.finish('stream_end'),
+    });
+    this.input.sink = (pcm) => {
+      if (!this.capture || this.capture.done) return false;
+      this.capture.feed(pcm);
+      return true;
+    };
+    await this.input.startWake();
+  }
+
+  /** The configured TTS engine; espeak-ng when the configuration is unusable (never silent). */
+  private ttsFromSettings(): TtsEngine {
+    try {
+      return createTtsEngine(this.sdk!.settings());
+    } catch (err) {
+      this.log?.warn({ err: errorMessage(err) }, 'voice: TTS settings invalid; using espeak-ng');
+      return new EspeakTts();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const u of this.unsubs.splice(0)) u();
+    this.capture?.abort();
+    await this.speech?.cut();
+    await this.input?.close();
+    this.releaseAudioWaiter();
+  }
+
+  /** Subscribe to completed utterance timings (fires when the first audio was handed over, or the turn ended without audio). */
+  onTimings(listener: (t: UtteranceTimings) => void): () => void {
+    this.timingListeners.add(listener);
+    return () => this.timingListeners.delete(listener);
+  }
+
+  /**
+   * Listen once through the microphone (the CLI `listen` command), as if the
+   * button was pressed but ended by the endpointer.
+   * @throws Error when there is no microphone or the plugin is not started.
+   */
+  listenOnce(): Promise<UtteranceOutcome> {
+    return this.activate('cli');
+  }
+
+  /**
+   * Run one recorded utterance (16 kHz mono s16le) through endpointing, STT
+   * and the agent, as if spoken into the microphone. Audio is fed in 20 ms
+   * chunks; when it runs out before the endpointer decided, the end of the
+   * buffer ends the utterance.
+   */
+  async feedUtterance(pcm: Buffer, opts: { chunkMs?: number } = {}): Promise<UtteranceOutcome> {
+    const { capture, outcome } = this.beginCapture('feed', {});
+    const step = Math.max(2, Math.round((opts.chunkMs ?? 20) * 32));
+    for (let o = 0; o < pcm.length && !capture.done; o += step) capture.feed(pcm.subarray(o, o + step));
+    capture.finish('stream_end');
+    return outcome;
+  }
+
+  /** Start listening (PTT press, wake word, CLI); during a reply this is barge-in. */
+  private async activate(trigger: Trigger, noSpeechTimeoutMs?: number): Promise<UtteranceOutcome> {
+    if (this.stopped || !this.sdk) throw new Error('voice plugin is not started');
+    if (this.captureOutcome && this.capture && !this.capture.done) return this.captureOutcome;
+    if (!this.deps.microphone) throw new Error('voice: no microphone configured');
+    if (trigger !== 'followup' && (this.speech?.busy || this.activeTurns > 0)) await this.bargeIn();
+    await this.input?.open();
+    const { outcome } = this.beginCapture(trigger, noSpeechTimeoutMs !== undefined ? { noSpeechTimeoutMs } : {});
+    return outcome;
+  }
+
+  private async bargeIn(): Promise<void> {
+    this.log?.info({}, 'voice: barge-in, cutting the reply');
+    if (this.replyInput) this.ignoredInputs.add(this.replyInput);
+    else if (this.activeTurns > 0) this.dropNewReplies = true;
+    this.expectReply = false;
+    this.bargedIn = true;
+    await this.speech?.cut();
+  }
+
+  private beginCapture(trigger: Trigger, overrides: { noSpeechTimeoutMs?: number }): { capture: Capture; outcome: Promise<UtteranceOutcome> } {
+    const sdk = this.sdk;
+    if (!sdk || this.stopped) throw new Error('voice plugin is not started');
+    this.capture?.abort();
+    const s = sdk.settings();
+    const capture = new Capture({
+      stt: this.deps.stt,
+      language: voiceSetting<string>(s, 'language'),
+      prerollMs: voiceSetting<number>(s, 'preroll_ms'),
+      pushToTalk: trigger === 'ptt',
+      now: this.now,
+      endpointer: {
+        silenceMs: voiceSetting<number>(s, 'silence_ms'),
+        maxUtteranceMs: voiceSetting<number>(s, 'max_utterance_ms'),
+        noSpeechTimeoutMs: overrides.noSpeechTimeoutMs ?? voiceSetting<number>(s, 'no_speech_timeout_ms'),
+        thresholdDb: voiceSetting<number>(s, 'vad_threshold_db'),
+      },
+    });
+    this.capture = capture;
+    this.followupSoon = false;
+    this.setState('listening');
+    const outcome = capture.result.then((r) => this.afterCapture(trigger, capture, r));
+    this.captureOutcome = outcome;
+    return { capture, outcome };
+  }
+
+  private async afterCapture(trigger: Trigger, capture: Capture, r: CaptureResult): Promise<UtteranceOutcome> {
+    if (this.capture === capture) this.capture = undefined;
+    void this.input?.release();
+    const utterance_id = randomUUID();
+    const timings: UtteranceTimings = {
+      utterance_id,
+      trigger,
+      end_reason: r.reason,
+      speech_ms: r.speech_start_ms !== undefined && r.speech_end_ms !== undefined ? r.speech_end_ms - r.speech_start_ms : 0,
+      end_of_speech_at: r.end_at,
+    };
+    if (r.transcript_at !== undefined) timings.transcript_ms = r.transcript_at - r.end_at;
+    if (r.stt?.finish_ms !== undefined) timings.stt_finish_ms = r.stt.finish_ms;
+    this.lastTimings = timings;
+    const base = { utterance_id, timings };
+
+    if (this.stopped || (r.reason === 'forced' && r.stt === undefined && r.stt_error === undefined)) {
+      this.settle();
+      return { ...base, status: 'cancelled', text: '', done: Promise.resolve(timings) };
+    }
+    if (r.stt_error !== undefined || !r.stt || r.stt.rejected || r.stt.text.trim() === '') {
+      const status = r.stt_error !== undefined ? 'error' : r.stt ? 'rejected' : 'no_speech';
+      if (r.stt_error !== undefined) {
+        this.log?.warn({ err: errorMessage(r.stt_error) }, 'voice: speech recognition failed');
+        this.setState('error');
+      }
+      if (status === 'no_speech' && trigger === 'followup') {
+        this.settle();
+        return { ...base, status, text: '', done: Promise.resolve(timings) };
+      }
+      const done = this.sayNotUnderstood(timings);
+      const out: UtteranceOutcome = { ...base, status, text: '', done };
+      if (r.stt) out.stt = r.stt;
+      if (r.stt_error !== undefined) out.error = errorMessage(r.stt_error);
+      return out;
+    }
+
+    const stt = r.stt;
+    const sdk = this.sdk!;
+    this.setState('thinking');
+    const done = this.waitFirstAudio(timings);
+    const meta = {
+      utterance_id,
+      stt: { engine: stt.engine, confidence: stt.confidence, ...(stt.intent ? { intent: stt.intent } : {}), ...(stt.finish_ms !== undefined ? { finish_ms: stt.finish_ms } : {}) },
+      trigger,
+    };
+    const barge = this.bargedIn && this.activeTurns > 0;
+    this.bargedIn = false;
+    this.activeTurns++;
+    this.dropNewReplies = false;
+    const turn = barge ? sdk.injectInterrupt(1, 'speaker', stt.text, { meta }) : sdk.injectInput('speaker', stt.text, { meta });
+    const settled = turn.then(
+      (res) => res,
+      (err: unknown): TurnResult => {
+        this.log?.warn({ err: errorMessage(err) }, 'voice: the agent turn failed');
+        return { input_id: '', reply: '', status: 'error', tools: [], error: errorMessage(err) };
+      },
+    );
+    void settled.then(async (res) => {
+      this.activeTurns--;
+      if (this.activeTurns === 0) this.dropNewReplies = false;
+      if (res.status === 'error' && !this.replyHadSentences && this.awaitingAudio?.timings === timings) {
+        await this.sayNotUnderstood(timings);
+      }
+      await this.speech?.idle();
+      if (this.awaitingAudio?.timings === timings) this.releaseAudioWaiter();
+      this.settle();
+    });
+    const full = Promise.all([done, settled.then(() => this.speech?.idle())]).then(() => timings);
+    return { ...base, status: 'injected', text: stt.text, stt, turn: settled, done: full };
+  }
+
+  /** Speak the "didn't catch that" message in the configured language; resolves when spoken. */
+  private async sayNotUnderstood(timings: UtteranceTimings): Promise<UtteranceTimings> {
+    const s = this.sdk!.settings();
+    const lang = voiceSetting<string>(s, 'language');
+    const zh = /^(zh|cmn)/i.test(lang);
+    const msg = zh ? voiceSetting<string>(s, 'message_not_understood_zh') : voiceSetting<string>(s, 'message_not_understood');
+    const first = this.waitFirstAudio(timings);
+    void this.speech!.say(msg, { language: zh ? 'zh' : lang });
+    await this.speech!.idle();
+    this.releaseAudioWaiter();
+    await first;
+    this.settle();
+    return timings;
+  }
+
+  private waitFirstAudio(timings: UtteranceTimings): Promise<void> {
+    this.releaseAudioWaiter();
+    return new Promise<void>((resolve) => {
+      this.awaitingAudio = { timings, resolve };
+    });
+  }
+
+  private releaseAudioWaiter(): void {
+    const w = this.awaitingAudio;
+    this.awaitingAudio = undefined;
+    if (w) {
+      for (const l of this.timingListeners) l(w.timings);
+      w.resolve();
+    }
+  }
+
+  private onHandover(): void {
+    this.setState('speaking');
+    const w = this.awaitingAudio;
+    if (w) {
+      w.timings.first_audio_ms = this.now() - w.timings.end_of_speech_at;
+      this.releaseAudioWaiter();
+    }
+  }
+
+  /** The `speaker` output channel handler. */
+  private async onOutput(msg: OutputMessage): Promise<void> {
+    if (this.stopped || !this.speech) return;
+    const id = msg.input_id;
+    if (id && this.ignoredInputs.has(id)) {
+      if (msg.kind !== 'sentence') this.ignoredInputs.delete(id);
+      return;
+    }
+    if (id && this.dropNewReplies && id !== this.replyInput) {
+      this.ignoredInputs.add(id);
+      return;
+    }
+    // the model flags a question (expects_reply); a confirmation (home plugin, meta.confirmation) waits for yes/no
+    if (msg.meta.expects_reply === true || msg.meta.confirmation === true) this.expectReply = true;
+    const lang = voiceSetting<string>(this.sdk!.settings(), 'language');
+    if (msg.kind === 'sentence') {
+      this.replyInput = id;
+      this.replyHadSentences = true;
+      this.queueText(msg.content, lang);
+      return;
+    }
+    if (msg.interrupted) {
+      this.endReply();
+      this.expectReply = false;
+      void this.afterReply();
+      return;
+    }
+    if (msg.kind === 'full' || !this.replyHadSentences) {
+      for (const s of splitSentences(msg.content)) this.queueText(s, lang);
+    }
+    this.endReply();
+    void this.afterReply(); // the kernel's delivery must not wait for playback or follow-up listening
+  }
+
+  private endReply(): void {
+    this.replyInput = undefined;
+    this.replyHadSentences = false;
+  }
+
+  private queueText(text: string, lang: string): void {
+    const t = speakable(text);
+    if (!t) return;
+    const language = /[\u3400-\u9fff]/.test(t) ? 'zh' : lang;
+    void this.speech!.say(t, { language });
+  }
+
+  /** After a complete reply: wait until it is spoken, then follow-up listening or idle. */
+  private async afterReply(): Promise<void> {
+    const speech = this.speech!;
+    if (this.expectReply) this.followupSoon = true;
+    await speech.idle();
+    if (this.stopped) return;
+    if (this.expectReply && !this.capture && this.deps.microphone) {
+      this.expectReply = false;
+      const ms = voiceSetting<number>(this.sdk!.settings(), 'followup_ms');
+      try {
+        await this.activate('followup', ms); // beginCapture clears followupSoon
+      } catch (err) {
+        this.log?.warn({ err: errorMessage(err) }, 'voice: follow-up listening failed');
+        this.followupSoon = false;
+        this.settle();
+      }
+      return;
+    }
+    this.expectReply = false;
+    this.followupSoon = false;
+    this.settle();
+  }
+
+  private async onStop(): Promise<void> {
+    this.followupSoon = false;
+    if (this.replyInput) this.ignoredInputs.add(this.replyInput);
+    this.endReply();
+    this.expectReply = false;
+    this.capture?.abort();
+    await this.speech?.cut();
+    this.releaseAudioWaiter();
+    this.setState('idle');
+  }
+
+  /** Go to the state that matches what is still going on. */
+  private settle(): void {
+    if (this.stopped || this.followupSoon) return;
+    if (this.capture && !this.capture.done) this.setState('listening');
+    else if (this.speech?.busy) this.setState('speaking');
+    else if (this.activeTurns > 0) this.setState('thinking');
+    else this.setState('idle');
+  }
+
+  private setState(state: State): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.sdk?.publish('assistant_state', { state });
+  }
+
+  private onWake(d: WakeDetection): void {
+    if (this.capture && !this.capture.done) return;
+    this.log?.info({ wake_word: d.name }, 'voice: wake word');
+    this.activate('wake').catch((err: unknown) => this.log?.warn({ err: errorMessage(err) }, 'voice: could not start listening'));
+  }
+}

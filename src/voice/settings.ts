@@ -1,0 +1,96 @@
+/**
+ * Settings of the voice pipeline (plugin.voice.*, ConfigRegistry, seed 000
+ * §10) and the factories that build engines from them.
+ */
+import type { SettingDef, SettingsAPI } from '../kernel/types.js';
+import type { TtsEngine } from './tts/types.js';
+import { EspeakTts } from './tts/espeak.js';
+import { PiperTts } from './tts/piper.js';
+import { WyomingTts } from './wyoming/tts-client.js';
+import { WyomingWake } from './wyoming/wake-client.js';
+import { WyomingAsr } from './stt/wyoming-asr.js';
+import { ConfigError } from '../kernel/errors.js';
+
+const P = 'plugin.voice.';
+
+/** Every plugin.voice.* setting with its default (times in ms, levels in dB). */
+export const VOICE_SETTINGS: readonly SettingDef[] = [
+  { key: `${P}language`, type: 'string', default: 'en', description: "Language spoken to the box: 'en' or 'zh' (STT language, TTS voice, messages)." },
+  { key: `${P}silence_ms`, type: 'integer', default: 800, min: 200, max: 5000, description: 'Silence that ends an utterance, ms.' },
+  { key: `${P}max_utterance_ms`, type: 'integer', default: 15000, min: 1000, max: 60000, description: 'Longest utterance after speech started, ms.' },
+  { key: `${P}no_speech_timeout_ms`, type: 'integer', default: 8000, min: 1000, max: 60000, description: 'Stop listening when no speech started within this time, ms.' },
+  { key: `${P}followup_ms`, type: 'integer', default: 5000, min: 1000, max: 30000, description: 'After a reply that asks something (expect_reply), listen this long for an answer without the wake word, ms.' },
+  { key: `${P}vad_threshold_db`, type: 'number', default: 10, min: 3, max: 30, description: 'Speech must be this far above the noise floor, dB.' },
+  { key: `${P}preroll_ms`, type: 'integer', default: 300, min: 0, max: 2000, description: 'Audio before the detected speech start sent to STT, ms.' },
+  { key: `${P}message_not_understood`, type: 'string', default: "Sorry, I didn't catch that.", description: 'Spoken when nothing was recognised (English).' },
+  { key: `${P}message_not_understood_zh`, type: 'string', default: '抱歉，我没听清。', description: 'Spoken when nothing was recognised (Chinese).' },
+  { key: `${P}tts_engine`, type: 'string', default: 'espeak-ng', enum: ['espeak-ng', 'piper', 'wyoming'], description: 'TTS engine.' },
+  { key: `${P}tts_voice`, type: 'string', default: '', description: "Voice of the TTS engine ('' = by language: espeak-ng en-us / cmn)." },
+  { key: `${P}piper_binary`, type: 'string', default: '', description: 'Absolute path of the piper binary (not the Debian package named piper).' },
+  { key: `${P}piper_model`, type: 'string', default: '', description: 'Piper voice model (.onnx); its .onnx.json gives the sample rate.' },
+  { key: `${P}wyoming_tts_host`, type: 'string', default: '127.0.0.1', description: 'Wyoming TTS host (piper).' },
+  { key: `${P}wyoming_tts_port`, type: 'integer', default: 10200, min: 1, max: 65535, description: 'Wyoming TTS port.' },
+  { key: `${P}wyoming_asr_host`, type: 'string', default: '', description: "Wyoming ASR host (faster-whisper); '' = no dictation engine." },
+  { key: `${P}wyoming_asr_port`, type: 'integer', default: 10300, min: 1, max: 65535, description: 'Wyoming ASR port.' },
+  { key: `${P}wyoming_wake_host`, type: 'string', default: '', description: "Wyoming wake-word host (openWakeWord); '' = no wake word (push-to-talk only)." },
+  { key: `${P}wyoming_wake_port`, type: 'integer', default: 10400, min: 1, max: 65535, description: 'Wyoming wake-word port.' },
+  { key: `${P}wake_words`, type: 'string', default: '', description: "Comma-separated wake word names (e.g. 'ok_nabu'); '' = all the service has." },
+];
+
+/** Register every VOICE_SETTINGS entry (ignores a duplicate registration error from an earlier call). */
+export function registerVoiceSettings(settings: SettingsAPI): void {
+  for (const def of VOICE_SETTINGS) {
+    try {
+      settings.register(def);
+    } catch (err) {
+      if (!(err instanceof Error && /already/i.test(err.message))) throw err;
+    }
+  }
+}
+
+/** Read a setting with a fallback to its VOICE_SETTINGS default. */
+export function voiceSetting<T>(settings: SettingsAPI, name: string): T {
+  const key = `${P}${name}`;
+  try {
+    const v = settings.get<T>(key);
+    if (v !== undefined && v !== null) return v;
+  } catch {
+    // not registered: fall through to the default
+  }
+  const def = VOICE_SETTINGS.find((d) => d.key === key);
+  return def?.default as T;
+}
+
+/**
+ * Build the TTS engine plugin.voice.tts_engine names.
+ * @throws ConfigError when piper is chosen without binary and model.
+ */
+export function createTtsEngine(settings: SettingsAPI): TtsEngine {
+  const engine = voiceSetting<string>(settings, 'tts_engine');
+  const voice = voiceSetting<string>(settings, 'tts_voice') || undefined;
+  if (engine === 'piper') {
+    const binary = voiceSetting<string>(settings, 'piper_binary');
+    const model = voiceSetting<string>(settings, 'piper_model');
+    if (!binary || !model) throw new ConfigError(`${P}piper_binary`, 'piper needs plugin.voice.piper_binary and plugin.voice.piper_model');
+    return new PiperTts(voice ? { binary, model, speaker: voice } : { binary, model });
+  }
+  if (engine === 'wyoming') {
+    return new WyomingTts({ host: voiceSetting<string>(settings, 'wyoming_tts_host'), port: voiceSetting<number>(settings, 'wyoming_tts_port'), ...(voice ? { voice } : {}) });
+  }
+  return new EspeakTts(voice ? { voice } : {});
+}
+
+/** The Wyoming wake-word detector, when plugin.voice.wyoming_wake_host is set. */
+export function createWakeDetector(settings: SettingsAPI): WyomingWake | undefined {
+  const host = voiceSetting<string>(settings, 'wyoming_wake_host');
+  if (!host) return undefined;
+  const names = voiceSetting<string>(settings, 'wake_words').split(',').map((s) => s.trim()).filter(Boolean);
+  return new WyomingWake({ host, port: voiceSetting<number>(settings, 'wyoming_wake_port'), ...(names.length ? { names } : {}) });
+}
+
+/** The Wyoming dictation engine, when plugin.voice.wyoming_asr_host is set (for the STT order chain). */
+export function createWyomingAsr(settings: SettingsAPI): WyomingAsr | undefined {
+  const host = voiceSetting<string>(settings, 'wyoming_asr_host');
+  if (!host) return undefined;
+  return new WyomingAsr({ host, port: voiceSetting<number>(settings, 'wyoming_asr_port'), language: voiceSetting<string>(settings, 'language') });
+}

@@ -1,0 +1,123 @@
+/**
+ * Ordered speech output: sentences are synthesised as soon as they arrive
+ * (up to `synthAhead` in parallel) and handed to the speaker strictly in order, so the first
+ * sentence plays while later ones are still being written or synthesised.
+ * `cut()` (stop button, barge-in) aborts pending syntheses, drops everything
+ * queued and stops the speaker mid-sentence.
+ */
+import type { TtsEngine } from './tts/types.js';
+import { VoiceAbortError } from './errors.js';
+
+/**
+ * The speaker as the pipeline needs it (structural; hal/speaker satisfies it).
+ * `play` queues PCM (mono s16le at `sampleRate` Hz) behind what is already
+ * playing and resolves when it has played ({completed: true}) or was cut by
+ * stop() ({completed: false}). `stop` silences at once and drops the queue.
+ */
+export interface Speaker {
+  play(pcm: Buffer, opts: { sampleRate: number }): Promise<{ completed: boolean }>;
+  stop(): Promise<void>;
+}
+
+/** Options of SpeechQueue. */
+export interface SpeechQueueOptions {
+  tts: () => TtsEngine;
+  speaker: Speaker;
+  /** Called each time a sentence's audio is handed to the speaker; `at` from `now`, ms. */
+  onHandover?: (info: { text: string; at: number; samples: number; sampleRate: number }) => void;
+  /** Called when a sentence could not be synthesised (it is skipped). */
+  onError?: (err: unknown, text: string) => void;
+  now?: () => number;
+  /** Sentences synthesised ahead of the one being handed over (default 2). */
+  synthAhead?: number;
+}
+
+/** Per-sentence options. */
+export interface SayOptions {
+  language?: string;
+  voice?: string;
+}
+
+/** The ordered TTS -> speaker queue. */
+export class SpeechQueue {
+  private gen = 0;
+  private handoverTail: Promise<void> = Promise.resolve();
+  private readonly plays = new Set<Promise<unknown>>();
+  private readonly aborts = new Set<AbortController>();
+  private queued = 0;
+  private readonly now: () => number;
+  private readonly recent: Promise<void>[] = [];
+  private readonly aheadLimit: number;
+
+  constructor(private readonly o: SpeechQueueOptions) {
+    this.now = o.now ?? (() => performance.now());
+    this.aheadLimit = Math.max(1, o.synthAhead ?? 2);
+  }
+
+  /** Sentences queued or playing (not yet finished). */
+  get busy(): boolean {
+    return this.queued > 0 || this.plays.size > 0;
+  }
+
+  /** Queue one sentence; returns a promise that resolves when it has been handed over (or dropped/failed). */
+  say(text: string, opts: SayOptions = {}): Promise<void> {
+    const gen = this.gen;
+    const ac = new AbortController();
+    this.aborts.add(ac);
+    this.queued++;
+    // synthesise at most `aheadLimit` sentences ahead of the one being handed over (a long
+    // 'full' reply must not start a dozen TTS processes at once on a Pi)
+    const ahead = this.recent.length >= this.aheadLimit ? this.recent[this.recent.length - this.aheadLimit]! : Promise.resolve();
+    const synth = ahead.then(() => {
+      if (gen !== this.gen) throw new VoiceAbortError('speech');
+      return this.o.tts().synthesize(text, { signal: ac.signal, ...opts });
+    });
+    synth.catch(() => undefined);
+    const prev = this.handoverTail;
+    const mine = (async () => {
+      try {
+        await prev;
+        let audio;
+        try {
+          audio = await synth;
+        } catch (err) {
+          if (gen === this.gen) this.o.onError?.(err, text);
+          return;
+        }
+        if (gen !== this.gen || audio.pcm.length === 0) return;
+        const p = this.o.speaker.play(audio.pcm, { sampleRate: audio.sampleRate });
+        const tracked = p.then(
+          () => undefined,
+          (err: unknown) => this.o.onError?.(err, text),
+        );
+        this.plays.add(tracked);
+        void tracked.finally(() => this.plays.delete(tracked));
+        this.o.onHandover?.({ text, at: this.now(), samples: audio.pcm.length / 2, sampleRate: audio.sampleRate });
+      } finally {
+        this.aborts.delete(ac);
+        this.queued--;
+      }
+    })();
+    this.handoverTail = mine;
+    this.recent.push(mine);
+    if (this.recent.length > this.aheadLimit) this.recent.shift();
+    return mine;
+  }
+
+  /** Resolves when everything queued so far has played, been cut or failed. */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.handoverTail;
+      if (this.plays.size === 0 && this.queued === 0) return;
+      await Promise.all([...this.plays]);
+    }
+  }
+
+  /** Stop speaking now: abort syntheses, drop the queue, stop the speaker. */
+  async cut(): Promise<void> {
+    this.gen++;
+    for (const ac of this.aborts) ac.abort();
+    this.aborts.clear();
+    await this.o.speaker.stop();
+  }
+}

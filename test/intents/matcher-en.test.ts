@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { matchIntent, INTENT_NAMES } from '../../src/intents/index.js';
+import { VOCAB } from './vocab.js';
+
+function m(text: string) {
+  const r = matchIntent(text, VOCAB, 'en');
+  assert.ok(r, `no match for "${text}"`);
+  assert.ok(INTENT_NAMES.includes(r.intent), `unknown intent ${r.intent}`);
+  return r;
+}
+
+test('on/off by name, by area and domain', () => {
+  assert.deepEqual(m('turn on the kitchen light').slots, { name: 'Kitchen Light', domain: 'light' });
+  assert.equal(m('switch off reading lamp').intent, 'HassTurnOff');
+  assert.equal(m('turn the book light on').slots.name, 'Reading Lamp', 'alias');
+  assert.equal(m('turn on hall lamp').slots.name, 'upstairs/hall lamp', 'last part of a z2m path');
+  assert.deepEqual(m('turn off all of the lights in the study').slots, { domain: 'light', area: 'Study' });
+  assert.deepEqual(m('turn off lights in the hallway').slots, { domain: 'light', area: 'Hallway' });
+  assert.deepEqual(m('turn on the living room lights').slots, { domain: 'light', area: 'Living Room' });
+  assert.equal(m('please turn the coffee maker off').slots.name, 'Coffee Maker');
+  assert.equal(matchIntent('turn on the toaster', VOCAB), null, 'unknown device');
+});
+
+test('locks and covers follow HA: HassTurnOn/HassTurnOff with their domain', () => {
+  assert.deepEqual(m('lock the back door'), { intent: 'HassTurnOn', slots: { domain: 'lock', name: 'Back Door' }, text: 'lock the back door', language: 'en' });
+  assert.equal(m('unlock back door').intent, 'HassTurnOff');
+  assert.deepEqual(m('open the garage').slots, { domain: 'cover', name: 'Garage' });
+  assert.equal(m('close the garage').intent, 'HassTurnOff');
+  assert.deepEqual(m('set garage to 40 percent').slots, { domain: 'cover', name: 'Garage', position: 40 });
+  assert.equal(matchIntent('lock the kitchen light', VOCAB), null, 'a light is not a lock');
+});
+
+test('brightness and colour with spoken numbers', () => {
+  assert.deepEqual(m('set the kitchen light to fifty percent').slots, { name: 'Kitchen Light', brightness: 50, domain: 'light' });
+  assert.deepEqual(m('set ceiling brightness to 20 percent').slots, { name: 'Ceiling', brightness: 20, domain: 'light' });
+  assert.equal(m('dim the reading lamp to ten percent').slots.brightness, 10);
+  assert.deepEqual(m('set the lights in the bedroom to seventy five percent').slots, { domain: 'light', area: 'Bedroom', brightness: 75 });
+  assert.deepEqual(m('make the kitchen light blue').slots, { name: 'Kitchen Light', color: 'blue', domain: 'light' });
+  assert.equal(matchIntent('set the kitchen light to 150 percent', VOCAB), null, 'out of range');
+});
+
+test('state and temperature questions', () => {
+  assert.deepEqual(m('is the back door locked').slots, { domain: 'lock', name: 'Back Door', state: 'locked' });
+  assert.deepEqual(m('is the garage open').slots, { domain: 'cover', name: 'Garage', state: 'open' });
+  assert.equal(m('is the kitchen light on').slots.state, 'on');
+  assert.equal(m("what's the temperature").intent, 'HassClimateGetTemperature');
+  assert.deepEqual(m('what is the temperature of the nest').slots, { name: 'Nest', domain: 'climate' });
+  assert.equal(m("what's the attic temperature").slots.name, 'Attic Temperature');
+  assert.deepEqual(m('what is the temperature in the hallway').slots, { area: 'Hallway' });
+  assert.deepEqual(m('set the temperature to twenty two degrees').slots, { temperature: 22 });
+  assert.deepEqual(m('set the nest to 19').slots, { name: 'Nest', temperature: 19, domain: 'climate' });
+});
+
+test('timers: seconds computed from the spoken parts', () => {
+  assert.equal(m('set a timer for three hours and ten minutes').slots.seconds, 11400);
+  assert.equal(m('set a timer for 30 seconds').slots.seconds, 30);
+  assert.equal(m('start a five minute timer').slots.seconds, 300);
+  assert.equal(m('timer for an hour').slots.seconds, 3600);
+  assert.equal(m('set a timer for half an hour').slots.seconds, 1800);
+  assert.equal(m('set a timer for 1 minute and 15 seconds').slots.seconds, 75);
+  assert.equal(m('cancel timer').intent, 'HassCancelTimer');
+  assert.equal(m('cancel the timer').intent, 'HassCancelTimer');
+  assert.equal(m('cancel all timers').intent, 'HassCancelAllTimers');
+  assert.equal(m('timer status').intent, 'HassTimerStatus');
+  assert.equal(m('how much time is left on the timer').intent, 'HassTimerStatus');
+});
+
+test('time, date, weather, media, scenes, lists, nevermind', () => {
+  assert.equal(m('what time is it').intent, 'HassGetCurrentTime');
+  assert.equal(m("what's the date today").intent, 'HassGetCurrentDate');
+  assert.equal(m('what day is it').intent, 'HassGetCurrentDate');
+  assert.deepEqual(m("what's the weather like in Paris").slots, { location: 'Paris' });
+  assert.deepEqual(m('how is the weather in Rio de Janeiro').slots, { location: 'Rio De Janeiro' });
+  assert.equal(m("what's the weather").intent, 'HassGetWeather');
+  assert.equal(m('next').intent, 'HassMediaNext');
+  assert.deepEqual(m('skip on speaker'), { intent: 'HassMediaNext', slots: { name: 'Speaker', domain: 'media_player' }, text: 'skip on speaker', language: 'en' });
+  assert.equal(m('pause').intent, 'HassMediaPause');
+  assert.equal(m('resume').intent, 'HassMediaUnpause');
+  assert.deepEqual(m('activate movie night').slots, { name: 'Movie Night', domain: 'scene' });
+  assert.deepEqual(m('press the doorbell chime').slots, { name: 'Doorbell Chime', domain: 'button' });
+  assert.deepEqual(m('add oat milk to my shopping list').slots, { item: 'oat milk' });
+  assert.deepEqual(m('add nails to the hardware store list').slots, { item: 'nails', list: 'Hardware Store' });
+  assert.equal(m('never mind').intent, 'HassNevermind');
+  assert.equal(matchIntent('tell me a story about dragons', VOCAB), null);
+  assert.equal(matchIntent('', VOCAB), null);
+});

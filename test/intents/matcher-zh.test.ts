@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { matchIntent } from '../../src/intents/index.js';
+import { VOCAB } from './vocab.js';
+
+function m(text: string) {
+  const r = matchIntent(text, VOCAB);
+  assert.ok(r, `no match for "${text}"`);
+  assert.equal(r.language, 'zh');
+  return r;
+}
+
+test('Chinese on/off by name and by room', () => {
+  assert.deepEqual(m('把卧室灯打开').slots, { name: '卧室灯', domain: 'light' });
+  assert.deepEqual(m('关掉卧室的灯').slots, { domain: 'light', area: 'Bedroom' });
+  assert.deepEqual(m('把厨房的灯都关了吧'.replace('关了吧', '关掉')).slots, { domain: 'light', area: 'Kitchen' });
+  assert.equal(m('请打开Coffee Maker').slots.name, 'Coffee Maker');
+  assert.deepEqual(m('打开客厅的灯').slots, { domain: 'light', area: 'Living Room' });
+});
+
+test('Chinese locks, state questions, brightness', () => {
+  assert.deepEqual(m('把前门锁上').slots, { domain: 'lock', name: '前门' });
+  assert.equal(m('解锁前门').intent, 'HassTurnOff');
+  assert.deepEqual(m('前门锁上了吗').slots, { domain: 'lock', name: '前门', state: 'locked' });
+  assert.deepEqual(m('把卧室灯的亮度调到百分之五十').slots, { name: '卧室灯', brightness: 50, domain: 'light' });
+  assert.deepEqual(m('把卧室灯调成红色').slots, { name: '卧室灯', color: 'red', domain: 'light' });
+});
+
+test('Chinese time, date, timers with Chinese numerals', () => {
+  assert.equal(m('现在几点').intent, 'HassGetCurrentTime');
+  assert.equal(m('几点了').intent, 'HassGetCurrentTime');
+  assert.equal(m('今天星期几').intent, 'HassGetCurrentDate');
+  assert.equal(m('设置一个三十秒的定时器').slots.seconds, 30);
+  assert.equal(m('定一个十分钟的计时器').slots.seconds, 600);
+  assert.equal(m('三个小时十分钟后提醒我').slots.seconds, 11400);
+  assert.equal(m('设一个半小时的定时器').slots.seconds, 1800);
+  assert.equal(m('取消定时器').intent, 'HassCancelTimer');
+  assert.equal(m('定时器还剩多久').intent, 'HassTimerStatus');
+});
+
+test('Chinese temperature, weather, media, nevermind', () => {
+  assert.equal(m('现在温度是多少').intent, 'HassClimateGetTemperature');
+  assert.deepEqual(m('把温度调到二十二度').slots, { temperature: 22 });
+  assert.deepEqual(m('北京的天气怎么样').slots, { location: '北京' });
+  assert.equal(m('下一首').intent, 'HassMediaNext');
+  assert.equal(m('暂停').intent, 'HassMediaPause');
+  assert.equal(m('继续播放').intent, 'HassMediaUnpause');
+  assert.equal(m('算了').intent, 'HassNevermind');
+  assert.equal(matchIntent('给我讲个笑话', VOCAB), null);
+});

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { espeakToArpabet, generatePronunciation, loadDictionary, writeDictionary, DEBIAN_CMUDICT } from '../../src/voice/stt/pronunciation.js';
+
+test('espeak-ng ASCII phonemes map to ARPAbet', () => {
+  assert.deepEqual(espeakToArpabet("'EkoUb,i:"), ['EH', 'K', 'OW', 'B', 'IY']);
+  assert.deepEqual(espeakToArpabet("T'3:m@st,at"), ['TH', 'ER', 'M', 'AH', 'S', 'T', 'AE', 'T']);
+  assert.deepEqual(espeakToArpabet("b'V?n-"), ['B', 'AH', 'T', 'AH', 'N']);
+  assert.deepEqual(espeakToArpabet("tS'e@"), ['CH', 'EH', 'R']);
+});
+
+test('EcoBee is not in the CMU dictionary and gets a pronunciation from espeak-ng', async () => {
+  const dict = await loadDictionary(DEBIAN_CMUDICT);
+  assert.equal(dict.has('ecobee'), false);
+  assert.ok(dict.has('light'));
+  const phones = (await generatePronunciation('ecobee')).split(' ');
+  assert.ok(phones.length >= 4, phones.join(' '));
+  assert.equal(phones[phones.length - 1], 'IY');
+  assert.ok(phones.includes('K') && phones.includes('B'));
+  const arpabet = new Set(['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'B', 'CH', 'D', 'DH', 'EH', 'ER', 'EY', 'F', 'G', 'HH', 'IH', 'IY', 'JH', 'K', 'L', 'M', 'N', 'NG', 'OW', 'OY', 'P', 'R', 'S', 'SH', 'T', 'TH', 'UH', 'UW', 'V', 'W', 'Y', 'Z', 'ZH']);
+  for (const p of phones) assert.ok(arpabet.has(p), `phone ${p} of the model`);
+});
+
+test('writeDictionary writes a subset with alternates and generated words', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-dict-'));
+  try {
+    const file = path.join(dir, 'x.dict');
+    const report = await writeDictionary(['light', 'ecobee', 'what\'s'], file);
+    assert.deepEqual(Object.keys(report.generated), ['ecobee']);
+    const text = await readFile(file, 'utf8');
+    assert.match(text, /^ecobee [A-Z ]+$/m);
+    assert.match(text, /^light L AY T$/m);
+    assert.match(text, /^what's\(2\) /m);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

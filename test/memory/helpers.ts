@@ -1,0 +1,100 @@
+/**
+ * Test fakes for the memory suites: an in-memory SettingsAPI, a silent
+ * logger, a fake clock, a synthetic ToolContext and temp data directories.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { InputMessage, Logger, SettingDef, SettingsAPI, ToolContext, ToolDef } from '../../src/kernel/types.js';
+import { MemorySystem } from '../../src/memory/index.js';
+
+/** A SettingsAPI backed by a Map, honouring registered defaults. */
+export function fakeSettings(overrides: Record<string, unknown> = {}): SettingsAPI {
+  const defs = new Map<string, SettingDef>();
+  const values = new Map<string, unknown>(Object.entries(overrides));
+  const subs: Array<{ prefix: string; cb: (k: string, v: unknown) => void }> = [];
+  return {
+    get<T = unknown>(key: string): T {
+      return (values.has(key) ? values.get(key) : defs.get(key)?.default) as T;
+    },
+    set(key, value) {
+      values.set(key, value);
+      for (const s of subs) if (key.startsWith(s.prefix)) s.cb(key, value);
+    },
+    list(prefix = '') {
+      return [...defs.values()]
+        .filter((d) => d.key.startsWith(prefix))
+        .map((d) => ({ key: d.key, value: values.get(d.key) ?? d.default, type: d.type, description: d.description, source: values.has(d.key) ? ('stored' as const) : ('default' as const) }));
+    },
+    delete(key) {
+      values.delete(key);
+    },
+    register(def) {
+      defs.set(def.key, def);
+    },
+    onChange(prefix, cb) {
+      const s = { prefix, cb };
+      subs.push(s);
+      return () => subs.splice(subs.indexOf(s), 1);
+    },
+  };
+}
+
+/** A logger that records error/warn messages. */
+export function quietLog(): Logger & { errors: unknown[] } {
+  const errors: unknown[] = [];
+  const log: Logger & { errors: unknown[] } = {
+    errors,
+    debug: () => {},
+    info: () => {},
+    warn: () => {},
+    error: (obj) => {
+      errors.push(obj);
+    },
+    child: () => log,
+  };
+  return log;
+}
+
+/** A settable fake clock (ms since epoch). */
+export function fakeClock(start = Date.UTC(2026, 0, 5, 9, 0, 0)): { now: () => number; advance: (ms: number) => void; set: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => (t += ms), set: (ms) => (t = ms) };
+}
+
+/** A temp directory removed by the returned cleanup. */
+export function tempDir(prefix = 'ha-mem-'): { dir: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A synthetic ToolContext for calling handlers directly. */
+export function toolCtx(text = 'test'): ToolContext {
+  const input: InputMessage = { id: 'in-1', source: 'test', channel: 'console', text, kind: 'queued', level: 0, received_at: Date.now() };
+  return { input, signal: new AbortController().signal, call_id: 'call_1' };
+}
+
+/** Call a tool of `mem` by name. */
+export async function callTool(tools: ToolDef[], name: string, args: Record<string, unknown>): Promise<unknown> {
+  const t = tools.find((x) => x.name === name);
+  if (!t) throw new Error(`no tool ${name}`);
+  return t.handler(args, toolCtx());
+}
+
+/** Build a MemorySystem over a temp dir with fakes; returns it with its helpers. */
+export function makeMemory(opts: { dir: string; clock?: () => number; enqueue?: (t: string) => void; settings?: SettingsAPI; seedDir?: string }): MemorySystem {
+  return new MemorySystem({
+    dataDir: opts.dir,
+    settings: opts.settings ?? fakeSettings(),
+    log: quietLog(),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.enqueue ? { enqueueConsolidation: opts.enqueue } : {}),
+    knowledgeSeedDir: opts.seedDir ?? path.join(opts.dir, 'no-seeds'),
+  });
+}
+
+let n = 0;
+/** A unique event id. */
+export function eid(): string {
+  return `ev-${++n}`;
+}

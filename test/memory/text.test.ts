@@ -1,0 +1,58 @@
+/**
+ * Pure text rules: tokenizer terms, keywords, the rule distiller in both
+ * languages, query time ranges and bigram-Jaccard merge candidates.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { jaccard, keywords, nameBigrams, ruleTriples, terms } from '../../src/memory/index.js';
+import { queryTimeRange } from '../../src/memory/time-query.js';
+import { makeMemory, tempDir } from './helpers.js';
+
+it('tokenizes Chinese into bigrams and jieba words, English into stemmed non-stop words', () => {
+  const zh = terms('我住在北京海淀区');
+  assert.ok(zh.includes('北京') && zh.includes('海淀') && zh.includes('w:海淀区'));
+  assert.deepEqual(terms('The kids were painting sunsets'), ['kid', 'paint', 'sunset']);
+  assert.ok(keywords('我喜欢打羽毛球').includes('羽毛球'));
+  assert.ok(!keywords('what do you like about the garden').includes('the'));
+});
+
+it('distils personal facts in Chinese and English', () => {
+  const zh = ruleTriples('我叫李雷，我住在杭州西湖区。我喜欢爬山，我今年二十八岁，我的工作是医生。').map((t) => `${t.subject}|${t.relation}|${t.object}`);
+  assert.deepEqual(zh, ['用户|名字是|李雷', '用户|住在|杭州西湖区', '用户|喜欢|爬山', '用户|年龄|二十八岁', '用户|工作是|医生']);
+  const en = ruleTriples("Hi, I'm 30 years old, I live in Leeds and I work as a teacher.", 'Anna').map((t) => `${t.subject}|${t.relation}|${t.object}`);
+  assert.deepEqual(en, ['Anna|lives_in|Leeds', 'Anna|age|30 years old', 'Anna|works_as|teacher']);
+  assert.deepEqual(ruleTriples('what is the weather like'), []);
+});
+
+it('reads the time range a query names', () => {
+  const now = Date.UTC(2023, 9, 20, 12);
+  assert.deepEqual(queryTimeRange('What did she paint on October 13, 2023?', now), { from: Date.UTC(2023, 9, 13), to: Date.UTC(2023, 9, 14) });
+  assert.deepEqual(queryTimeRange('2023年5月8日我们聊了什么', now), { from: Date.UTC(2023, 4, 8), to: Date.UTC(2023, 4, 9) });
+  assert.deepEqual(queryTimeRange('in May 2023', now), { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) });
+  assert.deepEqual(queryTimeRange('我昨天说了什么', now), { from: Date.UTC(2023, 9, 19), to: Date.UTC(2023, 9, 20) });
+  assert.equal(queryTimeRange('what is my name', now), undefined);
+});
+
+it('proposes same-type entities whose name bigrams reach the Jaccard threshold', async () => {
+  assert.equal(jaccard(nameBigrams('王小明'), nameBigrams('王小明同学')), 0.5);
+  const { dir, cleanup } = tempDir();
+  const queue: string[] = [];
+  const mem = makeMemory({ dir, enqueue: (t) => queue.push(t) });
+  try {
+    mem.graph.commit(
+      [
+        { subject: '王小明', subject_type: 'person', relation: '上', object: '三年级' },
+        { subject: '王小明同学', subject_type: 'person', relation: '喜欢', object: '足球' },
+        { subject: '小明湖', subject_type: 'place', relation: '在', object: '城东' },
+      ],
+      mem.now(),
+    );
+    await mem.runLoopOnce('merge');
+    assert.equal(queue.length, 1, queue.join('\n'));
+    assert.match(queue[0]!, /「王小明」[\s\S]*「王小明同学」|「王小明同学」[\s\S]*「王小明」/);
+    assert.match(queue[0]!, /Jaccard 0\.50/);
+  } finally {
+    mem.close();
+    cleanup();
+  }
+});

@@ -1,0 +1,93 @@
+/**
+ * Every recording of ../shared/fixtures/voice/en through the real
+ * pocketsphinx (Debian 12: pocketsphinx_continuous 0.8+5prealpha, model
+ * pocketsphinx-en-us) with the grammar built from the fixture home. The
+ * expected intent of a file is what the matcher makes of its expected
+ * transcript (expected.json), so nothing here is keyed on file names.
+ *
+ * Per file: oov_* must be rejected; a command must either be recognised with
+ * the right intent or rejected (a rejected command goes to dictation in the
+ * engine chain) — a command must never come out as a different intent. The
+ * share recognised exactly is measured by test/bench/voice-stt.ts; this test
+ * holds it at the level the Debian model reaches today (see the report in
+ * the bench), so a regression in the templates, grammar or decoder settings
+ * shows up here.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { matchIntent } from '../../src/intents/index.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
+import { fixtureVocabulary, voiceDir } from './home-vocab.js';
+import { feed, readWavPcm } from './wav.js';
+
+interface Expected {
+  transcript: string | null;
+}
+
+const expected = (JSON.parse(readFileSync(path.join(voiceDir, 'expected.json'), 'utf8')) as { expected: Record<string, Expected> }).expected;
+const files = readdirSync(voiceDir).filter((f) => f.endsWith('.wav')).sort();
+const vocab = fixtureVocabulary();
+const engine = new PocketsphinxStt();
+const results = new Map<string, SttResult>();
+
+before(async () => {
+  await engine.setVocabulary(vocab);
+  // Two at a time (the CI machine has 2 cores); each session runs two decoders.
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      const f = files[next++]!;
+      const s = engine.start();
+      feed(readWavPcm(path.join(voiceDir, f)), (b) => s.write(b));
+      results.set(f, await s.end());
+    }
+  };
+  await Promise.all([worker(), worker()]);
+});
+
+after(async () => {
+  await engine.close();
+});
+
+test('every fixture recording has an entry in expected.json', () => {
+  assert.equal(files.length, 20);
+  for (const f of files) assert.ok(f in expected, f);
+});
+
+for (const f of files) {
+  test(`recording "${f}"`, () => {
+    const r = results.get(f);
+    assert.ok(r, 'decoded');
+    assert.equal(r.engine, 'pocketsphinx');
+    const want = expected[f]!.transcript;
+    if (want === null) {
+      assert.equal(r.rejected, true, `out-of-grammar speech must be rejected, got "${r.text}"`);
+      assert.equal(r.intent, undefined);
+      return;
+    }
+    const wantIntent = matchIntent(want, vocab, 'en');
+    assert.ok(wantIntent, `the templates understand "${want}"`);
+    if (r.rejected) {
+      assert.equal(r.text, '');
+      return;
+    }
+    assert.ok(r.intent, `accepted result "${r.text}" carries an intent`);
+    assert.equal(r.intent.intent, wantIntent.intent, `"${r.text}" should be ${wantIntent.intent} like "${want}"`);
+  });
+}
+
+test('share of commands recognised exactly stays at the measured level', () => {
+  const commands = files.filter((f) => expected[f]!.transcript !== null);
+  const exact = commands.filter((f) => results.get(f)?.text === expected[f]!.transcript);
+  const sameIntent = commands.filter((f) => {
+    const r = results.get(f);
+    const want = matchIntent(expected[f]!.transcript!, vocab, 'en');
+    return r?.intent !== undefined && want !== null && r.intent.intent === want.intent && JSON.stringify(r.intent.slots) === JSON.stringify(want.slots);
+  });
+  // Measured with Debian 12's en-us model: see the report; raise as the recogniser improves.
+  assert.ok(exact.length >= 8, `exact transcripts: ${exact.length}/${commands.length} (${exact.join(', ')})`);
+  assert.ok(sameIntent.length >= exact.length, 'an exact transcript gives the same intent and slots');
+});
