@@ -65,9 +65,10 @@ program.command('stop').description('the stop button: cut the reply, silence the
 program
   .command('listen <files...>')
   .description('feed WAV recordings through the voice pipeline as if spoken; prints transcript, actions, reply and timings')
-  .action(async (files: string[]) => {
+  .option('--realtime', 'feed the audio at the pace a microphone would (decoding runs while it arrives)')
+  .action(async (files: string[], o: { realtime?: boolean }) => {
     const payload = files.map((f) => ({ name: path.basename(f), data_b64: readFileSync(f).toString('base64') }));
-    await call('listen', { files: payload });
+    await call('listen', { files: payload, realtime: o.realtime === true });
   });
 program.command('logs').description('follow live events (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, program.opts<{ json?: boolean }>().json === true)));
 

@@ -49,6 +49,7 @@ export interface App {
   control: ControlPlugin;
   providers: ProviderManager;
   home: HomePlugin;
+  timers: TimersPlugin;
   voice?: VoiceWiring;
   memory?: MemoryWiring;
   broker?: EmbeddedBroker;
@@ -113,6 +114,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     control,
     providers,
     home,
+    timers,
     voice,
     memory,
     broker,

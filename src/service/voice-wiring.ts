@@ -21,6 +21,8 @@ import type { CommandIO } from '../plugins/control/index.js';
 /** What the service holds of the voice pipeline. */
 export interface VoiceWiring {
   plugin: VoicePlugin;
+  /** The HAL speaker (real aplay/sox or the simulator). */
+  speaker: HalSpeaker;
   /** True when the speaker is the simulator (no sound card). */
   simulated: boolean;
   describe(): Record<string, unknown>;
@@ -106,6 +108,7 @@ export async function buildVoice(opts: {
     let busy = false;
     return {
       plugin,
+      speaker: halSpeaker,
       simulated,
       describe: () => ({ speaker: halSpeaker.kind, simulated, stt: { order: dictation ? 'grammar-first, dictation' : 'grammar only', grammar: grammarInfo } }),
       close: async () => {
@@ -123,7 +126,7 @@ export async function buildVoice(opts: {
         try {
           for (const f of files) {
             const name = typeof f.name === 'string' ? path.basename(f.name) : 'input.wav';
-            const report = await listenOne(plugin, speaker, opts, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir);
+            const report = await listenOne(plugin, speaker, opts, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true);
             reports.push(report);
             io.send({ file: name, transcript: report.transcript, reply: report.reply });
           }
@@ -146,6 +149,7 @@ async function listenOne(
   name: string,
   wav: Buffer,
   outDir: string,
+  realtime: boolean,
 ): Promise<ListenReport> {
   let pcm: Buffer;
   try {
@@ -157,7 +161,7 @@ async function listenOne(
   const off = opts.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${String(c.topic)} ${String(c.payload)}`));
   speaker.startCapture();
   try {
-    const outcome = await plugin.feedUtterance(pcm);
+    const outcome = await plugin.feedUtterance(pcm, { realtime });
     let turn: TurnResult | undefined;
     if (outcome.turn) turn = await outcome.turn;
     const timings = await outcome.done;

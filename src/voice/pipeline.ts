@@ -221,10 +221,19 @@ export class VoicePlugin implements Plugin {
    * chunks; when it runs out before the endpointer decided, the end of the
    * buffer ends the utterance.
    */
-  async feedUtterance(pcm: Buffer, opts: { chunkMs?: number } = {}): Promise<UtteranceOutcome> {
+  async feedUtterance(pcm: Buffer, opts: { chunkMs?: number; realtime?: boolean } = {}): Promise<UtteranceOutcome> {
     const { capture, outcome } = this.beginCapture('feed', {});
-    const step = Math.max(2, Math.round((opts.chunkMs ?? 20) * 32));
-    for (let o = 0; o < pcm.length && !capture.done; o += step) capture.feed(pcm.subarray(o, o + step));
+    const chunkMs = opts.chunkMs ?? 20;
+    const step = Math.max(2, Math.round(chunkMs * 32));
+    const t0 = performance.now();
+    for (let o = 0, i = 0; o < pcm.length && !capture.done; o += step, i++) {
+      // Real-time pace: a chunk every chunkMs, as a microphone delivers it (decoding then runs while "speaking").
+      if (opts.realtime) {
+        const due = t0 + i * chunkMs - performance.now();
+        if (due > 0) await new Promise((r) => setTimeout(r, due));
+      }
+      capture.feed(pcm.subarray(o, o + step));
+    }
     capture.finish('stream_end');
     return outcome;
   }

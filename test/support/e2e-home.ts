@@ -1,0 +1,151 @@
+/**
+ * The whole box against the fixture home, for the end-to-end test and the
+ * voice benchmark: a real Mosquitto loaded with ../shared/fixtures/home/home.json
+ * and answered by the independent device simulator, our LLM test server, and
+ * the service itself (simulated microphone and speaker). `listen()` feeds one
+ * recording through `homeagent listen` over the service's socket; `check()`
+ * holds the outcome against expected.json.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMosquitto, type MosquittoBroker } from './mosquitto.js';
+import { DeviceSimulator, type ReceivedCommand } from './device-simulator.js';
+import { startLlmTestServer, type LlmTestServer, type Reply } from './llm-test-server.js';
+import { startApp, type App } from '../../src/service/app.js';
+import { request } from '../../src/cli/client.js';
+import type { ListenReport } from '../../src/service/voice-wiring.js';
+
+/** The fixture recordings. */
+export const VOICE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/voice/en');
+
+type Payload = string | Record<string, unknown>;
+
+/** One entry of expected.json. */
+export interface Expectation {
+  transcript: string | null;
+  mqtt?: Array<[string, Payload]>;
+  reply_mentions?: string[];
+  reply_excludes?: string[];
+  timer_seconds?: number;
+  rejected?: boolean;
+}
+
+/** expected.json's entries, by file name. */
+export function loadExpected(): Record<string, Expectation> {
+  return (JSON.parse(readFileSync(path.join(VOICE_DIR, 'expected.json'), 'utf8')) as { expected: Record<string, Expectation> }).expected;
+}
+
+/** What one recording produced. */
+export interface Outcome {
+  report: ListenReport;
+  commands: ReceivedCommand[];
+  timersAdded: number[];
+}
+
+/** A running box against the fixture home. */
+export interface E2E {
+  app: App;
+  sim: DeviceSimulator;
+  llm: LlmTestServer;
+  /** Feed one recording; `realtime` feeds it at the pace a microphone would. */
+  listen(file: string, expectedCommands?: number, realtime?: boolean): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+/** Start everything; resolves when the service has discovered the home and built its speech grammar. */
+export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, string> } = {}): Promise<E2E> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-e2e-'));
+  const broker: MosquittoBroker = await startMosquitto();
+  const sim = new DeviceSimulator(broker.url);
+  await sim.start();
+  await sim.publishRetained();
+  const llm = await startLlmTestServer({ defaultReply: opts.llmReply ?? { content: 'I am not sure how to help with that.' } });
+  const app = await startApp({
+    dataDir: dir,
+    console: false,
+    socketPath: path.join(dir, 'homeagent.sock'),
+    env: {
+      HOMEAGENT__PLUGIN__MQTT__URL: broker.url,
+      HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: llm.url,
+      HOMEAGENT__PLUGIN__SPEAKER__DRIVER: 'sim',
+      HOMEAGENT__PLUGIN__MIC__DRIVER: 'sim',
+      HOMEAGENT__PLUGIN__GPIO__DRIVER: 'sim',
+      HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'off',
+      ...opts.env,
+    },
+  });
+  for (let i = 0; i < 300; i++) {
+    const st = (await request(app.socketPath, 'status', {})) as { devices: number; voice?: { stt: { grammar: { state: string; entities?: number } } } };
+    if (st.devices >= 10 && st.voice?.stt.grammar.state === 'ready' && (st.voice.stt.grammar.entities ?? 0) >= 10) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    app,
+    sim,
+    llm,
+    async listen(file, expectedCommands = 0, realtime = false) {
+      sim.clear();
+      const before = app.timers.service?.status().map((t) => t.id) ?? [];
+      const res = (await request(app.socketPath, 'listen', { files: [{ name: file, data_b64: readFileSync(path.join(VOICE_DIR, file)).toString('base64') }], realtime })) as { utterances: ListenReport[] };
+      // Commands reach the simulator shortly after the broker acknowledged them.
+      if (expectedCommands > 0) await sim.waitForCommands(expectedCommands, 5000).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      const timersAdded = (app.timers.service?.status() ?? []).filter((t) => !before.includes(t.id)).map((t) => t.duration_s);
+      return { report: res.utterances[0]!, commands: [...sim.commands], timersAdded };
+    },
+    async close() {
+      await app.stop();
+      await sim.stop();
+      await llm.close();
+      await broker.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function payloadMatches(got: string, want: Payload): boolean {
+  if (typeof want === 'string') return got === want;
+  let obj: Record<string, unknown>;
+  try {
+    obj = JSON.parse(got) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  return Object.entries(want).every(([k, v]) => (Array.isArray(v) ? v.some((x) => obj[k] === x) : obj[k] === v));
+}
+
+/** Exactly these commands, in any order, and no others. */
+export function sameCommands(got: ReceivedCommand[], want: Array<[string, Payload]>): boolean {
+  if (got.length !== want.length) return false;
+  const left = [...got];
+  return want.every(([topic, payload]) => {
+    const i = left.findIndex((c) => c.topic === topic && payloadMatches(c.payload, payload));
+    if (i < 0) return false;
+    left.splice(i, 1);
+    return true;
+  });
+}
+
+const NOT_UNDERSTOOD = /didn't catch that|没听清/i;
+
+/** Every way the outcome differs from expected.json (empty: the right effect). */
+export function check(exp: Expectation, o: Outcome): string[] {
+  const u = o.report;
+  const problems: string[] = [];
+  if (exp.rejected) {
+    if (!u.rejected) problems.push('out-of-vocabulary speech was not rejected');
+    if (!NOT_UNDERSTOOD.test(u.reply)) problems.push('did not say it did not understand');
+    if (o.commands.length) problems.push(`device commands sent: ${JSON.stringify(o.commands)}`);
+    return problems;
+  }
+  if (NOT_UNDERSTOOD.test(u.reply) || u.rejected) problems.push('a command was not recognised');
+  if (!u.reply) problems.push('no spoken reply');
+  if (!u.wav || !existsSync(u.wav)) problems.push('no reply WAV');
+  if (exp.mqtt ? !sameCommands(o.commands, exp.mqtt) : o.commands.length > 0) problems.push(`MQTT commands ${JSON.stringify(o.commands)} instead of ${JSON.stringify(exp.mqtt ?? [])}`);
+  for (const m of exp.reply_mentions ?? []) if (!u.reply.toLowerCase().includes(m.toLowerCase())) problems.push(`reply does not mention "${m}"`);
+  for (const m of exp.reply_excludes ?? []) if (u.reply.toLowerCase().includes(m.toLowerCase())) problems.push(`reply says "${m}"`);
+  if (exp.timer_seconds !== undefined && !(o.timersAdded.length === 1 && o.timersAdded[0] === exp.timer_seconds)) problems.push(`timers started: ${JSON.stringify(o.timersAdded)} instead of one of ${exp.timer_seconds} s`);
+  return problems;
+}
