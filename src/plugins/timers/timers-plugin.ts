@@ -9,11 +9,16 @@
  * recorded in the context window.
  */
 import path from 'node:path';
-import type { Plugin, PluginSDK, StageContext } from '../../kernel/types.js';
+import type { Plugin, PluginSDK, SettingDef, StageContext } from '../../kernel/types.js';
 import { systemClock, type Clock } from './clock.js';
 import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
 
 /** Constructor options of TimersPlugin. */
+/** The timers plugin's settings. */
+export const TIMER_SETTINGS: readonly SettingDef[] = [
+  { key: 'plugin.timers.channel', type: 'string', default: 'speaker', description: 'Output channel that announces an expired timer when the timer was set without one.' },
+];
+
 export interface TimersPluginOptions {
   /** Clock (tests pass a ManualClock). Default: the system clock. */
   clock?: Clock;
@@ -40,7 +45,7 @@ export class TimersPlugin implements Plugin {
   start(sdk: PluginSDK): void {
     this.sdk = sdk;
     const settings = sdk.settings();
-    settings.register({ key: 'plugin.timers.channel', type: 'string', default: 'speaker', description: 'Output channel that announces an expired timer when the timer was set without one.' });
+    for (const d of TIMER_SETTINGS) settings.register(d);
     const svc = new TimerService({
       dbPath: this.opts.dbPath ?? path.join(sdk.dataDir, 'timers.db'),
       clock: this.opts.clock ?? systemClock,
