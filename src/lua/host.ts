@@ -41,6 +41,12 @@ export interface HostBridge {
   active(): ActiveCall | null;
   push(L: LuaState, v: unknown): void;
   encode(L: LuaState, idx: number): string;
+  /**
+   * Source of another script `adapter_base(name)` may build on (e.g. deepseek
+   * on openai), or undefined when there is none. The host decides what a name
+   * may resolve to (only files of the adapters directory).
+   */
+  resolveModule?(name: string): { chunkName: string; source: Uint8Array } | undefined;
 }
 
 /** Options of the http host functions. */
@@ -180,6 +186,27 @@ export function registerHostFunctions(L: LuaState, bridge: HostBridge): void {
     return 0;
   });
   lua.lua_setglobal(L, 'print');
+
+  // adapter_base(name): run another adapter's main chunk and return its table,
+  // so a protocol variant keeps only its differences. Text chunks only; the
+  // call budget covers it; a script cannot build on itself.
+  const loading = new Set<string>();
+  lua.lua_pushjsfunction(L, (l) => {
+    const name = decodeUtf8(lauxlib.luaL_checklstring(l, 1));
+    const mod = bridge.resolveModule?.(name);
+    if (!mod) return fail(l, `adapter_base: no adapter named "${name}"`);
+    if (loading.has(mod.chunkName) || mod.chunkName === bridge.name) return fail(l, `adapter_base: "${name}" builds on itself`);
+    if (lauxlib.luaL_loadbufferx(l, mod.source, null, encodeUtf8(`@${mod.chunkName}`), encodeUtf8('t')) !== lua.LUA_OK) return lua.lua_error(l);
+    loading.add(mod.chunkName);
+    try {
+      lua.lua_call(l, 0, 1);
+    } finally {
+      loading.delete(mod.chunkName);
+    }
+    if (lua.lua_type(l, -1) !== lua.LUA_TTABLE) return fail(l, `adapter_base: ${mod.chunkName} did not return a table`);
+    return 1;
+  });
+  lua.lua_setglobal(L, 'adapter_base');
 
   // http_get(url[, headers]) / http_post(url, body[, headers]) -> body, status | nil, error
   const httpFn = (method: 'GET' | 'POST'): LuaJsFunction => (l) => {

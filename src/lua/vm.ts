@@ -46,6 +46,8 @@ export interface LuaVMOptions {
   instructionBudget?: number;
   /** Running time one call may use, ms, excluding time spent waiting on http (default 50); applies once the call ran 20k instructions (a 32 KB request needs under 10k). */
   timeBudgetMs?: number;
+  /** Sources `adapter_base(name)` may load (see HostBridge.resolveModule). */
+  resolveModule?: (name: string) => { chunkName: string; source: Uint8Array } | undefined;
   /** Injectable fetch (tests). */
   fetch?: typeof fetch;
 }
@@ -109,6 +111,7 @@ export class LuaVM {
       active: () => this.active,
       push: (l, v) => this.push(l, v),
       encode: (l, idx) => this.encode(l, idx),
+      ...(opts.resolveModule ? { resolveModule: opts.resolveModule } : {}),
     });
   }
 

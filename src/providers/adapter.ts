@@ -111,16 +111,33 @@ export class LuaAdapter {
     this.generation = 1;
   }
 
+  /** Adapters this one builds on with adapter_base() (reloaded with them). */
+  bases = new Set<string>();
+
   private build(source: Uint8Array): { vm: LuaVM; info: AdapterInfo } {
     const rel = path.join(path.basename(path.dirname(this.file)), path.basename(this.file));
+    const dir = path.dirname(this.file);
+    const bases = new Set<string>();
     const vm = new LuaVM({
       name: rel,
+      resolveModule: (name) => {
+        if (!/^[A-Za-z0-9_.-]+$/.test(name)) return undefined;
+        const file = path.join(dir, `${name}.lua`);
+        try {
+          const source = readFileSync(file);
+          bases.add(name);
+          return { chunkName: path.join(path.basename(dir), `${name}.lua`), source };
+        } catch {
+          return undefined;
+        }
+      },
       log: this.opts.log,
       allowHost: this.opts.allowHost,
       instructionBudget: this.opts.instructionBudget,
       timeBudgetMs: this.opts.timeBudgetMs,
     });
     vm.load(source);
+    this.bases = bases;
     return { vm, info: readInfo(vm, path.basename(this.file, '.lua')) };
   }
 
@@ -335,6 +352,8 @@ export class AdapterRegistry {
         if (!base.endsWith('.lua')) return;
         const n = base.slice(0, -4);
         if (this.adapters.has(n)) this.schedule(n);
+        // Adapters built on the changed one (adapter_base) reload with it.
+        for (const [name, a] of this.adapters) if (a.bases.has(n)) this.schedule(name);
       });
       this.watcher.on('error', (err) => this.opts.log?.warn({ dir: this.dir, error: errorMessage(err) }, 'adapter watcher failed'));
     } catch (err) {

@@ -134,3 +134,23 @@ test('history messages are converted once and cached; a changed message or a rel
   const third = JSON.parse(await a.transformRequest(req)) as { messages: Array<{ content: string }> };
   assert.deepEqual(third.messages.map((m) => m.content), ['一?', 'two?']);
 });
+
+test('adapter_base: a variant builds on another adapter, reloads with it, and cannot build on itself', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeagent-adapters-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'openai.lua'), fs.readFileSync(path.join(adaptersDir, 'openai.lua')));
+  fs.writeFileSync(path.join(dir, 'deepseek.lua'), fs.readFileSync(path.join(adaptersDir, 'deepseek.lua')));
+  fs.writeFileSync(path.join(dir, 'loop.lua'), 'return adapter_base("loop")\n');
+  const reg = new AdapterRegistry(dir, { log: captureLogger(), allowHost: () => true });
+  t.after(() => reg.close());
+  const ds = reg.get('deepseek');
+  assert.equal(ds.info.name, 'deepseek');
+  assert.equal(ds.info.endpoint, '/chat/completions');
+  assert.deepEqual([...ds.bases], ['openai']);
+  assert.throws(() => reg.get('loop'), /builds on itself/);
+  // Changing the base reloads the variant.
+  const gen = ds.generation;
+  const base = fs.readFileSync(path.join(dir, 'openai.lua'), 'utf8').replace('adapter.version = "1.0.0"', 'adapter.version = "1.0.1"');
+  fs.writeFileSync(path.join(dir, 'openai.lua'), base);
+  await waitFor(() => ds.generation > gen, 'deepseek reload after openai.lua changed');
+});
