@@ -25,7 +25,7 @@ import type {
 } from './types.js';
 import type { KernelServices } from './services.js';
 import { newStageContext, type StageInit } from './stages.js';
-import { SentenceStream } from './sentence-stream.js';
+import { SentenceSplitter } from './sentences.js';
 import { computeTokenBudget, messagesTokens, outputRules, timelineMessages } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
@@ -300,7 +300,7 @@ export class Turn {
       if (!final) throw new Error('stream ended without a final response');
       return final;
     }
-    const splitter = new SentenceStream();
+    const splitter = new SentenceSplitter();
     let held = '';
     let holding: boolean | undefined; // undecided until the first non-space character
     let final: CompletionResponse | undefined;
@@ -329,10 +329,9 @@ export class Turn {
     if (final.tool_calls.length === 0) {
       // Held text that was not a tool call is spoken now; the splitter's rest too.
       if (holding && held) for (const s of splitter.push(held)) await this.deliverSentence(streamTo, s);
-      for (const s of splitter.flush()) await this.deliverSentence(streamTo, s);
-    } else {
-      for (const s of splitter.flush()) await this.deliverSentence(streamTo, s);
     }
+    const rest = splitter.flush();
+    if (rest) await this.deliverSentence(streamTo, rest);
     return final;
   }
 

@@ -7,7 +7,7 @@ export { VoicePlugin, type VoicePluginDeps, type UtteranceTimings, type Utteranc
 export type { Microphone } from './audio-input.js';
 export { SpeechQueue, type Speaker } from './speech-queue.js';
 export { Endpointer, frameFeatures, type EndpointerOptions, type EndpointEvent, type EndReason } from './vad.js';
-export { SentenceSplitter, splitSentences, speakable } from './sentences.js';
+export { SentenceSplitter, splitSentences, speakable } from '../kernel/sentences.js';
 export { VOICE_SETTINGS, registerVoiceSettings, voiceSetting, createTtsEngine, createWakeDetector, createWyomingAsr } from './settings.js';
 export type { TtsEngine, TtsAudio, TtsOptions } from './tts/types.js';
 export { EspeakTts, ESPEAK_SAMPLE_RATE } from './tts/espeak.js';

@@ -21,7 +21,7 @@ import type { WakeDetection, WakeWordDetector } from './wyoming/wake-client.js';
 import { AudioInput, type Microphone } from './audio-input.js';
 import { SpeechQueue, type Speaker } from './speech-queue.js';
 import { Capture, type CaptureResult } from './capture.js';
-import { splitSentences, speakable } from './sentences.js';
+import { splitSentences, speakable } from '../kernel/sentences.js';
 import { createTtsEngine, createWakeDetector, registerVoiceSettings, voiceSetting } from './settings.js';
 import type { EndReason } from './vad.js';
 import { EspeakTts } from './tts/espeak.js';

@@ -20,7 +20,7 @@ import { VoicePlugin, type UtteranceTimings } from '../../src/voice/pipeline.js'
 import type { Speaker } from '../../src/voice/speech-queue.js';
 import type { SttEngine } from '../../src/voice/stt/types.js';
 import { EspeakTts } from '../../src/voice/tts/espeak.js';
-import { SentenceSplitter } from '../../src/voice/sentences.js';
+import { SentenceSplitter } from '../../src/kernel/sentences.js';
 import { FakeSdk, type FakeInput } from '../voice/fake-sdk.js';
 import { fixturesDir, loadRecording, pad } from '../voice/helpers.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Plugin, StageContext } from '../../src/kernel/types.js';
 import { Cap } from '../../src/kernel/types.js';
 import { startHarness } from '../support/kernel-harness.js';
-import { SentenceStream, splitSentences } from '../../src/kernel/sentence-stream.js';
+import { SentenceSplitter, splitSentences } from '../../src/kernel/sentences.js';
 
 test('registerOutputChannel creates output_send__{name} and output_send__{name}_help', async () => {
   const got: string[] = [];
@@ -173,8 +173,8 @@ test('the _consolidation_ channel never reaches external channels, and its turns
 test('sentence splitting keeps decimals, abbreviations and Chinese punctuation', () => {
   assert.deepEqual(splitSentences('It is 21.5 degrees. Mr. Smith is home! Ok?'), ['It is 21.5 degrees.', 'Mr. Smith is home!', 'Ok?']);
   assert.deepEqual(splitSentences('客厅灯已打开。卧室很暖和！好吗？'), ['客厅灯已打开。', '卧室很暖和！', '好吗？']);
-  const s = new SentenceStream();
+  const s = new SentenceSplitter();
   assert.deepEqual(s.push('Hello wor'), []);
   assert.deepEqual(s.push('ld. How'), ['Hello world.']);
-  assert.deepEqual(s.flush(), ['How']);
+  assert.equal(s.flush(), 'How');
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SentenceSplitter, splitSentences, speakable } from '../../src/voice/sentences.js';
+import { SentenceSplitter, splitSentences, speakable } from '../../src/kernel/sentences.js';
 
 const REPLY =
   'It is 21.5 degrees in the office. Dr. Smith left at 5 p.m. today! Shall I turn on the heating? ' +
