@@ -13,26 +13,39 @@ export interface Clock {
   clearTimeout(h: TimerHandle): void;
 }
 
-/** The real clock (Date.now and Node timers; timers are unref'd so they never hold the process open). */
+/**
+ * The real clock: Date.now and Node timers, unref'd so they never hold the
+ * process open. Delays longer than Node's 24.8-day limit are re-armed until
+ * they are due (a timer set for a month fires after a month, not at once).
+ */
 export const systemClock: Clock = (() => {
-  const timers = new Map<number, NodeJS.Timeout>();
-  let next = 1;
+  const live = new Map<number, NodeJS.Timeout>();
+  let seq = 0;
+  const MAX = 2_147_483_647;
   return {
     now: () => Date.now(),
-    setTimeout(fn, ms) {
-      const id = next++;
-      const t = setTimeout(() => {
-        timers.delete(id);
-        fn();
-      }, ms);
-      t.unref?.();
-      timers.set(id, t);
+    setTimeout(fn: () => void, ms: number): TimerHandle {
+      const id = ++seq;
+      const due = Date.now() + Math.max(0, ms);
+      const arm = (): void => {
+        const left = due - Date.now();
+        const t = setTimeout(() => {
+          if (due - Date.now() > 0 && left > MAX) arm();
+          else {
+            live.delete(id);
+            fn();
+          }
+        }, Math.min(Math.max(0, left), MAX));
+        t.unref();
+        live.set(id, t);
+      };
+      arm();
       return { id };
     },
-    clearTimeout(h) {
-      const t = timers.get(h.id);
+    clearTimeout(h: TimerHandle): void {
+      const t = live.get(h.id);
       if (t) clearTimeout(t);
-      timers.delete(h.id);
+      live.delete(h.id);
     },
   };
 })();
@@ -70,8 +83,8 @@ export class FakeClock implements Clock {
     }
     this.t = end;
   }
-  /** Timers still pending. */
-  get pending(): number {
+  /** Number of timers not yet fired. */
+  pending(): number {
     return this.timers.length;
   }
 }
