@@ -38,7 +38,7 @@ export interface AppOptions {
   console?: boolean;
   socketPath?: string;
   env?: NodeJS.ProcessEnv;
-  /** Port of the embedded broker when no broker is configured (default 1883; 0 = any free port). */
+  /** Port of the embedded broker when no broker is configured (default core.service.embedded_broker_port, 1883; 0 = any free port). */
   embeddedBrokerPort?: number;
 }
 
@@ -88,11 +88,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
   let brokerUrl = settings.get<string>('plugin.mqtt.url');
   if (!brokerUrl) {
     try {
-      broker = await startEmbeddedBroker(createLogger('broker'), opts.embeddedBrokerPort ?? 1883);
+      broker = await startEmbeddedBroker(createLogger('broker'), opts.embeddedBrokerPort ?? settings.get<number>('core.service.embedded_broker_port'));
       brokerUrl = broker.url;
     } catch (err) {
-      brokerUrl = 'mqtt://127.0.0.1:1883';
-      log.warn({ err: errorMessage(err), url: brokerUrl }, 'embedded broker not started; using the broker already listening on 127.0.0.1:1883');
+      const port = opts.embeddedBrokerPort ?? settings.get<number>('core.service.embedded_broker_port');
+      brokerUrl = `mqtt://127.0.0.1:${port}`;
+      log.warn({ err: errorMessage(err), url: brokerUrl }, `embedded broker not started; using the broker already listening on 127.0.0.1:${port}`);
     }
   }
 

@@ -92,7 +92,9 @@ export async function buildVoice(opts: {
     const stt = new SttChain({ grammar, ...(dictation ? { dictation } : {}) });
     const plugin = new VoicePlugin({ microphone: mic, speaker, stt });
     let grammarInfo: Record<string, unknown> = { state: 'waiting for devices' };
+    let closed = false;
     const rebuild = (vocab: Parameters<PocketsphinxStt['setVocabulary']>[0]) => {
+      if (closed) return;
       grammar
         .setVocabulary(vocab)
         .then((info) => {
@@ -112,6 +114,7 @@ export async function buildVoice(opts: {
       simulated,
       describe: () => ({ speaker: halSpeaker.kind, simulated, stt: { order: dictation ? 'grammar-first, dictation' : 'grammar only', grammar: grammarInfo } }),
       close: async () => {
+        closed = true;
         await halSpeaker.close().catch(() => undefined);
         await stt.close?.().catch(() => undefined);
       },

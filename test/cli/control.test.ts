@@ -17,7 +17,8 @@ import { request, CommandError, ServiceUnreachableError } from '../../src/cli/cl
 async function withApp(fn: (socket: string, dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
   const socket = path.join(dir, 'homeagent.sock');
-  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, env: { HOMEAGENT__CORE__LLM__SOURCES_ORDER: '' } });
+  // Hermetic: an embedded broker on a free port, an LLM source nobody listens on.
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' } });
   try {
     await fn(socket, dir);
   } finally {
