@@ -112,7 +112,12 @@ export class CameraPlugin implements Plugin {
       no_memory: true,
       handler: async (_args, ctx) => {
         const snap = await this.capture(ctx.signal);
-        return { captured_at: new Date(snap.capturedAt).toISOString(), width: snap.width, height: snap.height, bytes: snap.bytes, file: snap.file, source: snap.origin };
+        // The downscaled JPEG goes to a multimodal model with the result (kernel ToolOutput).
+        return {
+          kind: 'tool_output' as const,
+          text: JSON.stringify({ captured_at: new Date(snap.capturedAt).toISOString(), width: snap.width, height: snap.height, bytes: snap.bytes, file: snap.file, source: snap.origin }),
+          images: [snap.base64],
+        };
       },
     });
   }

@@ -23,9 +23,10 @@ export const TEMPLATES_EN: TemplateSet = {
     all: '[all [of]] [the]',
     what_is: "(what's|what is|whats)",
     please: '[please]',
-    dur_hours: '({hours:1-99}|{hours:article}) (hour|hours)',
-    dur_minutes: '({minutes:1-99}|{minutes:article}) (minute|minutes)',
-    dur_seconds: '({seconds:1-99}|{seconds:article}) (second|seconds)',
+    // A number takes either unit form ("1 hours" is a common slip), an article only the singular ("an hour", "a minute").
+    dur_hours: '({hours:1-99} (hour|hours)|{hours:article} hour)',
+    dur_minutes: '({minutes:1-99} (minute|minutes)|{minutes:article} minute)',
+    dur_seconds: '({seconds:1-99} (second|seconds)|{seconds:article} second)',
     duration:
       '(<dur_hours> [[and] <dur_minutes>] [[and] <dur_seconds>]|<dur_minutes> [[and] <dur_seconds>]|<dur_seconds>|{minutes:half_hour}|{hours:hour_and_half})',
     timer_word: '[the|my|a] [<duration>] timer',

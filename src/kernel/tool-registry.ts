@@ -5,7 +5,7 @@
  * failure becomes a tool error result for the model.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { JsonSchema, Logger, ToolContext, ToolDef, ToolSchema } from './types.js';
+import type { JsonSchema, Logger, ToolContext, ToolDef, ToolOutput, ToolSchema } from './types.js';
 import { DuplicateToolError, HomeAgentError, errorMessage } from './errors.js';
 
 /** A tool's arguments did not match its schema. */
@@ -33,6 +33,8 @@ export interface ToolExecution {
   content: string;
   is_error: boolean;
   duration_ms: number;
+  /** Base64 images the tool returned (ToolOutput). */
+  images?: string[];
 }
 
 /** The registry. */
@@ -139,6 +141,7 @@ export class ToolRegistry {
           timer = setTimeout(() => reject(new HomeAgentError('TOOL_TIMEOUT', `tool ${name} timed out after ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
+      if (isToolOutput(result)) return { ...done(result.text, false), ...(result.images?.length ? { images: result.images } : {}) };
       return done(stringifyResult(result), false);
     } catch (err) {
       this.log.warn({ tool: name, owner: e.owner, err: errorMessage(err) }, 'tool failed');
@@ -147,6 +150,11 @@ export class ToolRegistry {
       if (timer) clearTimeout(timer);
     }
   }
+}
+
+/** Whether a handler returned a ToolOutput. */
+export function isToolOutput(v: unknown): v is ToolOutput {
+  return !!v && typeof v === 'object' && (v as { kind?: unknown }).kind === 'tool_output' && typeof (v as { text?: unknown }).text === 'string';
 }
 
 /** Tool results as text for the model: strings as they are, everything else as JSON. */

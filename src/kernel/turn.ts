@@ -233,11 +233,15 @@ export class Turn {
       if (calls.length === 0) return text;
       this.frame.messages.push({ role: 'assistant', content: text, tool_calls: calls });
       let denied = 0;
+      const images: Array<{ tool: string; images: string[] }> = [];
       for (const call of calls) {
         if (this.stopped) return this.interrupted();
         const r = await this.runTool(call);
         if (r === 'denied') denied++;
+        else if (typeof r === 'object') images.push(r);
       }
+      // Images returned by tools reach a multimodal model in a user message after the tool results.
+      for (const im of images) this.frame.messages.push({ role: 'user', content: `[image returned by ${im.tool}]`, images: im.images });
       if (denied === calls.length) return text;
     }
     k.log.warn({ input: this.input.id, rounds: this.frame.round }, 'max_tool_rounds reached');
@@ -245,7 +249,7 @@ export class Turn {
   }
 
   /** before_toolcall -> validate+execute -> after_toolcall for one call. */
-  private async runTool(original: ToolCall): Promise<'ran' | 'denied'> {
+  private async runTool(original: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] }> {
     const k = this.k;
     const c1 = await this.stage('before_toolcall', { tool_call: structuredClone(original) });
     if (c1.response !== undefined) throw new ShortCircuit(c1.response, 'before_toolcall');
@@ -281,7 +285,7 @@ export class Turn {
       response: result.content,
       tool: name,
     });
-    return 'ran';
+    return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';
   }
   private readonly toolAborts = new Set<() => void>();
 

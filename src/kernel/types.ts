@@ -226,7 +226,19 @@ export interface ToolContext {
   call_id: string;
 }
 
-/** A tool handler returns text, or a value that is JSON-encoded for the model. Throwing makes a tool error. */
+/**
+ * A tool result carrying images (base64, e.g. a camera snapshot) for a
+ * multimodal model: `text` goes back as the tool result, the images follow in
+ * a user message of their own (tool messages cannot carry images on every
+ * protocol).
+ */
+export interface ToolOutput {
+  readonly kind: 'tool_output';
+  text: string;
+  images?: string[];
+}
+
+/** A tool handler returns text, a ToolOutput, or a value that is JSON-encoded for the model. Throwing makes a tool error. */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown | Promise<unknown>;
 
 /**

@@ -186,7 +186,10 @@ describe('createCamera and CameraPlugin', () => {
     await plugin.start(sdk);
     const tool = sdk.tools.get('camera_snapshot')!;
     const ctx = { input: { id: 'i', source: 'test', channel: 'console', text: '', kind: 'queued' as const, level: 0 as const, received_at: 0 }, signal: new AbortController().signal, call_id: 'c1' };
-    const result = (await tool.handler({}, ctx)) as { width: number; height: number; file: string; source: string };
+    const out = (await tool.handler({}, ctx)) as { kind: string; text: string; images: string[] };
+    assert.equal(out.kind, 'tool_output', 'the image goes to the model with the result');
+    assert.deepEqual([...Buffer.from(out.images[0]!, 'base64').subarray(0, 2)], [0xff, 0xd8]);
+    const result = JSON.parse(out.text) as { width: number; height: number; file: string; source: string };
     assert.deepEqual([result.width, result.height], [320, 240]);
     assert.equal(result.source, 'sim:test-pattern');
     const meta = await sharp(result.file).metadata();

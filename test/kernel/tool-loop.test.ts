@@ -233,3 +233,23 @@ test('a before_toolcall handler that crashes or hangs denies the call (fail clos
     await h.close();
   }
 });
+
+test('images a tool returns (ToolOutput) reach the model in a user message after the tool results', async () => {
+  const p: Plugin = {
+    name: 'cam',
+    start(sdk) {
+      sdk.registerTool({ name: 'snapshot', description: 'x', parameters: { type: 'object' }, handler: () => ({ kind: 'tool_output', text: '{"width":320}', images: ['/9j/AAAA'] }) });
+    },
+  };
+  const h = await startHarness({ script: [{ tool_calls: [{ name: 'snapshot', arguments: {} }] }, { content: 'A cat on the sofa.' }], beforeStart: (k) => k.use(p) });
+  try {
+    const r = await h.kernel.injectInput('t', 'console', 'what do you see?');
+    assert.equal(r.tools[0]!.result, '{"width":320}');
+    const msgs = h.provider.requests[1]!.messages;
+    const toolIdx = msgs.findIndex((m) => m.role === 'tool');
+    assert.equal(msgs[toolIdx]!.content, '{"width":320}');
+    assert.deepEqual(msgs[toolIdx + 1], { role: 'user', content: '[image returned by snapshot]', images: ['/9j/AAAA'] });
+  } finally {
+    await h.close();
+  }
+});
