@@ -15,7 +15,8 @@ export function printResult(cmd: string, result: unknown, json: boolean): void {
   switch (cmd) {
     case 'ask':
       if (isRecord(result)) {
-        out(String(result.reply || `(${String(result.status)})`));
+        if (result.status === 'error' && !result.reply) out(`error: ${String(result.error ?? 'the turn failed')}`);
+        else out(String(result.reply || `(${String(result.status)})`));
         if (Array.isArray(result.tools) && result.tools.length) for (const t of result.tools as Array<Record<string, unknown>>) out(`  tool ${String(t.name)} ${JSON.stringify(t.arguments)} -> ${String(t.result).slice(0, 200)}`);
         return;
       }
@@ -27,7 +28,12 @@ export function printResult(cmd: string, result: unknown, json: boolean): void {
       }
       break;
     case 'config.get':
-      if (isRecord(result)) return out(JSON.stringify(result.value));
+    case 'config.set':
+      if (isRecord(result)) {
+        out(JSON.stringify(result.value));
+        if (result.note) process.stderr.write(`note: ${String(result.note)}\n`);
+        return;
+      }
       break;
     case 'log':
       if (isRecord(result)) return out(`${String(result.at)} ${String(result.event)} ${JSON.stringify(result.payload)}`);
@@ -42,6 +48,10 @@ export function printResult(cmd: string, result: unknown, json: boolean): void {
       if (isRecord(result) && Array.isArray(result.utterances)) {
         for (const u of result.utterances as Array<Record<string, unknown>>) {
           out(`${String(u.file)}`);
+          if (u.status === 'error') {
+            out(`  error: ${String(u.error ?? u.reply)}`);
+            continue;
+          }
           out(`  transcript: ${JSON.stringify(u.transcript)}${u.rejected ? ' (rejected)' : ''}`);
           if (Array.isArray(u.actions)) for (const a of u.actions) out(`  did: ${typeof a === 'string' ? a : JSON.stringify(a)}`);
           out(`  reply: ${JSON.stringify(u.reply)}`);

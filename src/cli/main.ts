@@ -12,6 +12,10 @@ import { resolveDataDir } from '../service/paths.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { printResult } from './format.js';
+import { MAX_REQUEST_BYTES } from './protocol.js';
+
+/** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
+const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
 
 const program = new Command();
 const version = (() => {
@@ -35,12 +39,23 @@ function socketPath(): string {
   return o.socket ?? defaultSocketPath(resolveDataDir(o.dataDir));
 }
 
+/** Whether a command's result reports a failure (the exit code then says so too). */
+function failed(cmd: string, result: unknown): boolean {
+  const r = result as Record<string, unknown> | null;
+  if (!r || typeof r !== 'object') return false;
+  if (cmd === 'ask') return r.status === 'error';
+  if (cmd === 'doctor') return r.ok === false;
+  if (cmd === 'listen') return Array.isArray(r.utterances) && (r.utterances as Array<{ status?: string }>).some((u) => u.status === 'error');
+  return false;
+}
+
 /** Run one client command and print its result. */
 async function call(cmd: string, args: Record<string, unknown> = {}, onData?: (d: unknown) => void): Promise<void> {
   const json = program.opts<{ json?: boolean }>().json === true;
   try {
     const result = await request(socketPath(), cmd, args, onData ?? ((d) => printResult('data', d, json)));
     printResult(cmd, result, json);
+    if (failed(cmd, result)) process.exitCode = 1;
   } catch (err) {
     process.stderr.write(`homeagent ${cmd}: ${errorMessage(err)}\n`);
     process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
@@ -67,8 +82,29 @@ program
   .description('feed WAV recordings through the voice pipeline as if spoken; prints transcript, actions, reply and timings')
   .option('--realtime', 'feed the audio at the pace a microphone would (decoding runs while it arrives)')
   .action(async (files: string[], o: { realtime?: boolean }) => {
-    const payload = files.map((f) => ({ name: path.basename(f), data_b64: readFileSync(f).toString('base64') }));
-    await call('listen', { files: payload, realtime: o.realtime === true });
+    const payload: Array<{ name: string; data_b64: string }> = [];
+    let total = 0;
+    for (const f of files) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(f);
+      } catch (err) {
+        process.stderr.write(`homeagent listen: cannot read ${f}: ${errorMessage(err)}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      total += bytes.length;
+      if (total > MAX_LISTEN_BYTES) {
+        process.stderr.write(`homeagent listen: ${f}: recordings over ${MAX_LISTEN_BYTES / 1048576} MB in one call are too large (a spoken command is a few hundred KB)\n`);
+        process.exitCode = 1;
+        return;
+      }
+      payload.push({ name: path.basename(f), data_b64: bytes.toString('base64') });
+    }
+    await call('listen', { files: payload, realtime: o.realtime === true }, (d) => {
+      const p = d as { file?: string; transcript?: string };
+      process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript ?? '')}\n`);
+    });
   });
 program.command('logs').description('follow live events (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, program.opts<{ json?: boolean }>().json === true)));
 

@@ -20,17 +20,41 @@ export type ControlResponse =
   | { id: number; type: 'end'; result: unknown }
   | { id: number; type: 'error'; error: string; code: string };
 
-/** Splits a byte stream into lines; decodes UTF-8 across chunk boundaries. */
+/** Largest request line the service accepts, bytes (a WAV of ~20 MB in base64). */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Splits a byte stream into lines. Linear in the input (only new bytes are
+ * searched for a newline); a line longer than `maxLine` bytes throws
+ * REQUEST_TOO_LARGE as soon as it is known, without buffering the rest.
+ */
 export class LineSplitter {
-  private buf = '';
-  private readonly decoder = new TextDecoder('utf-8');
-  constructor(private readonly maxLine = 64 * 1024 * 1024) {}
-  /** Feed bytes; returns complete lines. Throws when a line exceeds maxLine bytes. */
+  private parts: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly maxLine = MAX_REQUEST_BYTES) {}
+  /** Feed bytes; returns complete lines. */
   push(chunk: Buffer): string[] {
-    this.buf += this.decoder.decode(chunk, { stream: true });
-    const lines = this.buf.split('\n');
-    this.buf = lines.pop() ?? '';
-    if (this.buf.length > this.maxLine) throw new Error(`line longer than ${this.maxLine} bytes`);
-    return lines.filter((l) => l.trim().length > 0);
+    const out: string[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl < 0) break;
+      const piece = chunk.subarray(start, nl);
+      const line = this.parts.length ? Buffer.concat([...this.parts, piece]).toString('utf8') : piece.toString('utf8');
+      this.parts = [];
+      this.size = 0;
+      if (line.trim()) out.push(line);
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      this.size += chunk.length - start;
+      if (this.size > this.maxLine) {
+        this.parts = [];
+        this.size = 0;
+        throw new Error(`request larger than ${Math.round(this.maxLine / 1048576)} MB`);
+      }
+      this.parts.push(Buffer.from(chunk.subarray(start)));
+    }
+    return out;
   }
 }

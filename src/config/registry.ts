@@ -47,6 +47,17 @@ export class ConfigRegistry implements SettingsAPI {
     if (!KEY_RE.test(def.key)) throw new ConfigError(def.key, 'keys look like core.<area>.<name> or plugin.<plugin>.<name>');
     const checked = this.check(def, def.default, 'default');
     const d = { ...def, default: checked };
+    // A bad environment override is refused when its key is registered (at start), not at first use.
+    if (!def.key.includes('*')) {
+      const envVal = this.env[envNameFor(def.key)];
+      if (envVal !== undefined) {
+        try {
+          this.parseEnv(d, envVal);
+        } catch (err) {
+          throw new ConfigError(def.key, `environment variable ${envNameFor(def.key)}=${JSON.stringify(envVal)}: ${err instanceof ConfigError ? err.message.replace(/^setting [^:]+: /, '') : String(err)}`);
+        }
+      }
+    }
     if (def.key.includes('*')) {
       const re = new RegExp('^' + def.key.split('.').map((s) => (s === '*' ? '[A-Za-z0-9_-]+' : escapeRe(s))).join('\\.') + '$');
       const i = this.patterns.findIndex((p) => p.def.key === def.key);
@@ -102,8 +113,10 @@ export class ConfigRegistry implements SettingsAPI {
     this.set(key, this.parseEnv(def, raw));
   }
 
-  /** Remove the stored value (the default applies again). */
+  /** Remove the stored value (the default applies again). Throws ConfigError for a key that is neither registered nor stored. */
   delete(key: string): void {
+    const stored = this.db.prepare('SELECT 1 FROM settings WHERE key = ?').get(key) !== undefined;
+    if (!stored && !this.definition(key)) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
     this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
     this.emit(key, this.tryGet(key));
   }
@@ -198,7 +211,13 @@ export class ConfigRegistry implements SettingsAPI {
 
   private check(def: SettingDef, v: unknown, what: string): unknown {
     const fail = (expected: string): never => {
-      throw new ConfigError(def.key, `${what} must be ${expected}, got ${JSON.stringify(v)} (${typeof v})`);
+      const shown = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v);
+      throw new ConfigError(def.key, `${what} must be ${expected}, got ${shown} (${typeof v})`);
+    };
+    const extra = (x: unknown): unknown => {
+      const why = def.check?.(x);
+      if (why) throw new ConfigError(def.key, `${what} ${why}`);
+      return x;
     };
     const type: SettingType = def.type;
     switch (type) {
@@ -206,19 +225,19 @@ export class ConfigRegistry implements SettingsAPI {
       case 'secret':
         if (typeof v !== 'string') fail('a string');
         if (def.enum && !def.enum.includes(v as string)) fail(`one of ${def.enum.join(', ')}`);
-        return v;
+        return extra(v);
       case 'number':
       case 'integer':
         if (typeof v !== 'number' || !Number.isFinite(v)) fail(type === 'integer' ? 'an integer' : 'a number');
         if (type === 'integer' && !Number.isInteger(v)) fail('an integer');
         if (def.min !== undefined && (v as number) < def.min) fail(`>= ${def.min}`);
         if (def.max !== undefined && (v as number) > def.max) fail(`<= ${def.max}`);
-        return v;
+        return extra(v);
       case 'boolean':
         if (typeof v !== 'boolean') fail('a boolean');
-        return v;
+        return extra(v);
       case 'json':
-        return v;
+        return extra(v);
     }
   }
 }

@@ -166,9 +166,14 @@ export class ConfirmationGate {
     return { yes: yn, reply };
   }
 
-  /** Deny the open question (plugin stop). */
-  cancel(): void {
-    if (this.current) this.settle(false, 'denied', 'gate');
+  /** Deny the open question (plugin stop, or the person said something else). `quiet`: say nothing (a stop). */
+  cancel(quiet = false): void {
+    if (!this.current) return;
+    if (quiet) {
+      const p = this.current;
+      p.followUp = undefined;
+      this.settle(false, 'denied', 'api');
+    } else this.settle(false, 'denied', 'gate');
   }
 
   private settle(ok: boolean, decision: Decision, by: DecisionRecord['by']): void {
@@ -183,5 +188,13 @@ export class ConfirmationGate {
     p.resolve(ok);
     if (p.followUp) p.result = p.followUp(ok);
     else p.result = undefined;
+    // Nobody answered (or the person moved on): say that nothing was done.
+    if (decision === 'timeout' || (decision === 'denied' && by === 'gate')) {
+      const zh = p.lang === 'zh';
+      const fallback = zh ? `没有得到确认，所以没有执行：${p.what}。` : `No confirmation, so I did not ${p.what}.`;
+      void (p.result ?? Promise.resolve(undefined))
+        .then((t) => this.opts.ask(p.channel, t ?? fallback))
+        .catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'cannot deliver confirmation result'));
+    }
   }
 }

@@ -220,6 +220,8 @@ export class HomePlugin implements Plugin {
         ctx.response = await answer.reply;
         return;
       }
+      // Anything else than yes/no while a question is open: the person moved on; the risky action is off.
+      if (gate.pending) gate.cancel();
       if (!get<boolean>('plugin.home.local_intents') || !this.matcher) return;
       const lang = /[\u4e00-\u9fff]/.test(ctx.raw_message) ? 'zh' : 'en';
       let match: IntentMatch | null | undefined;
@@ -285,7 +287,7 @@ export class HomePlugin implements Plugin {
         gate.confirm(!name.includes('stop'), 'button');
       }),
       sdk.subscribe('assistant_state', (p) => client.publish(topics.state, p.state, true)),
-      sdk.subscribe('stop', () => gate.cancel()),
+      sdk.subscribe('stop', () => gate.cancel(true)),
       sdk.subscribe('raw_input', (input) => {
         if (input.channel.startsWith('_') || input.meta?.timer_expired === true) return;
         client.publish(topics.transcript, clipState(input.text), true);
@@ -296,6 +298,11 @@ export class HomePlugin implements Plugin {
     );
 
     client.start();
+    // Give the broker a moment to deliver the retained device announcements, so the
+    // first command after start-up already knows the home (bounded: an absent broker never blocks start).
+    const until = Date.now() + 3000;
+    while (!this.connected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    if (this.connected) await new Promise((r) => setTimeout(r, 300));
   }
 
   /** Publish the box's discovery and current state (after every connect). */

@@ -59,7 +59,13 @@ export class Agent {
    * Queue an input. `kind` 'queued' (level 0) or 'interrupt' (level 1-4,
    * already clamped by the caller). Resolves when its turn finishes.
    */
-  submit(source: string, channel: string, text: string, kind: 'queued' | 'interrupt', level: Level, opts: InjectOptions = {}): Promise<TurnResult> {
+  submit(source: string, channel: string, rawText: string, kind: 'queued' | 'interrupt', level: Level, opts: InjectOptions = {}): Promise<TurnResult> {
+    const max = this.k.settings.get<number>('core.agent.max_input_chars');
+    let text = typeof rawText === 'string' ? rawText : String(rawText);
+    if (text.length > max) {
+      this.k.log.warn({ source, channel, chars: text.length, max }, 'input too long; cut to core.agent.max_input_chars');
+      text = text.slice(0, max);
+    }
     const input: InputMessage = {
       id: randomUUID(),
       source,

@@ -8,6 +8,7 @@ import type { SettingsAPI } from './types.js';
 /** Register the kernel's settings. Idempotent. */
 export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.max_tool_rounds', type: 'integer', default: 10, min: 1, max: 100, description: 'Most LLM rounds of one turn\'s tool loop (seed 000 §3 max_tool_rounds).' });
+  s.register({ key: 'core.agent.max_input_chars', type: 'integer', default: 4000, min: 100, max: 1000000, description: 'Longest input text accepted; longer inputs are cut there (a spoken or typed message is far shorter; this protects memory and prompt).' });
   s.register({ key: 'core.agent.stage_timeout_ms', type: 'integer', default: 5000, min: 10, description: 'Time limit of one stage handler, ms; a handler past it is logged and ignored.' });
   s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
   s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: 'Context window in tokens for the prompt budget; 0 = ask the LLM source (Ollama /api/show), else 8192.' });

@@ -349,6 +349,8 @@ export interface SettingDef {
   enum?: readonly string[];
   min?: number;
   max?: number;
+  /** Further validation: returns what is wrong with a value, or undefined when it is fine. */
+  check?: (value: unknown) => string | undefined;
 }
 
 /** The settings view a plugin gets (seed 000 §10 Settings().Get/Set/List). */

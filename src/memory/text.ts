@@ -14,7 +14,7 @@ import { jieba, JIEBA_DICT_WORDS } from './jieba.js';
  * Stored beside every vector; a stored vector of another fingerprint is
  * recomputed, never compared (seed 001 "dense_fp must match").
  */
-export const VECTOR_FINGERPRINT = `tfidf-v1|zh:bigram+jieba${JIEBA_DICT_WORDS}|en:word+stem1`;
+export const VECTOR_FINGERPRINT = `tfidf-v1|zh:bigram+jieba${JIEBA_DICT_WORDS}|en:word+stem1|cap40`;
 
 const EN_STOP = new Set(
   (
@@ -80,9 +80,16 @@ export function stem(word: string): string {
 }
 
 /** English tokens of a cleaned text: stop words removed, stemmed. */
+/** Longest English token kept, characters. */
+const MAX_TOKEN_CHARS = 40;
+/** Longest run of Chinese characters vectorised at once (longer runs are cut), characters. */
+const MAX_CJK_RUN = 400;
+
 function englishTokens(run: string, out: string[]): void {
   const w = run.replace(/[’']+$/, '');
   if (w.length < 2 && !/\d/.test(w)) return;
+  // No word is 40 letters long: such a run is noise (a pasted blob) and would bloat every vector it enters.
+  if (w.length > MAX_TOKEN_CHARS) return;
   if (EN_STOP.has(w.replace(/’/g, "'"))) return;
   out.push(stem(w));
 }
@@ -98,13 +105,13 @@ export function terms(text: string): string[] {
   for (const m of clean.matchAll(RUNS)) {
     const run = m[0];
     if (CJK.test(run[0] ?? '')) {
-      const chars = [...run];
+      const chars = [...run].slice(0, MAX_CJK_RUN);
       if (chars.length === 1) {
         if (!ZH_STOP.has(run)) out.push(run);
         continue;
       }
       for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
-      for (const word of jieba().cut(run)) if (word.length >= 2 && !ZH_STOP.has(word)) out.push(`w:${word}`);
+      for (const word of jieba().cut(chars.join(''))) if (word.length >= 2 && !ZH_STOP.has(word)) out.push(`w:${word}`);
     } else {
       englishTokens(run, out);
     }

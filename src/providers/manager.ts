@@ -71,7 +71,18 @@ export function registerSourceSettings(settings: SettingsAPI, name: string, d: S
 export function registerProviderSettings(settings: SettingsAPI): void {
   registerSourceSettings(settings, 'ollama', { adapter: 'ollama', base_url: 'http://127.0.0.1:11434', model: 'qwen2.5:3b', api_key: '', context_window: 0 });
   registerSourceSettings(settings, 'deepseek', { adapter: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat', api_key: '', context_window: 65536 });
-  settings.register({ key: 'core.llm.sources_order', type: 'json', default: ['ollama'], description: 'LLM sources tried in this order (names under core.llm.sources.<name>)' });
+  settings.register({
+    key: 'core.llm.sources_order',
+    type: 'json',
+    default: ['ollama'],
+    description: 'LLM sources tried in this order (names under core.llm.sources.<name>)',
+    check: (v) => {
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_-]+$/.test(x))) return 'must be a list of source names, e.g. ["ollama", "deepseek"]';
+      const known = v.filter((n) => settings.list(`core.llm.sources.${n}.`).length > 0 || (settings as { definition?: (k: string) => unknown }).definition?.(`core.llm.sources.${n}.adapter`) !== undefined);
+      const unknown = v.filter((n) => !known.includes(n));
+      return unknown.length ? `names sources that are not configured: ${unknown.join(', ')} (set core.llm.sources.<name>.adapter, base_url and model first)` : undefined;
+    },
+  });
   settings.register({ key: 'core.llm.connect_timeout_ms', type: 'integer', default: 5000, min: 100, description: 'LLM: TCP/TLS connect timeout, ms' });
   settings.register({ key: 'core.llm.response_timeout_ms', type: 'integer', default: 120000, min: 100, description: 'LLM: time from request to response headers (model load, prompt evaluation), ms' });
   settings.register({ key: 'core.llm.idle_timeout_ms', type: 'integer', default: 30000, min: 100, description: 'LLM: longest silence between streamed chunks, ms' });

@@ -14,10 +14,10 @@ import { ConfigRegistry } from '../config/registry.js';
 import { INSTALL_ROOT, Kernel } from '../kernel/kernel.js';
 import { createLogger, recentProblems, setLogLevel, setRootLogger } from '../kernel/log.js';
 import type { Logger, Plugin } from '../kernel/types.js';
-import { errorMessage } from '../kernel/errors.js';
+import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { SqliteRunLog } from '../kernel/run-log.js';
 import { ConsolePlugin } from '../plugins/console/index.js';
-import { ControlPlugin, type CommandHandler } from '../plugins/control/index.js';
+import { ControlPlugin, socketAnswers, type CommandHandler } from '../plugins/control/index.js';
 import { defaultSocketPath } from '../cli/client.js';
 import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
 import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
@@ -65,6 +65,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const env = opts.env ?? process.env;
   const log = createLogger('service');
   mkdirSync(opts.dataDir, { recursive: true });
+  // One service per data directory: a second one would share the databases and the box's MQTT identity.
+  const socketPath0 = opts.socketPath ?? defaultSocketPath(opts.dataDir, env);
+  if (await socketAnswers(socketPath0)) {
+    throw new HomeAgentError('ALREADY_RUNNING', `another homeagent is already running with data directory ${opts.dataDir} (its socket ${socketPath0} answers); stop it first (systemctl stop homeagent) or use another --data-dir`);
+  }
   const settings = new ConfigRegistry(path.join(opts.dataDir, 'settings.db'), { env });
   registerServiceSettings(settings);
   registerProviderSettings(settings);
@@ -234,7 +239,10 @@ export async function runService(opts: AppOptions): Promise<void> {
   try {
     app = await startApp(opts);
   } catch (err) {
-    log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'could not start');
+    // A typed error is a condition a person can fix: say it plainly; anything else gets its stack.
+    if (err instanceof HomeAgentError) log.error({ code: err.code, err: err.message }, `could not start: ${err.message}`);
+    else log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'could not start');
+    process.stderr.write(`homeagent: could not start: ${errorMessage(err)}\n`);
     process.exitCode = 1;
     return;
   }

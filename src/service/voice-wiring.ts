@@ -37,6 +37,8 @@ export interface ListenReport {
   transcript: string;
   rejected: boolean;
   status: string;
+  /** Why the recording could not be used (status 'error'). */
+  error?: string;
   /** MQTT commands published and tools used while it was handled. */
   actions: string[];
   reply: string;
@@ -93,15 +95,17 @@ export async function buildVoice(opts: {
     const plugin = new VoicePlugin({ microphone: mic, speaker, stt });
     let grammarInfo: Record<string, unknown> = { state: 'waiting for devices' };
     let closed = false;
+    let requested = 0;
     const rebuild = (vocab: Parameters<PocketsphinxStt['setVocabulary']>[0]) => {
       if (closed) return;
+      const mine = ++requested;
       grammar
         .setVocabulary(vocab)
         .then((info) => {
-          grammarInfo = { state: 'ready', entities: vocab.entities.length, areas: vocab.areas.length, ...info };
+          if (mine === requested) grammarInfo = { state: 'ready', entities: vocab.entities.length, areas: vocab.areas.length, ...info };
         })
         .catch((err: unknown) => {
-          grammarInfo = { state: 'failed', error: errorMessage(err) };
+          if (mine === requested) grammarInfo = { state: 'failed', error: errorMessage(err) };
           log.error({ err: errorMessage(err) }, 'speech grammar build failed; commands go to dictation or are not recognised');
         });
     };
@@ -119,15 +123,18 @@ export async function buildVoice(opts: {
         await stt.close?.().catch(() => undefined);
       },
       async listen(args, io) {
-        const files = Array.isArray(args.files) ? (args.files as Array<{ name?: unknown; data_b64?: unknown }>) : [];
+        const files = Array.isArray(args.files) ? (args.files as unknown[]) : [];
         if (files.length === 0) throw new HomeAgentError('BAD_ARGUMENT', 'listen needs at least one WAV file');
+        for (const f of files) {
+          if (!f || typeof f !== 'object' || typeof (f as { data_b64?: unknown }).data_b64 !== 'string') throw new HomeAgentError('BAD_ARGUMENT', 'listen: each file must be {"name": "...", "data_b64": "<base64 WAV>"}');
+        }
         if (busy) throw new HomeAgentError('BUSY', 'another listen is running');
         busy = true;
         const outDir = path.join(dataDir, 'listen');
         mkdirSync(outDir, { recursive: true });
         const reports: ListenReport[] = [];
         try {
-          for (const f of files) {
+          for (const f of files as Array<{ name?: unknown; data_b64?: unknown }>) {
             const name = typeof f.name === 'string' ? path.basename(f.name) : 'input.wav';
             const report = await listenOne(plugin, speaker, opts, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true);
             reports.push(report);
@@ -158,7 +165,7 @@ async function listenOne(
   try {
     pcm = wavToVoicePcm(wav);
   } catch (err) {
-    return { file: name, transcript: '', rejected: true, status: 'error', actions: [], reply: `not a usable WAV file: ${errorMessage(err)}`, timings: {} };
+    return { file: name, transcript: '', rejected: false, status: 'error', error: `not a usable WAV file: ${errorMessage(err)}`, actions: [], reply: '', timings: {} };
   }
   const actions: string[] = [];
   const off = opts.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${String(c.topic)} ${String(c.payload)}`));

@@ -46,7 +46,7 @@ export async function run(): Promise<void> {
       const d = engine.lastDetails;
       const want = expected[f]?.transcript ?? null;
       console.log(
-        `# ${f}: ${r.rejected ? 'rejected' : `"${r.text}" ${r.intent?.intent ?? ''}`} (heard "${d?.hypothesis ?? ''}", gap ${d?.scoreGap?.toFixed(1) ?? '-'}, coverage ${d?.coverage?.toFixed(2) ?? '-'}${d?.grammarMismatch ? ', no final state' : ''})`,
+        `# ${f}: ${r.rejected ? 'rejected' : `"${r.text}" ${r.intent?.intent ?? ''}`} (heard "${d?.hypothesis ?? ''}", gap ${d?.scoreGap?.toFixed(1) ?? '-'}${d?.grammarMismatch ? ', no final state' : ''})`,
       );
       if (want === null) {
         oov++;

@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
-import { parseDecodeOutput } from '../../src/voice/stt/pocketsphinx-log.js';
+import { hypsegText, parseDecodeOutput, parseHypsegLine } from '../../src/voice/stt/pocketsphinx-log.js';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import { fixtureVocabulary, voiceDir } from './home-vocab.js';
 import { feed, readWavPcm } from './wav.js';
 
@@ -61,4 +63,48 @@ test('decoder output parsing: hypothesis, backtrace, grammar mismatch', () => {
   assert.equal(d.words.length, 2);
   assert.deepEqual(d.words[1], { word: 'lock', start: 54, end: 70, ascr: -504, lscr: 0 });
   assert.equal(parseDecodeOutput('', 'ERROR: "fsg_search.c", line 940: Final result does not match the grammar in frame 196').grammarMismatch, true);
+});
+
+test('hypseg parsing (pocketsphinx_batch -hypseg): scores, frames, words without fillers or alternate marks', () => {
+  const u = parseHypsegLine('utt S 0 T -5269 A -4838 L -431 0 -1266 -104 <sil> 62 -1152 -91 lock 96 -308 -14 the(2) 103 -641 0 front 130 -679 -14 door 161 -485 -104 <sil> 197');
+  assert.ok(u);
+  assert.equal(u.ascr, -4838);
+  assert.equal(u.lscr, -431);
+  assert.equal(u.frames, 197);
+  assert.equal(hypsegText(u), 'lock the front door');
+  assert.equal(parseHypsegLine('INFO: something else'), undefined);
+});
+
+test('a session leaves no files or processes behind (finished and aborted)', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-clean-'));
+  const e = new PocketsphinxStt({ workDir: dir });
+  await e.setVocabulary(fixtureVocabulary());
+  const s = e.start();
+  feed(readWavPcm(path.join(voiceDir, 'next.wav')), (b) => s.write(b));
+  await s.end();
+  const a = e.start();
+  a.write(Buffer.alloc(3200));
+  a.abort();
+  await assert.rejects(a.end());
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual((await readdir(dir)).filter((f) => !f.startsWith('g')), []);
+  await e.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('overlapping setVocabulary calls: the newest vocabulary wins, whichever build finishes last', async () => {
+  const e = new PocketsphinxStt();
+  try {
+    // The service asks for an empty grammar at start and the real one when devices arrive; the
+    // empty build may finish later, but must not replace the newer one.
+    const first = e.setVocabulary({ entities: [], areas: [] });
+    const second = e.setVocabulary(fixtureVocabulary());
+    await Promise.all([first, second]);
+    const s = e.start();
+    feed(readWavPcm(path.join(voiceDir, 'lock the Front Door.wav')), (b) => s.write(b));
+    const r = await s.end();
+    assert.equal(r.text, 'lock the front door');
+  } finally {
+    await e.close();
+  }
 });

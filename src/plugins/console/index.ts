@@ -40,12 +40,20 @@ export class ConsolePlugin implements Plugin {
     });
     this.rl = readline.createInterface({ input: this.opts.input ?? process.stdin, terminal: false });
     this.rl.on('line', (line) => this.onLine(line));
+    // End of input (Ctrl-D, or the end of a piped script) is /quit: what was typed before still gets its answer.
+    this.rl.on('close', () => {
+      if (!this.rl) return;
+      this.rl = undefined;
+      this.write('(end of input: shutting down)\n');
+      void Promise.allSettled([...this.inFlight]).then(() => this.opts.onQuit?.());
+    });
     if (this.opts.prompt) out.write('> ');
   }
 
   stop(): void {
-    this.rl?.close();
+    const rl = this.rl;
     this.rl = undefined;
+    rl?.close();
   }
 
   private onLine(raw: string): void {
@@ -54,6 +62,14 @@ export class ConsolePlugin implements Plugin {
     if (!sdk || !line) return;
     if (line === '/stop') {
       sdk.stop('console');
+      return;
+    }
+    if (line === '/help' || line === '/?') {
+      this.write('Type a message to talk to the box. /stop is the stop button, /quit (or Ctrl-D) shuts the service down. Maintenance: homeagent status|logs|config|devices|doctor in another terminal.\n');
+      return;
+    }
+    if (/^\/[a-z]+$/i.test(line) && line !== '/quit' && line !== '/exit') {
+      this.write(`unknown console command ${line}; /help lists them\n`);
       return;
     }
     if (line === '/quit' || line === '/exit') {

@@ -14,6 +14,7 @@ import type { EventType, Plugin, PluginSDK } from '../../kernel/types.js';
 import { Cap } from '../../kernel/types.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
+import { envNameFor } from '../../config/registry.js';
 
 /** What a command handler gets besides its arguments. */
 export interface CommandIO {
@@ -35,11 +36,26 @@ export interface ControlOptions {
 
 const LOG_EVENTS: EventType[] = ['raw_input', 'agent_output', 'tool_call', 'reasoning', 'system', 'assistant_state', 'stop'];
 
+/** Whether a homeagent service answers on `socketPath`. */
+export function socketAnswers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (!existsSync(socketPath)) return resolve(false);
+    const c = net.connect(socketPath);
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
 /** The plugin. Kernel-level: `homeagent stop` is a user stop. */
 export class ControlPlugin implements Plugin {
   readonly name = 'control';
   readonly kernelLevel = true;
   private server?: net.Server;
+  /** True once this plugin created the socket file (only then may it remove it). */
+  private ownsSocket = false;
   private readonly sockets = new Set<net.Socket>();
   private commands = new Map<string, CommandHandler>();
   private sdk?: PluginSDK;
@@ -67,7 +83,7 @@ export class ControlPlugin implements Plugin {
         });
         c.once('error', () => resolve(false));
       });
-      if (alive) throw new HomeAgentError('SOCKET_IN_USE', `another homeagent is already listening on ${p}`);
+      if (alive) throw new HomeAgentError('SOCKET_IN_USE', `another homeagent is already running with this data directory (its socket ${p} answers); stop it first (systemctl stop homeagent) or use another --data-dir`);
       unlinkSync(p);
     }
     this.server = net.createServer((s) => this.onConnection(s));
@@ -75,6 +91,7 @@ export class ControlPlugin implements Plugin {
       this.server!.once('error', reject);
       this.server!.listen(p, () => resolve());
     });
+    this.ownsSocket = true;
     try {
       chmodSync(p, 0o660);
     } catch (err) {
@@ -88,6 +105,8 @@ export class ControlPlugin implements Plugin {
     this.sockets.clear();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     this.server = undefined;
+    if (!this.ownsSocket) return;
+    this.ownsSocket = false;
     try {
       unlinkSync(this.opts.socketPath);
     } catch {
@@ -121,13 +140,20 @@ export class ControlPlugin implements Plugin {
       sdk.stop('cli');
       return { stopped: true };
     });
-    this.commands.set('config.get', (args) => ({ key: requireString(args, 'key'), value: sdk.settings().get(requireString(args, 'key')) }));
+    // Secrets are never echoed; a value overridden by the environment says so.
+    const describe = (key: string) => {
+      const s = sdk.settings();
+      const row = s.list(key).find((r) => r.key === key);
+      const value = row?.type === 'secret' ? (s.get<string>(key) ? '********' : '') : s.get(key);
+      return { key, value, ...(row?.source === 'env' ? { note: `overridden by the environment variable ${envNameFor(key)}; the stored value applies only without it` } : {}) };
+    };
+    this.commands.set('config.get', (args) => describe(requireString(args, 'key')));
     this.commands.set('config.set', (args) => {
       const key = requireString(args, 'key');
       const s = sdk.settings();
       if (typeof args.raw === 'string' && s.setFromString) s.setFromString(key, args.raw);
       else s.set(key, args.value);
-      return { key, value: s.get(key) };
+      return describe(key);
     });
     this.commands.set('config.list', (args) => sdk.settings().list(typeof args.prefix === 'string' ? args.prefix : ''));
     this.commands.set('config.delete', (args) => {
@@ -157,7 +183,7 @@ export class ControlPlugin implements Plugin {
       try {
         lines = splitter.push(chunk);
       } catch (err) {
-        write({ id: 0, type: 'error', error: errorMessage(err), code: 'REQUEST_TOO_LARGE' });
+        write({ id: 0, type: 'error', error: `${errorMessage(err)}: refused (the connection is closed)`, code: 'REQUEST_TOO_LARGE' });
         socket.destroy();
         return;
       }

@@ -74,3 +74,46 @@ export function wordFrames(words: BacktraceWord[]): number {
   for (const w of words) if (!isFiller(w.word)) n += Math.max(0, w.end - w.start + 1);
   return n;
 }
+
+/** One utterance of a `-hypseg` file written by pocketsphinx_batch. */
+export interface HypsegUtterance {
+  /** Total path score (acoustic + weighted language score). */
+  total: number;
+  /** Acoustic score of the path. */
+  ascr: number;
+  /** Language (grammar) score of the path. */
+  lscr: number;
+  /** Frames in the utterance. */
+  frames: number;
+  /** Words and fillers with their start frame, alternate markers ("to(2)") stripped. */
+  words: Array<{ word: string; start: number; ascr: number; lscr: number }>;
+}
+
+/**
+ * Parse one line of a pocketsphinx_batch `-hypseg` file:
+ * `uttid S scl T total A ascr L lscr {sf ascr lscr word}* nframes`.
+ * Returns undefined for a line that does not have that shape.
+ */
+export function parseHypsegLine(line: string): HypsegUtterance | undefined {
+  const t = line.trim().split(/\s+/);
+  if (t.length < 9 || t[1] !== 'S' || t[3] !== 'T' || t[5] !== 'A' || t[7] !== 'L') return undefined;
+  const total = Number(t[4]);
+  const ascr = Number(t[6]);
+  const lscr = Number(t[8]);
+  const frames = Number(t[t.length - 1]);
+  const segs = t.slice(9, -1);
+  if (segs.length % 4 !== 0 || ![total, ascr, lscr, frames].every(Number.isFinite)) return undefined;
+  const words: HypsegUtterance['words'] = [];
+  for (let i = 0; i < segs.length; i += 4) {
+    words.push({ start: Number(segs[i]), ascr: Number(segs[i + 1]), lscr: Number(segs[i + 2]), word: segs[i + 3]!.replace(/\(\d+\)$/, '') });
+  }
+  return { total, ascr, lscr, frames, words };
+}
+
+/** The words of a hypseg utterance without fillers, joined with spaces. */
+export function hypsegText(u: HypsegUtterance): string {
+  return u.words
+    .map((w) => w.word)
+    .filter((w) => !isFiller(w))
+    .join(' ');
+}

@@ -1,79 +1,95 @@
 /**
  * Local command recognition with the real pocketsphinx of Debian 12:
- * packages pocketsphinx + pocketsphinx-en-us, version 0.8+5prealpha, which
- * ship `pocketsphinx_continuous` (not the v5 `pocketsphinx single/live` CLI)
- * and the model in /usr/share/pocketsphinx/model/en-us. One utterance = one
- * decoder process reading raw 16 kHz s16le PCM from stdin (`-infile
- * /dev/stdin`), so decoding runs while the person speaks and only the tail is
- * left at end(). The grammar is the intent templates filled with the home's
- * vocabulary (src/intents buildGrammar, loaded as an epsilon-free `-fsg`),
- * the dictionary a subset of the CMU dictionary plus espeak-ng-generated
- * pronunciations (pronunciation.ts).
+ * packages pocketsphinx + pocketsphinx-en-us, version 0.8+5prealpha, model in
+ * /usr/share/pocketsphinx/model/en-us. The grammar is the intent templates
+ * filled with the home's vocabulary (src/intents buildGrammar, loaded as an
+ * epsilon-free `-fsg`), the dictionary a subset of the CMU dictionary plus
+ * espeak-ng-generated pronunciations (pronunciation.ts).
+ *
+ * Decoding is one pass over the whole utterance with `pocketsphinx_batch`:
+ * batch cepstral mean normalisation (the mean of this utterance, not the
+ * live estimate that starts from a fixed `-cmninit` and is still wrong
+ * during a 2 s command) and wide beams; with live CMN and the default beams
+ * most real recordings either found no path to the grammar's final state or
+ * came out as another sentence. The decoders start when the utterance
+ * starts, load the model and grammar while the person speaks, and wait on a
+ * named pipe for the utterance (their `-ctl` file); end() cleans the audio
+ * (audio-prep.ts), writes it once and hands it over, so only the search is
+ * left after the end of speech.
  *
  * A grammar accepts anything as its nearest sentence, so a second measure
- * decides rejection: a phone-loop decode (`-allphone` with the model's phone
- * LM, context-independent phones) runs on the same audio in parallel; when
- * the grammar path's acoustic score per frame falls too far below the free
- * phone loop's, the speech is out of grammar. No path to the grammar's final
- * state, or a transcript no template matches, is a rejection too.
+ * decides rejection: a garbage decoder runs on the same audio, a free loop
+ * of the model's phones (context-dependent, the same acoustic model and
+ * front end as the grammar). When the grammar path's acoustic score per
+ * frame trails the free loop's by more than a threshold, the speech is out
+ * of grammar. No path to the final state, or a transcript no template
+ * matches, is a rejection too.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { buildGrammar, matchIntent, normaliseText } from '../../intents/index.js';
 import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
 import type { SttEngine, SttResult, SttSession } from './types.js';
 import { DEBIAN_CMUDICT, DEBIAN_MODEL_DIR, writeDictionary } from './pronunciation.js';
-import { acousticTotals, parseDecodeOutput, wordFrames, type DecodeOutput } from './pocketsphinx-log.js';
+import { hypsegText, parseHypsegLine, type HypsegUtterance } from './pocketsphinx-log.js';
+import { prepareUtterance } from './audio-prep.js';
 import { SttAbortedError, SttFailedError, SttNoGrammarError, SttUnavailableError } from './errors.js';
 
+const execFileP = promisify(execFile);
 const log = createLogger('stt:pocketsphinx');
 
 /**
  * Front-end settings shared by both decoders (so their frames line up).
  * `-remove_noise no`: the spectral-subtraction noise estimate of 5prealpha is
- * thrown off by clicks at the start of an utterance and ruins decoding of
- * real recordings; `-vad_postspeech 300`: 3 s, so a pause inside a command
- * does not split it (the endpointer in src/voice decides where it ends).
+ * thrown off by clicks at the start of an utterance; `-cmn batch`: the
+ * cepstral mean of the utterance itself.
  */
-export const DEFAULT_FRONTEND_ARGS: readonly string[] = ['-remove_noise', 'no', '-vad_postspeech', '300'];
+export const DEFAULT_FRONTEND_ARGS: readonly string[] = ['-remove_noise', 'no', '-cmn', 'batch'];
 
-/** Search settings of the grammar decoder: a lower language weight than the default 6.5 (FSG arcs share probability per state). */
-export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '2'];
+/**
+ * Search settings of the grammar decoder: a lower language weight than the
+ * default 6.5 (FSG arcs share probability per state, which otherwise
+ * punishes long sentences) and wide beams (the defaults prune the right
+ * path of real, imperfect speech and leave no path to the final state).
+ * Measured with test/bench/voice-stt.ts.
+ */
+export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '2', '-beam', '1e-80', '-pbeam', '1e-80', '-wbeam', '1e-60'];
 
-/** Extra settings of the phone-loop decoder (narrow beams: it only gives a reference score). */
-export const DEFAULT_PHONE_LOOP_ARGS: readonly string[] = ['-allphone_ci', 'yes', '-beam', '1e-20', '-pbeam', '1e-20'];
+/** Search settings of the garbage (free phone loop) decoder. */
+export const DEFAULT_GARBAGE_ARGS: readonly string[] = ['-lw', '2', '-beam', '1e-80', '-pbeam', '1e-80', '-wbeam', '1e-60'];
+
+/** The phones of the en-us acoustic model (CMU set), the words of the garbage loop. */
+const MODEL_PHONES = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' ');
 
 /** Options of PocketsphinxStt. */
 export interface PocketsphinxOptions {
-  /** Decoder binary; default 'pocketsphinx_continuous' on PATH. */
+  /** Decoder binary; default 'pocketsphinx_batch' on PATH. */
   binary?: string;
-  /** Model directory holding en-us/ (acoustic model) and en-us-phone.lm.bin; default Debian's. */
+  /** Model directory holding en-us/ (acoustic model); default Debian's. */
   modelDir?: string;
   /** Full pronouncing dictionary; default Debian's cmudict-en-us.dict. */
   dictionary?: string;
-  /** Where grammar and dictionary files go; default a fresh directory in os.tmpdir(), removed by close(). */
+  /** Where grammar, dictionary and per-utterance files go; default a fresh directory in os.tmpdir(), removed by close(). */
   workDir?: string;
   /** Front-end settings for both decoders (see DEFAULT_FRONTEND_ARGS). */
   frontendArgs?: readonly string[];
   /** Search settings of the grammar decoder (see DEFAULT_DECODER_ARGS). */
   decoderArgs?: readonly string[];
-  /** Out-of-grammar rejection by the phone-loop comparison. */
+  /** Clean the audio before decoding (DC removal, leading burst, see audio-prep.ts); default true. */
+  prepareAudio?: boolean;
+  /** Out-of-grammar rejection by the garbage-loop comparison. */
   rejection?: {
     /** Default true. */
     enabled?: boolean;
-    /** Reject when (phone-loop ascr - grammar ascr) / frames exceeds this; default DEFAULT_MAX_SCORE_GAP. */
+    /** Reject when (garbage ascr - grammar ascr) / frames exceeds this; default DEFAULT_MAX_SCORE_GAP. */
     maxScoreGap?: number;
-    /**
-     * Reject when the grammar's words explain less than this share of the
-     * frames the phone loop finds speech in (speech left over = words the
-     * grammar does not have); default DEFAULT_MIN_COVERAGE.
-     */
-    minCoverage?: number;
-    /** Phone-loop decoder settings (see DEFAULT_PHONE_LOOP_ARGS). */
-    phoneLoopArgs?: readonly string[];
+    /** Garbage decoder settings (see DEFAULT_GARBAGE_ARGS). */
+    garbageArgs?: readonly string[];
   };
   /** espeak-ng binary for generated pronunciations. */
   espeakBinary?: string;
@@ -84,17 +100,18 @@ export interface PocketsphinxOptions {
 /**
  * Default rejection threshold: acoustic score units per 10 ms frame by which
  * the grammar path may trail the free phone loop. Calibrated on the fixture
- * recordings: commands 4..29, out-of-grammar speech forced through the
- * grammar 41 (test/bench/voice-stt.ts prints the measure).
+ * recordings (test/bench/voice-stt.ts prints the measure): commands -4..14,
+ * out-of-grammar speech forced through the grammar 21 and 24; the threshold
+ * sits between the two groups.
  */
-export const DEFAULT_MAX_SCORE_GAP = 35;
+export const DEFAULT_MAX_SCORE_GAP = 17.5;
 
-/** Default minimum coverage (see PocketsphinxOptions.rejection.minCoverage); calibrated on the fixture recordings. */
-export const DEFAULT_MIN_COVERAGE = 0.5;
+/** Utterances shorter than this (ms of audio) are not decoded: rejected at once. */
+const MIN_UTTERANCE_MS = 150;
 
 /** What setVocabulary produced. */
 export interface GrammarInfo {
-  /** Directory with command.fsg, command.jsgf, command.dict. */
+  /** Directory with command.fsg, command.jsgf, command.dict, garbage.fsg, garbage.dict. */
   dir: string;
   words: number;
   /** Words whose pronunciation was generated with espeak-ng. */
@@ -105,16 +122,27 @@ export interface GrammarInfo {
 export interface PocketsphinxDetails {
   hypothesis: string;
   grammarMismatch: boolean;
-  /** (phone-loop ascr - grammar ascr) / frames; undefined without rejection decoder. */
+  /** (garbage ascr - grammar ascr) / frames; undefined without rejection decoder. */
   scoreGap?: number;
-  /** Frames the grammar path explains with words / frames the phone loop finds speech in (0..). */
+  /** Unused since the garbage loop replaced the phone-loop coverage measure; kept for callers that print it. */
   coverage?: number;
   frames: number;
+  /** ms of audio dropped from the start by the audio clean-up. */
+  droppedMs?: number;
 }
 
 interface Grammar {
   dir: string;
   vocab: Vocabulary;
+}
+
+/** The garbage grammar: one state looping over every phone (as one-phone words), and its dictionary. */
+function garbageGrammar(): { fsg: string; dict: string } {
+  const p = (1 / (2 * MODEL_PHONES.length)).toPrecision(6);
+  const lines = ['FSG_BEGIN garbage', 'NUM_STATES 2', 'START_STATE 0', 'FINAL_STATE 1'];
+  for (const ph of MODEL_PHONES) lines.push(`TRANSITION 0 0 ${p} ph_${ph.toLowerCase()}`, `TRANSITION 0 1 ${p} ph_${ph.toLowerCase()}`);
+  lines.push('FSG_END', '');
+  return { fsg: lines.join('\n'), dict: MODEL_PHONES.map((ph) => `ph_${ph.toLowerCase()} ${ph}\n`).join('') };
 }
 
 /** The pocketsphinx command recogniser (SttEngine 'pocketsphinx'). */
@@ -125,6 +153,7 @@ export class PocketsphinxStt implements SttEngine {
   private pending: Promise<Grammar> | undefined;
   private root: string | undefined;
   private generation = 0;
+  private sessions = 0;
   private readonly live = new Set<ChildProcess>();
   /** Details of the last finished utterance. */
   lastDetails: PocketsphinxDetails | undefined;
@@ -135,7 +164,7 @@ export class PocketsphinxStt implements SttEngine {
 
   /** @internal Decoder binary name. */
   get binary(): string {
-    return this.opts.binary ?? 'pocketsphinx_continuous';
+    return this.opts.binary ?? 'pocketsphinx_batch';
   }
 
   /** @internal ms to wait for decoders after end(). */
@@ -143,8 +172,23 @@ export class PocketsphinxStt implements SttEngine {
     return this.opts.finishTimeoutMs ?? 30_000;
   }
 
+  /** @internal Whether the garbage decoder runs. */
+  get rejectionEnabled(): boolean {
+    return this.opts.rejection?.enabled !== false;
+  }
+
+  /** @internal Whether audio is cleaned before decoding. */
+  get prepareAudio(): boolean {
+    return this.opts.prepareAudio ?? true;
+  }
+
   private get modelDir(): string {
     return this.opts.modelDir ?? DEBIAN_MODEL_DIR;
+  }
+
+  private async ensureRoot(): Promise<string> {
+    if (!this.root) this.root = this.opts.workDir ?? (await mkdtemp(path.join(os.tmpdir(), 'homeagent-ps-')));
+    return this.root;
   }
 
   /**
@@ -154,13 +198,19 @@ export class PocketsphinxStt implements SttEngine {
    * PronunciationError.
    */
   async setVocabulary(vocab: Vocabulary): Promise<GrammarInfo> {
+    // Builds may overlap (devices announced in a burst): only the newest request may become the grammar,
+    // whichever build finishes last.
+    const mine = ++this.requested;
     const build = async (): Promise<{ g: Grammar; info: GrammarInfo }> => {
-      if (!this.root) this.root = this.opts.workDir ?? (await mkdtemp(path.join(os.tmpdir(), 'homeagent-ps-')));
-      const dir = path.join(this.root, `g${++this.generation}`);
+      const root = await this.ensureRoot();
+      const dir = path.join(root, `g${++this.generation}`);
       await mkdir(dir, { recursive: true });
       const g = buildGrammar(vocab);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
       await writeFile(path.join(dir, 'command.jsgf'), g.jsgf);
+      const garbage = garbageGrammar();
+      await writeFile(path.join(dir, 'garbage.fsg'), garbage.fsg);
+      await writeFile(path.join(dir, 'garbage.dict'), garbage.dict);
       const report = await writeDictionary(g.words, path.join(dir, 'command.dict'), {
         dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
         espeakBinary: this.opts.espeakBinary,
@@ -169,15 +219,25 @@ export class PocketsphinxStt implements SttEngine {
       return { g: { dir, vocab }, info: { dir, words: g.words.length, generated: report.generated } };
     };
     const p = build();
-    this.pending = p.then((r) => r.g);
+    const pending = p.then((r) => r.g);
+    this.pending = pending;
+    pending.catch(() => undefined);
     const { g, info } = await p;
+    if (mine !== this.requested) {
+      // A newer vocabulary was requested meanwhile: this build is already stale.
+      setTimeout(() => void rm(g.dir, { recursive: true, force: true }), 10_000).unref();
+      return info;
+    }
     const old = this.grammar;
     this.grammar = g;
-    this.pending = undefined;
+    if (this.pending === pending) this.pending = undefined;
     // Old generations may still be read by a decoder that is starting: remove them a little later.
     if (old) setTimeout(() => void rm(old.dir, { recursive: true, force: true }), 10_000).unref();
     return info;
   }
+
+  /** Number of setVocabulary calls so far (the newest wins). */
+  private requested = 0;
 
   private async currentGrammar(): Promise<Grammar> {
     if (this.pending) return this.pending;
@@ -185,25 +245,49 @@ export class PocketsphinxStt implements SttEngine {
     return this.grammar;
   }
 
-  private baseArgs(): string[] {
-    return ['-infile', '/dev/stdin', '-hmm', path.join(this.modelDir, 'en-us'), '-backtrace', 'yes', ...(this.opts.frontendArgs ?? DEFAULT_FRONTEND_ARGS)];
-  }
-
   /** Start one utterance. PCM: 16 kHz mono s16le. */
   start(_opts?: { language?: string }): SttSession {
     return new PocketsphinxSession(this, this.currentGrammar());
   }
 
-  /** @internal Spawn the decoders of one session. */
-  spawnDecoders(g: Grammar): { grammar: ChildProcess; phone?: ChildProcess } {
-    const bin = this.binary;
-    const base = this.baseArgs();
-    const grammar = spawnWithPipe(bin, [...base, ...(this.opts.decoderArgs ?? DEFAULT_DECODER_ARGS), '-dict', path.join(g.dir, 'command.dict'), '-fsg', path.join(g.dir, 'command.fsg')]);
+  /** @internal A fresh directory for one utterance. */
+  async sessionDir(): Promise<string> {
+    const root = await this.ensureRoot();
+    const dir = path.join(root, `u${++this.sessions}-${process.pid}`);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
+  /**
+   * @internal Spawn the decoders of one session: each loads the model and
+   * its grammar, then waits for the utterance id on its named-pipe ctl file.
+   */
+  spawnDecoders(g: Grammar, dir: string): { grammar: ChildProcess; garbage?: ChildProcess } {
+    const common = (ctl: string, seg: string): string[] => [
+      '-hmm', path.join(this.modelDir, 'en-us'),
+      '-ctl', ctl,
+      '-cepdir', dir,
+      '-cepext', '.raw',
+      '-adcin', 'yes',
+      '-hypseg', seg,
+      ...(this.opts.frontendArgs ?? DEFAULT_FRONTEND_ARGS),
+    ];
+    const grammar = spawnDecoder(this.binary, [
+      ...common(path.join(dir, 'grammar.ctl'), path.join(dir, 'grammar.seg')),
+      ...(this.opts.decoderArgs ?? DEFAULT_DECODER_ARGS),
+      '-dict', path.join(g.dir, 'command.dict'),
+      '-fsg', path.join(g.dir, 'command.fsg'),
+    ]);
     this.track(grammar);
-    if (this.opts.rejection?.enabled === false) return { grammar };
-    const phone = spawnWithPipe(bin, [...base, '-allphone', path.join(this.modelDir, 'en-us-phone.lm.bin'), ...(this.opts.rejection?.phoneLoopArgs ?? DEFAULT_PHONE_LOOP_ARGS)]);
-    this.track(phone);
-    return { grammar, phone };
+    if (!this.rejectionEnabled) return { grammar };
+    const garbage = spawnDecoder(this.binary, [
+      ...common(path.join(dir, 'garbage.ctl'), path.join(dir, 'garbage.seg')),
+      ...(this.opts.rejection?.garbageArgs ?? DEFAULT_GARBAGE_ARGS),
+      '-dict', path.join(g.dir, 'garbage.dict'),
+      '-fsg', path.join(g.dir, 'garbage.fsg'),
+    ]);
+    this.track(garbage);
+    return { grammar, garbage };
   }
 
   private track(p: ChildProcess): void {
@@ -213,25 +297,19 @@ export class PocketsphinxStt implements SttEngine {
   }
 
   /** @internal Turn decoder output into a result. */
-  judge(g: Grammar, main: DecodeOutput, phone: DecodeOutput | undefined): SttResult {
-    const text = main.hypothesis ? normaliseText(main.hypothesis, 'en') : '';
-    const intent = text ? matchIntent(main.hypothesis, g.vocab, 'en') : null;
-    const mainTotals = acousticTotals(main.words);
+  judge(g: Grammar, main: HypsegUtterance | undefined, mainStderr: string, garbage: HypsegUtterance | undefined, droppedMs: number): SttResult {
+    const hypothesis = main ? hypsegText(main) : '';
+    const grammarMismatch = /Final result does not match the grammar/.test(mainStderr);
+    const text = hypothesis ? normaliseText(hypothesis, 'en') : '';
+    const intent = text && !grammarMismatch ? matchIntent(hypothesis, g.vocab, 'en') : null;
     let scoreGap: number | undefined;
-    let coverage: number | undefined;
-    if (phone && mainTotals.frames > 0) {
-      const p = acousticTotals(phone.words);
-      if (p.frames > 0) scoreGap = p.ascr / p.frames - mainTotals.ascr / mainTotals.frames;
-      const speech = wordFrames(phone.words);
-      if (speech > 0) coverage = wordFrames(main.words) / speech;
-    }
-    this.lastDetails = { hypothesis: main.hypothesis, grammarMismatch: main.grammarMismatch, scoreGap, coverage, frames: mainTotals.frames };
+    if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
+    this.lastDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs };
     const maxGap = this.opts.rejection?.maxScoreGap ?? DEFAULT_MAX_SCORE_GAP;
-    const minCoverage = this.opts.rejection?.minCoverage ?? DEFAULT_MIN_COVERAGE;
-    const outOfGrammar = (scoreGap !== undefined && scoreGap > maxGap) || (coverage !== undefined && coverage < minCoverage);
-    const rejected = !text || main.grammarMismatch || intent === null || outOfGrammar;
-    // Confidence: 1 at no gap, 0.5 at the threshold, towards 0 beyond it.
-    const confidence = rejected && !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / (maxGap / 4)));
+    const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
+    const rejected = !text || grammarMismatch || intent === null || outOfGrammar;
+    // Confidence: 1 well inside, 0.5 at the threshold, towards 0 beyond it.
+    const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
     return {
       text: rejected ? '' : text,
       confidence: Math.max(0, Math.min(1, confidence)),
@@ -251,17 +329,12 @@ export class PocketsphinxStt implements SttEngine {
   }
 }
 
-/**
- * Spawn `bin args` reading stdin through a real pipe: Node gives a child a
- * socket as stdin, and pocketsphinx_continuous cannot open /dev/stdin when it
- * is a socket (ENXIO), so `cat` bridges the two. The child leads its own
- * process group so killGroup() ends cat and the decoder together.
- */
-function spawnWithPipe(bin: string, args: string[]): ChildProcess {
-  return spawn('sh', ['-c', 'cat | exec "$0" "$@"', bin, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+/** Spawn one decoder as the leader of its own process group (so killGroup ends it and nothing else). */
+function spawnDecoder(bin: string, args: string[]): ChildProcess {
+  return spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
 }
 
-/** SIGKILL a process group started by spawnWithPipe (by its id, nothing else). */
+/** SIGKILL a process group started by spawnDecoder (by its id, nothing else). */
 function killGroup(p: ChildProcess): void {
   if (p.pid === undefined || p.exitCode !== null || p.signalCode !== null) return;
   try {
@@ -273,16 +346,22 @@ function killGroup(p: ChildProcess): void {
 
 interface RunningDecoder {
   proc: ChildProcess;
-  stdout: string;
   stderr: string;
   done: Promise<void>;
+  /** Write end of the decoder's named-pipe ctl file. */
+  ctl: FileHandle | undefined;
+  /** Resolves when the decoder has read an utterance id from its ctl file. */
+  reading: Promise<void>;
 }
 
 function runDecoder(proc: ChildProcess, binary: string): RunningDecoder {
-  const d: RunningDecoder = { proc, stdout: '', stderr: '', done: Promise.resolve() };
-  proc.stdout?.setEncoding('utf8').on('data', (s: string) => (d.stdout += s));
-  proc.stderr?.setEncoding('utf8').on('data', (s: string) => (d.stderr += s));
-  proc.stdin?.on('error', () => undefined); // EPIPE when the decoder died: reported by 'close'.
+  let markReading = (): void => undefined;
+  const d: RunningDecoder = { proc, stderr: '', done: Promise.resolve(), ctl: undefined, reading: new Promise<void>((r) => (markReading = r)) };
+  proc.stderr?.setEncoding('utf8').on('data', (s: string) => {
+    // Keep the tail only: the model loading log is long and not needed.
+    d.stderr = (d.stderr + s).slice(-20_000);
+    if (/Decoding '/.test(d.stderr)) markReading();
+  });
   d.done = new Promise<void>((resolve, reject) => {
     proc.once('error', (err: NodeJS.ErrnoException) => {
       reject(
@@ -293,9 +372,7 @@ function runDecoder(proc: ChildProcess, binary: string): RunningDecoder {
     });
     proc.once('close', (code, signal) => {
       if (code === 0) resolve();
-      else if (code === 127) {
-        reject(new SttUnavailableError(`${binary} not found: install the Debian packages pocketsphinx and pocketsphinx-en-us`));
-      } else {
+      else {
         const tail = d.stderr.split('\n').filter((l) => /ERROR|FATAL/.test(l)).slice(-3).join(' | ');
         reject(new SttFailedError(`${binary} exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`));
       }
@@ -305,41 +382,60 @@ function runDecoder(proc: ChildProcess, binary: string): RunningDecoder {
   return d;
 }
 
+/** Create a named pipe and open it read-write (never blocks, even before the decoder opens it). */
+async function openFifo(file: string): Promise<FileHandle> {
+  await execFileP('mkfifo', ['-m', '600', file]);
+  return open(file, fsConstants.O_RDWR);
+}
+
+async function readSeg(file: string): Promise<HypsegUtterance | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    const u = parseHypsegLine(line);
+    if (u) return u;
+  }
+  return undefined;
+}
+
+interface Decoders {
+  dir: string;
+  grammar: Grammar;
+  main: RunningDecoder;
+  garbage?: RunningDecoder;
+}
+
 class PocketsphinxSession implements SttSession {
-  private decoders: { main: RunningDecoder; phone?: RunningDecoder; grammar: Grammar } | undefined;
-  private readonly queued: Buffer[] = [];
+  private decoders: Decoders | undefined;
+  private readonly chunks: Buffer[] = [];
   private aborted = false;
   private ended = false;
   private readonly ready: Promise<void>;
 
   constructor(private readonly engine: PocketsphinxStt, grammar: Promise<Grammar>) {
-    this.ready = grammar.then((g) => {
-      if (this.aborted) return;
-      const bin = engine.binary;
-      const p = engine.spawnDecoders(g);
-      this.decoders = { grammar: g, main: runDecoder(p.grammar, bin), ...(p.phone ? { phone: runDecoder(p.phone, bin) } : {}) };
-      for (const chunk of this.queued.splice(0)) this.send(chunk);
-      if (this.ended) this.closeInput();
-    });
+    this.ready = this.setUp(grammar);
     this.ready.catch(() => undefined);
   }
 
-  private send(pcm: Buffer): void {
-    const d = this.decoders;
-    if (!d) return;
-    if (d.main.proc.stdin?.writable) d.main.proc.stdin.write(pcm);
-    if (d.phone?.proc.stdin?.writable) d.phone.proc.stdin.write(pcm);
-  }
-
-  private closeInput(): void {
-    this.decoders?.main.proc.stdin?.end();
-    this.decoders?.phone?.proc.stdin?.end();
+  private async setUp(grammar: Promise<Grammar>): Promise<void> {
+    const g = await grammar;
+    if (this.aborted) return;
+    const dir = await this.engine.sessionDir();
+    const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
+    const garbageCtl = !this.engine.rejectionEnabled ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
+    const bin = this.engine.binary;
+    const p = this.engine.spawnDecoders(g, dir);
+    const main = runDecoder(p.grammar, bin);
+    main.ctl = mainCtl;
+    const garbage = p.garbage ? runDecoder(p.garbage, bin) : undefined;
+    if (garbage) garbage.ctl = garbageCtl;
+    else await garbageCtl?.close();
+    this.decoders = { dir, grammar: g, main, ...(garbage ? { garbage } : {}) };
+    if (this.aborted) await this.cleanUp();
   }
 
   write(pcm: Buffer): void {
     if (this.aborted || this.ended || pcm.length === 0) return;
-    if (this.decoders) this.send(pcm);
-    else this.queued.push(Buffer.from(pcm));
+    this.chunks.push(Buffer.from(pcm));
   }
 
   async end(): Promise<SttResult> {
@@ -347,35 +443,67 @@ class PocketsphinxSession implements SttSession {
     this.ended = true;
     const t0 = performance.now();
     await this.ready;
-    if (this.aborted || !this.decoders) throw new SttAbortedError();
-    this.closeInput();
-    const { main, phone, grammar } = this.decoders;
+    const d = this.decoders;
+    if (this.aborted || !d) throw new SttAbortedError();
     const timer = setTimeout(() => this.kill(), this.engine.finishTimeoutMs);
     try {
-      await Promise.all([main.done, phone?.done]);
+      const raw = Buffer.concat(this.chunks.splice(0));
+      const prepared = this.engine.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0 } };
+      const droppedMs = prepared.report.droppedSamples / 16;
+      if (prepared.pcm.length < MIN_UTTERANCE_MS * 32) {
+        // Nothing worth decoding; still surface a missing binary as such.
+        this.kill();
+        await Promise.race([d.main.done, new Promise((r) => setTimeout(r, 50))]);
+        this.engine.lastDetails = { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs };
+        return { text: '', confidence: 0, rejected: true, engine: this.engine.name, finish_ms: performance.now() - t0 };
+      }
+      await writeFile(path.join(d.dir, 'utt.raw'), prepared.pcm);
+      for (const r of [d.main, d.garbage]) {
+        if (!r?.ctl) continue;
+        // A pipe's data is dropped when every end is closed and the decoder may not have
+        // opened its end yet: close ours only once it has read the line (it logs
+        // "Decoding 'utt'"); then it decodes, reads the end of the pipe and exits.
+        await r.ctl.write('utt\n');
+      }
+      for (const r of [d.main, d.garbage]) {
+        if (!r?.ctl) continue;
+        await Promise.race([r.reading, r.done.catch(() => undefined)]);
+        await r.ctl.close();
+        r.ctl = undefined;
+      }
+      await Promise.all([d.main.done, d.garbage?.done]);
+      const [main, garbage] = await Promise.all([readSeg(path.join(d.dir, 'grammar.seg')), d.garbage ? readSeg(path.join(d.dir, 'garbage.seg')) : undefined]);
+      const result = this.engine.judge(d.grammar, main, d.main.stderr, garbage, droppedMs);
+      return { ...result, finish_ms: performance.now() - t0 };
     } catch (err) {
       if (this.aborted) throw new SttAbortedError();
       throw err;
     } finally {
       clearTimeout(timer);
+      await this.cleanUp();
     }
-    const result = this.engine.judge(
-      grammar,
-      parseDecodeOutput(main.stdout, main.stderr),
-      phone ? parseDecodeOutput(phone.stdout, phone.stderr) : undefined,
-    );
-    return { ...result, finish_ms: performance.now() - t0 };
   }
 
   private kill(): void {
     if (this.decoders) killGroup(this.decoders.main.proc);
-    if (this.decoders?.phone) killGroup(this.decoders.phone.proc);
+    if (this.decoders?.garbage) killGroup(this.decoders.garbage.proc);
+  }
+
+  private async cleanUp(): Promise<void> {
+    const d = this.decoders;
+    if (!d) return;
+    this.kill();
+    for (const r of [d.main, d.garbage]) {
+      await r?.ctl?.close().catch(() => undefined);
+      if (r) r.ctl = undefined;
+    }
+    await rm(d.dir, { recursive: true, force: true });
   }
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.queued.length = 0;
-    this.kill();
+    this.chunks.length = 0;
+    void this.ready.then(() => this.cleanUp(), () => undefined);
   }
 }

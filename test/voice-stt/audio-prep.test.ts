@@ -1,0 +1,53 @@
+/** Audio clean-up before decoding (src/voice/stt/audio-prep.ts): DC removal and a dropped leading burst. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
+
+/** s16le PCM from segments of [ms, amplitude] filled with a deterministic 440 Hz tone (0 = low noise). */
+function pcm(segments: Array<[number, number]>): Buffer {
+  const samples: number[] = [];
+  let seed = 1;
+  for (const [ms, amp] of segments) {
+    for (let i = 0; i < ms * 16; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const noise = ((seed % 21) - 10) * 2;
+      samples.push(Math.round(amp * Math.sin((2 * Math.PI * 440 * samples.length) / 16000)) + noise);
+    }
+  }
+  const b = Buffer.alloc(samples.length * 2);
+  samples.forEach((v, i) => b.writeInt16LE(v, i * 2));
+  return b;
+}
+
+test('a short burst at the start, a quiet gap, then speech: the burst is dropped, the gap kept', () => {
+  const input = pcm([[30, 0], [150, 20000], [400, 0], [1200, 8000], [300, 0]]);
+  const { pcm: out, report } = prepareUtterance(input);
+  // Burst ends at 180 ms; 50 ms of its decay are dropped with it.
+  assert.equal(report.droppedSamples, 230 * 16);
+  assert.equal(out.length, input.length - report.droppedSamples * 2);
+});
+
+test('speech from the start (no quiet gap after the first sound) is left whole', () => {
+  const input = pcm([[100, 0], [1500, 8000], [300, 0]]);
+  const { pcm: out, report } = prepareUtterance(input);
+  assert.equal(report.droppedSamples, 0);
+  assert.equal(out.length, input.length);
+});
+
+test('a first sound that starts late is speech, not a click', () => {
+  const input = pcm([[500, 0], [200, 8000], [300, 0], [800, 8000], [300, 0]]);
+  assert.equal(prepareUtterance(input).report.droppedSamples, 0);
+});
+
+test('DC offset is removed', () => {
+  const input = Buffer.alloc(16000 * 2);
+  for (let i = 0; i < 16000; i++) input.writeInt16LE(500 + (i % 2 === 0 ? 100 : -100), i * 2);
+  const { pcm: out } = prepareUtterance(input);
+  let sum = 0;
+  for (let i = 0; i < out.length / 2; i++) sum += out.readInt16LE(i * 2);
+  assert.ok(Math.abs(sum / (out.length / 2)) < 1);
+});
+
+test('empty input gives empty output', () => {
+  assert.equal(prepareUtterance(Buffer.alloc(0)).pcm.length, 0);
+});
