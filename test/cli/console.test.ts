@@ -68,3 +68,32 @@ test('homeagent run exits cleanly on SIGINT', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('end of input (Ctrl-D or the end of a piped script) quits after what was typed is answered; /help answers locally', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (d: Buffer) => (printed += d.toString()));
+  const provider = new FakeProvider([{ content: 'Hello there.' }]);
+  const settings = new ConfigRegistry(':memory:', { env: {} });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
+  const kernel = new Kernel({ settings, dataDir: dir, provider });
+  let quit = false;
+  kernel.use(new ConsolePlugin({ input, output, onQuit: () => (quit = true) }));
+  await kernel.start();
+  try {
+    input.write('/help\n');
+    input.write('/bogus\n');
+    input.end('hi\n');
+    while (!quit) await new Promise((r) => setTimeout(r, 5));
+    assert.match(printed, /\/stop is the stop button/);
+    assert.match(printed, /unknown console command \/bogus/);
+    assert.match(printed, /Hello there\./, 'the line before the end of input was answered');
+    assert.match(printed, /end of input/);
+    assert.equal(provider.requests.length, 1, '/help and /bogus never reached the model');
+  } finally {
+    await kernel.stop();
+    settings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

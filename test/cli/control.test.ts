@@ -81,3 +81,65 @@ test('the homeagent executable talks to the service; an unreachable service is a
   });
   await assert.rejects(request('/nonexistent/homeagent.sock', 'status', {}), ServiceUnreachableError);
 });
+
+test('a second service on the same data directory refuses to start and leaves the first one\'s socket alone', async () => {
+  await withApp(async (socket, dir) => {
+    await assert.rejects(
+      startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: {} }),
+      (e: unknown) => e instanceof Error && /already running with data directory/.test(e.message),
+    );
+    assert.deepEqual(await request(socket, 'config.get', { key: 'core.output.mode' }), { key: 'core.output.mode', value: 'auto' });
+  });
+});
+
+test('an oversized request line is refused at the limit without stalling the service', async () => {
+  await withApp(async (socket) => {
+    const reply = await new Promise<string>((resolve) => {
+      const c = net.connect(socket, () => {
+        const chunk = Buffer.alloc(1024 * 1024, 0x61);
+        for (let i = 0; i < 40; i++) if (!c.destroyed) c.write(chunk);
+      });
+      let buf = '';
+      c.on('data', (d) => (buf += d.toString()));
+      c.on('close', () => resolve(buf));
+      c.on('error', () => resolve(buf));
+    });
+    assert.match(reply, /REQUEST_TOO_LARGE/);
+    assert.match(reply, /larger than 32 MB/);
+    const st = (await request(socket, 'status', {})) as { uptime_s: number };
+    assert.equal(typeof st.uptime_s, 'number');
+  });
+});
+
+test('a bad environment override stops the start with a message naming the variable', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
+  try {
+    await assert.rejects(
+      startApp({ dataDir: dir, console: false, socketPath: path.join(dir, 's.sock'), embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__OUTPUT__MODE: 'banana' } }),
+      (e: unknown) => e instanceof Error && /HOMEAGENT__CORE__OUTPUT__MODE="banana"/.test(e.message) && /one of auto, explicit/.test(e.message),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('secrets are never echoed; a value overridden by the environment says so', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
+  const socket = path.join(dir, 's.sock');
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__AGENT__MAX_TOOL_ROUNDS: '3' } });
+  try {
+    const set = (await request(socket, 'config.set', { key: 'core.llm.sources.deepseek.api_key', raw: 'sk-SECRET123' })) as { value: string };
+    assert.equal(set.value, '********');
+    const got = (await request(socket, 'config.get', { key: 'core.llm.sources.deepseek.api_key' })) as { value: string };
+    assert.equal(got.value, '********');
+    const over = (await request(socket, 'config.set', { key: 'core.agent.max_tool_rounds', raw: '7' })) as { value: number; note?: string };
+    assert.equal(over.value, 3);
+    assert.match(over.note ?? '', /HOMEAGENT__CORE__AGENT__MAX_TOOL_ROUNDS/);
+    await assert.rejects(request(socket, 'config.delete', { key: 'core.no.such_key' }), /unknown setting/);
+    await assert.rejects(request(socket, 'config.set', { key: 'core.llm.sources_order', raw: '{}' }), /list of source names/);
+    await assert.rejects(request(socket, 'config.set', { key: 'core.llm.sources_order', raw: '["nosuch"]' }), /not configured: nosuch/);
+  } finally {
+    await app.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -63,8 +63,21 @@ describe('confirmation of risky actions', () => {
     clock.advance(20_000);
     assert.equal(rig.plugin.gate?.pending, false);
     assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'timeout');
+    await waitFor(() => rig.sdk.outputs.some((o) => /did not open the Garage Door/.test(o.content)), 'the timeout is said, not silent');
     const late = await rig.sdk.runInput('yes');
     assert.equal(late.response, undefined, 'a late yes answers nothing');
+    await nothingPublished(rig);
+  });
+
+  test('another command while a question is open cancels the risky action (a later yes does nothing)', async () => {
+    await rig.sdk.runInput('unlock the front door');
+    assert.equal(rig.plugin.gate?.pending, true);
+    await rig.sdk.runInput('what time is it');
+    assert.equal(rig.plugin.gate?.pending, false, 'the person moved on');
+    assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'denied');
+    await waitFor(() => rig.sdk.outputs.some((o) => /did not unlock the Front Door/.test(o.content)), 'says the door stays locked');
+    const late = await rig.sdk.runInput('yes');
+    assert.equal(late.response, undefined);
     await nothingPublished(rig);
   });
 
