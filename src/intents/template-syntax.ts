@@ -55,7 +55,7 @@ export interface IntentTemplateGroup {
   sentences: string[];
   /** Slots every match of this group gets (e.g. { domain: 'light' }). */
   slots?: Record<string, string | number>;
-  /** Restricts {name}; absent: any entity. */
+  /** Restricts {name}; absent: every entity. */
   requires?: NameRequirement;
   /** False: the matcher only (free text that no grammar can hold). Default true. */
   grammar?: boolean;
