@@ -27,6 +27,7 @@ export class ConsolePlugin implements Plugin {
   private sdk?: PluginSDK;
   private midLine = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private quitting = false;
 
   constructor(private readonly opts: ConsoleOptions = {}) {}
 
@@ -42,10 +43,13 @@ export class ConsolePlugin implements Plugin {
     this.rl.on('line', (line) => this.onLine(line));
     // End of input (Ctrl-D, or the end of a piped script) is /quit: what was typed before still gets its answer.
     this.rl.on('close', () => {
-      if (!this.rl) return;
+      if (!this.rl || this.quitting) return;
       this.rl = undefined;
-      this.write('(end of input: shutting down)\n');
-      void Promise.allSettled([...this.inFlight]).then(() => this.opts.onQuit?.());
+      this.quitting = true;
+      void Promise.allSettled([...this.inFlight]).then(() => {
+        this.write('(end of input: shutting down)\n');
+        this.opts.onQuit?.();
+      });
     });
     if (this.opts.prompt) out.write('> ');
   }
@@ -74,6 +78,7 @@ export class ConsolePlugin implements Plugin {
     }
     if (line === '/quit' || line === '/exit') {
       // Let what was typed before /quit finish (piped scripts), then quit.
+      this.quitting = true;
       void Promise.allSettled([...this.inFlight]).then(() => this.opts.onQuit?.());
       return;
     }
