@@ -6,7 +6,8 @@
  * made deterministic here, so pocketsphinx gets an epsilon-free automaton
  * with one arc per word and state: pocketsphinx 5prealpha (Debian 12) mis-decodes JSGF with nested
  * optional rules ("Final result does not match the grammar"), which this
- * avoids. Each state's outgoing arcs share probability 1 equally.
+ * avoids. Arc probabilities make every sentence equally likely (see
+ * arcProbabilities).
  */
 import type { CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
@@ -187,11 +188,65 @@ function determinise(a: Automaton, start: number, final: number): PlainFsg {
   return { n: finalId + 1, start: 0, final: finalId, arcs };
 }
 
+/**
+ * Arc probabilities that make every complete sentence of the grammar equally
+ * likely: an arc's probability is the number of sentences through its target
+ * divided by the number through its source (weight pushing of a uniform
+ * sentence distribution). Sharing probability equally among a state's arcs
+ * instead would favour words with few continuations: "eight percent" (one way
+ * on) over "fifty percent" (ten: "percent", "one" .. "nine"), by a factor of
+ * ten, whatever was said. Path counts are doubles (they overflow only past
+ * 1e308 sentences). A grammar with a cycle (no template has one today) falls
+ * back to equal shares per state.
+ */
+function arcProbabilities(f: PlainFsg): number[] {
+  const out = new Map<number, number[]>();
+  f.arcs.forEach(([from], i) => {
+    const l = out.get(from) ?? [];
+    l.push(i);
+    out.set(from, l);
+  });
+  const paths = new Map<number, number>([[f.final, 1]]);
+  const state = new Map<number, 'open' | 'done'>();
+  let cyclic = false;
+  // Iterative depth-first post-order: the grammar can be deep (long sentences).
+  const count = (root: number): void => {
+    const stack: Array<{ s: number; i: number }> = [{ s: root, i: 0 }];
+    state.set(root, 'open');
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const arcs = out.get(top.s) ?? [];
+      if (top.i < arcs.length) {
+        const to = f.arcs[arcs[top.i++]!]![1];
+        const st = state.get(to);
+        if (st === 'open') cyclic = true;
+        else if (st === undefined && to !== f.final) {
+          state.set(to, 'open');
+          stack.push({ s: to, i: 0 });
+        }
+        continue;
+      }
+      let n = 0;
+      for (const a of arcs) n += paths.get(f.arcs[a]![1]) ?? 0;
+      paths.set(top.s, n);
+      state.set(top.s, 'done');
+      stack.pop();
+    }
+  };
+  count(f.start);
+  const equal = f.arcs.map(([from]) => 1 / (out.get(from)?.length ?? 1));
+  if (cyclic) return equal;
+  return f.arcs.map(([from, to], i) => {
+    const total = paths.get(from) ?? 0;
+    const through = paths.get(to) ?? 0;
+    return total > 0 && through > 0 ? through / total : equal[i]!;
+  });
+}
+
 function serialise(f: PlainFsg): string {
-  const outDeg = new Map<number, number>();
-  for (const [from] of f.arcs) outDeg.set(from, (outDeg.get(from) ?? 0) + 1);
+  const probs = arcProbabilities(f);
   const lines = ['FSG_BEGIN homeagent', `NUM_STATES ${f.n}`, `START_STATE ${f.start}`, `FINAL_STATE ${f.final}`];
-  for (const [from, to, w] of f.arcs) lines.push(`TRANSITION ${from} ${to} ${(1 / outDeg.get(from)!).toPrecision(6)} ${w}`);
+  f.arcs.forEach(([from, to, w], i) => lines.push(`TRANSITION ${from} ${to} ${probs[i]!.toPrecision(6)} ${w}`));
   lines.push('FSG_END', '');
   return lines.join('\n');
 }

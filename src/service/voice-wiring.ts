@@ -191,7 +191,7 @@ async function listenOne(
       actions,
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : notUnderstood,
       ...(wavPath ? { wav: wavPath } : {}),
-      timings: { speech_ms: timings.speech_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
+      timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
     };
   } finally {
     speaker.endCapture();

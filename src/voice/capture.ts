@@ -12,6 +12,8 @@ export interface CaptureResult {
   /** Speech start / end in the captured audio, ms; undefined when no speech. */
   speech_start_ms?: number;
   speech_end_ms?: number;
+  /** Audio position where the end was decided, ms (after speech_end_ms by the endpointer's silence wait). */
+  decided_at_ms?: number;
   /** Clock time when the end was decided (the reference of the pipeline's timings). */
   end_at: number;
   /** Audio captured, ms. */
@@ -106,6 +108,12 @@ export class Capture {
       }
       return;
     }
+    if (ev.type === 'pause' || ev.type === 'resume') {
+      if (this.finished || !this.streaming) return;
+      if (ev.type === 'pause') this.session.pause?.();
+      else this.session.resume?.();
+      return;
+    }
     if (this.finished) return;
     this.finished = true;
     const endAt = this.o.now();
@@ -115,7 +123,7 @@ export class Capture {
       this.resolve(base);
       return;
     }
-    const speech = { ...base, speech_start_ms: ev.speech_start_ms, speech_end_ms: ev.speech_end_ms };
+    const speech = { ...base, speech_start_ms: ev.speech_start_ms, speech_end_ms: ev.speech_end_ms, decided_at_ms: ev.decided_at_ms };
     this.session.end().then(
       (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
       (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),

@@ -60,6 +60,8 @@ export interface UtteranceTimings {
   /** Speech length in the audio (speech end - speech start), ms. */
   speech_ms: number;
   end_of_speech_at: number;
+  /** Audio the endpointer waited after the last speech before deciding the end (its silence wait), ms. Add it to the figures below for the time from the last spoken sound. */
+  endpoint_wait_ms?: number;
   /** End of speech -> transcript ready. */
   transcript_ms?: number;
   /** STT engine's own finish time after end(), when it reports one. */
@@ -271,6 +273,7 @@ export class VoicePlugin implements Plugin {
       now: this.now,
       endpointer: {
         silenceMs: voiceSetting<number>(s, 'silence_ms'),
+        pauseMs: voiceSetting<number>(s, 'pause_ms'),
         maxUtteranceMs: voiceSetting<number>(s, 'max_utterance_ms'),
         noSpeechTimeoutMs: overrides.noSpeechTimeoutMs ?? voiceSetting<number>(s, 'no_speech_timeout_ms'),
         thresholdDb: voiceSetting<number>(s, 'vad_threshold_db'),
@@ -295,6 +298,7 @@ export class VoicePlugin implements Plugin {
       speech_ms: r.speech_start_ms !== undefined && r.speech_end_ms !== undefined ? r.speech_end_ms - r.speech_start_ms : 0,
       end_of_speech_at: r.end_at,
     };
+    if (r.decided_at_ms !== undefined && r.speech_end_ms !== undefined) timings.endpoint_wait_ms = Math.max(0, r.decided_at_ms - r.speech_end_ms);
     if (r.transcript_at !== undefined) timings.transcript_ms = r.transcript_at - r.end_at;
     if (r.stt?.finish_ms !== undefined) timings.stt_finish_ms = r.stt.finish_ms;
     this.lastTimings = timings;

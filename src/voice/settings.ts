@@ -17,6 +17,15 @@ const P = 'plugin.voice.';
 export const VOICE_SETTINGS: readonly SettingDef[] = [
   { key: `${P}language`, type: 'string', default: 'en', description: "Language spoken to the box: 'en' or 'zh' (STT language, TTS voice, messages)." },
   { key: `${P}silence_ms`, type: 'integer', default: 800, min: 200, max: 5000, description: 'Silence that ends an utterance, ms.' },
+  {
+    key: `${P}pause_ms`,
+    type: 'integer',
+    default: 200,
+    min: 0,
+    max: 5000,
+    description:
+      'Silence after which the recogniser starts its final pass speculatively, ms (kept when only silence follows, dropped when speech goes on; 0 or >= silence_ms: off). Lower: faster answers, more wasted decodes.',
+  },
   { key: `${P}max_utterance_ms`, type: 'integer', default: 15000, min: 1000, max: 60000, description: 'Longest utterance after speech started, ms.' },
   { key: `${P}no_speech_timeout_ms`, type: 'integer', default: 8000, min: 1000, max: 60000, description: 'Stop listening when no speech started within this time, ms.' },
   { key: `${P}followup_ms`, type: 'integer', default: 5000, min: 1000, max: 30000, description: 'After a reply that asks something (expect_reply), listen this long for an answer without the wake word, ms.' },

@@ -11,6 +11,8 @@
  * Rules, all in audio time (ms of samples pushed, never wall time, so the
  * same audio always gives the same answer):
  * - speech starts after `minSpeechMs` of speech frames (one gap frame allowed);
+ * - after `pauseMs` without speech a 'pause' event tells the recogniser it
+ *   may start its final pass; speech after it gives 'resume';
  * - the utterance ends after `silenceMs` without speech ('silence'), or
  *   `maxUtteranceMs` after speech started ('max_length');
  * - with no speech at all for `noSpeechTimeoutMs` it ends with 'no_speech',
@@ -25,6 +27,8 @@ export interface EndpointerOptions {
   frameMs?: number;
   /** Silence that ends an utterance, ms (default 800). */
   silenceMs?: number;
+  /** Silence after which a 'pause' event lets the recogniser start its final pass early, ms (default 200; 0 or >= silenceMs: no pause events). */
+  pauseMs?: number;
   /** Longest utterance after speech started, ms (default 15000). */
   maxUtteranceMs?: number;
   /** Give up when no speech started within this much audio, ms (default 8000). */
@@ -47,6 +51,10 @@ export type EndReason = 'silence' | 'max_length' | 'no_speech' | 'stream_end' | 
 /** What the endpointer found. Positions are ms of audio from the first sample pushed. */
 export type EndpointEvent =
   | { type: 'speech_start'; at_ms: number }
+  /** `pauseMs` of silence inside an utterance: it may be over (speech_end_ms: the last speech frame's end). */
+  | { type: 'pause'; speech_end_ms: number; decided_at_ms: number }
+  /** Speech again after a 'pause'. */
+  | { type: 'resume'; at_ms: number }
   | {
       type: 'end';
       reason: EndReason;
@@ -100,12 +108,15 @@ export class Endpointer {
   private runStart = 0;
   private speechStart = 0;
   private lastSpeechEnd = 0;
+  /** A 'pause' was sent for the current gap. */
+  private paused = false;
 
   constructor(opts: EndpointerOptions = {}) {
     this.o = {
       sampleRate: opts.sampleRate ?? 16000,
       frameMs: opts.frameMs ?? 20,
       silenceMs: opts.silenceMs ?? 800,
+      pauseMs: opts.pauseMs ?? 200,
       maxUtteranceMs: opts.maxUtteranceMs ?? 15000,
       noSpeechTimeoutMs: opts.noSpeechTimeoutMs ?? 8000,
       minSpeechMs: opts.minSpeechMs ?? 120,
@@ -210,7 +221,10 @@ export class Endpointer {
     }
 
     // in speech
+    const events: EndpointEvent[] = [];
     if (speech) {
+      if (this.paused) events.push({ type: 'resume', at_ms: start });
+      this.paused = false;
       this.lastSpeechEnd = end;
       this.gap = 0;
     } else {
@@ -222,8 +236,12 @@ export class Endpointer {
     }
     if (end - this.speechStart >= this.o.maxUtteranceMs) {
       this.state = 'done';
-      return [{ type: 'end', reason: 'max_length', speech_start_ms: this.speechStart, speech_end_ms: this.lastSpeechEnd, decided_at_ms: end }];
+      return [...events, { type: 'end', reason: 'max_length', speech_start_ms: this.speechStart, speech_end_ms: this.lastSpeechEnd, decided_at_ms: end }];
     }
-    return undefined;
+    if (!this.paused && this.o.pauseMs > 0 && this.o.pauseMs < this.o.silenceMs && this.gap * fm >= this.o.pauseMs) {
+      this.paused = true;
+      events.push({ type: 'pause', speech_end_ms: this.lastSpeechEnd, decided_at_ms: end });
+    }
+    return events.length > 0 ? events : undefined;
   }
 }

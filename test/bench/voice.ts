@@ -9,15 +9,28 @@
  *  voice.stt_rtf             decoding time left after the end of the audio / audio length (audio fed at real-time pace, decoding while it arrives)
  *  voice.first_audio_command median ms from end of speech to the first reply audio handed to the speaker, device-command path
  *  voice.first_audio_llm     the same on the LLM path (local intents off; the test server streams at 20 tokens/s)
+ *  voice.first_audio_command_p90  90th percentile of the command path
+ *  voice.first_audio_command_from_last_sound  median ms from the last speech frame (the endpointer's silence wait, plugin.voice.silence_ms, included)
+ * "End of speech" is the moment the endpointer decides the utterance is over
+ * (pipeline UtteranceTimings.end_of_speech_at). Each recording is followed by
+ * TRAILING_MS of quiet room noise, as a live microphone goes on after the
+ * person stops, so the end is found in the audio (a file that simply ends
+ * would give the recogniser no silence to work in).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { check, loadExpected, startE2E, VOICE_DIR } from '../support/e2e-home.js';
 
-function median(xs: number[]): number {
+function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)]! : NaN;
+  return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * q))]! : NaN;
 }
+
+function median(xs: number[]): number {
+  return quantile(xs, 0.5);
+}
+
+const TRAILING_MS = 1500;
 
 function audioSeconds(file: string): number {
   const b = readFileSync(path.join(VOICE_DIR, file));
@@ -35,12 +48,13 @@ export async function run(): Promise<void> {
   let decode = 0;
   let audio = 0;
   const firstAudioCommand: number[] = [];
+  const fromLastSound: number[] = [];
   const heard: string[] = [];
   let box = await startE2E();
   try {
     for (const f of files) {
       const exp = expected[f]!;
-      const o = await box.listen(f, exp.mqtt?.length ?? 0, true);
+      const o = await box.listen(f, exp.mqtt?.length ?? 0, true, TRAILING_MS);
       if (check(exp, o).length === 0) right++;
       if (exp.transcript === null) {
         oov++;
@@ -53,8 +67,15 @@ export async function run(): Promise<void> {
         decode += o.report.timings.stt_finish_ms;
         audio += audioSeconds(f) * 1000;
       }
-      if (o.report.timings.first_audio_ms !== undefined && !o.report.rejected) firstAudioCommand.push(o.report.timings.first_audio_ms);
-      heard.push(`# ${f}: heard ${JSON.stringify(o.report.transcript)} -> ${JSON.stringify(o.report.reply)}`);
+      const t = o.report.timings;
+      if (t.first_audio_ms !== undefined && !o.report.rejected) {
+        firstAudioCommand.push(t.first_audio_ms);
+        fromLastSound.push(t.first_audio_ms + (t.endpoint_wait_ms ?? 0));
+      }
+      const ms = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
+      heard.push(
+        `# ${f}: heard ${JSON.stringify(o.report.transcript)} -> ${JSON.stringify(o.report.reply)} (wait ${ms(t.endpoint_wait_ms)}, transcript ${ms(t.transcript_ms)}, first audio ${ms(t.first_audio_ms)} ms)`,
+      );
     }
   } finally {
     await box.close();
@@ -64,7 +85,7 @@ export async function run(): Promise<void> {
   box = await startE2E({ llmReply: { content: 'Sure, I can help with that right away. Is there anything else you need?', tokensPerSecond: 20 }, env: { HOMEAGENT__PLUGIN__HOME__LOCAL_INTENTS: 'false' } });
   try {
     for (const f of files.filter((x) => expected[x]!.transcript !== null).slice(0, 8)) {
-      const o = await box.listen(f, 0, true);
+      const o = await box.listen(f, 0, true, TRAILING_MS);
       if (o.report.status === 'injected' && o.report.timings.first_audio_ms !== undefined) firstAudioLlm.push(o.report.timings.first_audio_ms);
     }
   } finally {
@@ -76,5 +97,7 @@ export async function run(): Promise<void> {
   console.log(`voice.oov_rejected: ${((100 * oovRejected) / Math.max(1, oov)).toFixed(1)} %`);
   console.log(`voice.stt_rtf: ${(decode / Math.max(1, audio)).toFixed(3)}`);
   console.log(`voice.first_audio_command: ${median(firstAudioCommand).toFixed(1)} ms`);
+  console.log(`voice.first_audio_command_p90: ${quantile(firstAudioCommand, 0.9).toFixed(1)} ms`);
+  console.log(`voice.first_audio_command_from_last_sound: ${median(fromLastSound).toFixed(1)} ms`);
   console.log(`voice.first_audio_llm: ${median(firstAudioLlm).toFixed(1)} ms`);
 }

@@ -16,6 +16,8 @@ import { startLlmTestServer, type LlmTestServer, type Reply } from './llm-test-s
 import { startApp, type App } from '../../src/service/app.js';
 import { request } from '../../src/cli/client.js';
 import type { ListenReport } from '../../src/service/voice-wiring.js';
+import { encodeWav, parseWav } from '../../src/voice/wav.js';
+import { noise } from '../voice/helpers.js';
 
 /** The fixture recordings. */
 export const VOICE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/voice/en');
@@ -49,8 +51,13 @@ export interface E2E {
   app: App;
   sim: DeviceSimulator;
   llm: LlmTestServer;
-  /** Feed one recording; `realtime` feeds it at the pace a microphone would. */
-  listen(file: string, expectedCommands?: number, realtime?: boolean): Promise<Outcome>;
+  /**
+   * Feed one recording; `realtime` feeds it at the pace a microphone would;
+   * `trailingMs` appends that much quiet room noise (-65 dBFS), as a live
+   * microphone goes on after the person stops, so the endpointer finds the
+   * end in the audio instead of at the end of the file.
+   */
+  listen(file: string, expectedCommands?: number, realtime?: boolean, trailingMs?: number): Promise<Outcome>;
   close(): Promise<void>;
 }
 
@@ -85,10 +92,15 @@ export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, st
     app,
     sim,
     llm,
-    async listen(file, expectedCommands = 0, realtime = false) {
+    async listen(file, expectedCommands = 0, realtime = false, trailingMs = 0) {
       sim.clear();
       const before = app.timers.service?.status().map((t) => t.id) ?? [];
-      const res = (await request(app.socketPath, 'listen', { files: [{ name: file, data_b64: readFileSync(path.join(VOICE_DIR, file)).toString('base64') }], realtime })) as { utterances: ListenReport[] };
+      let wav = readFileSync(path.join(VOICE_DIR, file));
+      if (trailingMs > 0) {
+        const w = parseWav(wav);
+        wav = encodeWav({ ...w, pcm: Buffer.concat([Buffer.from(w.pcm), noise(trailingMs, -65, 11)]) });
+      }
+      const res = (await request(app.socketPath, 'listen', { files: [{ name: file, data_b64: wav.toString('base64') }], realtime })) as { utterances: ListenReport[] };
       // Commands reach the simulator shortly after the broker acknowledged them.
       if (expectedCommands > 0) await sim.waitForCommands(expectedCommands, 5000).catch(() => undefined);
       await new Promise((r) => setTimeout(r, 300));

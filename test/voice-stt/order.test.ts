@@ -6,7 +6,7 @@ import type { SttEngine, SttResult, SttSession } from '../../src/voice/stt/types
 
 /** A hand-written engine: returns `result` (or throws `error`) and records what it saw. */
 function fakeEngine(name: string, result: Partial<SttResult> | Error) {
-  const seen = { bytes: 0, aborted: 0, ended: 0 };
+  const seen = { bytes: 0, aborted: 0, ended: 0, paused: 0, resumed: 0 };
   const engine: SttEngine = {
     name,
     start(): SttSession {
@@ -18,6 +18,8 @@ function fakeEngine(name: string, result: Partial<SttResult> | Error) {
           return { text: '', confidence: 0, rejected: false, engine: name, ...result };
         },
         abort: () => void seen.aborted++,
+        pause: () => void seen.paused++,
+        resume: () => void seen.resumed++,
       };
     },
   };
@@ -73,4 +75,17 @@ test('dictation-first order and abort', async () => {
   assert.equal(g.seen.aborted, 2);
   assert.equal(d.seen.aborted, 1);
   assert.throws(() => new SttChain({}), TypeError);
+});
+
+test('pause and resume hints reach every engine of the chain, and none after end()', async () => {
+  const g = fakeEngine('pocketsphinx', { text: 'next' });
+  const d = fakeEngine('wyoming', { text: 'next' });
+  const s = new SttChain({ grammar: g.engine, dictation: d.engine }).start();
+  s.pause!();
+  s.resume!();
+  s.pause!();
+  await s.end();
+  s.pause!();
+  s.resume!();
+  assert.deepEqual([g.seen.paused, g.seen.resumed, d.seen.paused, d.seen.resumed], [2, 1, 2, 1]);
 });

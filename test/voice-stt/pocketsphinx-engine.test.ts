@@ -108,3 +108,52 @@ test('overlapping setVocabulary calls: the newest vocabulary wins, whichever bui
     await e.close();
   }
 });
+
+test('pause(): the final pass runs during the silence wait and end() returns its result, equal to a plain decode', async () => {
+  const e = new PocketsphinxStt();
+  await e.setVocabulary(fixtureVocabulary());
+  const pcm = readWavPcm(path.join(voiceDir, 'turn on Standing Light.wav'));
+  const plain = e.start();
+  feed(pcm, (b) => plain.write(b));
+  const want = await plain.end();
+  const s = e.start();
+  feed(pcm, (b) => s.write(b));
+  s.pause!();
+  // Trailing silence after the pause: ignored, only silence can follow a pause without resume().
+  s.write(Buffer.alloc(32 * 600));
+  // The endpointer would wait for the rest of its silence now; give the speculative pass that time.
+  await new Promise((r) => setTimeout(r, 3000));
+  const got = await s.end();
+  assert.equal(got.text, want.text);
+  assert.equal(got.rejected, want.rejected);
+  assert.deepEqual(got.intent, want.intent);
+  assert.ok(got.finish_ms! < want.finish_ms!, `end() after a finished speculative pass is quicker (${got.finish_ms} < ${want.finish_ms})`);
+  await e.close();
+});
+
+test('resume() voids the speculative pass: end() decodes the whole utterance', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-spec-'));
+  const e = new PocketsphinxStt({ workDir: dir });
+  await e.setVocabulary(fixtureVocabulary());
+  const pcm = readWavPcm(path.join(voiceDir, 'lock the Front Door.wav'));
+  const s = e.start();
+  // "lock" ... then a pause, then the rest of the sentence.
+  const cut = Math.floor(pcm.length / 2 / 2) * 2;
+  feed(pcm.subarray(0, cut), (b) => s.write(b));
+  s.pause!();
+  await new Promise((r) => setTimeout(r, 200));
+  s.resume!();
+  feed(pcm.subarray(cut), (b) => s.write(b));
+  const r = await s.end();
+  assert.equal(r.text, 'lock the front door');
+  // Pause without resume, then abort: nothing is left behind.
+  const a = e.start();
+  feed(pcm, (b) => a.write(b));
+  a.pause!();
+  a.abort();
+  await assert.rejects(a.end(), (err: unknown) => (err as { code?: string }).code === 'STT_ABORTED');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual((await readdir(dir)).filter((f) => !f.startsWith('g')), []);
+  await e.close();
+  await rm(dir, { recursive: true, force: true });
+});

@@ -110,3 +110,23 @@ test('frameFeatures: digital silence is -100 dBFS; a full-scale square wave is a
   assert.ok(Math.abs(f.energyDb) < 0.1);
   assert.ok(f.zcr > 0.95);
 });
+
+test('pause events: one per gap after pause_ms of silence, resume when speech goes on, none when the pause is off', () => {
+  const p = pad(loadRecording('set a timer for 3 hours and 10 minutes.wav'), 1000, 3000, -60);
+  const { events, end } = run(p.pcm, { silenceMs: 800, pauseMs: 200 });
+  const pauses = events.filter((e) => e.type === 'pause');
+  const resumes = events.filter((e) => e.type === 'resume');
+  assert.ok(pauses.length >= 1, 'at least the final pause');
+  // Every pause but the last is followed by a resume; the last one precedes the end with no resume after it.
+  assert.equal(resumes.length, pauses.length - 1);
+  const last = pauses[pauses.length - 1]!;
+  assert.ok(last.type === 'pause');
+  assert.equal(last.speech_end_ms, end.speech_end_ms, 'the last pause is at the final speech end');
+  assert.equal(last.decided_at_ms - last.speech_end_ms, 200, 'after exactly pause_ms');
+  assert.ok(events.indexOf(last) > events.findLastIndex((e) => e.type === 'resume'));
+  // Order: pause and resume alternate, starting with a pause.
+  const seq = events.filter((e) => e.type === 'pause' || e.type === 'resume').map((e) => e.type);
+  seq.forEach((t, i) => assert.equal(t, i % 2 === 0 ? 'pause' : 'resume'));
+  assert.equal(run(p.pcm, { silenceMs: 800, pauseMs: 0 }).events.filter((e) => e.type === 'pause').length, 0);
+  assert.equal(run(p.pcm, { silenceMs: 800, pauseMs: 800 }).events.filter((e) => e.type === 'pause').length, 0);
+});

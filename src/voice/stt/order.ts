@@ -93,6 +93,12 @@ export class SttChain implements SttEngine {
         finished = true;
         for (const s of sessions) s.session?.abort();
       },
+      pause(): void {
+        if (!finished) for (const s of sessions) s.session?.pause?.();
+      },
+      resume(): void {
+        if (!finished) for (const s of sessions) s.session?.resume?.();
+      },
     };
   }
 

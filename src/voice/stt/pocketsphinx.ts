@@ -297,26 +297,27 @@ export class PocketsphinxStt implements SttEngine {
   }
 
   /** @internal Turn decoder output into a result. */
-  judge(g: Grammar, main: HypsegUtterance | undefined, mainStderr: string, garbage: HypsegUtterance | undefined, droppedMs: number): SttResult {
+  judge(g: Grammar, main: HypsegUtterance | undefined, mainStderr: string, garbage: HypsegUtterance | undefined, droppedMs: number): { result: SttResult; details: PocketsphinxDetails } {
     const hypothesis = main ? hypsegText(main) : '';
     const grammarMismatch = /Final result does not match the grammar/.test(mainStderr);
     const text = hypothesis ? normaliseText(hypothesis, 'en') : '';
     const intent = text && !grammarMismatch ? matchIntent(hypothesis, g.vocab, 'en') : null;
     let scoreGap: number | undefined;
     if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
-    this.lastDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs };
+    const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs };
     const maxGap = this.opts.rejection?.maxScoreGap ?? DEFAULT_MAX_SCORE_GAP;
     const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
     const rejected = !text || grammarMismatch || intent === null || outOfGrammar;
     // Confidence: 1 well inside, 0.5 at the threshold, towards 0 beyond it.
     const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
-    return {
+    const result: SttResult = {
       text: rejected ? '' : text,
       confidence: Math.max(0, Math.min(1, confidence)),
       rejected,
       engine: this.name,
       ...(intent && !rejected ? { intent } : {}),
     };
+    return { result, details };
   }
 
   /** Kill running decoders and remove the work directory when it was created here. */
@@ -404,21 +405,47 @@ interface Decoders {
   garbage?: RunningDecoder;
 }
 
+/** A decode of one snapshot of the utterance. */
+interface Decode {
+  /** Bytes of audio it covers. */
+  bytes: number;
+  result: Promise<{ result: SttResult; details: PocketsphinxDetails }>;
+  decoders: Decoders | undefined;
+}
+
+/**
+ * One utterance. A pair of decoders (grammar + garbage) is started at once
+ * and loads while the person speaks. pause() (the endpointer heard a short
+ * silence) hands the audio so far to that pair at once — a speculative final
+ * pass — and starts a fresh pair in case speech goes on; resume() (it did)
+ * kills the speculative pass. end() without speech in between takes the
+ * speculative result, which is usually ready by the time the endpointer's
+ * longer silence has confirmed the end; otherwise it decodes everything now.
+ * Only silence can follow a pause without a resume, so both give the same
+ * transcript.
+ */
 class PocketsphinxSession implements SttSession {
-  private decoders: Decoders | undefined;
   private readonly chunks: Buffer[] = [];
+  private bytes = 0;
   private aborted = false;
   private ended = false;
-  private readonly ready: Promise<void>;
+  /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe). */
+  private idle: Promise<Decoders | undefined>;
+  private speculative: Decode | undefined;
+  private readonly owned = new Set<Decoders>();
 
-  constructor(private readonly engine: PocketsphinxStt, grammar: Promise<Grammar>) {
-    this.ready = this.setUp(grammar);
-    this.ready.catch(() => undefined);
+  constructor(
+    private readonly engine: PocketsphinxStt,
+    private readonly grammar: Promise<Grammar>,
+  ) {
+    this.idle = this.setUp();
+    this.idle.catch(() => undefined);
   }
 
-  private async setUp(grammar: Promise<Grammar>): Promise<void> {
-    const g = await grammar;
-    if (this.aborted) return;
+  /** Start a decoder pair; undefined when aborted meanwhile. Rejects when the grammar is missing. */
+  private async setUp(): Promise<Decoders | undefined> {
+    const g = await this.grammar;
+    if (this.aborted) return undefined;
     const dir = await this.engine.sessionDir();
     const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
     const garbageCtl = !this.engine.rejectionEnabled ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
@@ -429,33 +456,102 @@ class PocketsphinxSession implements SttSession {
     const garbage = p.garbage ? runDecoder(p.garbage, bin) : undefined;
     if (garbage) garbage.ctl = garbageCtl;
     else await garbageCtl?.close();
-    this.decoders = { dir, grammar: g, main, ...(garbage ? { garbage } : {}) };
-    if (this.aborted) await this.cleanUp();
+    const d: Decoders = { dir, grammar: g, main, ...(garbage ? { garbage } : {}) };
+    this.owned.add(d);
+    if (this.aborted) {
+      await this.release(d);
+      return undefined;
+    }
+    return d;
+  }
+
+  /** Take the idle pair and start a fresh one behind it (when more decodes may follow). */
+  private takeIdle(refill: boolean): Promise<Decoders | undefined> {
+    const taken = this.idle;
+    if (refill) {
+      this.idle = this.setUp();
+      this.idle.catch(() => undefined);
+    }
+    return taken;
   }
 
   write(pcm: Buffer): void {
     if (this.aborted || this.ended || pcm.length === 0) return;
     this.chunks.push(Buffer.from(pcm));
+    this.bytes += pcm.length;
+  }
+
+  /** Speech paused: decode the audio so far now (see the class comment). */
+  pause(): void {
+    if (this.aborted || this.ended || this.speculative || this.bytes < MIN_UTTERANCE_MS * 32) return;
+    this.speculative = this.startDecode(this.takeIdle(true), false);
+  }
+
+  /** Speech went on after pause(): the speculative decode is void. */
+  resume(): void {
+    const spec = this.speculative;
+    if (!spec) return;
+    this.speculative = undefined;
+    if (spec.decoders) void this.release(spec.decoders);
+    spec.result.catch(() => undefined);
+  }
+
+  private startDecode(pair: Promise<Decoders | undefined>, final: boolean): Decode {
+    const raw = Buffer.concat(this.chunks);
+    const decode = { bytes: this.bytes, decoders: undefined } as Decode;
+    decode.result = pair.then(async (d) => {
+      if (!d || this.aborted) throw new SttAbortedError();
+      decode.decoders = d;
+      // A speculative decode voided while its pair was still loading.
+      if (!final && this.speculative !== decode && !this.ended) {
+        await this.release(d);
+        throw new SttAbortedError();
+      }
+      return this.decode(d, raw);
+    });
+    decode.result.catch(() => undefined);
+    return decode;
   }
 
   async end(): Promise<SttResult> {
     if (this.aborted) throw new SttAbortedError();
     this.ended = true;
     const t0 = performance.now();
-    await this.ready;
-    const d = this.decoders;
-    if (this.aborted || !d) throw new SttAbortedError();
-    const timer = setTimeout(() => this.kill(), this.engine.finishTimeoutMs);
+    const spec = this.speculative;
+    let decode: Decode;
+    if (spec && spec.bytes > 0) {
+      decode = spec;
+      // The pair started in case speech went on is not needed.
+      void this.idle.then((d) => d && this.release(d), () => undefined);
+    } else {
+      decode = this.startDecode(this.takeIdle(false), true);
+    }
     try {
-      const raw = Buffer.concat(this.chunks.splice(0));
+      const { result, details } = await decode.result;
+      this.engine.lastDetails = details;
+      return { ...result, finish_ms: performance.now() - t0 };
+    } catch (err) {
+      if (this.aborted) throw new SttAbortedError();
+      throw err;
+    } finally {
+      await this.releaseAll();
+    }
+  }
+
+  /** Run one decode of `raw` on the pair `d`; the pair is used up. */
+  private async decode(d: Decoders, raw: Buffer): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+    const timer = setTimeout(() => killPair(d), this.engine.finishTimeoutMs);
+    try {
       const prepared = this.engine.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0 } };
       const droppedMs = prepared.report.droppedSamples / 16;
       if (prepared.pcm.length < MIN_UTTERANCE_MS * 32) {
         // Nothing worth decoding; still surface a missing binary as such.
-        this.kill();
+        killPair(d);
         await Promise.race([d.main.done, new Promise((r) => setTimeout(r, 50))]);
-        this.engine.lastDetails = { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs };
-        return { text: '', confidence: 0, rejected: true, engine: this.engine.name, finish_ms: performance.now() - t0 };
+        return {
+          result: { text: '', confidence: 0, rejected: true, engine: this.engine.name },
+          details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
+        };
       }
       await writeFile(path.join(d.dir, 'utt.raw'), prepared.pcm);
       for (const r of [d.main, d.garbage]) {
@@ -473,26 +569,16 @@ class PocketsphinxSession implements SttSession {
       }
       await Promise.all([d.main.done, d.garbage?.done]);
       const [main, garbage] = await Promise.all([readSeg(path.join(d.dir, 'grammar.seg')), d.garbage ? readSeg(path.join(d.dir, 'garbage.seg')) : undefined]);
-      const result = this.engine.judge(d.grammar, main, d.main.stderr, garbage, droppedMs);
-      return { ...result, finish_ms: performance.now() - t0 };
-    } catch (err) {
-      if (this.aborted) throw new SttAbortedError();
-      throw err;
+      return this.engine.judge(d.grammar, main, d.main.stderr, garbage, droppedMs);
     } finally {
       clearTimeout(timer);
-      await this.cleanUp();
     }
   }
 
-  private kill(): void {
-    if (this.decoders) killGroup(this.decoders.main.proc);
-    if (this.decoders?.garbage) killGroup(this.decoders.garbage.proc);
-  }
-
-  private async cleanUp(): Promise<void> {
-    const d = this.decoders;
-    if (!d) return;
-    this.kill();
+  /** Kill a pair's decoders and remove its directory. */
+  private async release(d: Decoders): Promise<void> {
+    if (!this.owned.delete(d)) return;
+    killPair(d);
     for (const r of [d.main, d.garbage]) {
       await r?.ctl?.close().catch(() => undefined);
       if (r) r.ctl = undefined;
@@ -500,10 +586,22 @@ class PocketsphinxSession implements SttSession {
     await rm(d.dir, { recursive: true, force: true });
   }
 
+  private async releaseAll(): Promise<void> {
+    await Promise.all([...this.owned].map((d) => this.release(d)));
+    // A pair still being set up releases itself (aborted) or is released here once it exists.
+    void this.idle.then((d) => d && this.release(d), () => undefined);
+  }
+
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
     this.chunks.length = 0;
-    void this.ready.then(() => this.cleanUp(), () => undefined);
+    void this.releaseAll();
   }
+}
+
+/** SIGKILL both decoders of a pair. */
+function killPair(d: Decoders): void {
+  killGroup(d.main.proc);
+  if (d.garbage) killGroup(d.garbage.proc);
 }

@@ -29,6 +29,16 @@ export interface SttSession {
   end(): Promise<SttResult>;
   /** Drop the utterance (stop, barge-in). */
   abort(): void;
+  /**
+   * Optional hint: speech paused (the endpointer heard a short silence,
+   * plugin.voice.pause_ms). An engine whose final pass needs the whole
+   * utterance may run it now on the audio so far; when end() follows without
+   * resume(), only silence came after, and that result is the answer. This
+   * is how decoding finishes during the endpointer's longer silence wait.
+   */
+  pause?(): void;
+  /** Optional hint: speech went on after pause(); work started by pause() is void. */
+  resume?(): void;
 }
 
 /** An STT engine. */
