@@ -429,8 +429,8 @@ class PocketsphinxSession implements SttSession {
   private bytes = 0;
   private aborted = false;
   private ended = false;
-  /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe). */
-  private idle: Promise<Decoders | undefined>;
+  /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe); undefined once taken. */
+  private idle: Promise<Decoders | undefined> | undefined;
   private speculative: Decode | undefined;
   private readonly owned = new Set<Decoders>();
 
@@ -465,13 +465,15 @@ class PocketsphinxSession implements SttSession {
     return d;
   }
 
-  /** Take the idle pair and start a fresh one behind it (when more decodes may follow). */
-  private takeIdle(refill: boolean): Promise<Decoders | undefined> {
-    const taken = this.idle;
-    if (refill) {
-      this.idle = this.setUp();
-      this.idle.catch(() => undefined);
-    }
+  /**
+   * Take the idle pair (starting one if there is none). A fresh pair is
+   * started only when needed (resume()), so its model loading does not
+   * compete for the CPU with a speculative pass.
+   */
+  private takeIdle(): Promise<Decoders | undefined> {
+    const taken = this.idle ?? this.setUp();
+    taken.catch(() => undefined);
+    this.idle = undefined;
     return taken;
   }
 
@@ -484,7 +486,7 @@ class PocketsphinxSession implements SttSession {
   /** Speech paused: decode the audio so far now (see the class comment). */
   pause(): void {
     if (this.aborted || this.ended || this.speculative || this.bytes < MIN_UTTERANCE_MS * 32) return;
-    this.speculative = this.startDecode(this.takeIdle(true), false);
+    this.speculative = this.startDecode(this.takeIdle(), false);
   }
 
   /** Speech went on after pause(): the speculative decode is void. */
@@ -494,6 +496,11 @@ class PocketsphinxSession implements SttSession {
     this.speculative = undefined;
     if (spec.decoders) void this.release(spec.decoders);
     spec.result.catch(() => undefined);
+    // More speech: have a pair loading for the next pause or the end.
+    if (!this.aborted && !this.ended && !this.idle) {
+      this.idle = this.setUp();
+      this.idle.catch(() => undefined);
+    }
   }
 
   private startDecode(pair: Promise<Decoders | undefined>, final: boolean): Decode {
@@ -519,13 +526,8 @@ class PocketsphinxSession implements SttSession {
     const t0 = performance.now();
     const spec = this.speculative;
     let decode: Decode;
-    if (spec && spec.bytes > 0) {
-      decode = spec;
-      // The pair started in case speech went on is not needed.
-      void this.idle.then((d) => d && this.release(d), () => undefined);
-    } else {
-      decode = this.startDecode(this.takeIdle(false), true);
-    }
+    if (spec && spec.bytes > 0) decode = spec;
+    else decode = this.startDecode(this.takeIdle(), true);
     try {
       const { result, details } = await decode.result;
       this.engine.lastDetails = details;
@@ -589,7 +591,7 @@ class PocketsphinxSession implements SttSession {
   private async releaseAll(): Promise<void> {
     await Promise.all([...this.owned].map((d) => this.release(d)));
     // A pair still being set up releases itself (aborted) or is released here once it exists.
-    void this.idle.then((d) => d && this.release(d), () => undefined);
+    void this.idle?.then((d) => d && this.release(d), () => undefined);
   }
 
   abort(): void {
