@@ -20,11 +20,11 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
   {
     key: `${P}pause_ms`,
     type: 'integer',
-    default: 200,
+    default: 400,
     min: 0,
     max: 5000,
     description:
-      'Silence after which the recogniser starts its final pass speculatively, ms (kept when only silence follows, dropped when speech goes on; 0 or >= silence_ms: off). Lower: faster answers, more wasted decodes.',
+      'Silence after which the recogniser starts its final pass speculatively, ms (kept when only silence follows, dropped when speech goes on; 0 or >= silence_ms: off). The pass then sees this much audio after the last word. Lower: faster answers, but short words with little audio after them score closer to the rejection threshold (see test/bench/voice-stt.ts).',
   },
   { key: `${P}max_utterance_ms`, type: 'integer', default: 15000, min: 1000, max: 60000, description: 'Longest utterance after speech started, ms.' },
   { key: `${P}no_speech_timeout_ms`, type: 'integer', default: 8000, min: 1000, max: 60000, description: 'Stop listening when no speech started within this time, ms.' },

@@ -27,7 +27,7 @@ export interface EndpointerOptions {
   frameMs?: number;
   /** Silence that ends an utterance, ms (default 800). */
   silenceMs?: number;
-  /** Silence after which a 'pause' event lets the recogniser start its final pass early, ms (default 200; 0 or >= silenceMs: no pause events). */
+  /** Silence after which a 'pause' event lets the recogniser start its final pass early, ms (default 400; 0 or >= silenceMs: no pause events). */
   pauseMs?: number;
   /** Longest utterance after speech started, ms (default 15000). */
   maxUtteranceMs?: number;
@@ -116,7 +116,7 @@ export class Endpointer {
       sampleRate: opts.sampleRate ?? 16000,
       frameMs: opts.frameMs ?? 20,
       silenceMs: opts.silenceMs ?? 800,
-      pauseMs: opts.pauseMs ?? 200,
+      pauseMs: opts.pauseMs ?? 400,
       maxUtteranceMs: opts.maxUtteranceMs ?? 15000,
       noSpeechTimeoutMs: opts.noSpeechTimeoutMs ?? 8000,
       minSpeechMs: opts.minSpeechMs ?? 120,

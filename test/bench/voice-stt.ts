@@ -1,7 +1,8 @@
 /**
  * Benchmark of the local command recogniser over the fixture recordings
  * (../shared/fixtures/voice/en, expected.json) with the grammar of the
- * fixture home, using the real pocketsphinx of Debian 12. Prints:
+ * fixture home, using the real pocketsphinx of Debian 12, each recording cut
+ * as the voice pipeline cuts it (asThePipelineHearsIt). Prints:
  *   voice.exact_transcript  share of commands whose transcript is exactly the expected one
  *   voice.right_intent      share of commands whose intent and slots equal the matcher's reading of the expected transcript
  *   voice.wrong_intent      share of commands accepted with a different intent (the harmful case)
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { matchIntent } from '../../src/intents/index.js';
 import { fixtureVocabulary, voiceDir } from '../voice-stt/home-vocab.js';
-import { feed, readWavPcm } from '../voice-stt/wav.js';
+import { asThePipelineHearsIt, feed, readWavPcm } from '../voice-stt/wav.js';
 
 /** Run the benchmark and print its figures. */
 export async function run(): Promise<void> {
@@ -35,7 +36,7 @@ export async function run(): Promise<void> {
   const finish: number[] = [];
   try {
     for (const f of files) {
-      const pcm = readWavPcm(path.join(voiceDir, f));
+      const pcm = asThePipelineHearsIt(readWavPcm(path.join(voiceDir, f)));
       audioS += pcm.length / 32000;
       const t0 = performance.now();
       const s = engine.start();

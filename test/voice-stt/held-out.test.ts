@@ -1,10 +1,13 @@
 /**
  * Held-out commands: sentences that are not in the fixture recordings,
- * spoken by espeak-ng (Debian package espeak-ng), resampled to 16 kHz with
- * sox, and decoded by the real pocketsphinx with the grammar of the fixture
- * home. They measure that the templates are general families rather than
- * copies of the fixture sentences. The expected intent is the matcher's
- * reading of the sentence itself.
+ * spoken by espeak-ng (Debian package espeak-ng) in three voices at varied
+ * speeds, resampled to 16 kHz with sox, with half a second of room noise
+ * (-55 dBFS, as a microphone always has) around and under them, and decoded
+ * by the real pocketsphinx with the grammar of the fixture home. They
+ * measure that the templates are general families rather than copies of the
+ * fixture sentences, and they are a second, larger set on which recogniser
+ * settings are compared (the fixture recordings alone are too few). The
+ * expected intent is the matcher's reading of the sentence itself.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +21,7 @@ import { matchIntent } from '../../src/intents/index.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
 import { fixtureVocabulary } from './home-vocab.js';
 import { feed, readWavPcm } from './wav.js';
+import { mix, noise } from '../voice/helpers.js';
 
 const run = promisify(execFile);
 const SENTENCES = [
@@ -31,25 +35,41 @@ const SENTENCES = [
   'activate mood lighting',
   'turn off the tv',
   'cancel the timer',
+  'turn off the standing light',
+  'set the office lights to seventy percent',
+  'close the garage door',
+  'what is the temperature',
+  'set a timer for two hours and fifteen minutes',
+  'turn on the lights in the kitchen',
+  'lock the front door',
+  'stop the timer',
+  'turn off all the lights in the kitchen',
+  'set bed light brightness to forty percent',
 ];
+const VOICES = ['en-us', 'en-us+f3', 'en'];
 
 const vocab = fixtureVocabulary();
 const engine = new PocketsphinxStt();
-const results = new Map<string, SttResult>();
+const results: Array<{ sentence: string; voice: string; r: SttResult }> = [];
 let dir = '';
 
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'ha-heldout-'));
   await engine.setVocabulary(vocab);
-  for (const [i, s] of SENTENCES.entries()) {
-    const raw = path.join(dir, `${i}-22k.wav`);
-    const wav = path.join(dir, `${i}.wav`);
-    await run('espeak-ng', ['-v', 'en-us', '-w', raw, s]);
-    // Half a second of silence either side, as an endpointer leaves it; -R: sox's dither is repeatable, so the input is the same every run.
-    await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.5']);
-    const session = engine.start();
-    feed(readWavPcm(wav), (b) => session.write(b));
-    results.set(s, await session.end());
+  let k = 0;
+  for (const voice of VOICES) {
+    for (const sentence of SENTENCES) {
+      k++;
+      const raw = path.join(dir, `${k}-22k.wav`);
+      const wav = path.join(dir, `${k}.wav`);
+      await run('espeak-ng', ['-v', voice, '-s', String(150 + (k % 4) * 15), '-w', raw, sentence]);
+      // -R: sox's dither is repeatable, so the input is the same every run.
+      await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
+      const pcm = readWavPcm(wav);
+      const session = engine.start();
+      feed(mix(pcm, noise(pcm.length / 32, -55, k)), (b) => session.write(b));
+      results.push({ sentence, voice, r: await session.end() });
+    }
   }
 });
 
@@ -59,27 +79,27 @@ after(async () => {
 });
 
 /** Same meaning: the intent and slots the matcher reads from the sentence ("kitchen light" and "kitchen lights" are the same command). */
-function sameMeaning(s: string): boolean {
-  const want = matchIntent(s, vocab, 'en');
-  const r = results.get(s);
-  return want !== null && r !== undefined && !r.rejected && r.intent !== undefined && r.intent.intent === want.intent && JSON.stringify(r.intent.slots) === JSON.stringify(want.slots);
+function sameMeaning(sentence: string, r: SttResult): boolean {
+  const want = matchIntent(sentence, vocab, 'en');
+  return want !== null && !r.rejected && r.intent !== undefined && r.intent.intent === want.intent && JSON.stringify(r.intent.slots) === JSON.stringify(want.slots);
 }
 
 for (const s of SENTENCES) {
-  test(`held-out "${s}" is a command of the templates and was decoded`, () => {
+  test(`held-out "${s}" is a command of the templates and was decoded in every voice`, () => {
     assert.ok(matchIntent(s, vocab, 'en'), 'the templates understand it');
-    const r = results.get(s);
-    assert.ok(r, 'decoded');
-    assert.equal(r.engine, 'pocketsphinx');
+    const rs = results.filter((x) => x.sentence === s);
+    assert.equal(rs.length, VOICES.length);
+    for (const x of rs) assert.equal(x.r.engine, 'pocketsphinx');
   });
 }
 
 test('held-out commands are mostly recognised with the right meaning', () => {
-  // Measured with Debian 12's en-us model on these espeak-ng voices: 8 of 10 with the matcher's intent and
-  // slots. "turn on the kitchen lights" is heard as "... kitchen light" (the same intent, but area Kitchen +
-  // domain light instead of the entity named "Kitchen Lights"); "unlock the front door" as "lock the front
-  // door" (espeak's short "un" after silence goes to the silence model). Raise as the recogniser improves.
-  const right = SENTENCES.filter(sameMeaning);
-  const report = SENTENCES.map((s) => `${s} => ${results.get(s)?.rejected ? 'rejected' : results.get(s)?.text}`).join('; ');
-  assert.ok(right.length >= 8, `right meaning ${right.length}/${SENTENCES.length}: ${report}`);
+  // Measured with Debian 12's en-us model: 53 of 60. The misses: "fifteen" heard as "fifty" in every voice,
+  // "off" as "on" once, "stop the timer" as "stop the playback" once, two rejections. Raise as the recogniser improves.
+  const right = results.filter((x) => sameMeaning(x.sentence, x.r));
+  const report = results
+    .filter((x) => !sameMeaning(x.sentence, x.r))
+    .map((x) => `${x.voice}: ${x.sentence} => ${x.r.rejected ? 'rejected' : x.r.text}`)
+    .join('; ');
+  assert.ok(right.length >= Math.ceil(0.85 * results.length), `right meaning ${right.length}/${results.length}; misses: ${report}`);
 });

@@ -1,7 +1,8 @@
 /**
  * Every recording of ../shared/fixtures/voice/en through the real
- * pocketsphinx (Debian 12: pocketsphinx_continuous 0.8+5prealpha, model
- * pocketsphinx-en-us) with the grammar built from the fixture home. The
+ * pocketsphinx (Debian 12: pocketsphinx_batch 0.8+5prealpha, model
+ * pocketsphinx-en-us) with the grammar built from the fixture home, cut as
+ * the voice pipeline cuts it (asThePipelineHearsIt). The
  * expected intent of a file is what the matcher makes of its expected
  * transcript (expected.json), so nothing here is keyed on file names.
  *
@@ -21,7 +22,7 @@ import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { matchIntent } from '../../src/intents/index.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
 import { fixtureVocabulary, voiceDir } from './home-vocab.js';
-import { feed, readWavPcm } from './wav.js';
+import { asThePipelineHearsIt, feed, readWavPcm } from './wav.js';
 import { KNOWN_MISHEARD } from '../support/known-misheard.js';
 
 interface Expected {
@@ -42,7 +43,7 @@ before(async () => {
     while (next < files.length) {
       const f = files[next++]!;
       const s = engine.start();
-      feed(readWavPcm(path.join(voiceDir, f)), (b) => s.write(b));
+      feed(asThePipelineHearsIt(readWavPcm(path.join(voiceDir, f))), (b) => s.write(b));
       results.set(f, await s.end());
     }
   };
