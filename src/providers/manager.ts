@@ -98,8 +98,8 @@ export interface SourceStatus {
   adapter: string;
   model: string;
   base_url: string;
-  /** ok: usable; backoff: failed, retried after `retry_at`; unusable: 401/403 until its settings change. */
-  state: 'ok' | 'backoff' | 'unusable';
+  /** untried: no request yet since the start or since its settings changed (`homeagent doctor` checks for real); ok: its last request answered; backoff: failed, retried after `retry_at`; unusable: 401/403 until its settings change. */
+  state: 'untried' | 'ok' | 'backoff' | 'unusable';
   failures: number;
   /** ms since epoch when a backing-off source is tried again. */
   retry_at?: number;
@@ -134,7 +134,7 @@ interface Source {
   api_key: string;
   context_window: number;
   provider?: LuaAdaptedProvider;
-  state: 'ok' | 'backoff' | 'unusable';
+  state: 'untried' | 'ok' | 'backoff' | 'unusable';
   failures: number;
   retryAt: number;
   lastError?: ProviderError;
@@ -272,7 +272,7 @@ export class ProviderManager implements Provider {
   private succeeded(s: Source, r: CompletionResponse): CompletionResponse {
     r.source = s.name;
     r.model = r.model || s.model;
-    if (s.state !== 'ok' || s.failures) this.log.info({ source: s.name }, `LLM source ${s.name} answers again`);
+    if ((s.state !== 'ok' && s.state !== 'untried') || s.failures) this.log.info({ source: s.name }, `LLM source ${s.name} answers again`);
     s.state = 'ok';
     s.failures = 0;
     s.retryAt = 0;
@@ -303,7 +303,7 @@ export class ProviderManager implements Provider {
   private candidates(): Source[] {
     const all = this.ordered().filter((s) => s.state !== 'unusable' && s.base_url && s.adapter);
     const t = this.now();
-    const ready = all.filter((s) => s.state === 'ok' || s.retryAt <= t);
+    const ready = all.filter((s) => s.state === 'ok' || s.state === 'untried' || s.retryAt <= t);
     const waiting = all.filter((s) => !ready.includes(s));
     return [...ready, ...waiting];
   }
@@ -327,7 +327,7 @@ export class ProviderManager implements Provider {
         model: String(this.read(`${p}.model`) ?? ''),
         api_key: String(this.read(`${p}.api_key`) ?? ''),
         context_window: Number(this.read(`${p}.context_window`) ?? 0) || 0,
-        state: 'ok',
+        state: 'untried',
         failures: 0,
         retryAt: 0,
       };

@@ -51,6 +51,7 @@ test('registerProviderSettings: the default source is Ollama on 127.0.0.1:11434'
 test('the first source answers; source and model are filled in; status says who answered', async (t) => {
   const { m } = setup();
   t.after(() => m.close());
+  assert.deepEqual(m.status().sources.map((s) => [s.name, s.state]), [['ollama', 'untried'], ['backup', 'untried']], 'no source is called ok before it answered');
   srv.enqueue({ content: 'from ollama' });
   const r = await m.chat(ask);
   assert.equal(r.content, 'from ollama');
@@ -58,7 +59,7 @@ test('the first source answers; source and model are filled in; status says who 
   assert.equal(r.model, 'qwen2.5:3b');
   const st = m.status();
   assert.equal(st.last_source, 'ollama');
-  assert.deepEqual(st.sources.map((s) => [s.name, s.state]), [['ollama', 'ok'], ['backup', 'ok']]);
+  assert.deepEqual(st.sources.map((s) => [s.name, s.state]), [['ollama', 'ok'], ['backup', 'untried']]);
   // the Ollama source sends keep_alive; the backup sends its key
   srv.enqueue({ status: 500, error: 'x' }, { content: 'b' });
   await m.chat(ask);
@@ -115,7 +116,7 @@ test('401/403 marks a source unusable until its settings change', async (t) => {
   assert.equal(srv.chatRequests().length - before, 1, 'the unusable source is not asked, even a day later');
   // a new key makes it usable
   settings.set('core.llm.sources.backup.api_key', 'sk-new');
-  assert.equal(m.status().sources[0]!.state, 'ok');
+  assert.equal(m.status().sources[0]!.state, 'untried');
   srv.enqueue({ content: 'backup with new key' });
   const r = await m.chat(ask);
   assert.equal(r.source, 'backup');
