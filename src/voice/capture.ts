@@ -42,6 +42,8 @@ export interface CaptureOptions {
 export class Capture {
   readonly result: Promise<CaptureResult>;
   private resolve!: (r: CaptureResult) => void;
+  /** `result` is settled (the first resolve wins). */
+  private resolved = false;
   private readonly ep: Endpointer;
   private readonly session: SttSession;
   private preroll: Buffer[] = [];
@@ -51,7 +53,13 @@ export class Capture {
   private audioBytes = 0;
 
   constructor(private readonly o: CaptureOptions) {
-    this.result = new Promise((r) => (this.resolve = r));
+    this.result = new Promise((r) => {
+      this.resolve = (v) => {
+        if (this.resolved) return;
+        this.resolved = true;
+        r(v);
+      };
+    });
     this.ep = new Endpointer(o.endpointer);
     this.session = startSession(o.stt, o.language);
     this.streaming = o.pushToTalk === true;
@@ -90,9 +98,13 @@ export class Capture {
     this.onEvent(ev);
   }
 
-  /** Drop the utterance (stop, barge-in). Resolves `result` with reason 'forced' and no STT. */
+  /**
+   * Drop the utterance (stop, barge-in), also while its final decode runs
+   * after the end was decided. Resolves `result` with reason 'forced' and no
+   * STT; nothing once the result is out.
+   */
   abort(): void {
-    if (this.finished) return;
+    if (this.resolved) return;
     this.finished = true;
     this.session.abort();
     this.resolve({ reason: 'forced', end_at: this.o.now(), audio_ms: this.audioBytes / 32 });

@@ -132,6 +132,29 @@ test('stop cuts the speaker mid-sentence and drops queued speech', async () => {
   assert.equal(plugin.assistantState, 'idle');
 });
 
+test('stop while the recogniser is still decoding after the end of speech: the utterance is dropped, nothing is injected or done', async () => {
+  let release!: () => void;
+  const decoding = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const decodeStarted = new Promise<void>((r) => (started = r));
+  // A slow final pass: end() waits until released (as pocketsphinx does on a long utterance).
+  const stt = new FakeStt(async () => {
+    started();
+    await decoding;
+    return heard('turn on standing light');
+  });
+  const { sdk, plugin } = await setup({ stt });
+  const out = plugin.feedUtterance(utterance());
+  await decodeStarted;
+  sdk.publish('stop', { source: 'button', cancelled_inputs: 0 });
+  const o = await out;
+  release();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(o.status, 'cancelled');
+  assert.equal(stt.aborted, 1, 'the STT session was aborted, its decoders end');
+  assert.equal(sdk.inputs.length, 0, 'the command that was being decoded is not carried out');
+});
+
 test("a rejected utterance gets a spoken \"Sorry, I didn't catch that.\" and nothing is injected", async () => {
   const { sdk, speaker, plugin } = await setup({ stt: new FakeStt(() => rejected()) });
   const out = await plugin.feedUtterance(utterance('oov_3.wav'));

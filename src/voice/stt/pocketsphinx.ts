@@ -234,22 +234,60 @@ export class PocketsphinxStt implements SttEngine {
     const pending = p.then((r) => r.g);
     this.pending = pending;
     pending.catch(() => undefined);
-    const { g, info } = await p;
-    if (mine !== this.requested) {
-      // A newer vocabulary was requested meanwhile: this build is already stale.
-      setTimeout(() => void rm(g.dir, { recursive: true, force: true }), 10_000).unref();
+    let built: { g: Grammar; info: GrammarInfo };
+    try {
+      built = await p;
+    } catch (err) {
+      // The grammar in use stays: sessions started from now on get it, not this failure.
+      if (this.pending === pending) this.pending = undefined;
+      throw err;
+    }
+    const { g, info } = built;
+    if (mine !== this.requested || this.closed) {
+      // A newer vocabulary was requested meanwhile (or the engine closed): this build is already stale.
+      this.retire(g);
       return info;
     }
     const old = this.grammar;
     this.grammar = g;
     if (this.pending === pending) this.pending = undefined;
-    // Old generations may still be read by a decoder that is starting: remove them a little later.
-    if (old) setTimeout(() => void rm(old.dir, { recursive: true, force: true }), 10_000).unref();
+    if (old) this.retire(old);
     return info;
   }
 
   /** Number of setVocabulary calls so far (the newest wins). */
   private requested = 0;
+  /** Sessions using each grammar; a replaced grammar's files go when its last session is done. */
+  private readonly users = new Map<Grammar, number>();
+  private readonly retired = new Set<Grammar>();
+  private readonly open = new Set<PocketsphinxSession>();
+  private closed = false;
+
+  /** Remove a replaced grammar's directory now, or when the last session using it is done. */
+  private retire(g: Grammar): void {
+    if ((this.users.get(g) ?? 0) > 0) this.retired.add(g);
+    else void rm(g.dir, { recursive: true, force: true });
+  }
+
+  /** @internal A session uses `g` (its decoders read its files) until ungrabGrammar. */
+  grabGrammar(g: Grammar, session: PocketsphinxSession): boolean {
+    if (this.closed) return false;
+    this.users.set(g, (this.users.get(g) ?? 0) + 1);
+    this.open.add(session);
+    return true;
+  }
+
+  /** @internal The session is done with `g`. */
+  ungrabGrammar(g: Grammar, session: PocketsphinxSession): void {
+    this.open.delete(session);
+    const n = (this.users.get(g) ?? 1) - 1;
+    if (n > 0) {
+      this.users.set(g, n);
+      return;
+    }
+    this.users.delete(g);
+    if (this.retired.delete(g)) void rm(g.dir, { recursive: true, force: true });
+  }
 
   private async currentGrammar(): Promise<Grammar> {
     if (this.pending) return this.pending;
@@ -332,8 +370,11 @@ export class PocketsphinxStt implements SttEngine {
     return { result, details };
   }
 
-  /** Kill running decoders and remove the work directory when it was created here. */
+  /** Abort every open session, kill running decoders and remove the work directory when it was created here. Sessions started later reject end() with STT_NO_GRAMMAR. */
   async close(): Promise<void> {
+    this.closed = true;
+    this.pending = undefined;
+    for (const session of [...this.open]) session.abort();
     for (const p of this.live) killGroup(p);
     this.live.clear();
     if (this.root && !this.opts.workDir) await rm(this.root, { recursive: true, force: true });
@@ -445,19 +486,36 @@ class PocketsphinxSession implements SttSession {
   private idle: Promise<Decoders | undefined> | undefined;
   private speculative: Decode | undefined;
   private readonly owned = new Set<Decoders>();
+  private ending: Promise<SttResult> | undefined;
+  /** The grammar this session holds (its files stay until done()). */
+  private held: Grammar | undefined;
+  private finished = false;
+  private readonly grammar: Promise<Grammar>;
 
   constructor(
     private readonly engine: PocketsphinxStt,
-    private readonly grammar: Promise<Grammar>,
+    grammar: Promise<Grammar>,
   ) {
+    this.grammar = grammar.then((g) => {
+      if (!this.finished && engine.grabGrammar(g, this)) this.held = g;
+      return g;
+    });
+    this.grammar.catch(() => undefined);
     this.idle = this.setUp();
     this.idle.catch(() => undefined);
   }
 
-  /** Start a decoder pair; undefined when aborted meanwhile. Rejects when the grammar is missing. */
+  /** The session is over: give the grammar back (a replaced grammar's files may go now). */
+  private done(): void {
+    this.finished = true;
+    if (this.held) this.engine.ungrabGrammar(this.held, this);
+    this.held = undefined;
+  }
+
+  /** Start a decoder pair; undefined when aborted or finished meanwhile. Rejects when the grammar is missing. */
   private async setUp(): Promise<Decoders | undefined> {
     const g = await this.grammar;
-    if (this.aborted) return undefined;
+    if (this.aborted || this.finished || !this.held) return undefined;
     const dir = await this.engine.sessionDir();
     const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
     const garbageCtl = !this.engine.rejectionEnabled ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
@@ -501,10 +559,10 @@ class PocketsphinxSession implements SttSession {
     this.speculative = this.startDecode(this.takeIdle(), false);
   }
 
-  /** Speech went on after pause(): the speculative decode is void. */
+  /** Speech went on after pause(): the speculative decode is void. Ignored after end(). */
   resume(): void {
     const spec = this.speculative;
-    if (!spec) return;
+    if (!spec || this.ended || this.aborted) return;
     this.speculative = undefined;
     if (spec.decoders) void this.release(spec.decoders);
     spec.result.catch(() => undefined);
@@ -522,7 +580,7 @@ class PocketsphinxSession implements SttSession {
       if (!d || this.aborted) throw new SttAbortedError();
       decode.decoders = d;
       // A speculative decode voided while its pair was still loading.
-      if (!final && this.speculative !== decode && !this.ended) {
+      if (!final && this.speculative !== decode) {
         await this.release(d);
         throw new SttAbortedError();
       }
@@ -532,7 +590,13 @@ class PocketsphinxSession implements SttSession {
     return decode;
   }
 
-  async end(): Promise<SttResult> {
+  /** No more audio: the result (the same promise on every call). */
+  end(): Promise<SttResult> {
+    this.ending ??= this.finish();
+    return this.ending;
+  }
+
+  private async finish(): Promise<SttResult> {
     if (this.aborted) throw new SttAbortedError();
     this.ended = true;
     const t0 = performance.now();
@@ -549,6 +613,7 @@ class PocketsphinxSession implements SttSession {
       throw err;
     } finally {
       await this.releaseAll();
+      this.done();
     }
   }
 
@@ -559,9 +624,15 @@ class PocketsphinxSession implements SttSession {
       const prepared = this.engine.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0 } };
       const droppedMs = prepared.report.droppedSamples / 16;
       if (prepared.pcm.length < MIN_UTTERANCE_MS * 32) {
-        // Nothing worth decoding; still surface a missing binary as such.
+        // Nothing worth decoding; still surface a missing binary as such (the kill itself is no failure).
         killPair(d);
-        await Promise.race([d.main.done, new Promise((r) => setTimeout(r, 50))]);
+        const missing = d.main.done.then(
+          () => undefined,
+          (err: unknown) => {
+            if (err instanceof SttUnavailableError) throw err;
+          },
+        );
+        await Promise.race([missing, new Promise((r) => setTimeout(r, 50))]);
         return {
           result: { text: '', confidence: 0, rejected: true, engine: this.engine.name },
           details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
@@ -610,7 +681,7 @@ class PocketsphinxSession implements SttSession {
     if (this.aborted) return;
     this.aborted = true;
     this.chunks.length = 0;
-    void this.releaseAll();
+    void this.releaseAll().then(() => this.done());
   }
 }
 

@@ -1,0 +1,136 @@
+/**
+ * PocketsphinxSession call sequences found by a break test of the
+ * speculative final pass (pause/resume), each with the behaviour it must have.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile, chmod } from 'node:fs/promises';
+import os from 'node:os';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { fixtureVocabulary, voiceDir } from './home-vocab.js';
+import { feed, readWavPcm } from './wav.js';
+
+const A = (): Buffer => readWavPcm(path.join(voiceDir, 'lock the Front Door.wav'));
+const B = (): Buffer => readWavPcm(path.join(voiceDir, 'turn on Standing Light.wav'));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** pocketsphinx_batch processes whose arguments mention `dir`. */
+function decoders(dir: string): number {
+  try {
+    return execFileSync('pgrep', ['-f', `pocketsphinx_batch.*${dir}/`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+async function engine(t: { after(fn: () => Promise<void>): void }): Promise<{ e: PocketsphinxStt; dir: string }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ps-break-'));
+  const e = new PocketsphinxStt({ workDir: dir });
+  await e.setVocabulary(fixtureVocabulary());
+  t.after(async () => {
+    await e.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { e, dir };
+}
+
+test('voided speculative passes do not decode when end() follows in the same tick (listen without --realtime)', async (t) => {
+  const { e, dir } = await engine(t);
+  const s = e.start();
+  feed(A(), (b) => s.write(b));
+  // What Capture does when a whole recording is fed at once: every pause/resume and the end in one tick.
+  for (let i = 0; i < 10; i++) {
+    s.pause!();
+    s.resume!();
+  }
+  let max = 0;
+  const timer = setInterval(() => (max = Math.max(max, decoders(dir))), 20);
+  const r = await s.end();
+  clearInterval(timer);
+  assert.equal(r.text, 'lock the front door');
+  // One pair decodes; a second may be starting. Before the fix all 10 voided pairs decoded too (20+ processes).
+  assert.ok(max <= 4, `at most one decoder pair at a time, saw ${max} processes`);
+});
+
+test('resume() after end() is ignored: end() still resolves with the speculative result', async (t) => {
+  const { e } = await engine(t);
+  const s = e.start();
+  feed(A(), (b) => s.write(b));
+  s.pause!();
+  await sleep(300);
+  const p = s.end();
+  s.resume!();
+  const r = await p; // before the fix: STT_FAILED "pocketsphinx_batch exited with SIGKILL"
+  assert.equal(r.text, 'lock the front door');
+});
+
+test('end() twice: both calls resolve with the same result', async (t) => {
+  const { e } = await engine(t);
+  const s = e.start();
+  feed(A(), (b) => s.write(b));
+  const [r1, r2] = await Promise.allSettled([s.end(), s.end()]);
+  assert.equal(r1.status, 'fulfilled', `first end(): ${r1.status === 'rejected' ? String(r1.reason) : ''}`);
+  assert.equal(r2.status, 'fulfilled');
+  assert.equal((r1 as PromiseFulfilledResult<{ text: string }>).value.text, 'lock the front door');
+});
+
+test('a vocabulary change while a session speculates: the session keeps its grammar files until it is done, then they go', { timeout: 60_000 }, async (t) => {
+  const { e, dir } = await engine(t);
+  const s = e.start();
+  feed(A(), (b) => s.write(b));
+  s.pause!();
+  await sleep(200);
+  await e.setVocabulary({ entities: [{ id: 'x', name: 'Standing Light', domain: 'light' }, { id: 'y', name: 'Front Door', domain: 'lock' }], areas: [] });
+  await sleep(300);
+  s.resume!();
+  feed(B(), (b) => s.write(b));
+  s.pause!();
+  const r = await s.end(); // before: STT_FAILED "Failed to open dictionary file .../g1/command.dict" once g1 was removed
+  assert.equal(r.engine, 'pocketsphinx');
+  await sleep(300);
+  const grammars = (await readdir(dir)).filter((f) => f.startsWith('g'));
+  assert.deepEqual(grammars, ['g2'], 'the replaced grammar is removed once its last session is done');
+});
+
+test('an utterance too short to decode is rejected, not an STT failure', async (t) => {
+  const { e } = await engine(t);
+  const s = e.start();
+  s.write(Buffer.alloc(100 * 32)); // 100 ms
+  const r = await s.end(); // today: STT_FAILED "pocketsphinx_batch exited with SIGKILL"
+  assert.equal(r.rejected, true);
+  assert.equal(r.text, '');
+});
+
+test('a failed vocabulary rebuild does not break later sessions (the previous grammar stays)', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ps-break-'));
+  const espeak = path.join(dir, 'espeak');
+  await writeFile(espeak, '#!/bin/sh\ncase "$*" in *zorglubb*) exit 3;; esac\nexec espeak-ng "$@"\n');
+  await chmod(espeak, 0o755);
+  const e = new PocketsphinxStt({ workDir: dir, espeakBinary: espeak });
+  t.after(async () => {
+    await e.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  await e.setVocabulary(fixtureVocabulary());
+  await assert.rejects(e.setVocabulary({ entities: [{ id: 'z', name: 'Zorglubb', domain: 'light' }], areas: [] }));
+  const s = e.start();
+  feed(A(), (b) => s.write(b));
+  const r = await s.end(); // today: rejects with the espeak error of the failed build, for every later session
+  assert.equal(r.text, 'lock the front door');
+});
+
+test('no decoder is spawned after engine.close()', async (t) => {
+  const { e, dir } = await engine(t);
+  const s = e.start();
+  feed(A(), (b) => s.write(b));
+  s.pause!();
+  await sleep(300);
+  await e.close();
+  s.resume!();
+  await sleep(500);
+  assert.equal(decoders(dir), 0, 'resume() after close() spawned a new decoder pair');
+  await assert.rejects(s.end(), (err: unknown) => (err as { code?: string }).code === 'STT_ABORTED', 'close() aborted the open session');
+  await assert.rejects(e.start().end(), (err: unknown) => (err as { code?: string }).code === 'STT_NO_GRAMMAR');
+});
