@@ -14,6 +14,12 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: 'Context window in tokens for the prompt budget; 0 = ask the LLM source (Ollama /api/show), else 8192.' });
   s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
   s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now. I can still control your devices.", description: 'Said when every LLM source failed.' });
+  s.register({
+    key: 'core.output.first_clause',
+    type: 'boolean',
+    default: true,
+    description: 'Stream channels (the speaker) get the first clause of a reply as soon as it is complete (up to its first comma, colon or dash), so speech starts before the first sentence is finished.',
+  });
   s.register({ key: 'core.output.mode', type: 'string', default: 'auto', enum: ['auto', 'explicit'], description: "auto: plain model text goes to the input's channel (sentence by sentence to stream channels); explicit: only output_send__X calls reach a channel (seed rule)." });
   s.register({ key: 'core.scheduler.preempt_cooldown_ms', type: 'integer', default: 2000, min: 0, description: 'A task preempted less than this long ago cannot be preempted again, ms (seed 001: 2 s).' });
   s.register({ key: 'core.scheduler.busy_feedback_ms', type: 'integer', default: 300000, min: 0, description: 'After the agent has been busy this long, waiting inputs get an immediate busy message, ms; 0 = never (seed 001: 5 min).' });

@@ -9,7 +9,11 @@
  * - '。', '！', '？', '；' end a sentence at once (Chinese has no spaces);
  * - closing quotes and brackets after the mark stay with the sentence;
  * - a blank line or a newline ends a sentence (list items);
- * - a sentence longer than `maxChars` is cut at the last comma or space.
+ * - a sentence longer than `maxChars` is cut at the last comma or space;
+ * - with `firstClause`, until the first piece is out a comma, colon or dash
+ *   followed by whitespace (',', '，', '、', '：' at once) also ends it, so
+ *   a voice starts on "Sure," while the model still writes the rest of its
+ *   first sentence.
  */
 
 const ABBREVIATIONS = new Set([
@@ -26,14 +30,19 @@ const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '）', '」', '』', 
 export interface SentenceSplitterOptions {
   /** Longest sentence before a forced cut at a comma or space, characters (default 220). */
   maxChars?: number;
+  /** Cut the first piece at its first clause boundary (see the module comment); default false. */
+  firstClause?: boolean;
 }
 
 /** Incremental sentence splitter: push() text as it streams, flush() at the end. */
 export class SentenceSplitter {
   private buf = '';
   private readonly maxChars: number;
+  /** Still before the first piece (only with firstClause). */
+  private first: boolean;
   constructor(opts: SentenceSplitterOptions = {}) {
     this.maxChars = opts.maxChars ?? 220;
+    this.first = opts.firstClause === true;
   }
 
   /** Add streamed text; returns the sentences completed by it (trimmed, never empty). */
@@ -45,7 +54,10 @@ export class SentenceSplitter {
       if (cut < 0) break;
       const s = this.buf.slice(0, cut).trim();
       this.buf = this.buf.slice(cut);
-      if (s) out.push(s);
+      if (s) {
+        out.push(s);
+        this.first = false;
+      }
     }
     while (this.buf.trim().length > this.maxChars) {
       const s = this.forceCut();
@@ -63,6 +75,26 @@ export class SentenceSplitter {
 
   /** Index just past the end of the first complete sentence in the buffer, or -1. */
   private findCut(): number {
+    const sentence = this.sentenceCut();
+    if (!this.first) return sentence;
+    const clause = this.clauseCut();
+    return clause >= 0 && (sentence < 0 || clause < sentence) ? clause : sentence;
+  }
+
+  /** Index just past the first clause boundary with words before it, or -1. */
+  private clauseCut(): number {
+    const b = this.buf;
+    for (let i = 1; i < b.length; i++) {
+      const c = b[i]!;
+      if (c === '，' || c === '、' || c === '：') return b.slice(0, i).trim() ? i + 1 : -1;
+      if (c !== ',' && c !== ':' && c !== '—') continue;
+      if (i + 1 >= b.length) return -1; // wait: "1,000" or "3:30" are no boundaries
+      if (/\s/.test(b[i + 1]!) && /\p{L}/u.test(b.slice(0, i))) return i + 1;
+    }
+    return -1;
+  }
+
+  private sentenceCut(): number {
     const b = this.buf;
     for (let i = 0; i < b.length; i++) {
       const c = b[i]!;

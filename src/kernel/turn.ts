@@ -304,7 +304,7 @@ export class Turn {
       if (!final) throw new Error('stream ended without a final response');
       return final;
     }
-    const splitter = new SentenceSplitter();
+    const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
     let held = '';
     let holding: boolean | undefined; // undecided until the first non-space character
     let final: CompletionResponse | undefined;

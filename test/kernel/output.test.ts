@@ -126,6 +126,22 @@ test('auto mode: the first sentence is handed over while the model is still writ
   }
 });
 
+test('auto mode: the first clause is handed over while the model still writes the first sentence (core.output.first_clause)', async () => {
+  let releaseRest!: () => void;
+  const gate = new Promise<void>((r) => (releaseRest = r));
+  const h = await startHarness({ script: [{ content: 'Sure, I can do that.', pieces: ['Sure, I can', ' do that.'], gate }] });
+  try {
+    const done = h.kernel.injectInput('test', 'speaker', 'talk');
+    for (let i = 0; i < 100 && !h.outputs.some((o) => o.kind === 'sentence'); i++) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(h.outputs.map((o) => o.content), ['Sure,'], 'the first clause is out before the first sentence is complete');
+    releaseRest();
+    await done;
+    assert.deepEqual(h.outputs.filter((o) => o.kind === 'sentence').map((o) => o.content), ['Sure,', 'I can do that.']);
+  } finally {
+    await h.close();
+  }
+});
+
 test('auto mode: text that starts like JSON is held back and never spoken when it is a tool call', async () => {
   const p: Plugin = {
     name: 't',

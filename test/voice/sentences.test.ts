@@ -68,3 +68,27 @@ test('speakable removes markdown, links and emoji and drops empty sentences', ()
   assert.equal(speakable('👍'), '');
   assert.equal(speakable('好的👍'), '好的');
 });
+
+test('firstClause: the first piece ends at its first clause boundary, later sentences are whole', () => {
+  const s = new SentenceSplitter({ firstClause: true });
+  const out: string[] = [];
+  for (const ch of 'Sure, I can help with that, right away. Then, later, more.') out.push(...s.push(ch));
+  const last = s.flush();
+  if (last) out.push(last);
+  assert.deepEqual(out, ['Sure,', 'I can help with that, right away.', 'Then, later, more.']);
+});
+
+test('firstClause: numbers and times are no clause boundaries; Chinese commas are; off by default', () => {
+  const cut = (text: string, firstClause = true): string[] => {
+    const s = new SentenceSplitter({ firstClause });
+    const out: string[] = [];
+    for (const ch of text) out.push(...s.push(ch));
+    const last = s.flush();
+    if (last) out.push(last);
+    return out;
+  };
+  assert.deepEqual(cut('It costs 1,000 dollars at 3:30 today. Yes.'), ['It costs 1,000 dollars at 3:30 today.', 'Yes.']);
+  assert.deepEqual(cut('好的，我这就开灯。还有别的吗？'), ['好的，', '我这就开灯。', '还有别的吗？']);
+  assert.deepEqual(cut('Sure, I can help. Yes.', false), ['Sure, I can help.', 'Yes.']);
+  assert.deepEqual(cut('Note: the door is locked.'), ['Note:', 'the door is locked.']);
+});
