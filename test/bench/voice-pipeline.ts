@@ -2,10 +2,10 @@
  * Benchmark of the pipeline alone (fake kernel, instant STT; `npm run bench -- voice` runs the real service): time from the end of speech to the first audio sample handed
  * to the speaker (issue 7 "Benchmark"), over the real recordings padded with
  * room noise, through the real espeak-ng TTS.
- * - voice.first_audio_command: device-command path; the agent answers at
+ * - voice_pipeline.first_audio_command: device-command path; the agent answers at
  *   once with one sentence (a fake kernel here; the lead rewires it through
  *   the real kernel and local intents).
- * - voice.first_audio_llm: LLM path; the reply streams at 20 tokens/s and
+ * - voice_pipeline.first_audio_llm: LLM path; the reply streams at 20 tokens/s and
  *   is cut into sentences as it arrives (SentenceSplitter), as the kernel
  *   does for stream channels.
  * The reference point is the endpointer's decision (silence_ms after the
@@ -99,7 +99,7 @@ const LLM_REPLY =
 
 /** Stream `text` as word tokens at `tokensPerSecond`, delivering each finished sentence to the speaker channel. */
 async function streamAtRate(sdk: FakeSdk, input: FakeInput, text: string, tokensPerSecond: number): Promise<string> {
-  const splitter = new SentenceSplitter();
+  const splitter = new SentenceSplitter({ firstClause: true }); // core.output.first_clause's default
   const tokens = text.match(/\s*\S+/g) ?? [];
   for (const tok of tokens) {
     await new Promise((r) => setTimeout(r, 1000 / tokensPerSecond));
@@ -111,7 +111,7 @@ async function streamAtRate(sdk: FakeSdk, input: FakeInput, text: string, tokens
   return text;
 }
 
-/** Print voice.first_audio_command and voice.first_audio_llm (medians, ms). */
+/** Print voice_pipeline.first_audio_command and voice_pipeline.first_audio_llm (medians, ms). */
 export async function run(): Promise<void> {
   const utterances = benchUtterances();
 
@@ -123,12 +123,12 @@ export async function run(): Promise<void> {
   await measureFirstAudio(cmd.plugin, utterances.slice(0, 2)); // warm-up (espeak-ng data in the page cache)
   const cmdTimings = await measureFirstAudio(cmd.plugin, utterances);
   await cmd.plugin.stop();
-  console.log(`voice.first_audio_command: ${medianFirstAudio(cmdTimings).toFixed(1)} ms`);
+  console.log(`voice_pipeline.first_audio_command: ${medianFirstAudio(cmdTimings).toFixed(1)} ms`);
 
   const llm = await pipelineWith(utterances, (input, sdk) => streamAtRate(sdk, input, LLM_REPLY, 20));
   const llmTimings = await measureFirstAudio(llm.plugin, utterances.slice(0, 6));
   await llm.plugin.stop();
-  console.log(`voice.first_audio_llm: ${medianFirstAudio(llmTimings).toFixed(1)} ms`);
+  console.log(`voice_pipeline.first_audio_llm: ${medianFirstAudio(llmTimings).toFixed(1)} ms`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
