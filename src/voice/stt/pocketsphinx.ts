@@ -13,9 +13,11 @@
  * most real recordings either found no path to the grammar's final state or
  * came out as another sentence. The decoders start when the utterance
  * starts, load the model and grammar while the person speaks, and wait on a
- * named pipe for the utterance (their `-ctl` file); end() cleans the audio
- * (audio-prep.ts), writes it once and hands it over, so only the search is
- * left after the end of speech.
+ * named pipe for the utterance (their `-ctl` file). At the first pause in
+ * speech (SttSession.pause(), plugin.voice.pause_ms) the audio so far is
+ * cleaned (audio-prep.ts), written once and handed over: the search runs
+ * while the endpointer still waits for the rest of its silence, and end()
+ * takes that result when no speech came in between (PocketsphinxSession).
  *
  * A grammar accepts anything as its nearest sentence, so a second measure
  * decides rejection: a garbage decoder runs on the same audio, a free loop
