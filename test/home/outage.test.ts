@@ -56,10 +56,13 @@ describe('broker restart during a command', () => {
     // A marker command after the reconnect: anything still queued would have been sent before it.
     const marker = await rig.sdk.callTool('device_control', { device: 'Party Time', action: 'press' });
     assert.equal(marker.error, undefined);
-    const cmds = await rig.sim.waitForCommands(1);
+    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/party_time/press'), 'the marker command');
     await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(rig.sim.commands, [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
-    assert.equal(cmds.length, 1);
+    // The two commands reported failed (standing light off, TV off) must never arrive. The broker may hand the
+    // simulator's persistent session the first test's "ON" once more after its restart (QoS 1 is at least once;
+    // mosquitto restores its queue from the last save): that is a redelivery by the broker, not a send by the box.
+    const box = rig.sim.commands.filter((c) => !(c.topic === 'home/standing_light/set' && c.payload === 'ON'));
+    assert.deepEqual(box, [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
   });
 
   test('after the restart the box resubscribed: state changes are still tracked', async () => {
