@@ -110,36 +110,32 @@ test('auto mode: a stream channel gets sentences as they complete, each through 
   }
 });
 
-test('auto mode: the first sentence is handed over while the model is still writing', async () => {
+/**
+ * Stream `pieces` to the speaker channel with the end of the stream held back: `before` is what must have
+ * reached the channel while the model was still writing, `all` the sentences at the end.
+ */
+async function whileWriting(pieces: string[], before: string[], all: string[]): Promise<void> {
   let releaseRest!: () => void;
   const gate = new Promise<void>((r) => (releaseRest = r));
-  const h = await startHarness({ script: [{ content: 'First sentence here. Second one follows.', pieces: ['First sentence here. ', 'Second one follows.'], gate }] });
+  const h = await startHarness({ script: [{ content: pieces.join(''), pieces, gate }] });
   try {
     const done = h.kernel.injectInput('test', 'speaker', 'talk');
     for (let i = 0; i < 100 && !h.outputs.some((o) => o.kind === 'sentence'); i++) await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual(h.outputs.map((o) => o.content), ['First sentence here.'], 'first sentence out before the stream ended');
+    assert.deepEqual(h.outputs.map((o) => o.content), before, 'out before the stream ended');
     releaseRest();
     await done;
-    assert.deepEqual(h.outputs.filter((o) => o.kind === 'sentence').map((o) => o.content), ['First sentence here.', 'Second one follows.']);
+    assert.deepEqual(h.outputs.filter((o) => o.kind === 'sentence').map((o) => o.content), all);
   } finally {
     await h.close();
   }
+}
+
+test('auto mode: the first sentence is handed over while the model is still writing', async () => {
+  await whileWriting(['First sentence here. ', 'Second one follows.'], ['First sentence here.'], ['First sentence here.', 'Second one follows.']);
 });
 
 test('auto mode: the first clause is handed over while the model still writes the first sentence (core.output.first_clause)', async () => {
-  let releaseRest!: () => void;
-  const gate = new Promise<void>((r) => (releaseRest = r));
-  const h = await startHarness({ script: [{ content: 'Sure, I can do that.', pieces: ['Sure, I can', ' do that.'], gate }] });
-  try {
-    const done = h.kernel.injectInput('test', 'speaker', 'talk');
-    for (let i = 0; i < 100 && !h.outputs.some((o) => o.kind === 'sentence'); i++) await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual(h.outputs.map((o) => o.content), ['Sure,'], 'the first clause is out before the first sentence is complete');
-    releaseRest();
-    await done;
-    assert.deepEqual(h.outputs.filter((o) => o.kind === 'sentence').map((o) => o.content), ['Sure,', 'I can do that.']);
-  } finally {
-    await h.close();
-  }
+  await whileWriting(['Sure, I can', ' do that.'], ['Sure,'], ['Sure,', 'I can do that.']);
 });
 
 test('auto mode: text that starts like JSON is held back and never spoken when it is a tool call', async () => {
