@@ -153,7 +153,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   if (optional.includes('camera')) plugins.push(new CameraPlugin());
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   if (useConsole && process.stderr.isTTY && !env.HOMEAGENT_LOG_LEVEL) setLogLevel('warn');
-  if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, onQuit: () => void app.stop().then(() => process.exit(0)) }));
+  if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);
   registerCommands(app, commands);
 
@@ -231,6 +231,29 @@ function setupJournalLogging(env: NodeJS.ProcessEnv): void {
   if (isJournalStream(2, env)) setRootLogger(pino({ level: env.HOMEAGENT_LOG_LEVEL ?? 'info', base: undefined }, journalDestination(2)));
 }
 
+/**
+ * Run a graceful `stop` and then `exit(0)`; `exit(1)` when it fails or takes
+ * longer than `deadlineMs` (a hung plugin), so the service always ends within
+ * its stop timeout on its own terms (systemd's TimeoutStopSec would SIGKILL it).
+ */
+export function stopWithin(stop: () => Promise<void>, deadlineMs: number, exit: (code: number) => void, log: Logger): void {
+  const timer = setTimeout(() => {
+    log.error({ deadline_ms: deadlineMs }, `graceful stop took longer than ${deadlineMs} ms; exiting now`);
+    exit(1);
+  }, deadlineMs);
+  stop().then(
+    () => {
+      clearTimeout(timer);
+      exit(0);
+    },
+    (err: unknown) => {
+      clearTimeout(timer);
+      log.error({ err: errorMessage(err) }, 'graceful stop failed');
+      exit(1);
+    },
+  );
+}
+
 /** Run until a signal; used by `homeagent run`. */
 export async function runService(opts: AppOptions): Promise<void> {
   setupJournalLogging(opts.env ?? process.env);
@@ -246,9 +269,10 @@ export async function runService(opts: AppOptions): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const deadlineMs = app.settings.get<number>('core.service.stop_deadline_ms');
   const shutdown = (sig: string) => {
     log.info({ signal: sig }, 'signal received');
-    void app.stop().then(() => process.exit(0));
+    stopWithin(() => app.stop(), deadlineMs, (code) => process.exit(code), log);
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
