@@ -246,6 +246,15 @@ function tableToJs(L: LuaState, ctx: ConvertContext, idx: number, depth: number)
     keys.push(key);
     vals.push(v);
   }
+  return assembleTable(keys, vals, allInt);
+}
+
+/**
+ * A Lua table's entries as JSON: an array when every key is an integer and
+ * the keys are exactly 1..n (in any order), otherwise an object with the
+ * keys as strings. Shared by toJs and fastToJs.
+ */
+export function assembleTable(keys: Array<string | number>, vals: unknown[], allInt: boolean): unknown[] | Record<string, unknown> {
   const n = keys.length;
   if (allInt && n > 0) {
     const arr: unknown[] = new Array(n);

@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { lua, type LuaState } from './fengari.js';
-import { JSON_NULL, MAX_DEPTH, ConvertError, decodeUtf8, encodeUtf8 } from './convert.js';
+import { JSON_NULL, MAX_DEPTH, ConvertError, assembleTable, decodeUtf8, encodeUtf8 } from './convert.js';
 
 interface TString {
   realstring: Uint8Array;
@@ -216,23 +216,7 @@ function tableFrom(ctx: FastContext, t: Table, depth: number): unknown {
     keys.push(key);
     vals.push(v);
   }
-  const n = keys.length;
-  if (allInt && n > 0) {
-    const arr: unknown[] = new Array(n);
-    let ok = true;
-    for (let i = 0; i < n; i++) {
-      const k = keys[i] as number;
-      if (k < 1 || k > n) {
-        ok = false;
-        break;
-      }
-      arr[k - 1] = vals[i];
-    }
-    if (ok) return arr;
-  }
-  const obj: Record<string, unknown> = {};
-  for (let i = 0; i < n; i++) obj[String(keys[i])] = vals[i];
-  return obj;
+  return assembleTable(keys, vals, allInt);
 }
 
 /** Reads the value at stack index `idx` (as toJs does) walking tables directly. @throws ConvertError. */
