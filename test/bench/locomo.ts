@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Logger, SettingDef, SettingsAPI } from '../../src/kernel/types.js';
+import { defaultSettings, silentLogger } from '../support/quiet.js';
 import { MemorySystem } from '../../src/memory/index.js';
 
 interface Turn {
@@ -70,18 +70,6 @@ function turnText(t: Turn): string {
   return t.blip_caption ? `${t.text} [image: ${t.blip_caption}]` : t.text;
 }
 
-function settings(): SettingsAPI {
-  const defs = new Map<string, SettingDef>();
-  return {
-    get: <T>(key: string) => defs.get(key)?.default as T,
-    set: () => {},
-    list: () => [],
-    delete: () => {},
-    register: (d) => void defs.set(d.key, d),
-    onChange: () => () => {},
-  };
-}
-const silent: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => silent };
 
 /** Hit at k: the ranked turn ids, taken until they cover k turns, include an evidence turn. */
 function hitAt(ranked: string[][], evidence: ReadonlySet<string>, k: number): boolean {
@@ -128,7 +116,7 @@ export async function run(): Promise<void> {
   for (const sample of data) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-locomo-'));
     let now = 0;
-    const mem = new MemorySystem({ dataDir: dir, settings: settings(), log: silent, clock: () => now, knowledgeSeedDir: path.join(dir, 'none') });
+    const mem = new MemorySystem({ dataDir: dir, settings: defaultSettings(), log: silentLogger, clock: () => now, knowledgeSeedDir: path.join(dir, 'none') });
     try {
       const all: Turn[] = [];
       for (const s of sessions(sample.conversation)) {

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger, SettingDef, SettingsAPI } from '../../src/kernel/types.js';
+import { defaultSettings, silentLogger } from '../support/quiet.js';
 import { MemorySystem } from '../../src/memory/index.js';
 
 const ENTITIES = 100_000;
@@ -71,23 +71,10 @@ function fill(templ: string, r: () => number, people: string[]): string {
     .replace(/\{n\}/g, String(1 + Math.floor(r() * 30)));
 }
 
-function settings(): SettingsAPI {
-  const defs = new Map<string, SettingDef>();
-  return {
-    get: <T>(key: string) => defs.get(key)?.default as T,
-    set: () => {},
-    list: () => [],
-    delete: () => {},
-    register: (d) => void defs.set(d.key, d),
-    onChange: () => () => {},
-  };
-}
-
-const silent: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, child: () => silent };
 
 /** Build the synthetic memory into `dir` (bulk inserts in one transaction per layer). */
 export function build(dir: string): void {
-  const mem = new MemorySystem({ dataDir: dir, settings: settings(), log: silent });
+  const mem = new MemorySystem({ dataDir: dir, settings: defaultSettings(), log: silentLogger });
   const r = rng(42);
   const now = Date.UTC(2026, 5, 1);
   mem.db.pragma('synchronous = OFF');
@@ -140,7 +127,7 @@ export function queries(n: number): string[] {
 
 /** Assemble `n` turns against `dir` (after 20 warm-up turns); returns per-turn times in ms. */
 async function assemble(dir: string, n: number): Promise<number[]> {
-  const mem = new MemorySystem({ dataDir: dir, settings: settings(), log: silent });
+  const mem = new MemorySystem({ dataDir: dir, settings: defaultSettings(), log: silentLogger });
   const times: number[] = [];
   const qs = queries(n + 20);
   try {

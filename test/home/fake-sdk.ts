@@ -5,6 +5,7 @@
  * concurrently, on one shared context) and call a tool after the
  * before_toolcall handlers.
  */
+import { silentLogger } from '../support/quiet.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,13 +14,6 @@ import type {
   StageContext, StageHandler, StageName, ToolDef, TurnResult,
 } from '../../src/kernel/types.js';
 
-const silent: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  child: () => silent,
-};
 
 /** A logger that records warn/error/info lines (tests assert on them). */
 export function recordingLogger(lines: Array<{ level: string; obj: unknown; msg?: string }>): Logger {
@@ -86,7 +80,7 @@ export class FakeSdk implements PluginSDK {
 
   constructor(opts: { name?: string; dataDir?: string; log?: Logger } = {}) {
     this.name = opts.name ?? 'home';
-    this.log = opts.log ?? silent;
+    this.log = opts.log ?? silentLogger;
     this.ownDir = !opts.dataDir;
     this.dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'homeagent-home-test-'));
   }

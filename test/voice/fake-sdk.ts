@@ -3,6 +3,7 @@
  * settings, recorded registrations, and an injectInput that hands the text
  * to a test-provided "agent" which answers through the registered channel.
  */
+import { silentLogger } from '../support/quiet.js';
 import type {
   EventMap, EventType, InjectOptions, InputMessage, Level, Logger, OutputHandler, OutputMessage, PluginSDK, SettingDef, SettingsAPI, ToolDef, TurnResult,
 } from '../../src/kernel/types.js';
@@ -19,18 +20,11 @@ export interface FakeInput {
 /** The agent: answers an input, e.g. by calling `sdk.deliver(...)`. */
 export type FakeAgent = (input: FakeInput, sdk: FakeSdk) => Promise<string> | string;
 
-const silentLog: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  child: () => silentLog,
-};
 
 /** The fake SDK plus what the tests inspect. */
 export class FakeSdk implements PluginSDK {
   readonly name = 'voice';
-  readonly log = silentLog;
+  readonly log = silentLogger;
   readonly dataDir = '/nonexistent';
   readonly tools = new Map<string, ToolDef>();
   readonly channels = new Map<string, { caps: number; handler: OutputHandler }>();
