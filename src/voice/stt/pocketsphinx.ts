@@ -462,8 +462,6 @@ interface Decoders {
 
 /** A decode of one snapshot of the utterance. */
 interface Decode {
-  /** Bytes of audio it covers. */
-  bytes: number;
   result: Promise<{ result: SttResult; details: PocketsphinxDetails }>;
   decoders: Decoders | undefined;
 }
@@ -569,7 +567,7 @@ class PocketsphinxSession implements SttSession {
     if (spec.decoders) void this.release(spec.decoders);
     spec.result.catch(() => undefined);
     // More speech: have a pair loading for the next pause or the end.
-    if (!this.aborted && !this.ended && !this.idle) {
+    if (!this.idle) {
       this.idle = this.setUp();
       this.idle.catch(() => undefined);
     }
@@ -577,7 +575,7 @@ class PocketsphinxSession implements SttSession {
 
   private startDecode(pair: Promise<Decoders | undefined>, final: boolean): Decode {
     const raw = Buffer.concat(this.chunks);
-    const decode = { bytes: this.bytes, decoders: undefined } as Decode;
+    const decode = { decoders: undefined } as Decode;
     decode.result = pair.then(async (d) => {
       if (!d || this.aborted) throw new SttAbortedError();
       decode.decoders = d;
@@ -602,10 +600,7 @@ class PocketsphinxSession implements SttSession {
     if (this.aborted) throw new SttAbortedError();
     this.ended = true;
     const t0 = performance.now();
-    const spec = this.speculative;
-    let decode: Decode;
-    if (spec && spec.bytes > 0) decode = spec;
-    else decode = this.startDecode(this.takeIdle(), true);
+    const decode = this.speculative ?? this.startDecode(this.takeIdle(), true);
     try {
       const { result, details } = await decode.result;
       this.engine.lastDetails = details;
