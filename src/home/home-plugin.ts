@@ -90,10 +90,28 @@ export class HomePlugin implements Plugin {
     return this.gateRef?.confirm(yes, 'api') ?? false;
   }
 
-  /** Called with the new vocabulary whenever devices, names or rooms change; returns an unsubscribe function. */
+  /**
+   * Called with the vocabulary at once when the plugin is started (devices
+   * restored from the last run included), at start, and whenever devices,
+   * names or rooms change; returns an unsubscribe function.
+   */
   onVocabularyChange(cb: (v: Vocabulary) => void): () => void {
     this.vocabListeners.add(cb);
+    if (this.reg) cb(this.reg.vocabulary());
     return () => this.vocabListeners.delete(cb);
+  }
+
+  /** Hand the current vocabulary to every listener (a failing listener is logged, the others still run). */
+  private emitVocabulary(sdk: PluginSDK, registry: DeviceRegistry): void {
+    const vocab = registry.vocabulary();
+    sdk.publish('plugin.home.vocabulary', { entities: vocab.entities.length, areas: vocab.areas });
+    for (const cb of this.vocabListeners) {
+      try {
+        cb(vocab);
+      } catch (err) {
+        sdk.log.error({ err }, 'vocabulary listener failed');
+      }
+    }
   }
 
   private boxNode(sdk: PluginSDK, configured: string): string {
@@ -166,17 +184,11 @@ export class HomePlugin implements Plugin {
       registry.onChange((c) => {
         if (c.kind !== 'entities') return;
         resubscribe();
-        const vocab = registry.vocabulary();
-        sdk.publish('plugin.home.vocabulary', { entities: vocab.entities.length, areas: vocab.areas });
-        for (const cb of this.vocabListeners) {
-          try {
-            cb(vocab);
-          } catch (err) {
-            sdk.log.error({ err }, 'vocabulary listener failed');
-          }
-        }
+        this.emitVocabulary(sdk, registry);
       }),
     );
+    // Devices restored from the last run (registry.load) raise no change: announce them now.
+    this.emitVocabulary(sdk, registry);
 
     const gate = new ConfirmationGate({
       log: sdk.log,

@@ -150,8 +150,15 @@ describe('device registry on a real broker', () => {
     const sdk2 = new FakeSdk({ dataDir });
     sdk2.settingsApi.preset('plugin.mqtt.url', rig.broker.url);
     const p2 = new HomePlugin({ matchIntent: stubMatcher, mqtt: { reconnectMinMs: 100 } });
+    // The speech grammar subscribes before the start: the restored devices must reach it (they raise no change).
+    const before: number[] = [];
+    p2.onVocabularyChange((v) => before.push(v.entities.length));
     await p2.start(sdk2);
     try {
+      assert.deepEqual(before, [FIXTURE_ENTITIES], 'the restored vocabulary is announced at start');
+      const after: number[] = [];
+      p2.onVocabularyChange((v) => after.push(v.entities.length));
+      assert.deepEqual(after, [FIXTURE_ENTITIES], 'a listener added later gets the current vocabulary at once');
       const reg = p2.registry;
       assert.ok(reg);
       assert.equal(reg.entities().length, FIXTURE_ENTITIES);
