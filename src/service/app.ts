@@ -164,7 +164,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     demo = new DemoHomeSimulator({ url: brokerUrl, log: createLogger('demo-home') });
     try {
       await demo.start();
-      log.warn('simulated mode: no audio hardware or GPIO found; a demo home (kitchen light, living room lamp, front door lock, thermostat) is announced on the embedded broker — try "turn on the kitchen light"');
+      log.warn('simulated mode: no audio hardware or GPIO found; a demo home (kitchen light, living room lamp, front door lock, thermostat, bedroom sensor) is announced on the embedded broker — try "turn on the kitchen light"');
     } catch (err) {
       log.error({ err: errorMessage(err) }, 'demo home failed to start');
     }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { KernelMemory } from '../kernel/memory-port.js';
 import type { KnowledgeAPI, Logger, MemItem, MemoryAPI, SettingsAPI } from '../kernel/types.js';
+import { createLogger } from '../kernel/log.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { MemorySystem } from '../memory/index.js';
 
@@ -26,7 +27,7 @@ export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI
   const system = new MemorySystem({
     dataDir: opts.dataDir,
     settings: opts.settings,
-    log: opts.log.child({ ns: 'homeagent:memory' }),
+    log: createLogger('memory'),
     enqueueConsolidation: opts.enqueueConsolidation,
     knowledgeSeedDir: path.join(INSTALL_ROOT, 'data', 'knowledge'),
     jiebaCacheDir: path.join(opts.dataDir, 'cache', 'jieba'),

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger, SettingsAPI, TurnResult } from '../kernel/types.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
+import { createLogger } from '../kernel/log.js';
 import { createMicrophone, createSpeaker, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';
 import type { Speaker as HalSpeaker } from '../../hal/index.js';
 import { VoicePlugin, registerVoiceSettings, createWyomingAsr } from '../voice/index.js';
@@ -84,8 +85,8 @@ export async function buildVoice(opts: {
   try {
     registerVoiceDeviceSettings(settings);
     registerVoiceSettings(settings);
-    const mic = createMicrophone(readMicConfig(settings, dataDir), log.child({ ns: 'homeagent:mic' }));
-    const halSpeaker = createSpeaker(readSpeakerConfig(settings, dataDir), log.child({ ns: 'homeagent:speaker' }));
+    const mic = createMicrophone(readMicConfig(settings, dataDir), createLogger('mic'));
+    const halSpeaker = createSpeaker(readSpeakerConfig(settings, dataDir), createLogger('speaker'));
     const simulated = halSpeaker instanceof SimSpeaker;
     if (simulated) log.warn('no sound card found: the simulated speaker writes what it would say to WAV files in the data directory');
     const speaker = new TeeSpeaker(halSpeaker);
