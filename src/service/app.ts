@@ -258,24 +258,36 @@ export function stopWithin(stop: () => Promise<void>, deadlineMs: number, exit: 
 export async function runService(opts: AppOptions): Promise<void> {
   setupJournalLogging(opts.env ?? process.env);
   const log: Logger = createLogger('service');
-  let app: App;
+  // Signals are handled from the first moment: one that arrives while the service starts stops it right
+  // after the start (the console is up before startApp returns; systemd may stop a starting unit).
+  let app: App | undefined;
+  let signalled: string | undefined;
+  const shutdown = (sig: string) => {
+    if (signalled) return;
+    signalled = sig;
+    log.info({ signal: sig }, 'signal received');
+    if (app) {
+      const running = app;
+      stopWithin(() => running.stop(), running.settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log);
+    }
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
   try {
     app = await startApp(opts);
   } catch (err) {
     // A typed error is a condition a person can fix: say it plainly; anything else gets its stack.
     if (err instanceof HomeAgentError) log.error({ code: err.code, err: err.message }, `could not start: ${err.message}`);
-    else log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'could not start');
+    else log.error({ stack: err instanceof Error ? err.stack : undefined, err: errorMessage(err) }, 'could not start');
     process.stderr.write(`homeagent: could not start: ${errorMessage(err)}\n`);
     process.exitCode = 1;
     return;
   }
-  const deadlineMs = app.settings.get<number>('core.service.stop_deadline_ms');
-  const shutdown = (sig: string) => {
-    log.info({ signal: sig }, 'signal received');
-    stopWithin(() => app.stop(), deadlineMs, (code) => process.exit(code), log);
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  if (signalled) {
+    const sig = signalled;
+    signalled = undefined;
+    shutdown(sig);
+  }
   process.on('uncaughtException', (err) => log.error({ err: errorMessage(err), stack: err.stack }, 'uncaught exception (service continues)'));
   process.on('unhandledRejection', (err) => log.error({ err: errorMessage(err) }, 'unhandled rejection (service continues)'));
 }

@@ -69,6 +69,29 @@ test('homeagent run exits cleanly on SIGINT', async () => {
   }
 });
 
+test('a SIGTERM while the service is still starting stops it cleanly once it is up (no default kill)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-run-'));
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, 'run', '--console'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // The first log line: the service is starting, its plugins are not up yet.
+    while (!err.includes('embedded MQTT broker')) {
+      if (child.exitCode !== null) assert.fail(`exited early: ${err}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    assert.equal(code, 0, err);
+    assert.match(err, /"msg":"stopped"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('end of input (Ctrl-D or the end of a piped script) quits after what was typed is answered; /help answers locally', async () => {
   const input = new PassThrough();
   const output = new PassThrough();
