@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Scheduler, clampPluginLevel, effectiveLevel, type Task } from '../../src/kernel/scheduler.js';
 import { FakeClock } from '../../src/kernel/clock.js';
-import type { Level, Plugin } from '../../src/kernel/types.js';
+import type { Plugin } from '../../src/kernel/sdk.js';
+import type { Level } from '../../src/kernel/turn-types.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { deferred } from '../support/fake-provider.js';
 
@@ -111,7 +112,7 @@ test('agent: a higher interrupt cancels the in-flight LLM call, runs, and the pr
   h.settings.set('core.scheduler.preempt_cooldown_ms', 0);
   try {
     const first = h.kernel.injectInput('test', 'console', 'tell me a long story');
-    while (h.provider.requests.length < 1) await new Promise((r) => setTimeout(r, 2));
+    await h.provider.waitForRequests(1);
     const urgent = h.kernel.injectInterrupt('timers', 3, 'console', 'The tea timer is done.');
     const u = await urgent;
     assert.equal(u.reply, 'Timer done.');
@@ -133,9 +134,10 @@ test('agent: same-level input waits for the running turn', async () => {
   const h = await startHarness({ script: [{ content: 'One.', gate: gate.promise }, { content: 'Two.' }] });
   try {
     const a = h.kernel.injectInterrupt('x', 1, 'console', 'a');
-    while (h.provider.requests.length < 1) await new Promise((r) => setTimeout(r, 2));
+    await h.provider.waitForRequests(1);
     const b = h.kernel.injectInterrupt('x', 1, 'console', 'b');
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setImmediate(r)); // b pumped into the scheduler: its decision is made
+    assert.deepEqual(h.kernel.agent.stats(), { running: true, stack: 0, pending: 1, queue: 0, inbox: 0 }, 'b waits');
     assert.equal(h.provider.aborted, 0);
     gate.resolve();
     assert.equal((await a).reply, 'One.');
@@ -163,7 +165,7 @@ test('stop: aborts the LLM call, short-circuits inputs queued at that moment (in
   h.kernel.bus.subscribe('_test_', 'stop', () => void stopEvents++);
   try {
     const running = h.kernel.injectInput('test', 'speaker', 'story');
-    while (h.provider.requests.length < 1) await new Promise((r) => setTimeout(r, 2));
+    await h.provider.waitForRequests(1);
     const q1 = h.kernel.injectInput('test', 'console', 'queued one');
     const q2 = h.kernel.injectInput('test', 'console', 'queued two');
     await new Promise((r) => setImmediate(r)); // q1, q2 pumped into the scheduler
@@ -197,19 +199,30 @@ test('stop: aborts the LLM call, short-circuits inputs queued at that moment (in
 });
 
 test('stop is not held back by the preemption cooldown', async () => {
-  const gate = deferred();
+  // The fake clock never moves, so a turn preempted once stays inside its cooldown for the whole test.
+  const firstCall = deferred();
+  const resumedCall = deferred();
   const clock = new FakeClock();
-  const h = await startHarness({ clock, script: [{ content: 'A.', gate: gate.promise }, { content: 'B.' }] });
+  const h = await startHarness({ clock, script: [{ content: 'A.', gate: firstCall.promise }, { content: 'B.' }, { content: 'A resumed.', gate: resumedCall.promise }] });
   try {
     const a = h.kernel.injectInput('t', 'console', 'a');
-    while (h.provider.requests.length < 1) await new Promise((r) => setTimeout(r, 2));
-    h.kernel.injectInterrupt('t', 2, 'console', 'b'); // preempts a; a is in cooldown from now
-    while (h.provider.requests.length < 2) await new Promise((r) => setTimeout(r, 2));
-    h.kernel.stopNow('button');
+    await h.provider.waitForRequests(1);
+    const b = h.kernel.injectInterrupt('t', 2, 'console', 'b'); // preempts a: a's cooldown starts now
+    assert.equal((await b).reply, 'B.');
+    await h.provider.waitForRequests(3); // a resumed and waits on its LLM call, inside its cooldown
+    const c = h.kernel.injectInterrupt('t', 2, 'console', 'c'); // outranks a (effective L1), but the cooldown holds it back
+    await new Promise((r) => setImmediate(r)); // c pumped into the scheduler
+    assert.deepEqual(h.kernel.agent.stats(), { running: true, stack: 0, pending: 1, queue: 0, inbox: 0 }, 'c waits: the cooldown is in force');
+    assert.equal(h.provider.aborted, 1, 'only the first preemption aborted a call');
+    assert.equal(h.kernel.stopNow('button'), 1);
     const r = await a;
-    assert.equal(r.status, 'interrupted');
+    assert.equal(r.status, 'interrupted', 'stop cut the running turn despite its cooldown');
+    assert.equal((await c).status, 'cancelled');
+    assert.equal(h.provider.aborted, 2);
+    assert.equal(h.provider.requests.length, 3, 'nothing reached the LLM after the stop');
   } finally {
-    gate.resolve();
+    firstCall.resolve();
+    resumedCall.resolve();
     await h.close();
   }
 });
@@ -221,7 +234,7 @@ test('backlog feedback: after the agent is busy past the threshold, waiting inpu
   h.settings.set('core.scheduler.busy_feedback_ms', 60000);
   try {
     const slow = h.kernel.injectInput('t', 'console', 'slow job');
-    while (h.provider.requests.length < 1) await new Promise((r) => setTimeout(r, 2));
+    await h.provider.waitForRequests(1);
     const q1 = h.kernel.injectInput('t', 'speaker', 'question one');
     await new Promise((r) => setImmediate(r));
     assert.equal(h.outputs.length, 0, 'not busy long enough yet');

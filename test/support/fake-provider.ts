@@ -4,7 +4,7 @@
  * scripted reply; a reply may stream its content in pieces with a delay, wait
  * on a gate, or fail. Aborts are honoured at once.
  */
-import type { CompletionRequest, CompletionResponse, Provider, StreamEvent, ToolCall } from '../../src/kernel/types.js';
+import type { CompletionRequest, CompletionResponse, Provider, StreamEvent, ToolCall } from '../../src/kernel/llm-types.js';
 
 /** One scripted reply. */
 export interface FakeReply {
@@ -27,12 +27,25 @@ export class FakeProvider implements Provider {
   readonly requests: CompletionRequest[] = [];
   aborted = 0;
   private queue: Script[] = [];
+  private requestWaiters: Array<{ n: number; resolve: () => void }> = [];
   private calls = 0;
   constructor(
     script: Script[] = [],
     private readonly fallback: Script = { content: 'ok' },
   ) {
     this.queue = [...script];
+  }
+
+  /**
+   * Resolves once `n` requests have arrived (at once when they already have).
+   * It resolves in the microtask after the n-th request is recorded, before
+   * the fake yields anything for it (every piece waits at least one
+   * setImmediate), so a test sees the turn parked on that request. No
+   * deadline: the test runner's timeout is the failure deadline.
+   */
+  waitForRequests(n: number): Promise<void> {
+    if (this.requests.length >= n) return Promise.resolve();
+    return new Promise((resolve) => this.requestWaiters.push({ n, resolve }));
   }
 
   enqueue(...r: Script[]): void {
@@ -45,6 +58,9 @@ export class FakeProvider implements Provider {
 
   private next(req: CompletionRequest): FakeReply {
     this.requests.push(structuredClone(req));
+    const due = this.requestWaiters.filter((w) => this.requests.length >= w.n);
+    this.requestWaiters = this.requestWaiters.filter((w) => this.requests.length < w.n);
+    for (const w of due) w.resolve();
     const s = this.queue.shift() ?? this.fallback;
     this.calls++;
     return typeof s === 'function' ? s(req, this.calls) : s;
