@@ -7,7 +7,7 @@
  * microphone and speaker as plain classes from `createMicrophone` /
  * `createSpeaker`.
  */
-import type { SettingDef, SettingsAPI } from '../src/kernel/types.js';
+import type { SettingDef, SettingsAPI } from '../src/kernel/settings-types.js';
 import { CAMERA_SETTINGS } from './camera/plugin.js';
 import { GPIO_SETTINGS } from './gpio/config.js';
 import { MIC_SETTINGS } from './mic/config.js';

@@ -8,7 +8,9 @@
  */
 import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger, Plugin, PluginSDK, SettingDef } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
+import type { SettingDef } from '../../src/kernel/settings-types.js';
 import { chooseDriver, DRIVER_MODES, type DriverMode } from '../common/mode.js';
 import { CameraError, prepareImage, type PreparedImage } from './image.js';
 import { FileSnapshotSource, HttpSnapshotSource, MqttSnapshotSource, SimSnapshotSource, type FetchFn, type MqttSubscribe, type SnapshotSource } from './sources.js';

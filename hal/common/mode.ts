@@ -3,7 +3,7 @@
  * (real when the hardware is there, else the simulator, and say so in the log).
  * MQTT.js style: swappable parts behind one interface, chosen from config.
  */
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 import { HalError } from './errors.js';
 
 /** Configured driver mode of one kind of device. */

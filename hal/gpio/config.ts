@@ -2,7 +2,8 @@
  * GPIO settings (plugin.gpio.*) and the typed config read from them, plus
  * `createGpio`, which picks the onoff driver or the simulator.
  */
-import type { Logger, SettingDef, SettingsAPI } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import { HalError } from '../common/errors.js';
 import { chooseDriver, DRIVER_MODES, type DriverMode } from '../common/mode.js';
 import { ASSISTANT_STATES, DEFAULT_LED_PATTERNS, type AssistantState, type LedPattern } from './leds.js';

@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 import type { Probe } from '../common/mode.js';
 import { listGpioChips, resolveSysfsGpio } from './sysfs.js';
 import { GpioExportError, toGpioErrno, type GpioDriver, type GpioInput, type GpioOutput, type InputOptions, type Level, type OutputOptions } from './types.js';

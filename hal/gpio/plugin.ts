@@ -5,7 +5,8 @@
  * actions, and status LEDs that follow `assistant_state` bus events.
  * Settings plugin.gpio.*; changes re-open the pins.
  */
-import type { Logger, Plugin, PluginSDK } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
 import { errorMessage } from '../../src/kernel/errors.js';
 import type { Clock } from '../common/clock.js';
 import { systemClock } from '../common/clock.js';

@@ -4,7 +4,8 @@
  * plugin.mic.sim_file is set, else a push source fed by code) and logs which.
  */
 import path from 'node:path';
-import type { Logger, SettingDef, SettingsAPI } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import { probeAlsa } from '../common/alsa.js';
 import { chooseDriver, DRIVER_MODES, type DriverMode } from '../common/mode.js';
 import { FileMicrophone, type FilePace } from './file-mic.js';

@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
 import { VOICE_FORMAT, type PcmFormat } from '../common/pcm.js';
 import { PcmOutput } from './pcm-stream.js';

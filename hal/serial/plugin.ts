@@ -7,7 +7,9 @@
  */
 import { existsSync } from 'node:fs';
 import { SerialPort, SerialPortMock } from 'serialport';
-import type { Logger, Plugin, PluginSDK, SettingDef } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
+import type { SettingDef } from '../../src/kernel/settings-types.js';
 import { errorMessage } from '../../src/kernel/errors.js';
 import type { Clock } from '../common/clock.js';
 import { chooseDriver, DRIVER_MODES } from '../common/mode.js';

@@ -9,7 +9,7 @@
 import { EventEmitter } from 'node:events';
 import type { SerialPortStream } from '@serialport/stream';
 import { ReadlineParser } from '@serialport/parser-readline';
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
 import { HalError } from '../common/errors.js';
 

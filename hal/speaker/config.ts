@@ -3,7 +3,8 @@
  * `createSpeaker`, which picks aplay/sox or the simulator and logs which.
  */
 import path from 'node:path';
-import type { Logger, SettingDef, SettingsAPI } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import { probeAlsa } from '../common/alsa.js';
 import { chooseDriver, DRIVER_MODES, type DriverMode } from '../common/mode.js';
 import { ProcessSpeaker, type PlayerKind } from './process-speaker.js';

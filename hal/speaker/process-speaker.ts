@@ -5,7 +5,7 @@
  * has exited. Works against `aplay -D null` without a sound card (tests, CI).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 import { systemClock, type Clock } from '../common/clock.js';
 import { QueueSpeaker, type SpeakerBackend, type Utterance } from './queue-speaker.js';
 import { SpeakerError } from './types.js';

@@ -10,7 +10,7 @@
  * survives kill -9.
  */
 import Database from 'better-sqlite3';
-import type { SettingDef, SettingType, SettingsAPI } from '../kernel/types.js';
+import type { SettingDef, SettingType, SettingsAPI } from '../kernel/settings-types.js';
 import { ConfigError } from '../kernel/errors.js';
 
 const KEY_RE = /^(core|plugin)(\.[A-Za-z0-9_*-]+)+$/;

@@ -5,7 +5,7 @@
  * decision is logged with who asked and what for. One question is open at a
  * time; a new one supersedes (denies) the older.
  */
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import type { Clock, ClockHandle } from '../plugins/timers/clock.js';
 import type { Entity } from './entities.js';
 import type { ActionName } from './commands.js';

@@ -6,7 +6,7 @@
  * checks and confirmation are the callers' business (tools.ts, intents),
  * through `isRisky`.
  */
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import { buildCommands, normaliseAction, type DeviceAction, type MqttCommand } from './commands.js';
 import { isRiskyAction } from './confirm.js';
 import type { Entity } from './entities.js';

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 
 /** Options of DemoHomeSimulator. */
 export interface DemoHomeOptions {

@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Plugin, PluginSDK, StageContext } from '../kernel/types.js';
+import type { Plugin, PluginSDK } from '../kernel/sdk.js';
+import type { StageContext } from '../kernel/stage-types.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';

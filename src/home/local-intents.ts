@@ -10,7 +10,7 @@
  * Source for intent semantics: Home Assistant's built-in intents
  * (homeassistant/helpers/intent.py, home-assistant/intents sentences).
  */
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import type { IntentMatch, IntentSlots, Vocabulary } from '../intents/types.js';
 import type { Clock } from '../plugins/timers/clock.js';
 import { formatDuration, type TimerService } from '../plugins/timers/timer-service.js';

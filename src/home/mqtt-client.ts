@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import { HomeError } from './errors.js';
 import type { MqttCommand } from './commands.js';
 

@@ -8,7 +8,7 @@
  * IEEE address) is one device. Changes are announced to `onChange` listeners
  * (the intent vocabulary and the STT grammar are rebuilt from them).
  */
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import type { Vocabulary, VocabEntity } from '../intents/types.js';
 import { parseDiscoveryMessage, parseDiscoveryTopic } from './discovery.js';
 import type { Entity, EntityState } from './entities.js';

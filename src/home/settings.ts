@@ -3,7 +3,7 @@
  * one definition list with types, defaults and descriptions, registered at
  * start (seed 000 §10 `Register(key, default)`).
  */
-import type { SettingDef } from '../kernel/types.js';
+import type { SettingDef } from '../kernel/settings-types.js';
 
 /** Every setting HomePlugin registers. */
 export const HOME_SETTINGS: readonly SettingDef[] = [

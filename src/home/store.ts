@@ -6,7 +6,7 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 
 /** Write `data` to `file` atomically (see module comment). Throws on IO errors. */
 export function writeFileAtomic(file: string, data: string): void {

@@ -6,7 +6,7 @@
  * call id; a device_control call that arrives without one (a path that
  * skipped before_toolcall) asks itself.
  */
-import type { ToolDef } from '../kernel/types.js';
+import type { ToolDef } from '../kernel/stage-types.js';
 import { ACTIONS, normaliseAction, type ActionName, type DeviceAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
 import type { HomeController } from './controller.js';

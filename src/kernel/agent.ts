@@ -19,7 +19,7 @@
  * - The kernel's own self-input queue: internal tasks on `_consolidation_`.
  */
 import { randomUUID } from 'node:crypto';
-import type { InjectOptions, InputMessage, Level, TurnResult } from './types.js';
+import type { InjectOptions, InputMessage, Level, TurnResult } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import { Scheduler, type Task } from './scheduler.js';
 import { Turn } from './turn.js';

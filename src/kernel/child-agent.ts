@@ -3,7 +3,8 @@
  * prompt (only the task), only output_send__* tools, no persistent memory, no
  * stage pipeline, at most 5 tool rounds; returns its text.
  */
-import type { ChatMessage, ToolDef } from './types.js';
+import type { ChatMessage } from './llm-types.js';
+import type { ToolDef } from './stage-types.js';
 import type { KernelServices } from './services.js';
 import { errorMessage } from './errors.js';
 

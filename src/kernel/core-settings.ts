@@ -3,7 +3,7 @@
  * descriptions (seed 000 §10 RegisterDefault). Plugins register their own
  * plugin.<name>.* keys.
  */
-import type { SettingsAPI } from './types.js';
+import type { SettingsAPI } from './settings-types.js';
 
 /** Register the kernel's settings. Idempotent. */
 export function registerCoreSettings(s: SettingsAPI): void {

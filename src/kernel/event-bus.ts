@@ -4,7 +4,8 @@
  * removes everything a plugin subscribed, every callback isolated so a
  * throwing or rejecting subscriber is logged and never reaches the publisher.
  */
-import type { EventMap, EventType, Logger } from './types.js';
+import type { EventMap, EventType } from './events.js';
+import type { Logger } from './log-types.js';
 import { errorMessage } from './errors.js';
 
 type Listener = { owner: string; fn: (payload: never) => void | Promise<void> };

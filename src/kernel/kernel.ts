@@ -8,7 +8,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { InjectOptions, KnowledgeAPI, Level, Logger, MemoryAPI, Plugin, Provider, SettingsAPI, TurnResult } from './types.js';
+import type { Provider } from './llm-types.js';
+import type { Logger } from './log-types.js';
+import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
+import type { Plugin } from './sdk.js';
+import type { SettingsAPI } from './settings-types.js';
+import type { InjectOptions, Level, TurnResult } from './turn-types.js';
 import { EventBus } from './event-bus.js';
 import { StageHost } from './stages.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -22,7 +27,7 @@ import { spawnChildTool } from './child-agent.js';
 import { createLogger } from './log.js';
 import { MemoryRunLog, type RunLog } from './run-log.js';
 import type { KernelServices } from './services.js';
-import { Cap } from './types.js';
+import { Cap } from './output-types.js';
 import { HomeAgentError } from './errors.js';
 
 /** Repository/installation root (two levels above this file, in src/ or dist/src/). */

@@ -4,7 +4,7 @@
  * Logs go to stderr so stdout stays free for the text console.
  */
 import { pino } from 'pino';
-import type { Logger } from './types.js';
+import type { Logger } from './log-types.js';
 
 let root: pino.Logger | undefined;
 

@@ -5,7 +5,8 @@
  * is a bounded in-memory fallback used when no memory system is wired (tests of
  * the kernel alone).
  */
-import type { MemItem, ToolDef } from './types.js';
+import type { MemItem } from './memory-types.js';
+import type { ToolDef } from './stage-types.js';
 
 /**
  * One event of the context window (seed 001 RelevanceContext event).

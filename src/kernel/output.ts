@@ -5,8 +5,9 @@
  * Delivery itself (with before_output/after_output) is the turn's job; this
  * module keeps the channels and calls their handlers in isolation.
  */
-import type { Logger, OutputChannelOptions, OutputHandler, OutputMessage } from './types.js';
-import { Cap } from './types.js';
+import type { Logger } from './log-types.js';
+import type { OutputChannelOptions, OutputHandler, OutputMessage } from './output-types.js';
+import { Cap } from './output-types.js';
 import { HomeAgentError, errorMessage } from './errors.js';
 
 /** A registered channel. */

@@ -5,14 +5,16 @@
  * the service down; everything a plugin registered (tools, stages,
  * subscriptions, output channels) is removed when it stops or fails to start.
  */
-import type { Level, Plugin, PluginSDK, StageName, ToolDef, TurnResult } from './types.js';
+import type { Plugin, PluginSDK } from './sdk.js';
+import type { StageName, ToolDef } from './stage-types.js';
+import type { Level, TurnResult } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import type { Agent } from './agent.js';
-import type { KnowledgeAPI, MemoryAPI } from './types.js';
+import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
 import { clampPluginLevel } from './scheduler.js';
 import { HomeAgentError, PluginError, errorMessage } from './errors.js';
 import { createLogger } from './log.js';
-import { STAGES } from './types.js';
+import { STAGES } from './stage-types.js';
 import { newStageContext } from './stages.js';
 
 /** State of one plugin, for `homeagent plugins`. */

@@ -4,7 +4,7 @@
  * seed 001 "Context Budget": working band = min(window x 0.8, 600000); memory
  * gets (band - fixed) / 3, the timeline the other 2/3. Budgets are ceilings.
  */
-import type { ChatMessage } from './types.js';
+import type { ChatMessage } from './llm-types.js';
 import type { ContextEvent } from './memory-port.js';
 import { estimateTokens } from './memory-port.js';
 

@@ -9,7 +9,8 @@
  * Storage: SQLite `runlog.db` in the data directory (WAL), one row per event.
  */
 import Database from 'better-sqlite3';
-import type { ChatMessage, CompletionResponse, InputMessage } from './types.js';
+import type { ChatMessage, CompletionResponse } from './llm-types.js';
+import type { InputMessage } from './turn-types.js';
 
 /** One run-log event. `turn` is the input id. */
 export type RunEvent =

@@ -14,7 +14,7 @@
  * - Preemption cooldown: a task preempted less than `cooldownMs` ago cannot be
  *   preempted again (default 2 s). Stop bypasses the scheduler entirely.
  */
-import type { Level } from './types.js';
+import type { Level } from './turn-types.js';
 import type { Clock } from './clock.js';
 
 /** A schedulable unit. `payload` is the kernel's turn. */

@@ -1,7 +1,9 @@
 /**
  * The kernel's parts as one object handed to turns and the plugin host.
  */
-import type { Logger, Provider, SettingsAPI } from './types.js';
+import type { Provider } from './llm-types.js';
+import type { Logger } from './log-types.js';
+import type { SettingsAPI } from './settings-types.js';
 import type { EventBus } from './event-bus.js';
 import type { StageHost } from './stages.js';
 import type { ToolRegistry } from './tool-registry.js';

@@ -6,8 +6,11 @@
  * except in before_toolcall, where such a failure denies the call (fail
  * closed: a crashed veto must not approve a risky action by omission).
  */
-import type { InputMessage, MemItem, StageContext, StageHandler, StageName, Logger } from './types.js';
-import { STAGE_WRITE_RIGHTS } from './types.js';
+import type { Logger } from './log-types.js';
+import type { MemItem } from './memory-types.js';
+import type { StageContext, StageHandler, StageName } from './stage-types.js';
+import type { InputMessage } from './turn-types.js';
+import { STAGE_WRITE_RIGHTS } from './stage-types.js';
 import { StageAccessError, errorMessage } from './errors.js';
 
 interface Registered {

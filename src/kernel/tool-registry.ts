@@ -5,7 +5,9 @@
  * failure becomes a tool error result for the model.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { JsonSchema, Logger, ToolContext, ToolDef, ToolOutput, ToolSchema } from './types.js';
+import type { JsonSchema, ToolSchema } from './llm-types.js';
+import type { Logger } from './log-types.js';
+import type { ToolContext, ToolDef, ToolOutput } from './stage-types.js';
 import { DuplicateToolError, HomeAgentError, errorMessage } from './errors.js';
 
 /** A tool's arguments did not match its schema. */

@@ -12,17 +12,10 @@
  * from there later, with "[interrupt] ..." notes before its next LLM call
  * (seed 001 three delivery paths). A stop ends it as interrupted, never retried.
  */
-import type {
-  ChatMessage,
-  CompletionResponse,
-  InputMessage,
-  MemItem,
-  Provider,
-  StageContext,
-  StageName,
-  ToolCall,
-  TurnResult,
-} from './types.js';
+import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-types.js';
+import type { MemItem } from './memory-types.js';
+import type { StageContext, StageName } from './stage-types.js';
+import type { InputMessage, TurnResult } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';

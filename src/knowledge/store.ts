@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KnowledgeAPI, Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
+import type { KnowledgeAPI } from '../kernel/memory-types.js';
 import { KnowledgeError } from '../memory/errors.js';
 import { docWeights, idf, tfVector } from '../memory/vector-space.js';
 

@@ -2,7 +2,7 @@
  * Knowledge tools for the model (seed 000 §5 工具入口): knowledge_search,
  * knowledge_create, knowledge_list.
  */
-import type { ToolDef } from '../kernel/types.js';
+import type { ToolDef } from '../kernel/stage-types.js';
 import { optInt, reqString } from '../memory/args.js';
 import type { KnowledgeBase } from './store.js';
 

@@ -9,7 +9,7 @@
  */
 import { lua, lauxlib, lualib, type LuaState, type LuaJsFunction } from './fengari.js';
 import { ConvertError, JSON_NULL, decodeUtf8, encodeUtf8, toJs, type ConvertContext } from './convert.js';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 
 const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 

@@ -28,7 +28,7 @@ import {
 } from './convert.js';
 import { doHttp, openSandbox, registerHostFunctions, type ActiveCall } from './host.js';
 import { createFastContext, fastPushJs, fastToJs, type FastContext } from './fast-convert.js';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 
 /** Options of a LuaVM. */
 export interface LuaVMOptions {

@@ -4,7 +4,7 @@
  * English equivalents) turning what people say about themselves into graph
  * triples, and docToTriples for cold documents (seed 000 §4: 冷文档 -> 图).
  */
-import type { Triple } from '../kernel/types.js';
+import type { Triple } from '../kernel/memory-types.js';
 import { hasCjk, keywords } from './text.js';
 
 interface Rule {

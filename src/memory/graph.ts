@@ -5,7 +5,7 @@
  * keyword/term seeds -> BFS depth 2; merge redirects relations and sums
  * mention counts (seed 000 §8), leaving the merged name as an alias.
  */
-import type { Triple } from '../kernel/types.js';
+import type { Triple } from '../kernel/memory-types.js';
 import type { Db } from './db.js';
 import { cleanText, hasCjk, keywords, nameBigrams, terms } from './text.js';
 

@@ -11,7 +11,10 @@
 import path from 'node:path';
 import type { ContextEvent, KernelMemory, PromptMemory } from '../kernel/memory-port.js';
 import { estimateTokens } from '../kernel/memory-port.js';
-import type { Logger, MemItem, MemoryAPI, SettingsAPI, ToolDef, Triple } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
+import type { MemItem, MemoryAPI, Triple } from '../kernel/memory-types.js';
+import type { SettingsAPI } from '../kernel/settings-types.js';
+import type { ToolDef } from '../kernel/stage-types.js';
 import { KnowledgeBase } from '../knowledge/store.js';
 import { knowledgeTools } from '../knowledge/tools.js';
 import { ContextWindow, type ToolMemoryPolicy } from './context-window.js';

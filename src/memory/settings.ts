@@ -2,7 +2,7 @@
  * Settings of the memory system (ConfigRegistry keys, seed 000 §10), with the
  * defaults of seed 001 "Three-Layer Memory" / seed 000 §4 and §8.
  */
-import type { SettingDef, SettingsAPI } from '../kernel/types.js';
+import type { SettingDef, SettingsAPI } from '../kernel/settings-types.js';
 
 /** Every key memory registers. Intervals are minutes; hours for the cold-document age. */
 export const MEMORY_SETTINGS: readonly SettingDef[] = [

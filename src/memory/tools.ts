@@ -5,7 +5,8 @@
  * Handlers validate their arguments and throw typed errors the kernel turns
  * into tool errors (MEMORY_BAD_ARGS, MEMORY_NOT_FOUND).
  */
-import type { ToolDef, Triple } from '../kernel/types.js';
+import type { Triple } from '../kernel/memory-types.js';
+import type { ToolDef } from '../kernel/stage-types.js';
 import { optInt, optNumber, optString, reqString } from './args.js';
 import { MemoryArgumentError, MemoryNotFoundError } from './errors.js';
 import type { MemorySystem } from './memory-system.js';

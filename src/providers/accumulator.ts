@@ -11,7 +11,7 @@
  * it names declared tools, otherwise it is released as text.
  */
 import { randomBytes } from 'node:crypto';
-import type { CompletionResponse, StreamEvent, TokenUsage, ToolCall } from '../kernel/types.js';
+import type { CompletionResponse, StreamEvent, TokenUsage, ToolCall } from '../kernel/llm-types.js';
 import { mayBeTextToolCall, parseTextToolCalls } from './text-tool-calls.js';
 
 /** One tool-call delta as adapters return it. `arguments` is a fragment (string) or a whole object. */

@@ -17,7 +17,8 @@ import { watch, readFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { LuaVM, type LuaVMOptions } from '../lua/vm.js';
 import { AdapterError } from '../lua/errors.js';
-import type { CompletionRequest, Logger } from '../kernel/types.js';
+import type { CompletionRequest } from '../kernel/llm-types.js';
+import type { Logger } from '../kernel/log-types.js';
 import type { UnifiedChunk, UnifiedResponse } from './accumulator.js';
 import { errorMessage } from '../kernel/errors.js';
 

@@ -14,7 +14,8 @@
  * ToolsUnsupportedError naming the model; an abort closes the socket at once
  * and throws ProviderAbortError.
  */
-import type { CompletionRequest, CompletionResponse, Logger, Provider, StreamEvent } from '../kernel/types.js';
+import type { CompletionRequest, CompletionResponse, Provider, StreamEvent } from '../kernel/llm-types.js';
+import type { Logger } from '../kernel/log-types.js';
 import { errorMessage } from '../kernel/errors.js';
 import { AdapterError } from '../lua/errors.js';
 import type { LuaAdapter } from './adapter.js';

@@ -17,7 +17,9 @@
  * - `status()` tells which source answered last and each source's state.
  */
 import path from 'node:path';
-import type { CompletionRequest, CompletionResponse, Logger, Provider, SettingsAPI, StreamEvent } from '../kernel/types.js';
+import type { CompletionRequest, CompletionResponse, Provider, StreamEvent } from '../kernel/llm-types.js';
+import type { Logger } from '../kernel/log-types.js';
+import type { SettingsAPI } from '../kernel/settings-types.js';
 import { errorMessage } from '../kernel/errors.js';
 import { createLogger } from '../kernel/log.js';
 import { AdapterRegistry } from './adapter.js';

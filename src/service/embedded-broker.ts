@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { Aedes } from 'aedes';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import { HomeAgentError, errorMessage } from '../kernel/errors.js';
 
 /** A running embedded broker. */

@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import type { KernelMemory } from '../kernel/memory-port.js';
-import type { KnowledgeAPI, Logger, MemItem, MemoryAPI, SettingsAPI } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
+import type { KnowledgeAPI, MemItem, MemoryAPI } from '../kernel/memory-types.js';
+import type { SettingsAPI } from '../kernel/settings-types.js';
 import { createLogger } from '../kernel/log.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { MemorySystem } from '../memory/index.js';

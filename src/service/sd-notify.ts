@@ -17,7 +17,7 @@
 import { execFile } from 'node:child_process';
 import { createLogger } from '../kernel/log.js';
 import { errorMessage } from '../kernel/errors.js';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 
 /** Options for {@link createNotifier}; every field has a production default. */
 export interface NotifierOptions {

@@ -1,7 +1,7 @@
 /**
  * Settings of the service itself (which optional plugins run, the demo home).
  */
-import type { SettingsAPI } from '../kernel/types.js';
+import type { SettingsAPI } from '../kernel/settings-types.js';
 
 /** Register the service's settings. */
 export function registerServiceSettings(s: SettingsAPI): void {

@@ -8,7 +8,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Logger, SettingsAPI, TurnResult } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
+import type { SettingsAPI } from '../kernel/settings-types.js';
+import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { createLogger } from '../kernel/log.js';
 import { createMicrophone, createSpeaker, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';

@@ -5,7 +5,7 @@
  * microphone stays open; without one it opens per utterance.
  */
 import type { Readable } from 'node:stream';
-import type { Logger } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
 import type { WakeDetection, WakeSession, WakeWordDetector } from './wyoming/wake-client.js';
 
 /**

@@ -13,7 +13,10 @@
  * Publishes `assistant_state`; exposes per-utterance timings.
  */
 import { randomUUID } from 'node:crypto';
-import { Cap, type Logger, type OutputMessage, type Plugin, type PluginSDK, type TurnResult } from '../kernel/types.js';
+import type { Logger } from '../kernel/log-types.js';
+import { Cap, type OutputMessage } from '../kernel/output-types.js';
+import type { Plugin, PluginSDK } from '../kernel/sdk.js';
+import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage } from '../kernel/errors.js';
 import type { SttEngine, SttResult } from './stt/types.js';
 import type { TtsEngine } from './tts/types.js';

@@ -2,7 +2,7 @@
  * Settings of the voice pipeline (plugin.voice.*, ConfigRegistry, seed 000
  * §10) and the factories that build engines from them.
  */
-import type { SettingDef, SettingsAPI } from '../kernel/types.js';
+import type { SettingDef, SettingsAPI } from '../kernel/settings-types.js';
 import type { TtsEngine } from './tts/types.js';
 import { EspeakTts } from './tts/espeak.js';
 import { PiperTts } from './tts/piper.js';

@@ -24,7 +24,7 @@ import { AdapterRegistry } from '../../src/providers/adapter.js';
 import { decodeStream } from '../../src/providers/lua-provider.js';
 import { StreamAccumulator } from '../../src/providers/accumulator.js';
 import { LuaVM } from '../../src/lua/vm.js';
-import type { CompletionRequest } from '../../src/kernel/types.js';
+import type { CompletionRequest } from '../../src/kernel/llm-types.js';
 
 const adaptersDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../adapters');
 

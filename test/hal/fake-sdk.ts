@@ -4,7 +4,12 @@
  * subscribers, a tool table, and records of stop() and injectInput() calls.
  */
 import os from 'node:os';
-import type { EventMap, EventType, InjectOptions, Logger, PluginSDK, SettingDef, SettingsAPI, ToolDef, TurnResult } from '../../src/kernel/types.js';
+import type { EventMap, EventType } from '../../src/kernel/events.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { PluginSDK } from '../../src/kernel/sdk.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
+import type { ToolDef } from '../../src/kernel/stage-types.js';
+import type { InjectOptions, TurnResult } from '../../src/kernel/turn-types.js';
 
 /** A logger that keeps every line (level, object, message) in memory. */
 export class MemoryLogger implements Logger {

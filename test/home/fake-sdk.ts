@@ -9,10 +9,12 @@ import { silentLogger } from '../support/quiet.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type {
-  EventMap, EventType, InjectOptions, InputMessage, Level, Logger, PluginSDK, SettingDef, SettingsAPI,
-  StageContext, StageHandler, StageName, ToolDef, TurnResult,
-} from '../../src/kernel/types.js';
+import type { EventMap, EventType } from '../../src/kernel/events.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { PluginSDK } from '../../src/kernel/sdk.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
+import type { StageContext, StageHandler, StageName, ToolDef } from '../../src/kernel/stage-types.js';
+import type { InjectOptions, InputMessage, Level, TurnResult } from '../../src/kernel/turn-types.js';
 
 
 /** A logger that records warn/error/info lines (tests assert on them). */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import {
   buildCommands, DeviceRegistry, expandDiscoveryPayload, parseBridgeDevices, parseDiscoveryMessage, renderTemplate, type Entity,
 } from '../../src/home/index.js';
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 
 const log: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => log };
 

@@ -5,8 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Plugin, StageContext } from '../../src/kernel/types.js';
-import { Cap } from '../../src/kernel/types.js';
+import type { Plugin } from '../../src/kernel/sdk.js';
+import type { StageContext } from '../../src/kernel/stage-types.js';
+import { Cap } from '../../src/kernel/output-types.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { SentenceSplitter, splitSentences } from '../../src/kernel/sentences.js';
 

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Plugin } from '../../src/kernel/types.js';
-import { Cap } from '../../src/kernel/types.js';
+import type { Plugin } from '../../src/kernel/sdk.js';
+import { Cap } from '../../src/kernel/output-types.js';
 import { startHarness } from '../support/kernel-harness.js';
 
 const full = (name: string, log: string[]): Plugin => ({

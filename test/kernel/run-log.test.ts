@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Plugin } from '../../src/kernel/types.js';
+import type { Plugin } from '../../src/kernel/sdk.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { deferred } from '../support/fake-provider.js';
 import { deriveContext, SqliteRunLog } from '../../src/kernel/run-log.js';

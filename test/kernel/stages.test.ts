@@ -6,7 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StageHost, newStageContext } from '../../src/kernel/stages.js';
-import { STAGES, STAGE_WRITE_RIGHTS, type InputMessage, type StageContext, type StageName, type Plugin } from '../../src/kernel/types.js';
+import type { Plugin } from '../../src/kernel/sdk.js';
+import { STAGES, STAGE_WRITE_RIGHTS, type StageContext, type StageName } from '../../src/kernel/stage-types.js';
+import type { InputMessage } from '../../src/kernel/turn-types.js';
 import { createLogger } from '../../src/kernel/log.js';
 import { startHarness } from '../support/kernel-harness.js';
 

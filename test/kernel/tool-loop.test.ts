@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Plugin } from '../../src/kernel/types.js';
+import type { Plugin } from '../../src/kernel/sdk.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { DuplicateToolError } from '../../src/kernel/errors.js';
 

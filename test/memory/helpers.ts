@@ -5,7 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { InputMessage, Logger, SettingDef, SettingsAPI, ToolContext, ToolDef } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
+import type { ToolContext, ToolDef } from '../../src/kernel/stage-types.js';
+import type { InputMessage } from '../../src/kernel/turn-types.js';
 import { MemorySystem } from '../../src/memory/index.js';
 
 /** A SettingsAPI backed by a Map, honouring registered defaults. */

@@ -12,7 +12,7 @@ import { AdapterRegistry } from '../../src/providers/adapter.js';
 import { LuaAdaptedProvider, decodeStream } from '../../src/providers/lua-provider.js';
 import { StreamAccumulator } from '../../src/providers/accumulator.js';
 import { ProviderError } from '../../src/providers/errors.js';
-import type { CompletionResponse, StreamEvent } from '../../src/kernel/types.js';
+import type { CompletionResponse, StreamEvent } from '../../src/kernel/llm-types.js';
 import { adaptersDir, captureLogger } from './helpers.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed from its seed. */

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger, SettingDef, SettingsAPI, SettingType } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { SettingDef, SettingsAPI, SettingType } from '../../src/kernel/settings-types.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const adaptersDir = path.join(repoRoot, 'adapters');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startLlmTestServer, type LlmTestServer } from '../support/llm-test-server.js';
 import { ProviderManager, registerProviderSettings, registerSourceSettings } from '../../src/providers/manager.js';
 import { AllSourcesFailedError } from '../../src/providers/errors.js';
-import type { StreamEvent } from '../../src/kernel/types.js';
+import type { StreamEvent } from '../../src/kernel/llm-types.js';
 import { MemorySettings, adaptersDir, captureLogger, collect } from './helpers.js';
 
 let srv: LlmTestServer;

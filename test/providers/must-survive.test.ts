@@ -17,7 +17,7 @@ import {
   ToolsUnsupportedError,
   TruncatedStreamError,
 } from '../../src/providers/errors.js';
-import type { CompletionRequest, StreamEvent, ToolSchema } from '../../src/kernel/types.js';
+import type { CompletionRequest, StreamEvent, ToolSchema } from '../../src/kernel/llm-types.js';
 import { MemorySettings, adaptersDir, captureLogger, collect } from './helpers.js';
 
 let srv: LlmTestServer;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createNotifier, watchdogIntervalMs } from '../../src/service/sd-notify.js';
-import type { Logger } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
 
 const LISTENER = `
 import array, json, os, socket, sys

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry } from '../../src/config/registry.js';
 import { Kernel } from '../../src/kernel/kernel.js';
-import { Cap, type OutputMessage } from '../../src/kernel/types.js';
+import { Cap, type OutputMessage } from '../../src/kernel/output-types.js';
 import { FakeProvider, type FakeReply } from './fake-provider.js';
 import type { Clock } from '../../src/kernel/clock.js';
 

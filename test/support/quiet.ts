@@ -1,5 +1,6 @@
 /** Test and bench helpers: a logger that prints nothing, and settings that only know their defaults. */
-import type { Logger, SettingDef, SettingsAPI } from '../../src/kernel/types.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 
 /** A Logger that drops everything (its child is itself). */
 export const silentLogger: Logger = {

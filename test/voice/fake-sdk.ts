@@ -4,9 +4,13 @@
  * to a test-provided "agent" which answers through the registered channel.
  */
 import { silentLogger } from '../support/quiet.js';
-import type {
-  EventMap, EventType, InjectOptions, InputMessage, Level, Logger, OutputHandler, OutputMessage, PluginSDK, SettingDef, SettingsAPI, ToolDef, TurnResult,
-} from '../../src/kernel/types.js';
+import type { EventMap, EventType } from '../../src/kernel/events.js';
+import type { Logger } from '../../src/kernel/log-types.js';
+import type { OutputHandler, OutputMessage } from '../../src/kernel/output-types.js';
+import type { PluginSDK } from '../../src/kernel/sdk.js';
+import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
+import type { ToolDef } from '../../src/kernel/stage-types.js';
+import type { InjectOptions, InputMessage, Level, TurnResult } from '../../src/kernel/turn-types.js';
 
 /** What the fake agent gets per input. */
 export interface FakeInput {

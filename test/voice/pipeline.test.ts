@@ -1,7 +1,7 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
-import { Cap } from '../../src/kernel/types.js';
+import { Cap } from '../../src/kernel/output-types.js';
 import { FakeSdk, type FakeInput } from './fake-sdk.js';
 import { FakeMic, FakeSpeaker, FakeStt, FakeTts, heard, rejected } from './fakes.js';
 import { loadRecording, pad, tone } from './helpers.js';

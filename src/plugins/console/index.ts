@@ -6,8 +6,9 @@
  */
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { OutputMessage, Plugin, PluginSDK } from '../../kernel/types.js';
-import { Cap } from '../../kernel/types.js';
+import type { OutputMessage } from '../../kernel/output-types.js';
+import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
+import { Cap } from '../../kernel/output-types.js';
 
 /** Options of the console plugin. */
 export interface ConsoleOptions {

@@ -10,8 +10,9 @@
 import net from 'node:net';
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { EventType, Plugin, PluginSDK } from '../../kernel/types.js';
-import { Cap } from '../../kernel/types.js';
+import type { EventType } from '../../kernel/events.js';
+import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
+import { Cap } from '../../kernel/output-types.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
 import { envNameFor } from '../../config/registry.js';

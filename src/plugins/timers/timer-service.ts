@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { HomeAgentError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/types.js';
+import type { Logger } from '../../kernel/log-types.js';
 import type { Clock, ClockHandle } from './clock.js';
 
 /** One timer. Times are ms since epoch; `duration_s` in seconds. */

@@ -9,7 +9,9 @@
  * recorded in the context window.
  */
 import path from 'node:path';
-import type { Plugin, PluginSDK, SettingDef, StageContext } from '../../kernel/types.js';
+import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
+import type { SettingDef } from '../../kernel/settings-types.js';
+import type { StageContext } from '../../kernel/stage-types.js';
 import { systemClock, type Clock } from './clock.js';
 import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
 

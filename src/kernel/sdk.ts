@@ -1,0 +1,64 @@
+/**
+ * The plugin SDK (seed 000 §11, seed 001 "PluginSDK Four Channels") and the
+ * plugin interface (seed 001 "Plugin Interface"; zigbee2mqtt extension style).
+ * No IO here.
+ */
+import type { EventMap, EventType } from './events.js';
+import type { Logger } from './log-types.js';
+import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
+import type { OutputChannelOptions, OutputHandler } from './output-types.js';
+import type { SettingsAPI } from './settings-types.js';
+import type { StageHandler, StageName, ToolDef } from './stage-types.js';
+import type { InjectOptions, InputMessage, Level, TurnResult } from './turn-types.js';
+
+/**
+ * The SDK a plugin gets in `start()` (seed 001 "PluginSDK Four Channels").
+ * Everything registered through it is owned by the plugin and removed when the
+ * plugin stops.
+ */
+export interface PluginSDK {
+  readonly name: string;
+  readonly log: Logger;
+  /** The data directory (absolute path). */
+  readonly dataDir: string;
+  /** Register a tool; throws `DuplicateToolError` when the name is taken. */
+  registerTool(def: ToolDef): void;
+  /** Register a stage handler; `timeout_ms` overrides core.agent.stage_timeout_ms for this handler (e.g. a confirmation that waits for the user). */
+  registerStage(stage: StageName, handler: StageHandler, opts?: { timeout_ms?: number }): void;
+  /** Subscribe to bus events; returns an unsubscribe function. */
+  subscribe<K extends EventType>(type: K, handler: (payload: EventMap[K]) => void | Promise<void>): () => void;
+  publish<K extends EventType>(type: K, payload: EventMap[K]): void;
+  /** Creates output_send__{name} and output_send__{name}_help. caps: `Cap` flags OR-ed. */
+  registerOutputChannel(name: string, caps: number, description: string, handler: OutputHandler, opts?: OutputChannelOptions): void;
+  /** Queue an input as a normal task; resolves when its turn finishes. */
+  injectInput(channel: string, text: string, opts?: InjectOptions): Promise<TurnResult>;
+  /** Raise an interrupt at `level` (external plugins' L4 is clamped to L3); resolves when its turn finishes. */
+  injectInterrupt(level: Level, channel: string, text: string, opts?: InjectOptions): Promise<TurnResult>;
+  /**
+   * Take the next input that arrives on `channel` (any channel when omitted)
+   * and that `accept` approves, instead of queueing it as a new turn — how a
+   * running turn hears the user's answer to its question (a confirmation's
+   * "yes"). Resolves null on timeout or abort.
+   */
+  awaitInput(opts: { channel?: string; timeout_ms: number; accept?: (text: string) => boolean; signal?: AbortSignal }): Promise<InputMessage | null>;
+  /** Stop: abort the LLM call, silence output, short-circuit inputs queued now. Kernel-level plugins only. */
+  stop(source: string): void;
+  /** Deliver a message to an output channel directly (passes before_output/after_output). */
+  sendOutput(channel: string, content: string, meta?: Record<string, unknown>): Promise<void>;
+  settings(): SettingsAPI;
+  memory(): MemoryAPI;
+  knowledge(): KnowledgeAPI;
+}
+
+
+/**
+ * A plugin (seed 001 "Plugin Interface"; zigbee2mqtt extension style): the
+ * constructor only stores dependencies, `start` registers, `stop` releases.
+ */
+export interface Plugin {
+  readonly name: string;
+  /** Built-in kernel-level plugins (GPIO stop button) may raise L4 and call stop(). */
+  readonly kernelLevel?: boolean;
+  start(sdk: PluginSDK): void | Promise<void>;
+  stop?(): void | Promise<void>;
+}

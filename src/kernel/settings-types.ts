@@ -1,0 +1,37 @@
+/**
+ * Settings as plugins see them (seed 000 §10 `Register(key, default)`,
+ * Settings().Get/Set/List): definitions, value types and the API. No IO here.
+ */
+
+/** Setting value types of the ConfigRegistry. */
+export type SettingType = 'string' | 'number' | 'integer' | 'boolean' | 'json' | 'secret';
+
+
+/** A registered setting (seed 000 §10 `Register(key, default)`, plus type and description). */
+export interface SettingDef {
+  key: string;
+  type: SettingType;
+  default: unknown;
+  description: string;
+  /** Allowed values for strings. */
+  enum?: readonly string[];
+  min?: number;
+  max?: number;
+  /** Further validation: returns what is wrong with a value, or undefined when it is fine. */
+  check?: (value: unknown) => string | undefined;
+}
+
+
+/** The settings view a plugin gets (seed 000 §10 Settings().Get/Set/List). */
+export interface SettingsAPI {
+  get<T = unknown>(key: string): T;
+  set(key: string, value: unknown): void;
+  /** Set from a command-line string, parsed by the key's type (optional; the ConfigRegistry has it). */
+  setFromString?(key: string, raw: string): void;
+  list(prefix?: string): Array<{ key: string; value: unknown; type: SettingType; description: string; source: 'default' | 'stored' | 'env' }>;
+  delete(key: string): void;
+  register(def: SettingDef): void;
+  /** Called after any key under `prefix` changes; returns an unsubscribe function. */
+  onChange(prefix: string, cb: (key: string, value: unknown) => void): () => void;
+}
+
