@@ -1,7 +1,8 @@
 /**
  * The memory system (seed 001 "Three-Layer Memory", seed 000 §4/§8): the
  * kernel's `KernelMemory` over one SQLite database — context window ->
- * documents -> graph — plus the knowledge base, the heartbeat loops and the
+ * documents -> graph — plus the knowledge base, one tick of each heartbeat
+ * loop (their timers are MemoryPlugin's, src/memory/memory-plugin.ts) and the
  * plugin-facing MemoryAPI.
  *
  * MarkRecalled: ids returned by memory_recall since the last user event are
@@ -12,6 +13,7 @@ import path from 'node:path';
 import type { ContextEvent, KernelMemory, PromptMemory } from '../kernel/memory-port.js';
 import { estimateTokens } from '../kernel/memory-port.js';
 import type { Logger } from '../kernel/log-types.js';
+import { systemClock } from '../kernel/clock.js';
 import type { MemItem, MemoryAPI, Triple } from '../kernel/memory-types.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
@@ -46,7 +48,8 @@ export interface MemorySystemOptions {
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
 export type LoopName = 'distill' | 'archive' | 'merge' | 'review' | 'rules';
 
-const LOOP_KEYS: Record<LoopName, string> = {
+/** The interval setting (minutes) of each loop; the loops are run by MemoryPlugin (memory-plugin.ts). */
+export const LOOP_SETTINGS: Readonly<Record<LoopName, string>> = {
   distill: 'core.memory.distill_interval_min',
   archive: 'core.memory.archive_interval_min',
   merge: 'core.memory.merge_interval_min',
@@ -92,12 +95,11 @@ export class MemorySystem implements KernelMemory {
   private readonly policies = new Map<string, ToolMemoryPolicy>();
   private readonly speakers = new Set<string>();
   private readonly recalled = new Set<string>();
-  private readonly timers = new Map<LoopName, NodeJS.Timeout>();
   private lastInput = '';
   private closed = false;
 
   constructor(private readonly opts: MemorySystemOptions) {
-    this.clock = opts.clock ?? Date.now;
+    this.clock = opts.clock ?? (() => systemClock.now());
     this.log = opts.log;
     this.settings = opts.settings;
     registerMemorySettings(opts.settings);
@@ -245,10 +247,9 @@ export class MemorySystem implements KernelMemory {
     this.policies.set(tool, policy);
   }
 
-  /** Stop loops, flush access counts and close the database. Idempotent. */
+  /** Flush access counts and close the database (the loops' plugin is stopped before). Idempotent. */
   close(): void {
     if (this.closed) return;
-    this.stopLoops();
     try {
       this.docs.flushAccess(this.now());
     } catch (err) {
@@ -368,31 +369,9 @@ export class MemorySystem implements KernelMemory {
 
   // ---- heartbeat loops ----------------------------------------------------
 
-  /** Start the five loops, each on its own timer from settings (re-read after every tick). */
-  startLoops(): void {
-    for (const name of Object.keys(LOOP_KEYS) as LoopName[]) this.schedule(name);
-  }
-
-  private schedule(name: LoopName): void {
-    if (this.closed) return;
-    const ms = Math.max(1, this.setting(LOOP_KEYS[name])) * 60_000;
-    const t = setTimeout(() => {
-      void this.runLoopOnce(name).finally(() => {
-        if (this.timers.has(name)) this.schedule(name);
-      });
-    }, ms);
-    t.unref();
-    this.timers.set(name, t);
-  }
-
-  /** Stop every loop timer. */
-  stopLoops(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
-  }
-
-  /** Run one tick of a loop now. Errors are logged, never thrown. Resolves with what the tick did. */
+  /** Run one tick of a loop now. Errors are logged, never thrown. Resolves with what the tick did ({closed: 1} after close()). */
   async runLoopOnce(name: LoopName): Promise<Record<string, number>> {
+    if (this.closed) return { closed: 1 };
     try {
       switch (name) {
         case 'distill':

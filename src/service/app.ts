@@ -147,7 +147,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   };
 
   // The built-in plugins, in start order (each started in its own guard).
-  const plugins: Plugin[] = [control, timers, home, gpio];
+  const plugins: Plugin[] = [memory.plugin, control, timers, home, gpio];
   if (voice) plugins.push(voice.plugin);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
@@ -172,7 +172,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
   }
 
   await kernel.start();
-  memory.start?.();
   for (const s of kernel.host.status()) if (s.state === 'failed') log.error({ plugin: s.name, err: s.error }, 'plugin failed to start; the others run');
 
   void notifyReady(`listening; LLM ${providers.status().sources[0]?.model ?? 'none'}`);

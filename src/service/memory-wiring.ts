@@ -1,7 +1,8 @@
 /**
  * Wires the three-layer memory (src/memory) into the service: the kernel's
- * KernelMemory, the plugins' MemoryAPI and KnowledgeAPI, the heartbeat loops,
- * and the maintenance commands `memory stats` / `memory recall`.
+ * KernelMemory, the plugins' MemoryAPI and KnowledgeAPI, the plugin that runs
+ * the heartbeat loops under the plugin host's guard (MemoryPlugin), and the
+ * maintenance commands `memory stats` / `memory recall`.
  */
 import path from 'node:path';
 import type { KernelMemory } from '../kernel/memory-port.js';
@@ -10,7 +11,7 @@ import type { KnowledgeAPI, MemItem, MemoryAPI } from '../kernel/memory-types.js
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { createLogger } from '../kernel/log.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
-import { MemorySystem } from '../memory/index.js';
+import { MemoryPlugin, MemorySystem } from '../memory/index.js';
 
 /** What the service holds of the memory. */
 export interface MemoryWiring {
@@ -18,8 +19,8 @@ export interface MemoryWiring {
   kernelMemory: KernelMemory;
   memoryApi: () => MemoryAPI;
   knowledgeApi: () => KnowledgeAPI;
-  /** Start the heartbeat loops (after the kernel is up: merge detection feeds its self-input queue). */
-  start(): void;
+  /** The heartbeat loops as a plugin: add it to the kernel with the other built-in plugins. */
+  plugin: MemoryPlugin;
   stats(): Record<string, unknown>;
   recall(query: string): Promise<MemItem[]>;
 }
@@ -39,7 +40,7 @@ export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI
     kernelMemory: system,
     memoryApi: () => system.api(),
     knowledgeApi: () => system.knowledge.api(),
-    start: () => system.startLoops(),
+    plugin: new MemoryPlugin({ loops: system }),
     stats: () => system.introspect(),
     recall: (q) => system.api().recall(q, 10),
   };

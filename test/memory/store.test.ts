@@ -168,7 +168,7 @@ describe('prompt and tools', () => {
     }
   });
 
-  it('loops log errors and keep running; startLoops/stopLoops leave no handle open', async () => {
+  it('a loop tick logs its error and the next tick works; a tick after close does nothing', async () => {
     const { dir, cleanup } = tempDir();
     let boom = true;
     const mem = makeMemory({
@@ -183,11 +183,10 @@ describe('prompt and tools', () => {
       assert.deepEqual(r, { error: 1 });
       boom = false;
       assert.equal((await mem.runLoopOnce('merge')).candidates, 1, 'the next tick works');
-      mem.startLoops();
-      mem.stopLoops();
     } finally {
       mem.close();
       cleanup();
     }
+    assert.deepEqual(await mem.runLoopOnce('archive'), { closed: 1 }, 'no tick on a closed database');
   });
 });
