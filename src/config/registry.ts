@@ -12,6 +12,21 @@
 import Database from 'better-sqlite3';
 import type { SettingDef, SettingType, SettingsAPI } from '../kernel/settings-types.js';
 import { ConfigError } from '../kernel/errors.js';
+import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from '../kernel/store-version.js';
+
+const SETTINGS_SCHEMA = 'CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)';
+
+/**
+ * The settings store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
+ * - 0: the unversioned `settings` table of commit e216bba (value = the JSON of the setting);
+ * - 1: the same table, versioned.
+ */
+export const SETTINGS_STORE: SqliteStoreSpec = {
+  store: 'settings',
+  version: 1,
+  create: (db) => db.exec(SETTINGS_SCHEMA),
+  migrations: [{ to: 1, description: 'adopt schema versions (settings as in e216bba)', up: (db) => db.exec(SETTINGS_SCHEMA) }],
+};
 
 const KEY_RE = /^(core|plugin)(\.[A-Za-z0-9_*-]+)+$/;
 
@@ -33,13 +48,25 @@ export class ConfigRegistry implements SettingsAPI {
   private readonly listeners: Listener[] = [];
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor(path: string, opts: { env?: NodeJS.ProcessEnv } = {}) {
+  /**
+   * Open (creating when absent) the settings store at `path` (`:memory:` for
+   * tests), migrating an older store first (SETTINGS_STORE; a copy is kept
+   * under `<dataDir>/backups/pre-migration`, `dataDir` defaulting to the
+   * file's directory). Throws StoreTooNewError / StoreMigrationError
+   * (src/kernel/store-version.ts) or the better-sqlite3 error.
+   */
+  constructor(path: string, opts: { env?: NodeJS.ProcessEnv; dataDir?: string } & OpenStoreOptions = {}) {
     this.env = opts.env ?? process.env;
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec('CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)');
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('busy_timeout = 5000');
+      migrateSqlite(this.db, SETTINGS_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
   }
 
   /** Register a default (does not store it). Re-registering the same key replaces the definition. */

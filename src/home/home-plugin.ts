@@ -145,6 +145,7 @@ export class HomePlugin implements Plugin {
       discoveryPrefix,
       z2mPrefix: get<string>('plugin.home.z2m_prefix'),
       storePath: path.join(sdk.dataDir, 'home', 'registry.json'),
+      dataDir: sdk.dataDir,
       maxPayloadBytes: get<number>('plugin.home.max_payload_bytes'),
       log: sdk.log,
       now: () => clock.now(),

@@ -13,6 +13,7 @@ import type { Vocabulary, VocabEntity } from '../intents/types.js';
 import { parseDiscoveryMessage, parseDiscoveryTopic } from './discovery.js';
 import type { Entity, EntityState } from './entities.js';
 import { applyStateMessage, entityTopics, readAvailability, type TopicRole } from './state.js';
+import type { JsonStoreSpec } from '../kernel/store-version.js';
 import { JsonFileStore } from './store.js';
 import { parseBridgeDevices, type Z2mDevice } from './z2m.js';
 
@@ -24,6 +25,8 @@ export interface RegistryOptions {
   z2mPrefix?: string;
   /** Where to persist; omitted = in memory only. */
   storePath?: string;
+  /** The data directory `storePath` is in (pre-migration copies go under its backups/). Default: the file's directory. */
+  dataDir?: string;
   /** Largest accepted payload in bytes (default 262144); bigger ones are logged and ignored. */
   maxPayloadBytes?: number;
   /** Largest accepted zigbee2mqtt bridge/devices payload in bytes (default 8 MiB). */
@@ -51,12 +54,36 @@ interface RawMessage {
   seq: number;
 }
 
+/** The payload of home/registry.json (under `registry`, REGISTRY_STORE version 1). */
 interface Persisted {
-  version: 1;
   discovery: Record<string, string>;
   bridge_devices?: string;
   topics: Record<string, RawMessage>;
 }
+
+/**
+ * home/registry.json's versions (src/kernel/store-version.ts):
+ * - 0: the unversioned file of commit e216bba, `{"version": 1, "discovery": {...}, "bridge_devices"?: "...", "topics": {...}}`
+ *   (a file whose inner `version` was not 1 was ignored by that release: it migrates to an empty registry);
+ * - 1: `{"schema_version": 1, "registry": {"discovery", "bridge_devices"?, "topics"}}`.
+ */
+export const REGISTRY_STORE: JsonStoreSpec = {
+  store: 'home-registry',
+  version: 1,
+  key: 'registry',
+  migrations: [
+    {
+      to: 1,
+      description: 'payload under "registry"; the inner "version" field is dropped',
+      up: (old) => {
+        const o = (typeof old === 'object' && old !== null ? old : {}) as Record<string, unknown>;
+        if (o.version !== 1) return { discovery: {}, topics: {} };
+        const { version: _version, ...rest } = o;
+        return rest;
+      },
+    },
+  ],
+};
 
 /** See module comment. */
 export class DeviceRegistry {
@@ -92,13 +119,17 @@ export class DeviceRegistry {
     this.maxBridgePayload = opts.maxBridgePayloadBytes ?? 8 * 1024 * 1024;
     this.now = opts.now ?? Date.now;
     this.ignoreTopic = opts.ignoreTopic ?? (() => false);
-    if (opts.storePath) this.store = new JsonFileStore<Persisted>(opts.storePath, opts.log);
+    if (opts.storePath) this.store = new JsonFileStore<Persisted>(opts.storePath, opts.log, { spec: REGISTRY_STORE, now: this.now, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
   }
 
-  /** Load the persisted raw messages (if any) and rebuild. Safe when the file is missing or corrupt (logged). */
+  /**
+   * Load the persisted raw messages (if any) and rebuild. Safe when the file
+   * is missing or corrupt (logged). An older file is migrated (a copy kept);
+   * one written by a newer release throws StoreTooNewError.
+   */
   load(): void {
     const p = this.store?.read();
-    if (!p || p.version !== 1) return;
+    if (!p) return;
     for (const [topic, raw] of Object.entries(p.discovery ?? {})) this.acceptDiscovery(topic, raw, false);
     if (typeof p.bridge_devices === 'string') this.acceptBridge(p.bridge_devices, false);
     for (const [topic, m] of Object.entries(p.topics ?? {})) {
@@ -299,7 +330,6 @@ export class DeviceRegistry {
 
   private save(): void {
     this.store?.write(() => ({
-      version: 1,
       discovery: Object.fromEntries(this.discoveryRaw),
       ...(this.bridgeRaw !== undefined ? { bridge_devices: this.bridgeRaw } : {}),
       topics: Object.fromEntries(this.topicRaw),

@@ -9,6 +9,7 @@
  * Storage: SQLite `runlog.db` in the data directory (WAL), one row per event.
  */
 import Database from 'better-sqlite3';
+import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from './store-version.js';
 import type { ChatMessage, CompletionResponse } from './llm-types.js';
 import type { InputMessage } from './turn-types.js';
 
@@ -52,15 +53,42 @@ export class MemoryRunLog implements RunLog {
   close(): void {}
 }
 
+const RUN_LOG_SCHEMA =
+  'CREATE TABLE IF NOT EXISTS run_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, turn TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL); CREATE INDEX IF NOT EXISTS run_events_turn ON run_events(turn, seq);';
+
+/**
+ * The run log store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
+ * - 0: the unversioned `run_events` table of commit e216bba (one row per event, `body` the event's JSON);
+ * - 1: the same table, versioned.
+ */
+export const RUN_LOG_STORE: SqliteStoreSpec = {
+  store: 'runlog',
+  version: 1,
+  create: (db) => db.exec(RUN_LOG_SCHEMA),
+  migrations: [{ to: 1, description: 'adopt schema versions (run_events as in e216bba)', up: (db) => db.exec(RUN_LOG_SCHEMA) }],
+};
+
 /** SQLite run log. */
 export class SqliteRunLog implements RunLog {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  constructor(path: string) {
+  /**
+   * Open (creating when absent) the log at `path` (`:memory:` for a throwaway
+   * one), migrating an older store first (RUN_LOG_STORE; a copy is kept under
+   * `<dataDir>/backups/pre-migration`, `dataDir` defaulting to the file's
+   * directory). Throws StoreTooNewError / StoreMigrationError
+   * (src/kernel/store-version.ts) or the better-sqlite3 error.
+   */
+  constructor(path: string, opts: OpenStoreOptions & { dataDir?: string } = {}) {
     this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec('CREATE TABLE IF NOT EXISTS run_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, turn TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL); CREATE INDEX IF NOT EXISTS run_events_turn ON run_events(turn, seq);');
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      migrateSqlite(this.db, RUN_LOG_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
     this.insert = this.db.prepare('INSERT INTO run_events (at, turn, type, body) VALUES (?, ?, ?, ?)');
   }
   append(ev: RunEvent): void {

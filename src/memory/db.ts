@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from '../kernel/store-version.js';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
@@ -59,17 +60,38 @@ CREATE TABLE IF NOT EXISTS consolidation_seen(key TEXT PRIMARY KEY, time INTEGER
 `;
 
 /**
- * Open (creating when absent) dataDir/memory.db with the memory schema.
- * Errors: the better-sqlite3 error when the file cannot be opened or is corrupt.
+ * The memory store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
+ * - 0: the unversioned file of commit e216bba (the schema above, created with IF NOT EXISTS);
+ * - 1: the same tables, versioned.
  */
-export function openMemoryDb(dataDir: string, file = 'memory.db'): Db {
+export const MEMORY_STORE: SqliteStoreSpec = {
+  store: 'memory',
+  version: 1,
+  create: (db) => db.exec(SCHEMA),
+  migrations: [{ to: 1, description: 'adopt schema versions (tables as in e216bba; any missing one is created)', up: (db) => db.exec(SCHEMA) }],
+};
+
+/**
+ * Open (creating when absent) dataDir/memory.db with the memory schema,
+ * migrating an older store first (a copy is kept under
+ * dataDir/backups/pre-migration). Errors: StoreTooNewError (written by a newer
+ * release), StoreMigrationError, or the better-sqlite3 error when the file
+ * cannot be opened or is corrupt.
+ */
+export function openMemoryDb(dataDir: string, file = 'memory.db', opts: OpenStoreOptions = {}): Db {
   fs.mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, file));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = OFF');
-  db.exec(SCHEMA);
+  const full = path.join(dataDir, file);
+  const db = new Database(full);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = OFF');
+    migrateSqlite(db, MEMORY_STORE, { file: full, dataDir }, opts);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { HomeAgentError } from '../../kernel/errors.js';
+import { migrateSqlite, type SqliteStoreSpec } from '../../kernel/store-version.js';
 import type { Logger } from '../../kernel/log-types.js';
 import type { Clock, ClockHandle } from './clock.js';
 
@@ -44,6 +45,8 @@ export class TimerError extends HomeAgentError {
 export interface TimerServiceOptions {
   /** SQLite file; ':memory:' for a throwaway store. */
   dbPath: string;
+  /** The data directory (pre-migration copies go under its backups/); default: the file's directory. */
+  dataDir?: string;
   clock: Clock;
   log: Logger;
   onExpire: (timer: Timer) => void;
@@ -73,6 +76,22 @@ function fromRow(r: Row): Timer {
   };
 }
 
+const TIMERS_SCHEMA = `CREATE TABLE IF NOT EXISTS timers (
+  id TEXT PRIMARY KEY, name TEXT, duration_s REAL NOT NULL, started_at INTEGER NOT NULL,
+  ends_at INTEGER NOT NULL, channel TEXT NOT NULL, lang TEXT NOT NULL DEFAULT 'en', state TEXT NOT NULL)`;
+
+/**
+ * The timers store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
+ * - 0: the unversioned `timers` table of commit e216bba;
+ * - 1: the same table, versioned.
+ */
+export const TIMERS_STORE: SqliteStoreSpec = {
+  store: 'timers',
+  version: 1,
+  create: (db) => db.exec(TIMERS_SCHEMA),
+  migrations: [{ to: 1, description: 'adopt schema versions (timers as in e216bba)', up: (db) => db.exec(TIMERS_SCHEMA) }],
+};
+
 /** Longest timer: 7 days. */
 export const MAX_TIMER_S = 7 * 24 * 3600;
 
@@ -83,16 +102,23 @@ export class TimerService {
 
   constructor(private readonly opts: TimerServiceOptions) {}
 
-  /** Open the store and arm every running timer (overdue ones fire now). */
+  /**
+   * Open the store (migrating an older one first: TIMERS_STORE) and arm every
+   * running timer (overdue ones fire now). Throws StoreTooNewError /
+   * StoreMigrationError (src/kernel/store-version.ts).
+   */
   start(): void {
     if (this.db) return;
     if (this.opts.dbPath !== ':memory:') mkdirSync(path.dirname(this.opts.dbPath), { recursive: true });
     const db = new Database(this.opts.dbPath);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.exec(`CREATE TABLE IF NOT EXISTS timers (
-      id TEXT PRIMARY KEY, name TEXT, duration_s REAL NOT NULL, started_at INTEGER NOT NULL,
-      ends_at INTEGER NOT NULL, channel TEXT NOT NULL, lang TEXT NOT NULL DEFAULT 'en', state TEXT NOT NULL)`);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      migrateSqlite(db, TIMERS_STORE, { file: this.opts.dbPath, ...(this.opts.dataDir ? { dataDir: this.opts.dataDir } : {}) }, { now: () => this.opts.clock.now() });
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     this.db = db;
     const rows = db.prepare(`SELECT * FROM timers WHERE state = 'running' ORDER BY ends_at`).all() as Row[];
     for (const r of rows) this.arm(fromRow(r));
