@@ -1,48 +1,50 @@
 /**
  * Knowledge tools for the model (seed 000 §5 工具入口): knowledge_search,
- * knowledge_create, knowledge_list.
+ * knowledge_create, knowledge_list. Argument types come from each tool's
+ * JSON Schema (defineTool, "schemas once"); ajv in the tool registry refuses
+ * bad arguments before a handler runs.
  */
 import type { ToolDef } from '../kernel/stage-types.js';
-import { optInt, reqString } from '../memory/args.js';
+import { defineTool } from '../kernel/tool-schema.js';
+import { optInt, text } from '../memory/args.js';
 import type { KnowledgeBase } from './store.js';
 
-/** The three knowledge tools over `kb`. Bad arguments throw MemoryArgumentError / KnowledgeError. */
+/** The three knowledge tools over `kb`. A name the store refuses (path characters) throws KnowledgeError. */
 export function knowledgeTools(kb: KnowledgeBase): ToolDef[] {
   return [
-    {
+    defineTool({
       name: 'knowledge_search',
       description: 'Search the knowledge base (manuals, notes the household added). Returns the best passages with their document names.',
       parameters: {
         type: 'object',
-        properties: { query: { type: 'string', description: 'What to look for' }, limit: { type: 'integer', minimum: 1, maximum: 20 } },
+        properties: { query: text(2000, 'What to look for'), limit: optInt(1, 20) },
         required: ['query'],
       },
       handler: (args) => {
-        const query = reqString('knowledge_search', args, 'query', 2000);
-        const hits = kb.search(query, optInt('knowledge_search', args, 'limit', 1, 20, 3));
+        const hits = kb.search(args.query.trim(), args.limit ?? 3);
         return hits.length === 0 ? 'No knowledge matches.' : hits.map((h) => ({ name: h.name, score: Number(h.score.toFixed(3)), snippet: h.snippet }));
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'knowledge_create',
       description: 'Add or replace a knowledge document (markdown) under a short name.',
       parameters: {
         type: 'object',
-        properties: { name: { type: 'string', description: 'Short name: letters, digits, _ - . or spaces' }, content: { type: 'string', description: 'Markdown content' } },
+        properties: { name: text(64, 'Short name: letters, digits, _ - . or spaces'), content: text(200000, 'Markdown content') },
         required: ['name', 'content'],
       },
       handler: (args) => {
-        const name = reqString('knowledge_create', args, 'name', 64);
-        const content = reqString('knowledge_create', args, 'content', 200000);
+        const name = args.name.trim();
+        const content = args.content.trim();
         kb.create(name, content);
         return `Stored knowledge "${name}" (${content.length} characters).`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'knowledge_list',
       description: 'List the names of all knowledge documents.',
       parameters: { type: 'object', properties: {} },
       handler: () => kb.list(),
-    },
+    }),
   ];
 }

@@ -1,35 +1,32 @@
 /**
- * Argument readers for tool handlers: narrow `unknown` tool arguments and
- * throw MemoryArgumentError (code MEMORY_BAD_ARGS) with a message the model
- * can act on.
+ * JSON Schema pieces for the memory and knowledge tools' arguments ("schemas
+ * once", src/kernel/tool-schema.ts): each piece is part of the one schema
+ * literal that ajv validates in the tool registry before a handler runs and
+ * that `FromSchema` types the handler's arguments from. What used to be
+ * re-checked by hand here (type, non-empty, length, range, integer) is now
+ * in the schema; a bad argument is refused by the registry with an error
+ * naming it (TOOL_ARGUMENTS_INVALID, e.g. `/query must be string`).
+ *
+ * Optional arguments also accept `null` as "absent", as the hand checks did
+ * (small models send `null` for arguments they leave out).
  */
-import { MemoryArgumentError } from './errors.js';
 
-/** A required non-empty string argument (trimmed), at most `max` characters. Throws MemoryArgumentError. */
-export function reqString(tool: string, args: Record<string, unknown>, key: string, max = 10000): string {
-  const v = args[key];
-  if (typeof v !== 'string' || v.trim() === '') throw new MemoryArgumentError(tool, `"${key}" must be a non-empty string`);
-  if (v.length > max) throw new MemoryArgumentError(tool, `"${key}" is longer than ${max} characters`);
-  return v.trim();
+/** A required non-empty string of at most `max` characters (at least one non-space character; handlers trim it). */
+export function text(max: number, description?: string) {
+  return { type: 'string', minLength: 1, maxLength: max, pattern: '\\S', ...(description !== undefined ? { description } : {}) } as const;
 }
 
-/** An optional string argument; undefined when absent. Throws MemoryArgumentError on another type. */
-export function optString(tool: string, args: Record<string, unknown>, key: string, max = 10000): string | undefined {
-  if (args[key] === undefined || args[key] === null) return undefined;
-  return reqString(tool, args, key, max);
+/** An optional non-empty string of at most `max` characters; `null` counts as absent. */
+export function optText(max: number, description?: string) {
+  return { type: ['string', 'null'], minLength: 1, maxLength: max, pattern: '\\S', ...(description !== undefined ? { description } : {}) } as const;
 }
 
-/** An optional number in [min, max]; `fallback` when absent. Throws MemoryArgumentError. */
-export function optNumber(tool: string, args: Record<string, unknown>, key: string, min: number, max: number, fallback?: number): number | undefined {
-  const v = args[key];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw new MemoryArgumentError(tool, `"${key}" must be a number from ${min} to ${max}`);
-  return v;
+/** An optional number in [min, max]; `null` counts as absent. */
+export function optNumber(min: number, max: number, description?: string) {
+  return { type: ['number', 'null'], minimum: min, maximum: max, ...(description !== undefined ? { description } : {}) } as const;
 }
 
-/** An optional integer in [min, max]; `fallback` when absent. Throws MemoryArgumentError. */
-export function optInt(tool: string, args: Record<string, unknown>, key: string, min: number, max: number, fallback: number): number {
-  const v = optNumber(tool, args, key, min, max, fallback) ?? fallback;
-  if (!Number.isInteger(v)) throw new MemoryArgumentError(tool, `"${key}" must be an integer`);
-  return v;
+/** An optional integer in [min, max]; `null` counts as absent (handlers apply their default with `??`). */
+export function optInt(min: number, max: number, description?: string) {
+  return { type: ['integer', 'null'], minimum: min, maximum: max, ...(description !== undefined ? { description } : {}) } as const;
 }

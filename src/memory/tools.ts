@@ -2,61 +2,53 @@
  * Memory tools for the model (seed 001 "Memory Tools", seed 000 §4 工具入口):
  * memory_recall, memory_commit, memory_merge, memory_purge, memory_edit,
  * memory_delete_entity, memory_introspect, doc_query, doc_commit.
- * Handlers validate their arguments and throw typed errors the kernel turns
- * into tool errors (MEMORY_BAD_ARGS, MEMORY_NOT_FOUND).
+ * Each tool's argument types come from its JSON Schema (defineTool, "schemas
+ * once"): the registry's ajv refuses bad arguments before a handler runs, so
+ * handlers only check what a schema cannot say (which of several arguments
+ * must be given, whether the named entity exists) and throw typed errors the
+ * kernel turns into tool errors (MEMORY_BAD_ARGS, MEMORY_NOT_FOUND).
  */
 import type { Triple } from '../kernel/memory-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
-import { optInt, optNumber, optString, reqString } from './args.js';
+import { defineTool, type FromSchema } from '../kernel/tool-schema.js';
+import { optInt, optNumber, optText, text } from './args.js';
 import { MemoryArgumentError, MemoryNotFoundError } from './errors.js';
 import type { MemorySystem } from './memory-system.js';
 
+/** One subject-relation-object fact as memory_commit takes it. */
 const TRIPLE_SCHEMA = {
   type: 'object',
   properties: {
-    subject: { type: 'string' },
-    relation: { type: 'string' },
-    object: { type: 'string' },
-    subject_type: { type: 'string', description: 'person, place, thing, device, ...' },
-    object_type: { type: 'string' },
-    confidence: { type: 'number', minimum: 0, maximum: 1 },
-    sentence: { type: 'string', description: 'The sentence the fact comes from' },
+    subject: text(200),
+    relation: text(200),
+    object: text(200),
+    subject_type: optText(40, 'person, place, thing, device, ...'),
+    object_type: optText(40),
+    confidence: optNumber(0, 1),
+    sentence: optText(2000, 'The sentence the fact comes from'),
   },
   required: ['subject', 'relation', 'object'],
-};
+} as const;
 
-/** Parse and validate memory_commit triples. Throws MemoryArgumentError. */
-export function parseTriples(tool: string, value: unknown): Triple[] {
-  if (!Array.isArray(value) || value.length === 0) throw new MemoryArgumentError(tool, '"triples" must be a non-empty array of {subject, relation, object}');
-  if (value.length > 200) throw new MemoryArgumentError(tool, 'at most 200 triples per call');
-  return value.map((raw, i) => {
-    if (raw === null || typeof raw !== 'object') throw new MemoryArgumentError(tool, `triples[${i}] must be an object`);
-    const t = raw as Record<string, unknown>;
-    const field = (k: string): string => reqString(tool, t, k, 200);
-    const triple: Triple = { subject: field('subject'), relation: field('relation'), object: field('object') };
-    const st = optString(tool, t, 'subject_type', 40);
-    const ot = optString(tool, t, 'object_type', 40);
-    const conf = optNumber(tool, t, 'confidence', 0, 1);
-    const sentence = optString(tool, t, 'sentence', 2000);
-    if (st !== undefined) triple.subject_type = st;
-    if (ot !== undefined) triple.object_type = ot;
-    if (conf !== undefined) triple.confidence = conf;
-    if (sentence !== undefined) triple.sentence = sentence;
-    return triple;
-  });
+/** A memory_commit triple after validation (strings trimmed, absent or null fields left out). */
+export function toTriple(t: FromSchema<typeof TRIPLE_SCHEMA>): Triple {
+  const triple: Triple = { subject: t.subject.trim(), relation: t.relation.trim(), object: t.object.trim() };
+  if (t.subject_type != null) triple.subject_type = t.subject_type.trim();
+  if (t.object_type != null) triple.object_type = t.object_type.trim();
+  if (t.confidence != null) triple.confidence = t.confidence;
+  if (t.sentence != null) triple.sentence = t.sentence.trim();
+  return triple;
 }
 
 /** The nine memory tools over `mem`. */
 export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
-    {
+    defineTool({
       name: 'memory_recall',
       description: 'Recall facts from long-term memory (the graph): people, places, preferences and how they relate.',
-      parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] },
+      parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
       handler: (args) => {
-        const query = reqString('memory_recall', args, 'query', 2000);
-        const limit = optInt('memory_recall', args, 'limit', 1, 50, 12);
-        const g = mem.graph.recall(query, limit, 2);
+        const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
         mem.markRecalled(g.relations.map((r) => `rel:${r.relation.id}`));
         if (g.entities.length === 0) return 'Nothing remembered about that.';
         return {
@@ -69,28 +61,27 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
           })),
         };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'memory_commit',
       description: 'Store facts in long-term memory as subject-relation-object triples. Existing facts are updated, not duplicated.',
-      parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1 } }, required: ['triples'] },
+      parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
       handler: (args) => {
-        const triples = parseTriples('memory_commit', args.triples);
-        const r = mem.graph.commit(triples, mem.now());
+        const r = mem.graph.commit(args.triples.map(toTriple), mem.now());
         return `Stored ${r.relations} fact(s) about ${r.entities} entit${r.entities === 1 ? 'y' : 'ies'}.`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'memory_merge',
       description: 'Merge two entities that are the same (e.g. 张先生 into 张三): relations are redirected, mention counts summed, the merged name kept as an alias.',
       parameters: {
         type: 'object',
-        properties: { keep: { type: 'string', description: 'Entity that stays' }, merge: { type: 'string', description: 'Entity merged into it' } },
+        properties: { keep: text(200, 'Entity that stays'), merge: text(200, 'Entity merged into it') },
         required: ['keep', 'merge'],
       },
       handler: (args) => {
-        const keep = reqString('memory_merge', args, 'keep', 200);
-        const merge = reqString('memory_merge', args, 'merge', 200);
+        const keep = args.keep.trim();
+        const merge = args.merge.trim();
         const k = mem.graph.resolve(keep);
         const m = mem.graph.resolve(merge);
         if (!k) throw new MemoryNotFoundError('memory_merge', `no entity "${keep}"`);
@@ -100,30 +91,28 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
         if (!r) throw new MemoryNotFoundError('memory_merge', 'entity vanished during merge');
         return `Merged 「${r.merged}」 into 「${r.kept}」: ${r.redirected} relation(s) redirected, ${r.combined} combined with existing ones, mention count now ${r.mention_count}.`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'memory_purge',
       description: 'Remove outdated or wrong facts: by relation ids, or by subject + relation (+ object). Entities left without facts are removed too.',
       parameters: {
         type: 'object',
         properties: {
           relation_ids: { type: 'array', items: { type: 'integer' } },
-          subject: { type: 'string' },
-          relation: { type: 'string' },
-          object: { type: 'string' },
+          subject: optText(200),
+          relation: optText(200),
+          object: optText(200),
         },
       },
       handler: (args) => {
-        let ids: number[] = [];
+        let ids: number[];
         if (args.relation_ids !== undefined) {
-          if (!Array.isArray(args.relation_ids) || !args.relation_ids.every((x) => Number.isInteger(x))) {
-            throw new MemoryArgumentError('memory_purge', '"relation_ids" must be an array of integers');
-          }
-          ids = args.relation_ids as number[];
+          ids = args.relation_ids;
         } else {
-          const subject = optString('memory_purge', args, 'subject', 200);
-          const relation = optString('memory_purge', args, 'relation', 200);
-          const object = optString('memory_purge', args, 'object', 200);
+          // Which arguments go together is beyond the schema: relation_ids, or subject with relation.
+          const subject = args.subject?.trim();
+          const relation = args.relation?.trim();
+          const object = args.object?.trim();
           if (!subject || !relation) throw new MemoryArgumentError('memory_purge', 'give "relation_ids", or "subject" and "relation" (and optionally "object")');
           const s = mem.graph.resolve(subject);
           if (!s) throw new MemoryNotFoundError('memory_purge', `no entity "${subject}"`);
@@ -139,39 +128,40 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
         if (r.relations === 0) throw new MemoryNotFoundError('memory_purge', `no relation with id ${ids.join(', ')}`);
         return `Removed ${r.relations} fact(s) and ${r.orphans} entit${r.orphans === 1 ? 'y' : 'ies'} left without facts.`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'memory_edit',
       description: 'Correct memory: rename or retype an entity ({entity, new_name?, type?}) or change a relation ({relation_id, relation_type?, target?, confidence?}).',
       parameters: {
         type: 'object',
         properties: {
-          entity: { type: 'string' },
-          new_name: { type: 'string' },
-          type: { type: 'string' },
-          relation_id: { type: 'integer' },
-          relation_type: { type: 'string' },
-          target: { type: 'string' },
-          confidence: { type: 'number', minimum: 0, maximum: 1 },
+          entity: optText(200),
+          new_name: optText(200),
+          type: optText(40),
+          relation_id: optInt(1, Number.MAX_SAFE_INTEGER),
+          relation_type: optText(200),
+          target: optText(200),
+          confidence: optNumber(0, 1),
         },
       },
       handler: (args) => {
-        const entity = optString('memory_edit', args, 'entity', 200);
+        // Which arguments go together is beyond the schema: entity with new_name/type, or relation_id with a change.
+        const entity = args.entity?.trim();
         if (entity !== undefined) {
-          const newName = optString('memory_edit', args, 'new_name', 200);
-          const type = optString('memory_edit', args, 'type', 40);
+          const newName = args.new_name?.trim();
+          const type = args.type?.trim();
           if (newName === undefined && type === undefined) throw new MemoryArgumentError('memory_edit', 'give "new_name" and/or "type" for the entity');
           if (!mem.graph.resolve(entity)) throw new MemoryNotFoundError('memory_edit', `no entity "${entity}"`);
           const ok = mem.graph.editEntity(entity, { ...(newName !== undefined ? { new_name: newName } : {}), ...(type !== undefined ? { type } : {}) }, mem.now());
           if (!ok) throw new MemoryArgumentError('memory_edit', `an entity named "${newName ?? ''}" already exists; use memory_merge`);
           return `Updated entity 「${entity}」.`;
         }
-        if (args.relation_id === undefined) throw new MemoryArgumentError('memory_edit', 'give "entity" or "relation_id"');
-        const id = optInt('memory_edit', args, 'relation_id', 1, Number.MAX_SAFE_INTEGER, 0);
+        const id = args.relation_id;
+        if (id == null) throw new MemoryArgumentError('memory_edit', 'give "entity" or "relation_id"');
         if (!mem.graph.relation(id)) throw new MemoryNotFoundError('memory_edit', `no relation with id ${id}`);
-        const relationType = optString('memory_edit', args, 'relation_type', 200);
-        const target = optString('memory_edit', args, 'target', 200);
-        const confidence = optNumber('memory_edit', args, 'confidence', 0, 1);
+        const relationType = args.relation_type?.trim();
+        const target = args.target?.trim();
+        const confidence = args.confidence ?? undefined;
         if (relationType === undefined && target === undefined && confidence === undefined) {
           throw new MemoryArgumentError('memory_edit', 'give "relation_type", "target" or "confidence" to change');
         }
@@ -184,31 +174,30 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
         const r = mem.graph.relation(id)!;
         return `Relation ${id} is now: ${r.source_name} ${r.relation_type} ${r.target_name} (${r.confidence.toFixed(2)}).`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'memory_delete_entity',
       description: 'Forget an entity entirely, with all its relations.',
-      parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      parameters: { type: 'object', properties: { name: text(200) }, required: ['name'] },
       handler: (args) => {
-        const name = reqString('memory_delete_entity', args, 'name', 200);
+        const name = args.name.trim();
         const n = mem.graph.deleteEntity(name);
         if (n === undefined) throw new MemoryNotFoundError('memory_delete_entity', `no entity "${name}"`);
         return `Forgot 「${name}」 and ${n} relation(s).`;
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'memory_introspect',
       description: 'Statistics of memory: context events, documents, entities, relations, top entities.',
       parameters: { type: 'object', properties: {} },
       handler: () => mem.introspect(),
-    },
-    {
+    }),
+    defineTool({
       name: 'doc_query',
       description: 'Search archived conversation documents. The documents found are moved back into the conversation timeline at their original times.',
-      parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['query'] },
+      parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 10) }, required: ['query'] },
       handler: (args) => {
-        const query = reqString('doc_query', args, 'query', 2000);
-        const docs = mem.consumeDocuments(query, optInt('doc_query', args, 'limit', 1, 10, 3));
+        const docs = mem.consumeDocuments(args.query.trim(), args.limit ?? 3);
         if (docs.length === 0) return 'No documents match.';
         return docs.map((d) => ({
           time: new Date(d.time).toISOString(),
@@ -217,17 +206,16 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
           text: [d.input, d.response].filter((s) => s !== '').join('\n'),
         }));
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'doc_commit',
       description: 'Write a note into document memory (title and content); it can be found later by doc_query and is recalled automatically when relevant.',
-      parameters: { type: 'object', properties: { title: { type: 'string' }, content: { type: 'string' } }, required: ['title', 'content'] },
+      parameters: { type: 'object', properties: { title: text(200), content: text(100000) }, required: ['title', 'content'] },
       handler: (args) => {
-        const title = reqString('doc_commit', args, 'title', 200);
-        const content = reqString('doc_commit', args, 'content', 100000);
-        const id = mem.commitDocument(title, content);
+        const title = args.title.trim();
+        const id = mem.commitDocument(title, args.content.trim());
         return `Stored document ${id} "${title}".`;
       },
-    },
+    }),
   ];
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../../src/kernel/log-types.js';
 import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import type { ToolContext, ToolDef } from '../../src/kernel/stage-types.js';
 import type { InputMessage } from '../../src/kernel/turn-types.js';
+import { ToolRegistry } from '../../src/kernel/tool-registry.js';
 import { MemorySystem } from '../../src/memory/index.js';
 
 /** A SettingsAPI backed by a Map, honouring registered defaults. */
@@ -77,11 +78,24 @@ export function toolCtx(text = 'test'): ToolContext {
   return { input, signal: new AbortController().signal, call_id: 'call_1' };
 }
 
-/** Call a tool of `mem` by name. */
+const registries = new WeakMap<ToolDef[], ToolRegistry>();
+
+/**
+ * Call a tool of `tools` by name as the kernel does: its arguments are first
+ * validated by the tool registry (ajv against the tool's schema; a bad
+ * argument throws ToolArgumentsError, code TOOL_ARGUMENTS_INVALID), then the
+ * handler runs and its typed errors are thrown as they are.
+ */
 export async function callTool(tools: ToolDef[], name: string, args: Record<string, unknown>): Promise<unknown> {
-  const t = tools.find((x) => x.name === name);
-  if (!t) throw new Error(`no tool ${name}`);
-  return t.handler(args, toolCtx());
+  let reg = registries.get(tools);
+  if (!reg) {
+    reg = new ToolRegistry(quietLog());
+    for (const t of tools) reg.register('_memory_', t);
+    registries.set(tools, reg);
+  }
+  const invalid = reg.validate(name, args);
+  if (invalid) throw invalid;
+  return reg.get(name)!.handler(args, toolCtx());
 }
 
 /** Build a MemorySystem over a temp dir with fakes; returns it with its helpers. */

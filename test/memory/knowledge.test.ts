@@ -47,7 +47,7 @@ it('creates, lists and searches documents through the tools; separate from memor
     mem.commitDocument('memo', 'the plumber comes on Tuesday');
     assert.equal(mem.knowledge.search('plumber Tuesday', 3).length, 0, 'memory never enters the knowledge index');
     await assert.rejects(async () => callTool(tools, 'knowledge_create', { name: '../escape', content: 'x' }), KnowledgeError);
-    await assert.rejects(async () => callTool(tools, 'knowledge_create', { name: 'ok', content: '' }), { code: 'MEMORY_BAD_ARGS' });
+    await assert.rejects(async () => callTool(tools, 'knowledge_create', { name: 'ok', content: '' }), { code: 'TOOL_ARGUMENTS_INVALID', message: /knowledge_create: \/content must NOT have fewer than 1 characters/ });
     const prompt = await mem.recallForPrompt('洗碗机的软水盐怎么加', 500);
     assert.match(prompt.text, /\[Knowledge\][\s\S]*软水盐/);
     mem.close();

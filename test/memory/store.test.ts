@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { openMemoryDb } from '../../src/memory/db.js';
 import { MemoryArgumentError, MemoryNotFoundError, VECTOR_FINGERPRINT } from '../../src/memory/index.js';
 import { estimateTokens } from '../../src/kernel/memory-port.js';
+import { ToolArgumentsError } from '../../src/kernel/tool-registry.js';
 import { callTool, eid, fakeClock, fakeSettings, makeMemory, tempDir } from './helpers.js';
 
 describe('context window', () => {
@@ -147,13 +148,26 @@ describe('prompt and tools', () => {
         'doc_commit', 'doc_query', 'knowledge_create', 'knowledge_list', 'knowledge_search', 'memory_commit', 'memory_delete_entity',
         'memory_edit', 'memory_introspect', 'memory_merge', 'memory_purge', 'memory_recall',
       ]);
-      await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [] }), MemoryArgumentError);
-      await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [{ subject: 'a', relation: '', object: 'b' }] }), /relation/);
-      await assert.rejects(async () => callTool(tools, 'memory_recall', { query: 42 }), { code: 'MEMORY_BAD_ARGS' });
+      // Checks the schema states are the registry's (ajv), with the argument named:
+      await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [] }), { code: 'TOOL_ARGUMENTS_INVALID', message: /\/triples must NOT have fewer than 1 items/ });
+      await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [{ subject: 'a', relation: '', object: 'b' }] }), /\/triples\/0\/relation must NOT have fewer than 1 characters/);
+      await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [{ subject: 'a', relation: '  ', object: 'b' }] }), /\/triples\/0\/relation must match pattern/);
+      await assert.rejects(async () => callTool(tools, 'memory_recall', { query: 42 }), ToolArgumentsError);
+      await assert.rejects(async () => callTool(tools, 'memory_recall', { query: 42 }), /invalid arguments for memory_recall: \/query must be string/);
+      await assert.rejects(async () => callTool(tools, 'doc_query', { query: 'x', limit: 99 }), /doc_query: \/limit must be <= 10/);
+      await assert.rejects(async () => callTool(tools, 'doc_query', { query: 'x', limit: 2.5 }), /\/limit must be integer/);
+      await assert.rejects(async () => callTool(tools, 'memory_delete_entity', {}), /must have required property 'name'/);
+      // ... and those it cannot state are the handler's:
       await assert.rejects(async () => callTool(tools, 'memory_merge', { keep: 'x', merge: 'y' }), MemoryNotFoundError);
       await assert.rejects(async () => callTool(tools, 'memory_delete_entity', { name: 'nobody' }), { code: 'MEMORY_NOT_FOUND' });
-      await assert.rejects(async () => callTool(tools, 'doc_query', { query: 'x', limit: 99 }), MemoryArgumentError);
       await assert.rejects(async () => callTool(tools, 'memory_edit', { relation_id: 5 }), MemoryNotFoundError);
+      await assert.rejects(async () => callTool(tools, 'memory_edit', {}), { code: 'MEMORY_BAD_ARGS', message: /give "entity" or "relation_id"/ });
+      await assert.rejects(async () => callTool(tools, 'memory_purge', { subject: 'x' }), MemoryArgumentError);
+      // Optional arguments may be null (absent), strings are trimmed:
+      assert.match(String(await callTool(tools, 'memory_commit', { triples: [{ subject: ' 小红 ', relation: '喜欢', object: '画画', subject_type: null, confidence: null }] })), /Stored 1 fact/);
+      assert.ok(mem.graph.resolve('小红'), 'trimmed name stored');
+      assert.match(String(await callTool(tools, 'memory_delete_entity', { name: '小红 ' })), /Forgot 「小红」/);
+      assert.equal(await callTool(tools, 'doc_query', { query: 'nothing like this', limit: null }), 'No documents match.');
       await callTool(tools, 'memory_commit', { triples: [{ subject: '小明', relation: '喜欢', object: '恐龙' }] });
       assert.match(String(await callTool(tools, 'memory_edit', { entity: '小明', new_name: '王小明', type: 'person' })), /Updated/);
       assert.equal(mem.graph.resolve('小明')?.name, '王小明');
