@@ -246,8 +246,10 @@ export class HomePlugin implements Plugin {
         return;
       }
       if (!match) return;
+      // Stopped while the matcher ran: this turn acts on nothing.
+      if (ctx.signal.aborted) return;
       try {
-        const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language) });
+        const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language), signal: ctx.signal });
         if (reply !== undefined) ctx.response = reply;
       } catch (err) {
         // Typed errors carry a message a person can act on (e.g. a timer longer than 7 days); anything else goes to the LLM.

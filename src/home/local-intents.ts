@@ -48,6 +48,8 @@ export interface IntentRequest {
   channel: string;
   /** Reply language (the match's language). */
   lang?: Lang;
+  /** The turn's stop signal: once aborted, nothing is commanded or started. */
+  signal?: AbortSignal;
 }
 
 const STATE_WORDS: Record<string, string> = {
@@ -63,8 +65,13 @@ function lower(s: string | undefined): string {
 export class LocalIntents {
   constructor(private readonly d: LocalIntentDeps) {}
 
-  /** Execute `match`; resolves to the spoken reply, or undefined to leave the input to the LLM. */
+  /**
+   * Execute `match`; resolves to the spoken reply, or undefined to leave the
+   * input to the LLM. A request whose `signal` is aborted (the turn was
+   * stopped) does nothing and resolves undefined.
+   */
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
+    if (req.signal?.aborted) return undefined;
     const lang = req.lang ?? toLang(match.language);
     const s = this.preferNamed(match);
     switch (match.intent) {
@@ -203,6 +210,7 @@ export class LocalIntents {
     }
     const risky = ready.filter((e) => this.d.controller.isRisky(e, action));
     const execute = async (): Promise<string> => {
+      if (req.signal?.aborted) return '';
       const results = await Promise.allSettled(ready.map((e) => this.d.controller.control(e.id, action, req.who)));
       const ok: Entity[] = [];
       results.forEach((r, i) => {

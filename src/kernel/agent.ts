@@ -8,11 +8,12 @@
  *   boundary (path a: the in-flight LLM request is aborted); the preempted
  *   turn resumes later from its frame with "[interrupt] ..." notes (path b);
  *   when idle the interrupt simply runs (path c).
- * - stop(): aborts the in-flight LLM call, publishes `stop` (the speaker
- *   silences itself), and short-circuits every input queued at that moment —
- *   the scheduler's waiting tasks plus those still in the inbox — in their
- *   pre_action stage. Inputs arriving later run normally. Stop is never held
- *   back by the preemption cooldown.
+ * - stop(): aborts the in-flight LLM call and the running turn's stage
+ *   signal, publishes `stop` (the speaker silences itself), and cancels every
+ *   input queued at that moment — the scheduler's waiting tasks plus those
+ *   still in the inbox: they run no stage at all, so none of them commands a
+ *   device, calls a tool or starts a timer (issue 13). Inputs arriving later
+ *   run normally. Stop is never held back by the preemption cooldown.
  * - Backlog feedback: when the running turn has been busy longer than
  *   core.scheduler.busy_feedback_ms, waiting inputs get an immediate short
  *   "busy" message on their own channel (once each).
@@ -129,8 +130,8 @@ export class Agent {
 
   /**
    * Stop (seed 001 "Stop"): cancel the in-flight LLM call, silence output,
-   * short-circuit inputs queued now (scheduler + inbox). Returns how many
-   * queued inputs were cancelled.
+   * cancel inputs queued now (scheduler + inbox) before any of their stages
+   * runs. Returns how many queued inputs were cancelled.
    */
   stop(source: string): number {
     const running = this.scheduler.current;
@@ -140,7 +141,7 @@ export class Agent {
     for (const t of [...this.scheduler.waiting(), ...this.inbox]) {
       if (t.payload.turn.input.channel === '_consolidation_') continue;
       t.payload.turn.cancelledByStop = true;
-      // A suspended turn already past pre_action cannot be short-circuited there: stop it instead.
+      // A turn not yet started runs no stage; a suspended one (preempted earlier) is stopped.
       t.payload.turn.stop();
       cancelled++;
     }

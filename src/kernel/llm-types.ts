@@ -8,10 +8,8 @@
 /** A JSON Schema object as plugins declare it (draft-07 subset understood by ajv). */
 export type JsonSchema = Record<string, unknown>;
 
-
 /** Chat roles, as in the OpenAI and Ollama chat APIs. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
-
 
 /**
  * One tool call requested by the model. `function.arguments` is always a parsed
@@ -25,7 +23,6 @@ export interface ToolCall {
   type: 'function';
   function: { name: string; arguments: Record<string, unknown> };
 }
-
 
 /** One chat message in the model-visible history. */
 export interface ChatMessage {
@@ -43,13 +40,11 @@ export interface ChatMessage {
   images?: string[];
 }
 
-
 /** A tool as offered to the model (OpenAI `tools[]` entry shape). */
 export interface ToolSchema {
   type: 'function';
   function: { name: string; description: string; parameters: JsonSchema };
 }
-
 
 /** Token accounting of one completion (OpenAI `usage` names). */
 export interface TokenUsage {
@@ -57,7 +52,6 @@ export interface TokenUsage {
   completion_tokens: number;
   total_tokens: number;
 }
-
 
 /** The unified request every provider takes (seed 000 §9: serialised to JSON and handed to the adapter). */
 export interface CompletionRequest {
@@ -70,7 +64,6 @@ export interface CompletionRequest {
   /** Protocol-specific extras the adapter may read (e.g. Ollama keep_alive, num_ctx). */
   options?: Record<string, unknown>;
 }
-
 
 /**
  * The unified response (seed 000 §9: {content, reasoning_content,
@@ -88,7 +81,6 @@ export interface CompletionResponse {
   model?: string;
 }
 
-
 /**
  * What a streaming call yields. Providers merge tool-call deltas by index
  * themselves; the last event is always `done` carrying the merged response.
@@ -99,7 +91,6 @@ export type StreamEvent =
   | { type: 'reasoning'; text: string }
   | { type: 'tool_call_delta'; index: number; id?: string; name?: string; arguments?: string }
   | { type: 'done'; response: CompletionResponse };
-
 
 /**
  * An LLM provider (seed 000 §9 "Provider 接口 (Name / Chat / ChatStream)").

@@ -14,7 +14,6 @@ export interface MemItem {
   time?: number;
 }
 
-
 /** A subject-relation-object fact for the graph memory. */
 export interface Triple {
   subject: string;
@@ -27,13 +26,11 @@ export interface Triple {
   sentence?: string;
 }
 
-
 /** The memory access plugins get (seed 000 §11 Memory().Recall/Commit). */
 export interface MemoryAPI {
   recall(query: string, limit?: number): Promise<MemItem[]>;
   commit(triples: Triple[]): Promise<{ entities: number; relations: number }>;
 }
-
 
 /** The knowledge-base access plugins get (seed 000 §5). */
 export interface KnowledgeAPI {

@@ -14,7 +14,6 @@ export const Cap = {
   Stream: 32,
 } as const;
 
-
 /**
  * One delivery to an output channel.
  * - kind 'full': a whole reply (non-stream channels, output_send__X calls, short-circuit responses).
@@ -35,10 +34,8 @@ export interface OutputMessage {
   interrupted?: boolean;
 }
 
-
 /** Handler of an output channel; resolves when the message is delivered (or queued for playback). */
 export type OutputHandler = (msg: OutputMessage) => void | Promise<void>;
-
 
 /** Options of registerOutputChannel. */
 export interface OutputChannelOptions {

@@ -41,7 +41,7 @@ export interface PluginSDK {
    * "yes"). Resolves null on timeout or abort.
    */
   awaitInput(opts: { channel?: string; timeout_ms: number; accept?: (text: string) => boolean; signal?: AbortSignal }): Promise<InputMessage | null>;
-  /** Stop: abort the LLM call, silence output, short-circuit inputs queued now. Kernel-level plugins only. */
+  /** Stop: abort the LLM call, silence output, cancel inputs queued now before any of their stages runs. Kernel-level plugins only. */
   stop(source: string): void;
   /** Deliver a message to an output channel directly (passes before_output/after_output). */
   sendOutput(channel: string, content: string, meta?: Record<string, unknown>): Promise<void>;
@@ -49,7 +49,6 @@ export interface PluginSDK {
   memory(): MemoryAPI;
   knowledge(): KnowledgeAPI;
 }
-
 
 /**
  * A plugin (seed 001 "Plugin Interface"; zigbee2mqtt extension style): the

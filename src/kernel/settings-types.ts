@@ -6,7 +6,6 @@
 /** Setting value types of the ConfigRegistry. */
 export type SettingType = 'string' | 'number' | 'integer' | 'boolean' | 'json' | 'secret';
 
-
 /** A registered setting (seed 000 §10 `Register(key, default)`, plus type and description). */
 export interface SettingDef {
   key: string;
@@ -20,7 +19,6 @@ export interface SettingDef {
   /** Further validation: returns what is wrong with a value, or undefined when it is fine. */
   check?: (value: unknown) => string | undefined;
 }
-
 
 /** The settings view a plugin gets (seed 000 §10 Settings().Get/Set/List). */
 export interface SettingsAPI {

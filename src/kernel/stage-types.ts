@@ -19,7 +19,6 @@ export const STAGES = [
 ] as const;
 export type StageName = (typeof STAGES)[number];
 
-
 /** The result of executing one tool call, as fed back to the model. */
 export interface ToolResult {
   call_id: string;
@@ -27,7 +26,6 @@ export interface ToolResult {
   content: string;
   is_error: boolean;
 }
-
 
 /**
  * The shared context of one stage run (seed 000 §11 StageContext). Which fields
@@ -65,10 +63,16 @@ export interface StageContext {
   response?: string;
   /** Memory recalled for this turn (read-only). */
   readonly memory: readonly MemItem[];
+  /**
+   * Aborted when the turn is stopped (button, /stop, CLI, HA). A handler that
+   * acts on the world (a device command, a timer) checks it right before
+   * acting and does nothing once it is aborted: after a stop nothing of this
+   * turn may act.
+   */
+  readonly signal: AbortSignal;
   /** Free scratch space shared by all handlers of this run. */
   extra: Record<string, unknown>;
 }
-
 
 /** Fields each stage may write (seed 000 §3 "7 个阶段总表"); `extra` is always writable. */
 export const STAGE_WRITE_RIGHTS: Record<StageName, ReadonlyArray<keyof StageContext>> = {
@@ -81,10 +85,8 @@ export const STAGE_WRITE_RIGHTS: Record<StageName, ReadonlyArray<keyof StageCont
   after_output: [],
 };
 
-
 /** A stage handler: may be async; runs concurrently with the stage's other handlers. */
 export type StageHandler = (ctx: StageContext) => void | Promise<void>;
-
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolContext {
@@ -94,7 +96,6 @@ export interface ToolContext {
   signal: AbortSignal;
   call_id: string;
 }
-
 
 /**
  * A tool result carrying images (base64, e.g. a camera snapshot) for a
@@ -108,10 +109,8 @@ export interface ToolOutput {
   images?: string[];
 }
 
-
 /** A tool handler returns text, a ToolOutput, or a value that is JSON-encoded for the model. Throwing makes a tool error. */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => unknown | Promise<unknown>;
-
 
 /**
  * A tool definition (seed 001 ToolDef with NoMemory and Cleaner).

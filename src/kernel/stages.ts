@@ -21,10 +21,14 @@ interface Registered {
 }
 
 /** Fields of a fresh stage context that are not derived from the input. */
-export type StageInit = Partial<Omit<StageContext, 'stage' | 'input' | 'partial' | 'memory'>> & {
+export type StageInit = Partial<Omit<StageContext, 'stage' | 'input' | 'partial' | 'memory' | 'signal'>> & {
   partial?: boolean;
   memory?: readonly MemItem[];
+  /** The turn's stop signal (default: one that never aborts). */
+  signal?: AbortSignal;
 };
+
+const NEVER_ABORTED = new AbortController().signal;
 
 /** Build a stage context for `stage` and `input` with defaults. */
 export function newStageContext(stage: StageName, input: InputMessage, init: StageInit = {}): StageContext {
@@ -44,6 +48,7 @@ export function newStageContext(stage: StageName, input: InputMessage, init: Sta
     skip_output: init.skip_output ?? false,
     response: init.response,
     memory: init.memory ?? [],
+    signal: init.signal ?? NEVER_ABORTED,
     extra: init.extra ?? {},
   };
 }
@@ -60,7 +65,8 @@ function guardedView(ctx: StageContext): { view: StageContext; revoke: () => voi
   const view = new Proxy(ctx, {
     get(target, prop, receiver) {
       const v: unknown = Reflect.get(target, prop, receiver);
-      if (typeof prop === 'string' && !allowed.has(prop) && v !== null && typeof v === 'object') {
+      // The abort signal is handed out as is: it cannot be cloned, and it has nothing to write.
+      if (typeof prop === 'string' && !allowed.has(prop) && v !== null && typeof v === 'object' && !(v instanceof AbortSignal)) {
         return deepFreezeCopy(v);
       }
       return v;

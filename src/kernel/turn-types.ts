@@ -8,7 +8,6 @@
 /** Interrupt levels (seed 001 "Four interrupt levels"): 0 is a queued task, 1-4 interrupts. */
 export type Level = 0 | 1 | 2 | 3 | 4;
 
-
 /** An input as it enters the agent (seed 001 `InjectInput(source, channel, payload)`). */
 export interface InputMessage {
   /** Unique id, assigned by the kernel. */
@@ -31,14 +30,12 @@ export interface InputMessage {
   meta?: Record<string, unknown>;
 }
 
-
 /** Options of injectInput / injectInterrupt. */
 export interface InjectOptions {
   user?: string;
   images?: string[];
   meta?: Record<string, unknown>;
 }
-
 
 /** What a finished turn reports to whoever injected the input. */
 export interface TurnResult {

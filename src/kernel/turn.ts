@@ -53,6 +53,8 @@ export class Turn {
   private abortReason?: AbortReason;
   private preemptRequested = false;
   private stopped = false;
+  /** Aborted by stop(); stage handlers see it as `ctx.signal`. */
+  private readonly stopSignal = new AbortController();
   /** Set by the agent when a stop snapshot included this input (seed 001 cancelBudget). */
   cancelledByStop = false;
   private readonly notes: string[] = [];
@@ -82,6 +84,7 @@ export class Turn {
   /** Stop: abort the in-flight LLM call; the turn ends as interrupted. */
   stop(): void {
     this.stopped = true;
+    this.stopSignal.abort(new Error('stopped'));
     this.abortReason = 'stop';
     this.controller?.abort(new Error('stopped'));
     for (const f of this.toolAborts) f();
@@ -99,13 +102,19 @@ export class Turn {
   /** Run (or resume) the turn. Never rejects. */
   async run(): Promise<RunOutcome> {
     try {
-      if (!this.frame.started) {
+      if (!this.frame.started && this.cancelledByStop) {
+        // Queued when stop was pressed: it never runs a stage, so nothing of it can act.
+        this.frame.started = true;
+        this.finishCancelled();
+      } else if (!this.frame.started) {
         this.frame.started = true;
         await this.begin();
       }
-      const text = await this.toolLoop();
-      if (text === null) return { kind: 'preempted' };
-      await this.finishWithText(text);
+      if (this.result.status !== 'cancelled') {
+        const text = await this.toolLoop();
+        if (text === null) return { kind: 'preempted' };
+        await this.finishWithText(text);
+      }
     } catch (err) {
       if (err instanceof ShortCircuit) {
         await this.finishShortCircuit(err.response).catch((e: unknown) => this.k.log.error({ err: errorMessage(e) }, 'short-circuit delivery failed'));
@@ -145,6 +154,7 @@ export class Turn {
     const c1 = await this.stage('on_input', {});
     const text = c1.raw_message;
     this.recordUser(text);
+    if (this.stopped) await this.interrupted();
     if (c1.response !== undefined) throw new ShortCircuit(c1.response, 'on_input');
     // context append/prune + recall
     const provider = k.provider();
@@ -178,7 +188,7 @@ export class Turn {
     const messages: ChatMessage[] = [system, ...timeline, { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) }];
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });
-    if (this.cancelledByStop) throw new ShortCircuit('', 'pre_action');
+    if (this.stopped) await this.interrupted();
     if (c2.response !== undefined) throw new ShortCircuit(c2.response, 'pre_action');
     this.frame.messages = c2.context_messages;
     k.log.debug({ input: this.input.id, tokens: messagesTokens(this.frame.messages), budget }, 'prompt assembled');
@@ -246,6 +256,7 @@ export class Turn {
     const k = this.k;
     const c1 = await this.stage('before_toolcall', { tool_call: structuredClone(original) });
     if (c1.response !== undefined) throw new ShortCircuit(c1.response, 'before_toolcall');
+    if (this.stopped) await this.interrupted();
     const call = c1.tool_call ?? original;
     const name = call.function.name;
     const args = call.function.arguments ?? {};
@@ -378,13 +389,16 @@ export class Turn {
     await this.afterOutput(delivered);
   }
 
+  /** A turn cancelled by stop before it ran: its words are remembered, no stage runs. */
+  private finishCancelled(): void {
+    this.k.bus.publish('raw_input', this.input);
+    this.log({ type: 'turn.started', turn: this.input.id, input: this.input });
+    this.recordUser(this.input.text);
+    this.result.status = 'cancelled';
+    this.recordAgent('', true);
+  }
+
   private async finishShortCircuit(response: string): Promise<void> {
-    if (this.cancelledByStop) {
-      this.result.status = 'cancelled';
-      this.recordAgent('', true);
-      await this.afterOutput('');
-      return;
-    }
     this.result.status = 'short_circuit';
     if (response && this.input.channel !== '_consolidation_') await this.send(this.input.channel, response);
     this.result.reply = response;
@@ -429,7 +443,7 @@ export class Turn {
   // ---- helpers ------------------------------------------------------------
 
   private async stage(stage: StageName, init: StageInit): Promise<StageContext> {
-    const ctx = newStageContext(stage, this.input, { memory: this.frame.memory, ...init });
+    const ctx = newStageContext(stage, this.input, { memory: this.frame.memory, signal: this.stopSignal.signal, ...init });
     await this.k.stages.run(ctx);
     return ctx;
   }

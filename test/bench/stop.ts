@@ -8,12 +8,22 @@
  *  (b) the aplay process having exited.
  * Prints stop.llm_abort_p50/p99 and stop.speaker_p50/p99 in ms (200 runs;
  * HOMEAGENT_BENCH_RUNS overrides).
+ *
+ * Each run also queues local commands before the stop (issue 13): two device
+ * commands and a timer, some in the scheduler and one still in the inbox. The
+ * service talks to a real Mosquitto with the fixture home's device simulator;
+ * stop.queued_actions_after_stop counts, over all runs, the queued commands
+ * that still reached the broker plus the timers they started (must be 0). A
+ * command given after the last run is the barrier: it goes through the same
+ * MQTT client, so once it arrives every earlier publish would have too.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startApp } from '../../src/service/app.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
+import { startMosquitto } from '../support/mosquitto.js';
+import { DeviceSimulator } from '../support/device-simulator.js';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -25,6 +35,9 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-bench-stop-'));
   const story = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long story that keeps going.`).join(' ');
   const llm = await startLlmTestServer({ defaultReply: { content: story, tokensPerSecond: 20 } });
+  const broker = await startMosquitto();
+  const sim = new DeviceSimulator(broker.url);
+  await sim.start();
   const app = await startApp({
     dataDir: dir,
     console: false,
@@ -38,17 +51,28 @@ export async function run(): Promise<void> {
       HOMEAGENT__PLUGIN__MIC__DRIVER: 'sim',
       HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'off',
       HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '8192',
+      HOMEAGENT__PLUGIN__MQTT__URL: broker.url,
     },
   });
   const speaker = app.voice?.speaker;
   if (!speaker) throw new Error('no voice pipeline');
   const llmMs: number[] = [];
   const spkMs: number[] = [];
+  let homeCommands = 0;
+  app.kernel.bus.subscribe('_bench_', 'plugin.home.command', () => void homeCommands++);
+  let queuedActions = 0;
   try {
+    await waitUntil(() => (app.home.registry?.entities().length ?? 0) >= 14 && app.home.connected && app.home.registry?.view('kitchen_light')?.available === true);
     for (let i = 0; i < runs; i++) {
       const started = new Promise<void>((resolve) => speaker.once('start', () => resolve()));
       const turn = app.kernel.injectInput('bench', 'speaker', `tell me story ${i}`);
       await started;
+      const queued = [
+        app.kernel.injectInput('bench', 'speaker', i % 2 ? 'turn off the kitchen light' : 'turn on the kitchen light'),
+        app.kernel.injectInput('bench', 'speaker', 'set a timer for 5 minutes'),
+      ];
+      await new Promise((r) => setImmediate(r)); // those two wait in the scheduler
+      queued.push(app.kernel.injectInput('bench', 'speaker', i % 2 ? 'turn off office/desk lamp' : 'turn on office/desk lamp')); // this one in the inbox
       const closed = llm.nextSocketClosed();
       const exited = new Promise<bigint>((resolve) => speaker.once('stopped', () => resolve(process.hrtime.bigint())));
       const t0 = process.hrtime.bigint();
@@ -57,9 +81,21 @@ export async function run(): Promise<void> {
       llmMs.push(Number(c.at - t0) / 1e6);
       spkMs.push(Number(e - t0) / 1e6);
       await turn;
+      for (const q of queued) {
+        const r = await q;
+        if (r.status !== 'cancelled') throw new Error(`run ${i}: an input queued at the stop ended ${r.status}, not cancelled`);
+      }
     }
+    // The barrier: one command after the last stop; the broker sees it after anything sent before it.
+    const before = sim.commands.length;
+    await app.kernel.injectInput('bench', 'speaker', 'turn off the bed light');
+    await sim.waitForCommands(before + 1);
+    // Commands seen by the broker or sent by the box's own account (whichever is more), plus timers started; the barrier is not one of them.
+    queuedActions = Math.max(sim.commands.length, homeCommands) - 1 + (app.timers.service?.status().length ?? 0);
   } finally {
     await app.stop();
+    await sim.stop();
+    await broker.stop();
     await llm.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -67,5 +103,16 @@ export async function run(): Promise<void> {
   console.log(`stop.llm_abort_p99: ${pct(llmMs, 99).toFixed(2)} ms`);
   console.log(`stop.speaker_p50: ${pct(spkMs, 50).toFixed(2)} ms`);
   console.log(`stop.speaker_p99: ${pct(spkMs, 99).toFixed(2)} ms`);
+  console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs`);
+  if (queuedActions !== 0) throw new Error(`${queuedActions} queued actions ran after stop`);
+}
+
+/** Resolve once `cond` holds, polled every 50 ms (start-up only: device discovery has no single event); 30 s deadline. */
+async function waitUntil(cond: () => boolean): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('the fixture home was not discovered within 30 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

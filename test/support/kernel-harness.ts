@@ -21,10 +21,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Build and start a kernel for a test. */
-export async function startHarness(opts: { script?: FakeReply[]; clock?: Clock; beforeStart?: (k: Kernel) => void } = {}): Promise<Harness> {
+/** Build and start a kernel for a test; `env` holds setting overrides (`HOMEAGENT__PLUGIN__MQTT__URL`). */
+export async function startHarness(opts: { script?: FakeReply[]; clock?: Clock; beforeStart?: (k: Kernel) => void; env?: Record<string, string> } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-kernel-'));
-  const settings = new ConfigRegistry(':memory:', { env: {} });
+  const settings = new ConfigRegistry(':memory:', { env: opts.env ?? {} });
   const provider = new FakeProvider(opts.script ?? []);
   const kernel = new Kernel({ settings, dataDir, provider, clock: opts.clock });
   const outputs: OutputMessage[] = [];
