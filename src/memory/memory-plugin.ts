@@ -58,7 +58,6 @@ export class MemoryPlugin implements Plugin {
     this.sdk = sdk;
     this.running = true;
     for (const name of LOOP_NAMES) this.arm(name);
-    sdk.log.info({ loops: LOOP_NAMES }, 'memory loops started');
   }
 
   /** Disarm every timer and wait for ticks in progress (each bounded by the tick time limit). */
