@@ -15,6 +15,7 @@ import type { StageContext } from '../kernel/stage-types.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
+import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../plugins/timers/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
@@ -28,7 +29,7 @@ import { DeviceRegistry } from './registry.js';
 import { toLang } from './replies.js';
 import { HOME_SETTINGS } from './settings.js';
 import { writeFileAtomic } from './store.js';
-import { actionFromArgs, confirmationQuestion, findEntity, homeTools } from './tools.js';
+import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceControlArgs } from './tools.js';
 
 /** Constructor options of HomePlugin (all optional). */
 export interface HomePluginOptions {
@@ -219,6 +220,7 @@ export class HomePlugin implements Plugin {
     const intents = new LocalIntents({
       registry, controller, gate, timers, clock, log: sdk.log,
       timeZone: () => get<string>('plugin.home.time_zone') || undefined,
+      ownArea: () => get<string>('plugin.home.area') || undefined,
     });
 
     this.matcher = this.opts.matchIntent ?? matchIntent;
@@ -236,14 +238,24 @@ export class HomePlugin implements Plugin {
       }
       // Anything else than yes/no while a question is open: the person moved on; the risky action is off.
       if (gate.pending) gate.cancel();
-      if (!get<boolean>('plugin.home.local_intents') || !this.matcher) return;
-      const lang = /[\u4e00-\u9fff]/.test(ctx.raw_message) ? 'zh' : 'en';
-      let match: IntentMatch | null | undefined;
-      try {
-        match = await this.matcher(ctx.raw_message, registry.vocabulary(), lang);
-      } catch (err) {
-        sdk.log.error({ err }, 'intent matcher failed; leaving the input to the LLM');
-        return;
+      if (!get<boolean>('plugin.home.local_intents')) return;
+      const vocab = registry.vocabulary();
+      // One path from audio to action: the recogniser's match (the same templates) is acted on, not
+      // recomputed, while it fits the home; only text without one (typed, an open-vocabulary engine) is matched.
+      let match: IntentMatch | null | undefined = carriedIntent(input.meta);
+      if (match && !fitsVocabulary(match, vocab)) {
+        sdk.log.info({ intent: match.intent, slots: match.slots }, 'the recognised intent names a device or room the home no longer has; matching the text');
+        match = undefined;
+      }
+      if (!match) {
+        if (!this.matcher) return;
+        const lang = /[\u4e00-\u9fff]/.test(ctx.raw_message) ? 'zh' : 'en';
+        try {
+          match = await this.matcher(ctx.raw_message, vocab, lang);
+        } catch (err) {
+          sdk.log.error({ err }, 'intent matcher failed; leaving the input to the LLM');
+          return;
+        }
       }
       if (!match) return;
       // Stopped while the matcher ran: this turn acts on nothing.
@@ -261,11 +273,14 @@ export class HomePlugin implements Plugin {
     sdk.registerStage('before_toolcall', async (ctx: StageContext) => {
       const call = ctx.tool_call;
       if (!call || call.function.name !== 'device_control') return;
+      // Invalid arguments are the registry's to reject after this stage; only a valid call can be risky.
+      const args = call.function.arguments;
+      if (!isDeviceControlArgs(args)) return;
       let entity: Entity;
       let action: DeviceAction;
       try {
-        entity = findEntity(registry, String(call.function.arguments.device));
-        action = actionFromArgs(call.function.arguments);
+        entity = findEntity(registry, args.device);
+        action = actionFromArgs(args);
       } catch {
         return;
       }

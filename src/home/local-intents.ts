@@ -21,6 +21,7 @@ import type { HomeController } from './controller.js';
 import type { Entity } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
+import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
 import { areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
 
 /**
@@ -40,6 +41,8 @@ export interface LocalIntentDeps {
   /** IANA time zone for time/date answers (undefined: the system's). */
   timeZone: () => string | undefined;
   log: Logger;
+  /** The box's own room: "turn off the lights" without a room addresses it (absent or empty: the whole home). */
+  ownArea?: () => string | undefined;
 }
 
 /** Who asked and where the answer goes. */
@@ -127,24 +130,30 @@ export class LocalIntents {
     const s = match.slots;
     if (s.name || !s.area) return s;
     const text = match.text.replace(/\s+/g, '').toLowerCase();
-    const named = this.resolve(s).filter((e) => [e.name, ...e.aliases].some((n) => text.includes(n.replace(/\s+/g, '').toLowerCase())));
+    const named = targetsOf(this.resolve(s)).filter((e) => [e.name, ...e.aliases].some((n) => text.includes(n.replace(/\s+/g, '').toLowerCase())));
     return named.length === 1 ? { ...s, name: (named[0] as Entity).name } : s;
   }
 
-  /** Entities the slots point at: by name (aliases too), else by area and/or domain. */
-  resolve(s: IntentSlots): Entity[] {
-    const all = this.d.registry.entities();
-    const area = lower(s.area);
-    const domain = s.domain;
-    if (typeof s.name === 'string' && s.name) {
-      const n = lower(s.name);
-      let hits = all.filter((e) => lower(e.name) === n || e.aliases.some((a) => lower(a) === n));
-      if (domain && hits.some((e) => e.component === domain)) hits = hits.filter((e) => e.component === domain);
-      if (area && hits.some((e) => lower(e.area) === area)) hits = hits.filter((e) => lower(e.area) === area);
-      return hits;
-    }
-    if (!area && !domain) return [];
-    return all.filter((e) => (!domain || e.component === domain) && (!area || lower(e.area) === area));
+  /**
+   * What the slots point at, by the one resolver's rules (resolve.ts): a
+   * name (exact, then partial), a singular kind word ("the lamp": one
+   * device), else the devices of the room and/or domain.
+   */
+  resolve(s: IntentSlots): Resolution {
+    return resolveTarget(
+      this.d.registry.entities(),
+      { name: s.name, area: s.area, domain: s.domain, device: s.device },
+      { ownArea: this.d.ownArea?.() },
+    );
+  }
+
+  /** The reply for a resolution that addresses nothing: ask which of the candidates, or say nothing fits. */
+  private unresolved(r: Extract<Resolution, { kind: 'ambiguous' | 'not_found' }>, s: IntentSlots, lang: Lang): string {
+    if (r.kind === 'not_found') return this.none(s, lang);
+    const names = r.candidates.map((e) => the(e, lang));
+    const last = names.pop() as string;
+    if (lang === 'zh') return `你说的是哪一个：${names.join('、')}还是${last}？`;
+    return `Which one do you mean: ${names.join(', ')} or ${last}?`;
   }
 
   private none(s: IntentSlots, lang: Lang): string {
@@ -156,14 +165,15 @@ export class LocalIntents {
   }
 
   private async onOff(s: IntentSlots, action: ActionName, req: IntentRequest, lang: Lang): Promise<string> {
-    const targets = this.resolve(s);
-    if (!targets.length) return this.none(s, lang);
-    return this.run(targets, { action }, req, lang, s);
+    const r = this.resolve(s);
+    if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
+    return this.run(targetsOf(r), { action }, req, lang, s);
   }
 
   private async lightSet(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
-    const targets = this.resolve({ ...s, domain: s.domain ?? 'light' });
-    if (!targets.length) return this.none({ ...s, domain: s.domain ?? 'light' }, lang);
+    const r = this.resolve({ ...s, domain: s.domain ?? 'light' });
+    if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, { ...s, domain: s.domain ?? 'light' }, lang);
+    const targets = targetsOf(r);
     const a: DeviceAction = { action: 'turn_on' };
     if (typeof s.brightness === 'number') a.brightness_pct = s.brightness;
     if (typeof s.color === 'string') {
@@ -175,15 +185,17 @@ export class LocalIntents {
   }
 
   private async setPosition(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
-    const targets = this.resolve({ ...s, domain: s.domain ?? 'cover' });
-    if (!targets.length) return this.none(s, lang);
+    const r = this.resolve({ ...s, domain: s.domain ?? 'cover' });
+    if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
+    const targets = targetsOf(r);
     if (typeof s.position !== 'number') return lang === 'zh' ? '要调到多少？' : 'To what position?';
     return this.run(targets, { action: 'set_position', position: s.position }, req, lang, s);
   }
 
   private async setTemperature(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
-    let targets = this.resolve({ ...s, domain: 'climate' });
-    if (!targets.length && !s.name && !s.area) targets = this.d.registry.entities().filter((e) => e.component === 'climate');
+    const r = this.resolve({ ...s, domain: 'climate' });
+    if (r.kind === 'ambiguous') return this.unresolved(r, s, lang);
+    const targets = targetsOf(r);
     if (!targets.length) return lang === 'zh' ? '没有可以调温度的设备。' : 'There is no thermostat I can set.';
     if (typeof s.temperature !== 'number') return lang === 'zh' ? '要设成多少度？' : 'To what temperature?';
     return this.run(targets.slice(0, s.area ? targets.length : 1), { action: 'set_temperature', temperature: s.temperature }, req, lang, s);
@@ -293,10 +305,11 @@ export class LocalIntents {
 
   private getState(s: IntentSlots, lang: Lang): string {
     const zh = lang === 'zh';
-    const targets = this.resolve(s);
-    if (!targets.length) return this.none(s, lang);
+    const r = this.resolve(s);
+    if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
+    const targets = targetsOf(r);
     const asked = typeof s.state === 'string' ? STATE_WORDS[lower(s.state)] ?? lower(s.state) : undefined;
-    if (targets.length === 1 || s.name) {
+    if (r.kind === 'one' || targets.length === 1) {
       const e = targets[0] as Entity;
       const v = this.d.registry.view(e.id);
       if (!v) return this.none(s, lang);
@@ -320,8 +333,11 @@ export class LocalIntents {
   private getTemperature(s: IntentSlots, lang: Lang): string {
     const zh = lang === 'zh';
     let candidates: Entity[];
-    if (s.name) candidates = this.resolve(s);
-    else {
+    if (s.name) {
+      const r = this.resolve(s);
+      if (r.kind === 'ambiguous') return this.unresolved(r, s, lang);
+      candidates = targetsOf(r);
+    } else {
       const all = this.d.registry.entities().filter((e) => e.component === 'climate' || (e.component === 'sensor' && e.device_class === 'temperature'));
       const area = lower(s.area);
       candidates = area ? all.filter((e) => lower(e.area) === area) : all;
@@ -410,7 +426,8 @@ export class LocalIntents {
     };
     const [en, cn] = what[intent] ?? ['do that', '这样做'];
     if (s.name) {
-      const e = this.resolve(s)[0];
+      const r = this.resolve(s);
+      const e = r.kind === 'one' ? r.entity : undefined;
       if (e) return zh ? `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。` : `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't ${en}.`;
     }
     return zh ? `家里没有可以${cn}的媒体播放器。` : `There is no media player in the home, so I can't ${en}.`;

@@ -20,6 +20,7 @@ export const HOME_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.home.risky_devices', type: 'json', default: [], description: 'Device ids or names whose every command needs a spoken yes (besides unlocking, garage doors and alarms).' },
   { key: 'plugin.home.confirm_timeout_ms', type: 'integer', default: 15000, min: 1000, max: 300000, description: 'How long the box waits for a yes before a risky action counts as refused, ms.' },
   { key: 'plugin.home.local_intents', type: 'boolean', default: true, description: 'Answer device commands, timers, time and date locally without the LLM.' },
+  { key: 'plugin.home.area', type: 'string', default: '', description: 'The room the box stands in: "turn off the lights" without a room addresses its lights; empty: every light of the home.' },
   { key: 'plugin.home.time_zone', type: 'string', default: '', description: 'IANA time zone for spoken time and date; empty: the system time zone.' },
   { key: 'plugin.home.max_payload_bytes', type: 'integer', default: 262144, min: 1024, max: 16777216, description: 'Largest MQTT payload the registry accepts; bigger ones are logged and ignored, bytes.' },
   { key: 'plugin.home.announce', type: 'boolean', default: true, description: 'Announce the box in Home Assistant (stop button, state, last transcript, volume).' },

@@ -7,13 +7,15 @@
  * skipped before_toolcall) asks itself.
  */
 import type { ToolDef } from '../kernel/stage-types.js';
-import { ACTIONS, normaliseAction, type ActionName, type DeviceAction } from './commands.js';
+import { defineTool, schemaGuard, type FromSchema } from '../kernel/tool-schema.js';
+import { ACTIONS, normaliseAction, type DeviceAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
 import type { HomeController } from './controller.js';
-import type { Entity, EntityState } from './entities.js';
+import { COMPONENTS, type Entity, type EntityState } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
 import { COLOUR_RGB, the, toLang, verb } from './replies.js';
+import { resolveTarget } from './resolve.js';
 
 /** Dependencies of the tools. */
 export interface HomeToolDeps {
@@ -24,46 +26,104 @@ export interface HomeToolDeps {
   approvals: Set<string>;
 }
 
-/** Find one entity by id, name or alias (case-insensitive). Throws DEVICE_NOT_FOUND / BAD_ARGUMENT (ambiguous). */
+/**
+ * The one device `ref` names, by the home's one resolver (resolve.ts): the
+ * registry id, an exact name or alias, a partial name that fits exactly one
+ * device, or a room that has exactly one device. Throws HomeError
+ * DEVICE_NOT_FOUND when nothing fits, BAD_ARGUMENT naming the candidates when
+ * the name fits several devices or the room has several (a tool controls one
+ * device; it is never widened to all of them).
+ */
 export function findEntity(registry: DeviceRegistry, ref: string): Entity {
-  const byId = registry.get(ref);
-  if (byId) return byId;
-  const n = ref.trim().toLowerCase();
-  const hits = registry.entities().filter((e) => e.name.toLowerCase() === n || e.aliases.some((a) => a.toLowerCase() === n));
-  if (hits.length === 1) return hits[0] as Entity;
-  if (hits.length > 1) throw new HomeError('BAD_ARGUMENT', `"${ref}" is ambiguous: ${hits.map((e) => `${e.id} (${e.component}${e.area ? `, ${e.area}` : ''})`).join('; ')}`);
-  throw new HomeError('DEVICE_NOT_FOUND', `no device called "${ref}"; call device_list to see the devices`);
+  const r = resolveTarget(registry.entities(), { name: ref });
+  const list = (es: Entity[]): string => es.map((e) => `${e.id} (${e.name}, ${e.component}${e.area ? `, ${e.area}` : ''})`).join('; ');
+  switch (r.kind) {
+    case 'one':
+      return r.entity;
+    case 'set':
+      if (r.entities.length === 1) return r.entities[0] as Entity;
+      throw new HomeError('BAD_ARGUMENT', `"${ref}" is a room with several devices: ${list(r.entities)}; name one of them`);
+    case 'ambiguous':
+      throw new HomeError('BAD_ARGUMENT', `"${ref}" is ambiguous, it fits several devices: ${list(r.candidates)}; name one of them`);
+    case 'not_found':
+      throw new HomeError('DEVICE_NOT_FOUND', `no device called "${ref}"; call device_list to see the devices`);
+  }
 }
 
-function parseColour(v: unknown): DeviceAction['color'] {
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') {
-    const hex = /^#?([0-9a-f]{6})$/i.exec(v.trim());
-    if (hex) {
-      const n = Number.parseInt(hex[1] as string, 16);
-      return { r: (n >> 16) & 255, g: (n >> 8) & 255, b: n & 255 };
-    }
-    const c = COLOUR_RGB[v.trim().toLowerCase()];
-    if (c) return c;
+function parseColour(v: string): NonNullable<DeviceAction['color']> {
+  const hex = /^#?([0-9a-f]{6})$/i.exec(v.trim());
+  if (hex) {
+    const n = Number.parseInt(hex[1] as string, 16);
+    return { r: (n >> 16) & 255, g: (n >> 8) & 255, b: n & 255 };
   }
+  const c = COLOUR_RGB[v.trim().toLowerCase()];
+  if (c) return c;
   throw new HomeError('BAD_ARGUMENT', 'color must be a colour name (red, blue, ...) or #rrggbb');
 }
 
-/** Turn device_control arguments into a DeviceAction. Throws BAD_ARGUMENT. */
-export function actionFromArgs(args: Record<string, unknown>): DeviceAction {
-  const action = args.action;
-  if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
-    throw new HomeError('BAD_ARGUMENT', `action must be one of ${ACTIONS.join(', ')}`);
-  }
-  const n = (k: string): number | undefined => (typeof args[k] === 'number' ? (args[k] as number) : undefined);
-  const a: DeviceAction = { action: action as ActionName };
-  if (n('brightness') !== undefined) a.brightness_pct = n('brightness');
+/** The device_list arguments' schema (the one definition: ajv validates it, `DeviceListArgs` is derived from it). */
+export const DEVICE_LIST_SCHEMA = {
+  type: 'object',
+  properties: {
+    room: { type: 'string', description: 'Room name, e.g. "Office".' },
+    type: { type: 'string', enum: COMPONENTS },
+  },
+  additionalProperties: false,
+} as const;
+
+/** The device_state arguments' schema. */
+export const DEVICE_STATE_SCHEMA = {
+  type: 'object',
+  properties: { device: { type: 'string', description: 'Device id or name.' } },
+  required: ['device'],
+  additionalProperties: false,
+} as const;
+
+/** The device_control arguments' schema: brightness, position and percentage in %, color_temp in mireds, temperature in the thermostat's unit. */
+export const DEVICE_CONTROL_SCHEMA = {
+  type: 'object',
+  properties: {
+    device: { type: 'string' },
+    action: { type: 'string', enum: ACTIONS },
+    brightness: { type: 'number', minimum: 0, maximum: 100 },
+    color: { type: 'string' },
+    color_temp: { type: 'number' },
+    position: { type: 'number', minimum: 0, maximum: 100 },
+    temperature: { type: 'number' },
+    mode: { type: 'string' },
+    percentage: { type: 'number', minimum: 0, maximum: 100 },
+  },
+  required: ['device', 'action'],
+  additionalProperties: false,
+} as const;
+
+/** device_list arguments (from DEVICE_LIST_SCHEMA). */
+export type DeviceListArgs = FromSchema<typeof DEVICE_LIST_SCHEMA>;
+/** device_state arguments (from DEVICE_STATE_SCHEMA). */
+export type DeviceStateArgs = FromSchema<typeof DEVICE_STATE_SCHEMA>;
+/** device_control arguments (from DEVICE_CONTROL_SCHEMA). */
+export type DeviceControlArgs = FromSchema<typeof DEVICE_CONTROL_SCHEMA>;
+
+/**
+ * True when `args` are valid device_control arguments (the same ajv check the
+ * tool registry makes), for the before_toolcall stage, which runs before it.
+ */
+export const isDeviceControlArgs = schemaGuard(DEVICE_CONTROL_SCHEMA);
+
+/**
+ * Turn validated device_control arguments into a DeviceAction. Throws
+ * BAD_ARGUMENT for a colour that is neither a known name nor #rrggbb (the
+ * one thing the schema cannot say).
+ */
+export function actionFromArgs(args: DeviceControlArgs): DeviceAction {
+  const a: DeviceAction = { action: args.action };
+  if (args.brightness !== undefined) a.brightness_pct = args.brightness;
   if (args.color !== undefined) a.color = parseColour(args.color);
-  if (n('color_temp') !== undefined) a.color_temp = n('color_temp');
-  if (n('position') !== undefined) a.position = n('position');
-  if (n('temperature') !== undefined) a.temperature = n('temperature');
-  if (n('percentage') !== undefined) a.percentage = n('percentage');
-  if (typeof args.mode === 'string') a.mode = args.mode;
+  if (args.color_temp !== undefined) a.color_temp = args.color_temp;
+  if (args.position !== undefined) a.position = args.position;
+  if (args.temperature !== undefined) a.temperature = args.temperature;
+  if (args.percentage !== undefined) a.percentage = args.percentage;
+  if (args.mode !== undefined) a.mode = args.mode;
   return a;
 }
 
@@ -86,61 +146,38 @@ export function confirmationQuestion(entity: Entity, action: DeviceAction, lang:
 /** The three tools. */
 export function homeTools(d: HomeToolDeps): ToolDef[] {
   return [
-    {
+    defineTool({
       name: 'device_list',
       description: 'List the smart-home devices the box knows (from MQTT), optionally only one room or one type, with availability and state.',
-      parameters: {
-        type: 'object',
-        properties: {
-          room: { type: 'string', description: 'Room name, e.g. "Office".' },
-          type: { type: 'string', enum: ['light', 'switch', 'cover', 'lock', 'climate', 'fan', 'scene', 'button', 'sensor', 'binary_sensor'] },
-        },
-        additionalProperties: false,
-      },
+      parameters: DEVICE_LIST_SCHEMA,
       handler: (args) => {
-        const room = typeof args.room === 'string' ? args.room.trim().toLowerCase() : undefined;
-        const type = typeof args.type === 'string' ? args.type : undefined;
+        const room = args.room?.trim().toLowerCase();
         const devices = d.registry
           .views()
-          .filter((v) => (!room || v.entity.area?.toLowerCase() === room) && (!type || v.entity.component === type))
+          .filter((v) => (!room || v.entity.area?.toLowerCase() === room) && (!args.type || v.entity.component === args.type))
           .map((v) => ({ id: v.entity.id, name: v.entity.name, type: v.entity.component, room: v.entity.area ?? null, available: v.available, state: v.state.state ?? null }));
         return { devices, rooms: d.registry.vocabulary().areas };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'device_state',
       description: 'The current state of one device (by id or name): on/off, brightness %, colour, position, temperatures, sensor value, availability.',
-      parameters: { type: 'object', properties: { device: { type: 'string', description: 'Device id or name.' } }, required: ['device'], additionalProperties: false },
+      parameters: DEVICE_STATE_SCHEMA,
       handler: (args) => {
-        const e = findEntity(d.registry, String(args.device));
+        const e = findEntity(d.registry, args.device);
         const v = d.registry.view(e.id);
         return { id: e.id, name: e.name, type: e.component, room: e.area ?? null, available: v?.available ?? false, state: stateFields(v?.state ?? {}) };
       },
-    },
-    {
+    }),
+    defineTool({
       name: 'device_control',
       description:
         'Control one device (by id or name). Actions by type: light/switch/fan turn_on, turn_off, toggle (light: brightness 0-100 %, color name or #rrggbb, color_temp mireds; fan: set_percentage); cover open, close, stop, set_position (position 0-100 % open); lock lock, unlock; climate set_temperature (temperature), set_mode (mode), turn_off; scene activate; button press. Unlocking, opening a garage and devices marked risky ask the user first.',
-      parameters: {
-        type: 'object',
-        properties: {
-          device: { type: 'string' },
-          action: { type: 'string', enum: [...ACTIONS] },
-          brightness: { type: 'number', minimum: 0, maximum: 100 },
-          color: { type: 'string' },
-          color_temp: { type: 'number' },
-          position: { type: 'number', minimum: 0, maximum: 100 },
-          temperature: { type: 'number' },
-          mode: { type: 'string' },
-          percentage: { type: 'number', minimum: 0, maximum: 100 },
-        },
-        required: ['device', 'action'],
-        additionalProperties: false,
-      },
+      parameters: DEVICE_CONTROL_SCHEMA,
       // Room for the user's answer to a confirmation question plus the broker's acknowledgement.
       timeout_ms: 180_000,
       handler: async (args, ctx) => {
-        const e = findEntity(d.registry, String(args.device));
+        const e = findEntity(d.registry, args.device);
         const action = actionFromArgs(args);
         d.controller.plan(e.id, action);
         if (d.controller.isRisky(e, action) && !d.approvals.delete(ctx.call_id)) {
@@ -157,6 +194,6 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
         const r = await d.controller.control(e.id, action, `${ctx.input.user ?? ctx.input.source} via device_control`);
         return { ok: true, device: e.id, name: e.name, action: action.action, published: r.published.map((c) => ({ topic: c.topic, payload: c.payload })) };
       },
-    },
+    }),
   ];
 }

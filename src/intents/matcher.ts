@@ -93,7 +93,7 @@ function* matchNode(node: TemplateNode, st: State, ctx: MatchContext): Generator
       }
       for (const e of entries) {
         if (e.tokens.every((t, i) => toks[st.pos + i] === t)) {
-          yield { ...st, pos: st.pos + e.tokens.length, slots: { ...st.slots, [node.slot]: e.out } };
+          yield { ...st, pos: st.pos + e.tokens.length, slots: { ...st.slots, ...e.slots, [node.slot]: e.out } };
         }
       }
       return;

@@ -14,6 +14,8 @@ import { AREA_NAMES_ZH } from './builtin-lists.js';
 export interface SlotEntry {
   tokens: string[];
   out: string | number;
+  /** More slots the value sets (ListValue.slots). */
+  slots?: Readonly<Record<string, string | number>>;
   /** The entity, for name entries. */
   entity?: VocabEntity;
 }
@@ -89,6 +91,6 @@ export function templateListEntries(list: TemplateList, language: IntentLanguage
   return (list.values ?? []).map((v) => {
     const said = typeof v === 'string' ? v : v.in;
     const out = typeof v === 'string' ? v : v.out;
-    return { tokens: tokenise(said, language), out };
+    return { tokens: tokenise(said, language), out, ...(typeof v !== 'string' && v.slots ? { slots: v.slots } : {}) };
   });
 }

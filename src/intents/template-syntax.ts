@@ -26,6 +26,8 @@ export type TemplateNode =
 export interface ListValue {
   in: string;
   out: string | number;
+  /** More slots this value sets besides the list's own slot (e.g. the singular word said: { device: 'lamp' }). */
+  slots?: Readonly<Record<string, string | number>>;
 }
 
 /** A named list of a template set. */

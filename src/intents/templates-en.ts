@@ -32,10 +32,14 @@ export const TEMPLATES_EN: TemplateSet = {
     timer_word: '[the|my|a] [<duration>] timer',
   },
   lists: {
+    // The kind's own name addresses every device of the kind there ("the light(s) in the office", as
+    // Home Assistant does; the recogniser cannot tell "light" from "lights" reliably). "The lamp" is
+    // not every light: it also fills `device` with the word said, and src/home/resolve.ts finds the one
+    // lamp (or asks which), never widening it to every light.
     domain_words: {
       values: [
         { in: 'light', out: 'light' }, { in: 'lights', out: 'light' },
-        { in: 'lamp', out: 'light' }, { in: 'lamps', out: 'light' },
+        { in: 'lamp', out: 'light', slots: { device: 'lamp' } }, { in: 'lamps', out: 'light' },
         { in: 'switch', out: 'switch' }, { in: 'switches', out: 'switch' },
         { in: 'fan', out: 'fan' }, { in: 'fans', out: 'fan' },
       ],

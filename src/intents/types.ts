@@ -41,6 +41,8 @@ export interface IntentSlots {
   area?: string;
   /** Domain restriction implied by the words ("lights" -> light). */
   domain?: string;
+  /** A singular kind word said in place of a name ("the lamp"): one device of `domain` is meant, not all of them. */
+  device?: string;
   brightness?: number;
   color?: string;
   temperature?: number;

@@ -14,6 +14,7 @@
  * `default` is present (the registry's ajv runs with `useDefaults`).
  * Anything else types as `unknown`, never wider than what ajv checks.
  */
+import { Ajv } from 'ajv';
 import type { ToolContext, ToolDef, ToolHandler } from './stage-types.js';
 
 /** A JSON Schema literal as `FromSchema` reads it (readonly, so `as const` and `const` type parameters fit). */
@@ -97,4 +98,19 @@ export interface TypedToolDef<S extends ObjectSchemaLiteral> extends Omit<ToolDe
  */
 export function defineTool<const S extends ObjectSchemaLiteral>(def: TypedToolDef<S>): ToolDef {
   return { ...def, parameters: def.parameters as unknown as ToolDef['parameters'], handler: def.handler as unknown as ToolHandler };
+}
+
+/** The ajv options the tool registry validates with (JSON Schema defaults filled in, no type coercion). */
+export const TOOL_AJV_OPTIONS = { allErrors: true, strict: false, coerceTypes: false, useDefaults: true } as const;
+
+/**
+ * A type guard from a schema literal, for code that sees a tool's arguments
+ * before the registry validated them (a before_toolcall stage): true when
+ * `value` passes the same validation, and then it is `FromSchema<S>`.
+ * Like the registry, validation fills in schema defaults in `value`. Compiles
+ * once; throws ajv's error when `schema` is not a valid JSON Schema.
+ */
+export function schemaGuard<const S extends JsonSchemaLiteral>(schema: S): (value: unknown) => value is FromSchema<S> {
+  const validate = new Ajv(TOOL_AJV_OPTIONS).compile(schema as unknown as Record<string, unknown>);
+  return (value: unknown): value is FromSchema<S> => validate(value) === true;
 }

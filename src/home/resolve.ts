@@ -1,0 +1,184 @@
+/**
+ * The one entity resolver of the home: what a said or written reference
+ * (a device's name, part of one, a room, a kind of device) points at. The
+ * LLM's device tools (tools.ts) and the local intents (local-intents.ts) both
+ * resolve through `resolveTarget`, so a name means the same device on both
+ * paths.
+ *
+ * Rules, in order (issue 13, "one entity resolver"):
+ *  1. A name: the registry id, or a device's exact name or alias
+ *     (case and spacing ignored). Several exact hits are narrowed by the
+ *     query's domain and room when that leaves some; what is still several
+ *     is ambiguous.
+ *  2. A partial name: every word of the reference is a word of the device's
+ *     name or alias (or of one part of a zigbee2mqtt "room/name" path; a
+ *     trailing plural "s" ignored; for Chinese, the characters appear in the
+ *     name). Exactly one device (of the query's domain and room, when given)
+ *     is that device.
+ *  3. A room: a reference that is a room's name addresses the devices there
+ *     (of the query's domain, when given).
+ *  A partial name that fits several devices and is no room is ambiguous:
+ *  the caller asks which, it is never widened to all of them. Nothing fits:
+ *  not found, never the nearest other device.
+ *
+ * Without a name, a query addresses a set: a room and/or a domain ("the
+ * lights in the office", "turn off the lights") means every device of that
+ * domain in that room; a domain alone means the box's own room when one is
+ * configured, else the whole home. A singular kind word said in place of a
+ * name ("turn off the lamp", `device`) means one device: the devices whose
+ * name has that word (rule 2) in that room (the box's own, when no room was
+ * said), else in the home, else the devices of that domain there; one is
+ * found, several are ambiguous.
+ */
+import type { Entity } from './entities.js';
+
+/** What was said or written about the target. All fields optional; at least one should be set. */
+export interface TargetQuery {
+  /** A device's registry id, name, alias, part of a name, or a room's name. */
+  name?: string;
+  /** A room (HA area / suggested_area). */
+  area?: string;
+  /** An HA component (light, switch, cover, ...) the target must be. */
+  domain?: string;
+  /**
+   * A singular kind word said instead of a name ("lamp", "light",
+   * "switch"): one device of `domain` is meant.
+   */
+  device?: string;
+}
+
+/** Options of `resolveTarget`. */
+export interface ResolveOptions {
+  /** The box's own room: a domain-only query ("turn off the lights") addresses it. Absent: the whole home. */
+  ownArea?: string;
+}
+
+/**
+ * The outcome of resolving a reference:
+ *  - `one`: exactly one device; `by` says which rule found it.
+ *  - `set`: a room and/or domain addressed every device of that domain there
+ *    (never empty); `area` is the room used (the query's, or the box's own).
+ *  - `ambiguous`: a name or kind word fits several devices; the caller asks
+ *    which, naming `candidates` (two or more).
+ *  - `not_found`: nothing fits; `said` is the reference as given.
+ */
+export type Resolution =
+  | { kind: 'one'; entity: Entity; by: 'id' | 'name' | 'partial' | 'kind' }
+  | { kind: 'set'; entities: Entity[]; area?: string; domain?: string }
+  | { kind: 'ambiguous'; candidates: Entity[]; said: string }
+  | { kind: 'not_found'; said: string };
+
+/** Lower case, spaces collapsed, a leading "the" dropped. */
+function norm(s: string | undefined): string {
+  return (s ?? '').trim().toLowerCase().replace(/\s+/g, ' ').replace(/^the /, '');
+}
+
+const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+
+/** Singular form of an English word: a trailing "es"/"s" dropped ("switches" -> "switch", "lights" -> "light"). */
+function singular(w: string): string {
+  if (/(ch|sh|x|ss)es$/.test(w)) return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
+  return w;
+}
+
+function words(s: string): string[] {
+  return norm(s)
+    .split(/[\s/_-]+/)
+    .filter(Boolean)
+    .map(singular);
+}
+
+/** Names and aliases of an entity. */
+function namesOf(e: Entity): string[] {
+  return [e.name, ...e.aliases].filter((n) => n && n.trim());
+}
+
+/** True when `said` is an exact name or alias of `e` (case and spacing ignored). */
+function isExactName(e: Entity, said: string): boolean {
+  const n = norm(said);
+  return namesOf(e).some((x) => norm(x) === n);
+}
+
+/** True when every word of `said` is a word of one of `e`'s names (rule 2). */
+function isPartialName(e: Entity, said: string): boolean {
+  const n = norm(said);
+  if (!n) return false;
+  if (CJK.test(n)) {
+    const compact = n.replace(/\s+/g, '');
+    return namesOf(e).some((x) => norm(x).replace(/\s+/g, '').includes(compact));
+  }
+  const want = words(n);
+  return namesOf(e).some((x) => {
+    const have = new Set(words(x));
+    return want.every((w) => have.has(w));
+  });
+}
+
+function inArea(e: Entity, area: string | undefined): boolean {
+  return !area || norm(e.area) === norm(area);
+}
+
+function ofDomain(e: Entity, domain: string | undefined): boolean {
+  return !domain || e.component === domain;
+}
+
+/** Keep the entities that pass `keep` when any does; otherwise the list as it was. */
+function narrow(list: Entity[], keep: (e: Entity) => boolean): Entity[] {
+  const kept = list.filter(keep);
+  return kept.length ? kept : list;
+}
+
+function oneOrMany(hits: Entity[], said: string, by: 'name' | 'partial' | 'kind'): Resolution | undefined {
+  if (hits.length === 1) return { kind: 'one', entity: hits[0] as Entity, by };
+  if (hits.length > 1) return { kind: 'ambiguous', candidates: hits, said };
+  return undefined;
+}
+
+/**
+ * Resolve `q` against `entities` (the registry's) by the rules of the module
+ * comment. Pure: no registry access, no side effects.
+ */
+export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts: ResolveOptions = {}): Resolution {
+  const all = [...entities];
+  const name = q.name?.trim() ? q.name.trim() : undefined;
+  if (name) {
+    const byId = all.find((e) => e.id === name);
+    if (byId) return { kind: 'one', entity: byId, by: 'id' };
+    let exact = all.filter((e) => isExactName(e, name));
+    exact = narrow(narrow(exact, (e) => ofDomain(e, q.domain)), (e) => inArea(e, q.area));
+    const named = oneOrMany(exact, name, 'name');
+    if (named) return named;
+    const partial = all.filter((e) => ofDomain(e, q.domain) && inArea(e, q.area) && isPartialName(e, name));
+    if (partial.length === 1) return { kind: 'one', entity: partial[0] as Entity, by: 'partial' };
+    const room = all.filter((e) => e.area && norm(e.area) === norm(name));
+    if (room.length) {
+      const there = room.filter((e) => ofDomain(e, q.domain));
+      if (there.length) return { kind: 'set', entities: there, area: (room[0] as Entity).area, ...(q.domain ? { domain: q.domain } : {}) };
+    }
+    if (partial.length > 1) return { kind: 'ambiguous', candidates: partial, said: name };
+    return { kind: 'not_found', said: name };
+  }
+  const own = opts.ownArea?.trim() || undefined;
+  const area = q.area?.trim() || own;
+  if (q.device?.trim()) {
+    const said = q.device.trim();
+    const scope = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
+    const named = (list: Entity[]): Resolution | undefined => oneOrMany(list.filter((e) => isPartialName(e, said)), said, 'partial');
+    // "the lamp": a lamp in the room said (or the box's room), else the one lamp of the home, else the one light there.
+    const hit =
+      named(scope) ??
+      (!q.area?.trim() && own ? named(all.filter((e) => ofDomain(e, q.domain))) : undefined) ??
+      oneOrMany(scope, said, 'kind');
+    return hit ?? { kind: 'not_found', said };
+  }
+  if (!area && !q.domain) return { kind: 'not_found', said: '' };
+  const set = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
+  if (!set.length) return { kind: 'not_found', said: [q.domain, area].filter(Boolean).join(' in ') };
+  return { kind: 'set', entities: set, ...(area ? { area } : {}), ...(q.domain ? { domain: q.domain } : {}) };
+}
+
+/** The entities a resolution addresses (one, the set, or none for ambiguous / not found). */
+export function targetsOf(r: Resolution): Entity[] {
+  return r.kind === 'one' ? [r.entity] : r.kind === 'set' ? r.entities : [];
+}

@@ -1,0 +1,98 @@
+/**
+ * One path from audio to action: the recogniser's intent (pocketsphinx with
+ * the grammar of the same templates, carried in the input's meta.stt.intent
+ * as the voice pipeline sends it) is acted on by the local intents without
+ * matching the text again, and does what the same words typed do. A
+ * recognised intent that names a device the home no longer has is not acted
+ * on: the text is matched against the current home instead.
+ */
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { matchIntent } from '../../src/intents/index.js';
+import type { IntentMatch } from '../../src/intents/types.js';
+import type { IntentMatcher } from '../../src/home/local-intents.js';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { asThePipelineHearsIt, feed, readWavPcm } from '../voice-stt/wav.js';
+import { startRig, type Rig } from './harness.js';
+
+const VOICE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/voice/en');
+
+/** The meta the voice pipeline gives a recognised utterance (src/voice/pipeline.ts). */
+function voiceMeta(stt: { engine: string; confidence: number; intent?: IntentMatch }): Record<string, unknown> {
+  return { utterance_id: 'utt_1', stt, trigger: 'wake' };
+}
+
+describe('the recogniser\'s intent is used, not recomputed', () => {
+  let rig: Rig;
+  const matched: string[] = [];
+  /** The real matcher, counting its calls. */
+  const spy: IntentMatcher = (text, vocab, lang) => {
+    matched.push(text);
+    return matchIntent(text, vocab, lang);
+  };
+  const sent = (): Array<{ topic: string; payload: string }> => rig.sdk.events('plugin.home.command') as Array<{ topic: string; payload: string }>;
+
+  before(async () => {
+    rig = await startRig({ plugin: { matchIntent: spy } });
+  });
+  after(async () => {
+    await rig.close();
+  });
+  beforeEach(() => {
+    matched.length = 0;
+    rig.sim.clear();
+  });
+
+  test('a recording: pocketsphinx\'s intent is acted on without the matcher, and does what the typed words do', async () => {
+    const engine = new PocketsphinxStt();
+    let heard;
+    try {
+      await engine.setVocabulary(rig.plugin.registry!.vocabulary());
+      const s = engine.start();
+      feed(asThePipelineHearsIt(readWavPcm(path.join(VOICE, 'turn off lights in the Office.wav'))), (b) => s.write(b));
+      heard = await s.end();
+    } finally {
+      await engine.close();
+    }
+    assert.equal(heard.rejected, false);
+    // (pocketsphinx may hear "light" or "lights": both are the lights of the room.)
+    assert.match(heard.text, /^turn off lights? in the office$/);
+    assert.deepEqual([heard.intent?.intent, heard.intent?.slots.area, heard.intent?.slots.domain], ['HassTurnOff', 'Office', 'light']);
+
+    const before = sent().length;
+    const spoken = await rig.sdk.runInput(heard.text, { channel: 'speaker', meta: voiceMeta({ engine: heard.engine, confidence: heard.confidence, intent: heard.intent }) });
+    assert.deepEqual(matched, [], 'the text of a recognised utterance is not matched again');
+    const bySpeech = sent().slice(before);
+
+    const mid = sent().length;
+    const typed = await rig.sdk.runInput(heard.text);
+    assert.deepEqual(matched, [heard.text], 'typed text is matched');
+    const byText = sent().slice(mid);
+
+    assert.equal(spoken.response, typed.response);
+    assert.match(spoken.response ?? '', /Turned off 2 lights in the Office/);
+    const topics = (cmds: typeof bySpeech): string[] => cmds.map((c) => `${c.topic} ${c.payload}`).sort();
+    assert.deepEqual(topics(bySpeech), topics(byText));
+    assert.deepEqual(bySpeech.map((c) => c.topic).sort(), ['zigbee2mqtt/Office Ceiling/set', 'zigbee2mqtt/office/desk lamp/set']);
+  });
+
+  test('a carried intent is checked against the current home: a device gone since the grammar was built is not commanded', async () => {
+    // The recogniser's grammar still had a "Floor Lamp" the home no longer announces.
+    const stale: IntentMatch = { intent: 'HassTurnOn', slots: { name: 'Floor Lamp', domain: 'light' }, text: 'turn on the floor lamp', language: 'en' };
+    const before = sent().length;
+    const r = await rig.sdk.runInput(stale.text, { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: stale }) });
+    assert.deepEqual(matched, [stale.text], 'the text was matched against the current home instead');
+    assert.equal(r.response, undefined, 'no sentence of the current home: left to the LLM');
+    assert.equal(sent().length, before);
+  });
+
+  test('a carried intent that is not a well-formed match is ignored and the text matched', async () => {
+    const before = sent().length;
+    const r = await rig.sdk.runInput('turn on the tv', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: { intent: 'NotAnIntent', slots: {}, text: 'x', language: 'en' } }) });
+    assert.deepEqual(matched, ['turn on the tv']);
+    assert.equal(r.response, 'Turned on the TV.');
+    assert.deepEqual(sent().slice(before), [{ topic: 'home/tv/set', payload: 'ON' }]);
+  });
+});
