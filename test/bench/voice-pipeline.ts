@@ -21,7 +21,7 @@ import type { Speaker } from '../../src/voice/speech-queue.js';
 import type { SttEngine } from '../../src/voice/stt/types.js';
 import { EspeakTts } from '../../src/voice/tts/espeak.js';
 import { SentenceSplitter } from '../../src/kernel/sentences.js';
-import { FakeSdk, type FakeInput } from '../voice/fake-sdk.js';
+import { FakeSdk, type FakeInput } from '../support/fake-sdk.js';
 import { fixturesDir, loadRecording, pad } from '../voice/helpers.js';
 
 /** One utterance to measure: padded PCM (16 kHz mono s16le) and its transcript. */

@@ -16,7 +16,7 @@ import { CameraError, prepareImage } from '../../hal/camera/image.js';
 import { CameraPlugin, createCamera } from '../../hal/camera/plugin.js';
 import { FileSnapshotSource, HttpSnapshotSource, MqttSnapshotSource, SimSnapshotSource } from '../../hal/camera/sources.js';
 import { cameraContract } from './contracts/camera.js';
-import { FakeSdk, MemoryLogger } from './fake-sdk.js';
+import { FakeSdk, MemoryLogger } from '../support/fake-sdk.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ha-camera-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -181,7 +181,7 @@ describe('createCamera and CameraPlugin', () => {
 
   it('camera_snapshot takes, downsizes, stores (keeping the newest N) and publishes the image', async () => {
     const dataDir = mkdtempSync(path.join(dir, 'data-'));
-    const sdk = new FakeSdk('camera', { 'plugin.camera.driver': 'sim', 'plugin.camera.max_width': 320, 'plugin.camera.keep': 2 }, dataDir);
+    const sdk = new FakeSdk({ name: 'camera', settings: { 'plugin.camera.driver': 'sim', 'plugin.camera.max_width': 320, 'plugin.camera.keep': 2 }, dataDir });
     const plugin = new CameraPlugin();
     await plugin.start(sdk);
     const tool = sdk.tools.get('camera_snapshot')!;
@@ -206,7 +206,7 @@ describe('createCamera and CameraPlugin', () => {
   it('an undecodable camera image makes the tool fail with a clear typed error', async () => {
     const dataDir = mkdtempSync(path.join(dir, 'data-'));
     writeFileSync(path.join(dataDir, 'broken.jpg'), 'this is not a jpeg');
-    const sdk = new FakeSdk('camera', { 'plugin.camera.source': 'broken.jpg' }, dataDir);
+    const sdk = new FakeSdk({ name: 'camera', settings: { 'plugin.camera.source': 'broken.jpg' }, dataDir });
     const plugin = new CameraPlugin();
     await plugin.start(sdk);
     await assert.rejects(plugin.capture(), (e: unknown) => e instanceof CameraError && e.code === 'IMAGE_UNDECODABLE' && /not a decodable image/.test(e.message));

@@ -12,7 +12,7 @@ import path from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { HomePlugin } from '../../src/home/index.js';
 import { startMosquitto, type MosquittoBroker } from '../support/mosquitto.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 import { waitFor } from './harness.js';
 import { stubMatcher } from './stub-matcher.js';
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DemoHomeSimulator, HomePlugin } from '../../src/home/index.js';
 import { startMosquitto, type MosquittoBroker } from '../support/mosquitto.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 import { waitFor } from './harness.js';
 
 describe('demo home', () => {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HomePlugin } from '../../src/home/index.js';
 import { loadHomeFixture } from '../support/device-simulator.js';
-import { FakeSdk, recordingLogger } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 import { FIXTURE_ENTITIES, startRig, waitFor, type Rig } from './harness.js';
 import { stubMatcher } from './stub-matcher.js';
 
@@ -17,7 +17,7 @@ describe('device registry on a real broker', () => {
   const logs: Array<{ level: string; obj: unknown; msg?: string }> = [];
 
   before(async () => {
-    rig = await startRig({ sdk: new FakeSdk({ log: recordingLogger(logs) }) });
+    rig = await startRig({ sdk: new FakeSdk({ logLines: logs }) });
   });
   after(async () => {
     await rig.close();

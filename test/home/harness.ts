@@ -11,7 +11,7 @@ import { HomePlugin, type HomePluginOptions } from '../../src/home/index.js';
 import type { TimerService } from '../../src/plugins/timers/index.js';
 import { startMosquitto, type MosquittoBroker } from '../support/mosquitto.js';
 import { DeviceSimulator } from '../support/device-simulator.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 import { stubMatcher } from './stub-matcher.js';
 
 /** Poll `cond` every 20 ms until true; throws with `what` after `timeoutMs`. */

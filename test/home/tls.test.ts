@@ -14,7 +14,7 @@ import mqtt from 'mqtt';
 import { HomePlugin } from '../../src/home/index.js';
 import { startMosquitto, type MosquittoBroker } from '../support/mosquitto.js';
 import { DeviceSimulator } from '../support/device-simulator.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 import { FIXTURE_ENTITIES, waitFor } from './harness.js';
 import { stubMatcher } from './stub-matcher.js';
 
