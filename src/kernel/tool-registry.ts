@@ -9,6 +9,7 @@ import type { JsonSchema, ToolSchema } from './llm-types.js';
 import type { Logger } from './log-types.js';
 import type { ToolContext, ToolDef, ToolOutput } from './stage-types.js';
 import { DuplicateToolError, HomeAgentError, errorMessage } from './errors.js';
+import { TOOL_AJV_OPTIONS } from './tool-schema.js';
 
 /** A tool's arguments did not match its schema. */
 export class ToolArgumentsError extends HomeAgentError {
@@ -42,7 +43,7 @@ export interface ToolExecution {
 /** The registry. */
 export class ToolRegistry {
   private readonly tools = new Map<string, Entry>();
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+  private readonly ajv = new Ajv(TOOL_AJV_OPTIONS);
 
   constructor(
     private readonly log: Logger,
