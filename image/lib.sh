@@ -23,6 +23,15 @@
 #   HOMEAGENT_POLL_INTERVAL   seconds between state polls                     default 1
 #   HOMEAGENT_SETTLE          seconds it must then stay up (same invocation)  default 5
 #   HOMEAGENT_KEEP_RELEASES   releases kept on disk (current and previous always) default 3
+#   HOMEAGENT_DATA_DIR        the service's data directory (its stores)      default $HOMEAGENT_ROOT/var/lib/homeagent
+#
+# Stores: a release that opens a store of an older schema version keeps a copy
+# first (<data dir>/backups/pre-migration/, src/kernel/store-version.ts).
+# `activate` records in releases/<version>/.current-since when a release became
+# current; leaving a release (rollback, or an update that did not start) puts
+# back the copies it made since then, so the release rolled back to finds the
+# stores as it left them, and moves the stores it wrote to
+# <data dir>/backups/rolled-back/<time>-from-<version>/ (image/restore-stores.mjs).
 #
 # Exit codes of both scripts:
 #   0 done (or nothing to do)      1 usage or environment error, nothing changed
@@ -49,6 +58,10 @@ READY_TIMEOUT=${HOMEAGENT_READY_TIMEOUT:-120}
 POLL_INTERVAL=${HOMEAGENT_POLL_INTERVAL:-1}
 SETTLE=${HOMEAGENT_SETTLE:-5}
 KEEP=${HOMEAGENT_KEEP_RELEASES:-3}
+DATA_DIR=${HOMEAGENT_DATA_DIR:-$ROOT/var/lib/homeagent}
+# Set by restore_stores: what was put back ("settings:v0,memory:v0") and where the newer stores went.
+STORES_RESTORED=""
+STORES_ASIDE=""
 # shellcheck disable=SC2034 # set by the scripts' --no-start option
 NO_START=0
 
@@ -222,7 +235,64 @@ activate() {
   # a power cut must leave the old or the new release, never a half-written one.
   if [ -z "$ROOT" ]; then sync; fi
   set_link current "$1"
+  date -u +%Y%m%dT%H%M%S%3NZ >"$RELEASES/$1/.current-since"
   if [ -z "$ROOT" ]; then sync; fi
+}
+
+# restore_stores LEAVING: before switching away from release LEAVING, put back
+# the copies of the stores it migrated since it became current (see the top).
+# Stops the service first when there is something to put back. Sets
+# STORES_RESTORED and STORES_ASIDE. When the copies cannot be put back the
+# stores are left as they were (the script moves back what it moved), the
+# service is started again and the script exits 1.
+restore_stores() {
+  local leaving=$1 since out
+  [ -n "$leaving" ] || return 0
+  since=$(cat "$RELEASES/$leaving/.current-since" 2>/dev/null || true)
+  if [ -z "$since" ]; then
+    log "no record of when $leaving became current; the stores stay as they are"
+    return 0
+  fi
+  if ! out=$("$NODE" "$SCRIPT_DIR/restore-stores.mjs" restore --data-dir "$DATA_DIR" --since "$since" --from "$leaving" --dry-run); then
+    log "warning: cannot read the store copies in $DATA_DIR/backups; the stores stay as they are"
+    return 0
+  fi
+  case $out in restored=-*)
+    log "no store was migrated by $leaving; the stores stay as they are"
+    return 0
+    ;;
+  esac
+  if [ "$NO_START" != 1 ]; then
+    log "stopping $UNIT to put back the stores as they were before $leaving migrated them"
+    "$SYSTEMCTL" stop "$UNIT" >&2 || log "warning: systemctl stop $UNIT failed"
+  fi
+  if ! out=$("$NODE" "$SCRIPT_DIR/restore-stores.mjs" restore --data-dir "$DATA_DIR" --since "$since" --from "$leaving"); then
+    if [ "$NO_START" != 1 ]; then "$SYSTEMCTL" --no-block start "$UNIT" >&2 || true; fi
+    die 1 "cannot put back the stores from before $leaving; nothing was changed and $leaving runs on"
+  fi
+  STORES_RESTORED=${out%% aside=*}
+  STORES_RESTORED=${STORES_RESTORED#restored=}
+  STORES_ASIDE=${out#* aside=}
+  log "put back the stores from before $leaving migrated them ($STORES_RESTORED); the stores $leaving wrote are kept in $STORES_ASIDE (nothing was deleted)"
+}
+
+# undo_stores: a rollback target did not start; move the stores restore_stores
+# set aside back into place (the copies it put back stay in backups/pre-migration).
+undo_stores() {
+  [ -n "$STORES_ASIDE" ] || return 0
+  "$SYSTEMCTL" stop "$UNIT" >&2 || true
+  if "$NODE" "$SCRIPT_DIR/restore-stores.mjs" undo --data-dir "$DATA_DIR" --aside "$STORES_ASIDE" >/dev/null; then
+    log "the stores moved to $STORES_ASIDE are back in $DATA_DIR"
+  else
+    log "warning: could not move every store back from $STORES_ASIDE; see the lines above"
+  fi
+  STORES_RESTORED=""
+  STORES_ASIDE=""
+}
+
+# The stores part of a result line ("" when nothing was put back).
+stores_result() {
+  if [ -n "$STORES_RESTORED" ]; then printf ' stores_restored=%s stores_aside=%s' "$STORES_RESTORED" "$STORES_ASIDE"; fi
 }
 
 # Keep current, previous and the newest releases up to KEEP; delete the rest.
@@ -268,11 +338,13 @@ roll_back_after_failure() {
     exit 5
   fi
   log "rolling back to $good"
+  # The stores as $good left them: undo a rollback's restore, or put back what $failed migrated.
+  if [ -n "$STORES_ASIDE" ]; then undo_stores; else restore_stores "$failed"; fi
   activate "$good" "$good_prev"
   reload_units
   if restart_and_wait; then
     log "rolled back: $good is running again; $failed is kept in $RELEASES/$failed for inspection"
-    result "result=rolled-back version=$good failed=$failed"
+    result "result=rolled-back version=$good failed=$failed$(stores_result)"
     exit 4
   fi
   log "$good did not come back up either; $UNIT is down. Logs: journalctl -u homeagent -b"

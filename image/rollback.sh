@@ -5,9 +5,12 @@
 #   rollback.sh [--no-start] [VERSION]
 #
 # The release that was current becomes `previous`, so running it twice goes
-# back and forth. If the release rolled back to does not become ready within
-# HOMEAGENT_READY_TIMEOUT, the one that was running is restored (exit 4).
-# Settings and exit codes: see lib.sh.
+# back and forth. If the release that was current migrated stores, the copies
+# kept before it did are put back first and the stores it wrote are moved to
+# a dated folder under <data dir>/backups/rolled-back/ (nothing is deleted; see
+# lib.sh restore_stores). If the release rolled back to does not become ready
+# within HOMEAGENT_READY_TIMEOUT, the one that was running is restored with its
+# stores (exit 4). Settings and exit codes: see lib.sh.
 set -euo pipefail
 
 PROG=homeagent-rollback
@@ -59,11 +62,12 @@ main() {
     log "warning: $target failed to start when it was installed"
   fi
 
+  restore_stores "$cur"
   activate "$target" "$cur"
   log "current -> releases/$target${cur:+ (previous: $cur)}"
   reload_units
   if [ "$NO_START" = 1 ]; then
-    result "result=rolled-back version=$target${cur:+ previous=$cur}"
+    result "result=rolled-back version=$target${cur:+ previous=$cur}$(stores_result)"
     exit 0
   fi
 
@@ -71,7 +75,7 @@ main() {
   if restart_and_wait; then
     rm -f "$RELEASES/$target/.failed"
     log "homeagent $target is running"
-    result "result=rolled-back version=$target${cur:+ previous=$cur}"
+    result "result=rolled-back version=$target${cur:+ previous=$cur}$(stores_result)"
     exit 0
   fi
   log "homeagent $target did not become ready. Logs: journalctl -u homeagent -b"

@@ -39,6 +39,7 @@ export const REQUIRED_FILES = Object.freeze([
   'image/rollback.sh',
   'image/lib.sh',
   'image/verify-bundle.mjs',
+  'image/restore-stores.mjs',
   'image/homeagent-cli.sh',
 ]);
 

@@ -119,7 +119,7 @@ export class DeviceRegistry {
     this.maxBridgePayload = opts.maxBridgePayloadBytes ?? 8 * 1024 * 1024;
     this.now = opts.now ?? Date.now;
     this.ignoreTopic = opts.ignoreTopic ?? (() => false);
-    if (opts.storePath) this.store = new JsonFileStore<Persisted>(opts.storePath, opts.log, { spec: REGISTRY_STORE, now: this.now, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
+    if (opts.storePath) this.store = new JsonFileStore<Persisted>(opts.storePath, opts.log, { spec: REGISTRY_STORE, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
   }
 
   /**

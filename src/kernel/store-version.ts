@@ -13,7 +13,7 @@
  * of commit e216bba (the last one before versions). Opening a store:
  * - empty / missing: created at the current version, nothing copied;
  * - older: a copy is kept first under
- *   `<dataDir>/backups/pre-migration/<store>-v<old>-<YYYYMMDDTHHMMSSZ>/<path in dataDir>`
+ *   `<dataDir>/backups/pre-migration/<store>-v<old>-<YYYYMMDDTHHMMSSmmmZ>/<path in dataDir>`
  *   (SQLite: `VACUUM INTO`, a consistent snapshot; JSON: the file's bytes),
  *   then every step `old+1 .. current` runs in one transaction (SQLite) or
  *   the migrated file replaces the old one atomically (JSON). A failing step
@@ -145,9 +145,13 @@ export interface JsonStoreSpec {
   migrations: readonly JsonMigration[];
 }
 
-/** `YYYYMMDDTHHMMSSZ` (UTC), the timestamp in copy folder names; sortable as a string. */
+/**
+ * `YYYYMMDDTHHMMSSmmmZ` (UTC, with milliseconds), the timestamp in copy folder
+ * names; sortable as a string, and compared by image/restore-stores.mjs with
+ * the time a release became current (written the same way by image/lib.sh).
+ */
 export function backupTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return new Date(ms).toISOString().replace(/[-:.]/g, '');
 }
 
 function checkSpec(spec: { store: string; version: number; migrations: readonly { to: number }[] }): void {

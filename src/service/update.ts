@@ -33,6 +33,8 @@ export interface ReleaseScriptOptions {
   settleSec?: number;
   /** Releases kept on disk (HOMEAGENT_KEEP_RELEASES). Default 3. */
   keepReleases?: number;
+  /** The service's data directory, whose stores a rollback puts back (HOMEAGENT_DATA_DIR). Default `<root>/var/lib/homeagent`. */
+  dataDir?: string;
   /** Install/switch and enable only, no restart (image builds). */
   noStart?: boolean;
   /** Directory holding install.sh/rollback.sh. Default: image/ of this release. */
@@ -68,6 +70,13 @@ export interface ReleaseScriptResult {
   previous?: string;
   /** The release that failed to start, when reported. */
   failed?: string;
+  /**
+   * Stores put back by a rollback (`<store>:v<schema version>`, e.g. `settings:v0`): the copies kept
+   * before the release being left migrated them (src/kernel/store-version.ts, image/restore-stores.mjs).
+   */
+  storesRestored?: string[];
+  /** Where the stores the left release wrote were moved (`<data dir>/backups/rolled-back/<time>-from-<version>`). */
+  storesAside?: string;
   /** One line for a person: what happened and what to do. */
   message: string;
   /** Everything the script wrote to stderr (its log). */
@@ -116,10 +125,18 @@ function scriptEnv(opts: ReleaseScriptOptions): NodeJS.ProcessEnv {
   set('HOMEAGENT_READY_TIMEOUT', opts.readyTimeoutSec);
   set('HOMEAGENT_SETTLE', opts.settleSec);
   set('HOMEAGENT_KEEP_RELEASES', opts.keepReleases);
+  set('HOMEAGENT_DATA_DIR', opts.dataDir);
   return env;
 }
 
+/** The sentence about stores put back by a rollback ('' when none were). */
+function storesSentence(kv: Record<string, string>, left: string | undefined): string {
+  if (!kv.stores_restored) return '';
+  return `; the stores ${left ?? 'it'} had migrated were put back as they were before (${kv.stores_restored.split(',').join(', ')}), and the stores it wrote are kept in ${kv.stores_aside ?? '?'} (nothing was deleted)`;
+}
+
 function describe(outcome: ReleaseOutcome, kv: Record<string, string>, lastLogLine: string): string {
+  const stores = storesSentence(kv, kv.failed ?? kv.previous);
   switch (outcome) {
     case 'installed':
       return `homeagent ${kv.version ?? '?'} is installed and running${kv.previous ? ` (previous: ${kv.previous}; undo with "homeagent rollback")` : ''}`;
@@ -127,8 +144,8 @@ function describe(outcome: ReleaseOutcome, kv: Record<string, string>, lastLogLi
       return `homeagent ${kv.version ?? '?'} is already the current release; nothing changed`;
     case 'rolled-back':
       return kv.failed
-        ? `homeagent ${kv.failed} did not become ready; rolled back to ${kv.version ?? '?'}, which is running (logs: journalctl -u homeagent -b)`
-        : `rolled back: homeagent ${kv.version ?? '?'} is running${kv.previous ? ` (was ${kv.previous})` : ''}`;
+        ? `homeagent ${kv.failed} did not become ready; rolled back to ${kv.version ?? '?'}, which is running${stores} (logs: journalctl -u homeagent -b)`
+        : `rolled back: homeagent ${kv.version ?? '?'} is running${kv.previous ? ` (was ${kv.previous})` : ''}${stores}`;
     case 'refused':
       return `bundle refused, nothing changed: ${lastLogLine}`;
     case 'npm-failed':
@@ -182,6 +199,7 @@ function runScript(name: string, args: string[], opts: ReleaseScriptOptions): Pr
         ...(kv.version ? { version: kv.version } : {}),
         ...(kv.previous ? { previous: kv.previous } : {}),
         ...(kv.failed ? { failed: kv.failed } : {}),
+        ...(kv.stores_restored ? { storesRestored: kv.stores_restored.split(','), storesAside: kv.stores_aside ?? '' } : {}),
         message: describe(outcome, kv, lastLogLine),
         log,
       });
@@ -222,9 +240,12 @@ export function runUpdate(bundlePath: string, opts: ReleaseScriptOptions = {}): 
 
 /**
  * Switch back to the previous release (or `version`) and restart it: runs
- * `image/rollback.sh [--no-start] [VERSION]`. Resolves (never rejects); if the
- * target does not reach READY the release that was running is restored
- * (`rolled-back` with `failed` = the target, exit code 4).
+ * `image/rollback.sh [--no-start] [VERSION]`. When the release being left
+ * migrated stores, the copies from before are put back and the newer stores
+ * kept aside (`storesRestored`, `storesAside`; the message says so).
+ * Resolves (never rejects); if the target does not reach READY the release
+ * that was running is restored with its stores (`rolled-back` with `failed` =
+ * the target, exit code 4).
  */
 export function runRollback(opts: ReleaseScriptOptions & { version?: string } = {}): Promise<ReleaseScriptResult> {
   const args = [...(opts.noStart ? ['--no-start'] : []), ...(opts.version ? [opts.version] : [])];

@@ -85,6 +85,7 @@ test('npm run bundle builds the real project into homeagent-<version>.tar.gz wit
     'image/rollback.sh',
     'image/lib.sh',
     'image/verify-bundle.mjs',
+    'image/restore-stores.mjs',
     'image/README.md',
     'image/pi-gen/stage-homeagent/00-install/00-run-chroot.sh',
   ]) {

@@ -9,7 +9,9 @@
  * installed); `show` reports ActiveState/SubState/InvocationID/MainPID. A
  * release whose version is listed in $FAKE_SYSTEMD_DIR/bad never reaches
  * READY (activating/auto-restart, like a crash loop under Restart=always), and
- * one without node_modules (npm ci never ran) does not either.
+ * one without node_modules (npm ci never ran) does not either. `stop` stops
+ * it; an executable $FAKE_SYSTEMD_DIR/on-start is run with the version at
+ * each start (a test's stand-in for what the release does when it starts).
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync, appendFileSync } from 'node:fs';
@@ -31,7 +33,7 @@ for a in "$@"; do
   case $a in
     -p) ;;
     -*) ;;
-    daemon-reload|enable|reset-failed|restart|show|is-active) [ -z "$verb" ] && verb=$a ;;
+    daemon-reload|enable|reset-failed|restart|stop|show|is-active) [ -z "$verb" ] && verb=$a ;;
   esac
 done
 base="\${HOMEAGENT_ROOT:-}/opt/homeagent"
@@ -44,6 +46,11 @@ case $verb in
     target=$(readlink "$base/current")
     echo "\${target##*/}" >"$state/running"
     echo "\${target##*/}" >>"$state/started"
+    # A test's stand-in for what the started release does first (e.g. migrate stores).
+    if [ -x "$state/on-start" ]; then "$state/on-start" "\${target##*/}" >&2; fi
+    exit 0 ;;
+  stop)
+    rm -f "$state/running"
     exit 0 ;;
   show|is-active)
     if [ ! -f "$state/running" ]; then

@@ -60,11 +60,11 @@ function openSettings(dataDir: string): ConfigRegistry {
 }
 
 /** The single copy of `store` at `version` under backups/pre-migration, with the path inside it. */
-function preMigrationCopy(dataDir: string, store: string, version: number, rel: string): string {
+function preMigrationCopy(dataDir: string, store: string, version: number, rel: string, stamp = '20261201T030405000Z'): string {
   const root = path.join(dataDir, 'backups', 'pre-migration');
   const dirs = readdirSync(root).filter((d) => d.startsWith(`${store}-v${version}-`));
   assert.equal(dirs.length, 1, `one copy of ${store} in ${readdirSync(root).join(', ')}`);
-  assert.match(dirs[0]!, new RegExp(`^${store}-v${version}-20261201T030405Z$`));
+  assert.match(dirs[0]!, new RegExp(`^${store}-v${version}-${stamp}$`));
   const file = path.join(root, dirs[0]!, rel);
   assert.ok(existsSync(file), file);
   return file;
@@ -165,9 +165,10 @@ test('opening an older store keeps a copy of it first, and only once', async (t)
   assert.equal((db.prepare(`SELECT value FROM settings WHERE key = 'plugin.voice.language'`).get() as { value: string }).value, '"zh"');
   db.close();
 
-  const registry = new DeviceRegistry({ storePath: path.join(dir, 'home', 'registry.json'), dataDir: dir, log: silentLogger, now: () => NOW });
+  // The registry's copy is named with the wall time (Date.now), like every store's in the service.
+  const registry = new DeviceRegistry({ storePath: path.join(dir, 'home', 'registry.json'), dataDir: dir, log: silentLogger });
   registry.load();
-  const regCopy = preMigrationCopy(dir, 'home-registry', 0, path.join('home', 'registry.json'));
+  const regCopy = preMigrationCopy(dir, 'home-registry', 0, path.join('home', 'registry.json'), '\\d{8}T\\d{9}Z');
   assert.equal(readFileSync(regCopy, 'utf8'), readFileSync(path.join(FIXTURE, 'data', 'home', 'registry.json'), 'utf8'));
 
   openMemoryDb(dir, 'memory.db', { now: () => NOW }).close();
@@ -177,7 +178,10 @@ test('opening an older store keeps a copy of it first, and only once', async (t)
   openSettings(dir).close();
   openMemoryDb(dir, 'memory.db', { now: () => NOW + 5000 }).close();
   new DeviceRegistry({ storePath: path.join(dir, 'home', 'registry.json'), dataDir: dir, log: silentLogger }).load();
-  assert.deepEqual(readdirSync(path.join(dir, 'backups', 'pre-migration')).sort(), ['home-registry-v0-20261201T030405Z', 'memory-v0-20261201T030405Z', 'settings-v0-20261201T030405Z']);
+  const copies = readdirSync(path.join(dir, 'backups', 'pre-migration')).sort();
+  assert.equal(copies.length, 3, copies.join(', '));
+  assert.match(copies[0]!, /^home-registry-v0-\d{8}T\d{9}Z$/);
+  assert.deepEqual(copies.slice(1), ['memory-v0-20261201T030405000Z', 'settings-v0-20261201T030405000Z']);
 });
 
 test('a store written by a newer release is refused, naming the store and both versions, and left untouched', async (t) => {
@@ -237,7 +241,7 @@ test('a failing migration step leaves the store as it was; the copy stays', (t) 
   assert.throws(() => migrateSqlite(again, v3, { file }, { now: () => NOW }), (err: unknown) => {
     assert.ok(err instanceof StoreMigrationError);
     assert.match(err.message, /migrating from version 1 to 3 failed: step 3 broke; the store was not changed/);
-    assert.ok(err.backup?.endsWith(path.join('pre-migration', 'things-v1-20261201T030405Z')));
+    assert.ok(err.backup?.endsWith(path.join('pre-migration', 'things-v1-20261201T030405000Z')));
     return true;
   });
   assert.equal(again.pragma('user_version', { simple: true }), 1);

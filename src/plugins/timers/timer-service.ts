@@ -114,7 +114,7 @@ export class TimerService {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
-      migrateSqlite(db, TIMERS_STORE, { file: this.opts.dbPath, ...(this.opts.dataDir ? { dataDir: this.opts.dataDir } : {}) }, { now: () => this.opts.clock.now() });
+      migrateSqlite(db, TIMERS_STORE, { file: this.opts.dbPath, ...(this.opts.dataDir ? { dataDir: this.opts.dataDir } : {}) });
     } catch (err) {
       db.close();
       throw err;
