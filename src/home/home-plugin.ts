@@ -34,8 +34,11 @@ import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceCo
 /** Constructor options of HomePlugin (all optional). */
 export interface HomePluginOptions {
   /**
-   * The intent matcher. Default: src/intents `matchIntent` (the templates
-   * shared with the STT grammar). Tests inject their own.
+   * The intent matcher for text that carries no recognised intent (typed
+   * input, open-vocabulary speech engines; a grammar recogniser's intent in
+   * `meta.stt.intent` is acted on as it is). Default: src/intents
+   * `matchIntent` (the templates shared with the STT grammar). Tests inject
+   * their own.
    */
   matchIntent?: IntentMatcher;
   /** Where the timers service comes from (the TimersPlugin instance, or a getter). */
