@@ -22,6 +22,16 @@ test('on/off by name, by area and domain', () => {
   assert.equal(matchIntent('turn on the toaster', VOCAB), null, 'unknown device');
 });
 
+test('"the lamp" is one device (slot device), the kind\'s own name every device of the kind', () => {
+  // A list value may set more slots than its own: "lamp" also says which word stood for the device.
+  assert.deepEqual(m('turn off the lamp').slots, { domain: 'light', device: 'lamp' });
+  assert.deepEqual(m('turn on the lamp in the study').slots, { domain: 'light', device: 'lamp', area: 'Study' });
+  assert.deepEqual(m('turn off the lamps').slots, { domain: 'light' });
+  // "light" and "lights" are the same domain command (the recogniser cannot tell them apart reliably).
+  assert.deepEqual(m('turn off light in the hallway').slots, { domain: 'light', area: 'Hallway' });
+  assert.deepEqual(m('turn off the lights').slots, { domain: 'light' });
+});
+
 test('locks and covers follow HA: HassTurnOn/HassTurnOff with their domain', () => {
   assert.deepEqual(m('lock the back door'), { intent: 'HassTurnOn', slots: { domain: 'lock', name: 'Back Door' }, text: 'lock the back door', language: 'en' });
   assert.equal(m('unlock back door').intent, 'HassTurnOff');
