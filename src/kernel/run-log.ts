@@ -44,11 +44,12 @@ export class MemoryRunLog implements RunLog {
     this.events.push({ ...structuredClone(ev), seq: this.events.length ? this.events[this.events.length - 1]!.seq + 1 : 1, at: Date.now() });
     if (this.events.length > this.max) this.events.shift();
   }
+  /** Copies, like SqliteRunLog's (a caller changing one does not change the log). */
   turn(turn: string): StoredRunEvent[] {
-    return this.events.filter((e) => e.turn === turn);
+    return structuredClone(this.events.filter((e) => e.turn === turn));
   }
   tail(limit: number): StoredRunEvent[] {
-    return this.events.slice(-limit);
+    return limit > 0 ? structuredClone(this.events.slice(-limit)) : [];
   }
   close(): void {}
 }
