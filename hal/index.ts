@@ -23,7 +23,7 @@ export { parseWav, encodeWav, WavError, type WavInfo, type WavFormat } from './c
 export { createGpio, GPIO_SETTINGS, readGpioConfig, type GpioConfig, type CreateGpioConfig, type LongPressAction } from './gpio/config.js';
 export { GpioPlugin, type GpioPluginDeps, type ButtonRole } from './gpio/plugin.js';
 export { Button, type ButtonOptions, type ButtonEvents } from './gpio/button.js';
-export { GpioLeds, DEFAULT_LED_PATTERNS, ASSISTANT_STATES, type AssistantState, type LedPattern, type StatusIndicator } from './gpio/leds.js';
+export { GpioLeds, DEFAULT_LED_PATTERNS, type LedPattern, type StatusIndicator } from './gpio/leds.js';
 export { OnoffGpioDriver, probeSysfsGpio } from './gpio/onoff-driver.js';
 export { SimGpioDriver } from './gpio/sim-driver.js';
 export { resolveSysfsGpio, listGpioChips, type GpioChipInfo } from './gpio/sysfs.js';

@@ -6,7 +6,8 @@ import type { Logger } from '../../src/kernel/log-types.js';
 import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import { HalError } from '../common/errors.js';
 import { chooseDriver, DRIVER_MODES, type DriverMode } from '../common/mode.js';
-import { ASSISTANT_STATES, DEFAULT_LED_PATTERNS, type AssistantState, type LedPattern } from './leds.js';
+import { ASSISTANT_STATES, legacyAssistantState, type AssistantState } from '../../src/kernel/assistant-state.js';
+import { DEFAULT_LED_PATTERNS, type LedPattern } from './leds.js';
 import { OnoffGpioDriver, probeSysfsGpio } from './onoff-driver.js';
 import { SimGpioDriver } from './sim-driver.js';
 import type { GpioDriver } from './types.js';
@@ -42,7 +43,7 @@ export const GPIO_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.gpio.long_press_ms', type: 'integer', default: 1500, min: 0, max: 10000, description: 'Hold time (ms) of a long press (0: off)' },
   { key: 'plugin.gpio.long_press_actions', type: 'json', default: { stop: { type: 'none' }, ptt: { type: 'none' } }, description: 'Per button (stop, ptt): {"type":"none"|"stop"} or {"type":"event","name":"plugin.x"} or {"type":"input","text":"good night"}' },
   { key: 'plugin.gpio.led_pins', type: 'json', default: {}, description: 'Status LEDs: name -> BCM pin, e.g. {"red":22,"green":23,"blue":24} or {"status":22}' },
-  { key: 'plugin.gpio.led_patterns', type: 'json', default: DEFAULT_LED_PATTERNS, description: 'Per state (idle, listening, thinking, speaking, error): {"on":["blue"],"blink_ms":300}' },
+  { key: 'plugin.gpio.led_patterns', type: 'json', default: DEFAULT_LED_PATTERNS, description: `Per state (${ASSISTANT_STATES.join(', ')}): {"on":["blue"],"blink_ms":300}. A state left out keeps its default, except waiting_for_answer, which looks like your listening pattern when you set that one` },
   { key: 'plugin.gpio.leds_active_low', type: 'boolean', default: false, description: 'LEDs light when the pin is low (wired to 3.3 V through the resistor)' },
 ];
 
@@ -70,7 +71,14 @@ function parsePins(v: unknown): Record<string, number> {
   return out;
 }
 
-function parsePatterns(v: unknown): Record<AssistantState, LedPattern> {
+/**
+ * The LED pattern of every state from plugin.gpio.led_patterns, over the
+ * defaults. Patterns written before waiting_for_answer existed keep working:
+ * when the setting has no waiting_for_answer but a listening pattern, the
+ * box shows that one while it waits for a yes/no (waiting_for_answer is a
+ * kind of listening). Muted has its own default (steady red).
+ */
+export function parsePatterns(v: unknown): Record<AssistantState, LedPattern> {
   const out: Record<AssistantState, LedPattern> = { ...DEFAULT_LED_PATTERNS };
   if (!isRecord(v)) return out;
   for (const s of ASSISTANT_STATES) {
@@ -79,6 +87,7 @@ function parsePatterns(v: unknown): Record<AssistantState, LedPattern> {
     const on = Array.isArray(p.on) ? p.on.filter((x): x is string => typeof x === 'string') : [];
     out[s] = { on, blink_ms: typeof p.blink_ms === 'number' && p.blink_ms > 0 ? p.blink_ms : undefined };
   }
+  if (!isRecord(v.waiting_for_answer) && isRecord(v[legacyAssistantState('waiting_for_answer')])) out.waiting_for_answer = out[legacyAssistantState('waiting_for_answer')];
   return out;
 }
 

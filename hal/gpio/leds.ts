@@ -1,17 +1,13 @@
 /**
- * Status LEDs: show the assistant state (idle, listening, thinking, speaking,
- * error) on one or more GPIO LEDs. Each state maps to a pattern: which named
- * LEDs are lit and an optional blink period. A pattern naming no LED that is
- * wired falls back to "all wired LEDs", so a single LED still works.
+ * Status LEDs: show the assistant state (src/kernel/assistant-state.ts: idle,
+ * listening, thinking, speaking, waiting_for_answer, muted, error) on one or
+ * more GPIO LEDs. Each state maps to a pattern: which named LEDs are lit and
+ * an optional blink period. A pattern naming no LED that is wired falls back
+ * to "all wired LEDs", so a single LED still works.
  */
 import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
+import type { AssistantState } from '../../src/kernel/assistant-state.js';
 import type { GpioDriver, GpioOutput } from './types.js';
-
-/** The assistant's visible states (EventMap.assistant_state). */
-export type AssistantState = 'idle' | 'listening' | 'thinking' | 'speaking' | 'error';
-
-/** All states, in display order. */
-export const ASSISTANT_STATES: readonly AssistantState[] = ['idle', 'listening', 'thinking', 'speaking', 'error'];
 
 /** What one state looks like: LED names lit, and a blink half-period in ms (0/absent = steady). */
 export interface LedPattern {
@@ -25,6 +21,10 @@ export const DEFAULT_LED_PATTERNS: Record<AssistantState, LedPattern> = {
   listening: { on: ['blue'] },
   thinking: { on: ['blue', 'green'], blink_ms: 300 },
   speaking: { on: ['green'] },
+  /** Listening for a yes/no: the listening colour, blinking slowly. */
+  waiting_for_answer: { on: ['blue'], blink_ms: 600 },
+  /** Microphone off: steady red (as on most voice assistants). */
+  muted: { on: ['red'] },
   error: { on: ['red'], blink_ms: 150 },
 };
 

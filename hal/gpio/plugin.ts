@@ -13,7 +13,8 @@ import { systemClock } from '../common/clock.js';
 import { Button } from './button.js';
 import { createGpio, GPIO_SETTINGS, readGpioConfig, type GpioConfig, type LongPressAction } from './config.js';
 import { HalError } from '../common/errors.js';
-import { GpioLeds, type AssistantState, type StatusIndicator } from './leds.js';
+import type { AssistantState } from '../../src/kernel/assistant-state.js';
+import { GpioLeds, type StatusIndicator } from './leds.js';
 import { SimGpioDriver } from './sim-driver.js';
 import type { GpioDriver, GpioInput } from './types.js';
 

@@ -2,7 +2,9 @@
  * SerialPlugin: a JSON-lines serial peripheral. Its readings are published as
  * `plugin.serial.reading` bus events, its commands are the `serial_send`
  * tool, connection changes are `plugin.serial.status`, and (optionally) an LED
- * ring on the device follows `assistant_state` (`{"cmd":"led","state":...}`).
+ * ring on the device follows `assistant_state` (`{"cmd":"led","state":...}`;
+ * a state newer than the first five is sent as the one it looks like, with
+ * its own name in `detail`: `{"cmd":"led","state":"listening","detail":"waiting_for_answer"}`).
  * Settings plugin.serial.*; 'sim' uses @serialport/binding-mock.
  */
 import { existsSync } from 'node:fs';
@@ -12,6 +14,7 @@ import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
 import type { SettingDef } from '../../src/kernel/settings-types.js';
 import { errorMessage } from '../../src/kernel/errors.js';
 import type { Clock } from '../common/clock.js';
+import { legacyAssistantState } from '../../src/kernel/assistant-state.js';
 import { chooseDriver, DRIVER_MODES } from '../common/mode.js';
 import { SerialDevice, type PortFactory } from './serial-device.js';
 
@@ -102,7 +105,9 @@ export class SerialPlugin implements Plugin {
     this.unsubs.push(
       sdk.subscribe('assistant_state', (e) => {
         if (!settings.get<boolean>('plugin.serial.led_ring') || !device.isOpen) return;
-        device.send({ cmd: 'led', state: e.state }).catch((err: unknown) => this.log?.debug({ err: errorMessage(err) }, 'serial: led update failed'));
+        // Ring firmware written for the first five states keeps working: `state` is one of those, `detail` names a newer one.
+        const legacy = legacyAssistantState(e.state);
+        device.send({ cmd: 'led', state: legacy, ...(legacy !== e.state ? { detail: e.state } : {}) }).catch((err: unknown) => this.log?.debug({ err: errorMessage(err) }, 'serial: led update failed'));
       }),
     );
     await device.start();

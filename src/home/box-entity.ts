@@ -1,11 +1,12 @@
 /**
  * The box itself in Home Assistant, announced by MQTT discovery (HA docs
  * "MQTT Discovery"; button, sensor and number platforms): a Stop button, an
- * assistant-state sensor (idle/listening/thinking/speaking/error), the last
+ * assistant-state sensor (ASSISTANT_STATES), the last
  * transcript, a volume number (0-100 %), all with the box's availability
  * topic (retained "online", last will "offline"). Pure: builds topics and
  * payloads; the plugin publishes them and routes the command topics back.
  */
+import { ASSISTANT_STATES } from '../kernel/assistant-state.js';
 
 /** Topics of the box (under `<base>/<node>`). */
 export interface BoxTopics {
@@ -39,7 +40,7 @@ export function boxDiscovery(opts: { prefix: string; node: string; name: string;
     ['button', { name: 'Stop', unique_id: `${node}_stop`, object_id: `${node}_stop`, command_topic: topics.stopCommand, payload_press: 'PRESS', icon: 'mdi:stop-circle' }],
     ['sensor', {
       name: 'Assistant state', unique_id: `${node}_assistant_state`, object_id: `${node}_assistant_state`, state_topic: topics.state,
-      device_class: 'enum', options: ['idle', 'listening', 'thinking', 'speaking', 'error'], icon: 'mdi:account-voice',
+      device_class: 'enum', options: [...ASSISTANT_STATES], icon: 'mdi:account-voice',
     }],
     ['sensor', { name: 'Last transcript', unique_id: `${node}_last_transcript`, object_id: `${node}_last_transcript`, state_topic: topics.transcript, icon: 'mdi:text' }],
     ['number', {

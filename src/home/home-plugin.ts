@@ -109,7 +109,7 @@ export class HomePlugin implements Plugin {
   /** Hand the current vocabulary to every listener (a failing listener is logged, the others still run). */
   private emitVocabulary(sdk: PluginSDK, registry: DeviceRegistry): void {
     const vocab = registry.vocabulary();
-    sdk.publish('plugin.home.vocabulary', { entities: vocab.entities.length, areas: vocab.areas });
+    sdk.publish('plugin.home.vocabulary', { vocabulary: vocab, entities: vocab.entities.length, areas: vocab.areas });
     for (const cb of this.vocabListeners) {
       try {
         cb(vocab);

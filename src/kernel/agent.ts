@@ -147,7 +147,6 @@ export class Agent {
     }
     this.k.log.info({ source, cancelled, running: !!running }, 'stop');
     this.k.bus.publish('stop', { source, cancelled_inputs: cancelled });
-    this.k.bus.publish('assistant_state', { state: 'idle' });
     return cancelled;
   }
 
@@ -220,9 +219,11 @@ export class Agent {
         let task = this.scheduler.current;
         if (!task) task = this.scheduler.next();
         if (!task) break;
+        const firstRun = task.payload.startedAt === undefined;
         task.payload.startedAt ??= this.k.clock.now();
         this.armBusyTimer();
-        if (task.payload.turn.input.channel !== '_consolidation_') this.k.bus.publish('assistant_state', { state: 'thinking', input_id: task.id });
+        // The turn facts the assistant state follows (src/voice/assistant-state-plugin.ts); it alone publishes assistant_state.
+        if (firstRun) this.k.bus.publish('turn.started', { turn: task.id, input: task.payload.turn.input });
         const outcome = await task.payload.turn.run().catch((err: unknown) => {
           this.k.log.error({ err: errorMessage(err) }, 'turn crashed');
           return { kind: 'finished' as const, result: { ...task!.payload.turn.result, status: 'error' as const, error: errorMessage(err) } };
@@ -233,7 +234,7 @@ export class Agent {
           continue;
         }
         this.scheduler.finish(task);
-        if (task.payload.turn.input.channel !== '_consolidation_') this.k.bus.publish('assistant_state', { state: 'idle', input_id: task.id });
+        this.k.bus.publish('turn.finished', { turn: task.id, status: outcome.result.status, reply: outcome.result.reply });
         try {
           task.payload.resolve(outcome.result);
         } catch {

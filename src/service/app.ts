@@ -30,6 +30,7 @@ import { isJournalStream, journalDestination } from './journal-stream.js';
 import { runDoctor } from './doctor.js';
 import { registerServiceSettings } from './settings.js';
 import { buildVoice, type VoiceWiring } from './voice-wiring.js';
+import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 
 /** Options of `homeagent run`. */
@@ -147,7 +148,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   };
 
   // The built-in plugins, in start order (each started in its own guard).
-  const plugins: Plugin[] = [memory.plugin, control, timers, home, gpio];
+  // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
+  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, home, gpio];
   if (voice) plugins.push(voice.plugin);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());

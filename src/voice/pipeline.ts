@@ -9,8 +9,11 @@
  * a reply that asks something (tool `expect_reply`, output meta
  * `expects_reply: true`, or a confirmation question with meta
  * `confirmation: true`, answered through the kernel's awaitInput) is
- * followed by listening without the wake word.
- * Publishes `assistant_state`; exposes per-utterance timings.
+ * followed by listening without the wake word (the state `waiting_for_answer`
+ * for a confirmation). `plugin.voice.mute` switches the microphone off and on.
+ * Reports what it does as `plugin.voice.activity` facts (captures, speaker,
+ * follow-up, mute); the assistant-state plugin turns them into the
+ * assistant state (src/voice/state-machine.ts). Exposes per-utterance timings.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../kernel/log-types.js';
@@ -18,6 +21,7 @@ import { Cap, type OutputMessage } from '../kernel/output-types.js';
 import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage } from '../kernel/errors.js';
+import type { VoiceActivity } from '../kernel/assistant-state.js';
 import type { SttEngine, SttResult } from './stt/types.js';
 import type { TtsEngine } from './tts/types.js';
 import type { WakeDetection, WakeWordDetector } from './wyoming/wake-client.js';
@@ -88,8 +92,6 @@ export interface UtteranceOutcome {
   done: Promise<UtteranceTimings>;
 }
 
-type State = 'idle' | 'listening' | 'thinking' | 'speaking' | 'error';
-
 /** The voice pipeline plugin (name 'voice'). */
 export class VoicePlugin implements Plugin {
   readonly name = 'voice';
@@ -99,7 +101,6 @@ export class VoicePlugin implements Plugin {
   private speech: SpeechQueue | undefined;
   private readonly now: () => number;
   private readonly unsubs: Array<() => void> = [];
-  private state: State = 'idle';
   private input: AudioInput | undefined;
   private capture: Capture | undefined;
   private captureOutcome: Promise<UtteranceOutcome> | undefined;
@@ -111,8 +112,13 @@ export class VoicePlugin implements Plugin {
   private readonly ignoredInputs = new Set<string>();
   private dropNewReplies = false;
   private bargedIn = false;
-  /** A reply that expects an answer is still being spoken; listening follows (no 'idle' in between). */
-  private followupSoon = false;
+  /** The reply being delivered asks a yes/no confirmation: the follow-up listens for the answer. */
+  private expectAnswer = false;
+  /** The microphone is switched off (plugin.voice.mute). */
+  private muted = false;
+  /** Sequence of captures (listen_id of plugin.voice.activity). */
+  private listenSeq = 0;
+  private captureId: string | undefined;
   private awaitingAudio: { timings: UtteranceTimings; resolve: () => void } | undefined;
   private readonly timingListeners = new Set<(t: UtteranceTimings) => void>();
   /** Timings of the most recent utterance. */
@@ -122,9 +128,9 @@ export class VoicePlugin implements Plugin {
     this.now = deps.now ?? (() => performance.now());
   }
 
-  /** Current assistant state. */
-  get assistantState(): State {
-    return this.state;
+  /** True while the microphone is switched off (plugin.voice.mute). */
+  get isMuted(): boolean {
+    return this.muted;
   }
 
   async start(sdk: PluginSDK): Promise<void> {
@@ -146,6 +152,7 @@ export class VoicePlugin implements Plugin {
       speaker: this.deps.speaker,
       now: this.now,
       onHandover: () => this.onHandover(),
+      onIdle: () => this.report({ event: 'speech_end' }),
       onError: (err, text) => this.log?.warn({ err: errorMessage(err), text }, 'voice: could not speak a sentence'),
     });
     sdk.registerOutputChannel('speaker', Cap.Text | Cap.Audio | Cap.Stream, 'The loudspeaker of the voice box: text is spoken aloud, sentence by sentence.', (msg) => this.onOutput(msg), {
@@ -165,9 +172,12 @@ export class VoicePlugin implements Plugin {
     this.unsubs.push(sdk.subscribe('stop', () => void this.onStop()));
     this.unsubs.push(
       sdk.subscribe('plugin.gpio.ptt', (p) => {
-        if (p.pressed === true) void this.activate('ptt');
-        else if (p.pressed === false) this.capture?.finish('forced');
+        if (p.pressed === true) {
+          if (this.muted) this.log?.info({}, 'voice: muted; the push-to-talk button is ignored');
+          else void this.activate('ptt').catch((err: unknown) => this.log?.warn({ err: errorMessage(err) }, 'voice: could not start listening'));
+        } else if (p.pressed === false) this.capture?.finish('forced');
       }),
+      sdk.subscribe('plugin.voice.mute', (p) => void this.setMuted(typeof p.muted === 'boolean' ? p.muted : !this.muted)),
     );
     const wake = this.deps.wake === null ? undefined : (this.deps.wake ?? createWakeDetector(settings));
     this.input = new AudioInput({
@@ -200,6 +210,7 @@ export class VoicePlugin implements Plugin {
     this.stopped = true;
     for (const u of this.unsubs.splice(0)) u();
     this.capture?.abort();
+    if (this.captureId !== undefined) this.report({ event: 'listen_end', listen_id: this.captureId, next: 'nothing' });
     await this.speech?.cut();
     await this.input?.close();
     this.releaseAudioWaiter();
@@ -218,6 +229,26 @@ export class VoicePlugin implements Plugin {
    */
   listenOnce(): Promise<UtteranceOutcome> {
     return this.activate('cli');
+  }
+
+  /**
+   * Switch the microphone off (`muted`) or on. Muted: the capture in
+   * progress is dropped, the microphone is closed (no wake word, button or
+   * follow-up listens); replies and messages are still spoken. Recordings
+   * fed with feedUtterance (`homeagent listen`) still work.
+   */
+  async setMuted(muted: boolean): Promise<void> {
+    if (this.stopped || muted === this.muted) return;
+    this.muted = muted;
+    this.log?.info({ muted }, muted ? 'voice: microphone off' : 'voice: microphone on');
+    this.report({ event: muted ? 'mute' : 'unmute' });
+    if (muted) {
+      this.expectReply = false;
+      this.capture?.abort();
+      await this.input?.release(true);
+    } else {
+      await this.input?.startWake();
+    }
   }
 
   /**
@@ -248,6 +279,7 @@ export class VoicePlugin implements Plugin {
     if (this.stopped || !this.sdk) throw new Error('voice plugin is not started');
     if (this.captureOutcome && this.capture && !this.capture.done) return this.captureOutcome;
     if (!this.deps.microphone) throw new Error('voice: no microphone configured');
+    if (this.muted) throw new Error('voice: the microphone is muted (plugin.voice.mute)');
     if (trigger !== 'followup' && (this.speech?.busy || this.activeTurns > 0)) await this.bargeIn();
     await this.input?.open();
     const { outcome } = this.beginCapture(trigger, noSpeechTimeoutMs !== undefined ? { noSpeechTimeoutMs } : {});
@@ -259,6 +291,7 @@ export class VoicePlugin implements Plugin {
     if (this.replyInput) this.ignoredInputs.add(this.replyInput);
     else if (this.activeTurns > 0) this.dropNewReplies = true;
     this.expectReply = false;
+    this.expectAnswer = false;
     this.bargedIn = true;
     await this.speech?.cut();
   }
@@ -283,15 +316,19 @@ export class VoicePlugin implements Plugin {
       },
     });
     this.capture = capture;
-    this.followupSoon = false;
-    this.setState('listening');
-    const outcome = capture.result.then((r) => this.afterCapture(trigger, capture, r));
+    const listenId = String(++this.listenSeq);
+    this.captureId = listenId;
+    this.report({ event: 'listen_start', listen_id: listenId, answer: trigger === 'followup' && this.expectAnswer });
+    this.expectAnswer = false;
+    const outcome = capture.result.then((r) => this.afterCapture(trigger, capture, r, listenId));
     this.captureOutcome = outcome;
     return { capture, outcome };
   }
 
-  private async afterCapture(trigger: Trigger, capture: Capture, r: CaptureResult): Promise<UtteranceOutcome> {
+  private async afterCapture(trigger: Trigger, capture: Capture, r: CaptureResult, listenId: string): Promise<UtteranceOutcome> {
     if (this.capture === capture) this.capture = undefined;
+    if (this.captureId === listenId) this.captureId = undefined;
+    const ended = (next: 'turn' | 'message' | 'nothing') => this.report({ event: 'listen_end', listen_id: listenId, next });
     void this.input?.release();
     const utterance_id = randomUUID();
     const timings: UtteranceTimings = {
@@ -308,18 +345,19 @@ export class VoicePlugin implements Plugin {
     const base = { utterance_id, timings };
 
     if (this.stopped || (r.reason === 'forced' && r.stt === undefined && r.stt_error === undefined)) {
-      this.settle();
+      ended('nothing');
       return { ...base, status: 'cancelled', text: '', done: Promise.resolve(timings) };
     }
     if (r.stt_error !== undefined || !r.stt || r.stt.rejected || r.stt.text.trim() === '') {
       const status = r.stt_error !== undefined ? 'error' : r.stt ? 'rejected' : 'no_speech';
+      if (status === 'no_speech' && trigger === 'followup') {
+        ended('nothing');
+        return { ...base, status, text: '', done: Promise.resolve(timings) };
+      }
+      ended('message');
       if (r.stt_error !== undefined) {
         this.log?.warn({ err: errorMessage(r.stt_error) }, 'voice: speech recognition failed');
-        this.setState('error');
-      }
-      if (status === 'no_speech' && trigger === 'followup') {
-        this.settle();
-        return { ...base, status, text: '', done: Promise.resolve(timings) };
+        this.report({ event: 'failure', message: errorMessage(r.stt_error) });
       }
       const done = this.sayNotUnderstood(timings);
       const out: UtteranceOutcome = { ...base, status, text: '', done };
@@ -330,7 +368,7 @@ export class VoicePlugin implements Plugin {
 
     const stt = r.stt;
     const sdk = this.sdk!;
-    this.setState('thinking');
+    ended('turn');
     const done = this.waitFirstAudio(timings);
     const meta = {
       utterance_id,
@@ -355,9 +393,9 @@ export class VoicePlugin implements Plugin {
       if (res.status === 'error' && !this.replyHadSentences && this.awaitingAudio?.timings === timings) {
         await this.sayNotUnderstood(timings);
       }
+      this.report({ event: 'input_done', listen_id: listenId });
       await this.speech?.idle();
       if (this.awaitingAudio?.timings === timings) this.releaseAudioWaiter();
-      this.settle();
     });
     const full = Promise.all([done, settled.then(() => this.speech?.idle())]).then(() => timings);
     return { ...base, status: 'injected', text: stt.text, stt, turn: settled, done: full };
@@ -374,7 +412,6 @@ export class VoicePlugin implements Plugin {
     await this.speech!.idle();
     this.releaseAudioWaiter();
     await first;
-    this.settle();
     return timings;
   }
 
@@ -395,7 +432,7 @@ export class VoicePlugin implements Plugin {
   }
 
   private onHandover(): void {
-    this.setState('speaking');
+    this.report({ event: 'speech_start' });
     const w = this.awaitingAudio;
     if (w) {
       w.timings.first_audio_ms = this.now() - w.timings.end_of_speech_at;
@@ -417,6 +454,7 @@ export class VoicePlugin implements Plugin {
     }
     // the model flags a question (expects_reply); a confirmation (home plugin, meta.confirmation) waits for yes/no
     if (msg.meta.expects_reply === true || msg.meta.confirmation === true) this.expectReply = true;
+    if (msg.meta.confirmation === true) this.expectAnswer = true;
     const lang = voiceSetting<string>(this.sdk!.settings(), 'language');
     if (msg.kind === 'sentence') {
       this.replyInput = id;
@@ -427,6 +465,7 @@ export class VoicePlugin implements Plugin {
     if (msg.interrupted) {
       this.endReply();
       this.expectReply = false;
+      this.expectAnswer = false;
       void this.afterReply();
       return;
     }
@@ -449,57 +488,49 @@ export class VoicePlugin implements Plugin {
     void this.speech!.say(t, { language });
   }
 
-  /** After a complete reply: wait until it is spoken, then follow-up listening or idle. */
+  /** After a complete reply: wait until it is spoken, then listen for the answer when the reply asked something. */
   private async afterReply(): Promise<void> {
     const speech = this.speech!;
-    if (this.expectReply) this.followupSoon = true;
+    const followup = this.expectReply && this.deps.microphone !== undefined && !this.muted;
+    if (followup) this.report({ event: 'followup_expected', answer: this.expectAnswer });
     await speech.idle();
     if (this.stopped) return;
-    if (this.expectReply && !this.capture && this.deps.microphone) {
-      this.expectReply = false;
-      const ms = voiceSetting<number>(this.sdk!.settings(), 'followup_ms');
-      try {
-        await this.activate('followup', ms); // beginCapture clears followupSoon
-      } catch (err) {
-        this.log?.warn({ err: errorMessage(err) }, 'voice: follow-up listening failed');
-        this.followupSoon = false;
-        this.settle();
-      }
+    if (!followup || !this.expectReply) return; // stop, barge-in or mute since
+    this.expectReply = false;
+    if (this.capture) {
+      this.expectAnswer = false;
+      this.report({ event: 'followup_cancelled' }); // something else listens already
       return;
     }
-    this.expectReply = false;
-    this.followupSoon = false;
-    this.settle();
+    const ms = voiceSetting<number>(this.sdk!.settings(), 'followup_ms');
+    try {
+      await this.activate('followup', ms);
+    } catch (err) {
+      this.log?.warn({ err: errorMessage(err) }, 'voice: follow-up listening failed');
+      this.expectAnswer = false;
+      this.report({ event: 'followup_cancelled' });
+    }
   }
 
+  /** The stop button: drop the capture and the reply (the assistant-state plugin follows `stop` itself). */
   private async onStop(): Promise<void> {
-    this.followupSoon = false;
     if (this.replyInput) this.ignoredInputs.add(this.replyInput);
     this.endReply();
     this.expectReply = false;
+    this.expectAnswer = false;
     this.capture?.abort();
     await this.speech?.cut();
     this.releaseAudioWaiter();
-    this.setState('idle');
   }
 
-  /** Go to the state that matches what is still going on. */
-  private settle(): void {
-    if (this.stopped || this.followupSoon) return;
-    if (this.capture && !this.capture.done) this.setState('listening');
-    else if (this.speech?.busy) this.setState('speaking');
-    else if (this.activeTurns > 0) this.setState('thinking');
-    else this.setState('idle');
-  }
-
-  private setState(state: State): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.sdk?.publish('assistant_state', { state });
+  /** Tell the assistant state what happened. */
+  private report(a: VoiceActivity): void {
+    this.sdk?.publish('plugin.voice.activity', a);
   }
 
   private onWake(d: WakeDetection): void {
     if (this.capture && !this.capture.done) return;
+    if (this.muted) return;
     this.log?.info({ wake_word: d.name }, 'voice: wake word');
     this.activate('wake').catch((err: unknown) => this.log?.warn({ err: errorMessage(err) }, 'voice: could not start listening'));
   }

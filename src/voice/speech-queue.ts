@@ -25,6 +25,12 @@ export interface SpeechQueueOptions {
   speaker: Speaker;
   /** Called each time a sentence's audio is handed to the speaker; `at` from `now`, ms. */
   onHandover?: (info: { text: string; at: number; samples: number; sampleRate: number }) => void;
+  /**
+   * Called when the queue has just become idle: everything queued so far has
+   * played, been cut or failed (once per busy period; not between sentences
+   * as long as the next one was queued before the previous one finished).
+   */
+  onIdle?: () => void;
   /** Called when a sentence could not be synthesised (it is skipped). */
   onError?: (err: unknown, text: string) => void;
   now?: () => number;
@@ -48,6 +54,8 @@ export class SpeechQueue {
   private readonly now: () => number;
   private readonly recent: Promise<void>[] = [];
   private readonly aheadLimit: number;
+  /** Busy since the last onIdle call. */
+  private wasBusy = false;
 
   constructor(private readonly o: SpeechQueueOptions) {
     this.now = o.now ?? (() => performance.now());
@@ -65,6 +73,7 @@ export class SpeechQueue {
     const ac = new AbortController();
     this.aborts.add(ac);
     this.queued++;
+    this.wasBusy = true;
     // synthesise at most `aheadLimit` sentences ahead of the one being handed over (a long
     // 'full' reply must not start a dozen TTS processes at once on a Pi)
     const ahead = this.recent.length >= this.aheadLimit ? this.recent[this.recent.length - this.aheadLimit]! : Promise.resolve();
@@ -91,17 +100,27 @@ export class SpeechQueue {
           (err: unknown) => this.o.onError?.(err, text),
         );
         this.plays.add(tracked);
-        void tracked.finally(() => this.plays.delete(tracked));
+        void tracked.finally(() => {
+          this.plays.delete(tracked);
+          this.checkIdle();
+        });
         this.o.onHandover?.({ text, at: this.now(), samples: audio.pcm.length / 2, sampleRate: audio.sampleRate });
       } finally {
         this.aborts.delete(ac);
         this.queued--;
+        this.checkIdle();
       }
     })();
     this.handoverTail = mine;
     this.recent.push(mine);
     if (this.recent.length > this.aheadLimit) this.recent.shift();
     return mine;
+  }
+
+  private checkIdle(): void {
+    if (!this.wasBusy || this.busy) return;
+    this.wasBusy = false;
+    this.o.onIdle?.();
   }
 
   /** Resolves when everything queued so far has played, been cut or failed. */

@@ -1,6 +1,7 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
+import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js';
 import { Cap } from '../../src/kernel/output-types.js';
 import { FakeSdk, type FakeInput } from './fake-sdk.js';
 import { FakeMic, FakeSpeaker, FakeStt, FakeTts, heard, rejected } from './fakes.js';
@@ -24,9 +25,12 @@ async function setup(o: { settings?: Record<string, unknown>; stt?: FakeStt; dep
   const tts = new FakeTts();
   const stt = o.stt ?? new FakeStt(() => heard('turn on standing light'));
   const plugin = new VoicePlugin({ microphone: mic, speaker, stt, tts, wake: null, ...o.deps });
+  // the state machine follows the pipeline's activity on the same bus (as in the service)
+  const states = new AssistantStatePlugin();
+  states.start(sdk);
   await plugin.start(sdk);
-  cleanups.push(() => plugin.stop());
-  return { sdk, mic, speaker, tts, stt, plugin };
+  cleanups.push(() => plugin.stop(), () => states.stop());
+  return { sdk, mic, speaker, tts, stt, plugin, states };
 }
 
 /** Agent answer: sentences streamed to the speaker channel, then 'end'. */
@@ -106,7 +110,7 @@ test('the first sentence is handed to the speaker while the model is still writi
 });
 
 test('stop cuts the speaker mid-sentence and drops queued speech', async () => {
-  const { sdk, speaker, tts, plugin } = await setup();
+  const { sdk, speaker, tts, plugin, states } = await setup();
   speaker.hold = true;
   let openGate!: () => void;
   const gate = new Promise<void>((r) => (openGate = r));
@@ -129,7 +133,7 @@ test('stop cuts the speaker mid-sentence and drops queued speech', async () => {
   assert.equal(speaker.stops >= 1, true);
   assert.deepEqual(speaker.texts, ['First of three.']);
   assert.equal(speaker.played[0]!.completed, false, 'cut mid-sentence');
-  assert.equal(plugin.assistantState, 'idle');
+  assert.equal(states.state, 'idle');
 });
 
 test('stop while the recogniser is still decoding after the end of speech: the utterance is dropped, nothing is injected or done', async () => {
@@ -226,13 +230,13 @@ test('follow-up: after expect_reply the box listens again without wake word or b
 });
 
 test('follow-up through the expects_reply meta flag; silence then ends quietly (no "didn\'t catch that")', async () => {
-  const { sdk, speaker, stt, plugin } = await setup({ settings: { 'plugin.voice.followup_ms': 1000 } });
+  const { sdk, speaker, stt, plugin, states } = await setup({ settings: { 'plugin.voice.followup_ms': 1000 } });
   sdk.agent = (input) => streamReply(sdk, input, ['Do you want the heating on?'], { expects_reply: true });
   await (await plugin.feedUtterance(utterance())).done;
   await waitState(sdk, 'listening', 2);
   await waitState(sdk, 'idle', 1);
   await new Promise((r) => setTimeout(r, 50));
-  assert.equal(plugin.assistantState, 'idle');
+  assert.equal(states.state, 'idle');
   assert.deepEqual(sdk.states, ['listening', 'thinking', 'speaking', 'listening', 'idle']);
   assert.deepEqual(speaker.texts, ['Do you want the heating on?']);
   assert.equal(stt.utterances.length, 1);
@@ -250,10 +254,11 @@ test('a confirmation question (meta.confirmation) mid-turn: the box listens and 
     return streamReply(sdk, input, [got?.text === 'yes' ? 'The Front Door is unlocked.' : 'I left it locked.']);
   };
   const first = await plugin.feedUtterance(utterance());
-  await waitState(sdk, 'listening', 2);
+  await waitState(sdk, 'waiting_for_answer'); // the box listens for the yes/no (its own LED pattern)
   await mic.say(utterance('next.wav'));
   await first.done;
   await waitState(sdk, 'idle');
+  assert.deepEqual(sdk.states, ['listening', 'thinking', 'speaking', 'waiting_for_answer', 'thinking', 'speaking', 'idle']);
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', 'The Front Door is unlocked.']);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger, i.level]), [['unlock the front door', 'feed', 0], ['yes', 'followup', 0]]);
 });
