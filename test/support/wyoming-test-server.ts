@@ -6,6 +6,7 @@
  * callbacks the test passes in; faults are injected per event type.
  * Listens on 127.0.0.1 on a free port; `close()` ends every connection.
  */
+import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { encodeEvent, WyomingDecoder, type WyomingEvent } from '../../src/voice/wyoming/codec.js';
 
@@ -47,6 +48,12 @@ export interface WyomingTestServer {
   host: string;
   /** Every event received, per connection, in order (payloads included). */
   received: WyomingEvent[][];
+  /**
+   * Resolves when the server receives an event of `type` (counting those
+   * already received), so a test waits for the client to get there instead
+   * of sleeping. No deadline: the test runner's timeout is the failure deadline.
+   */
+  waitForEvent(type: string): Promise<WyomingEvent>;
   close(): Promise<void>;
 }
 
@@ -68,6 +75,7 @@ function peak(pcm: Buffer): number {
 export async function startWyomingTestServer(opts: WyomingTestServerOptions = {}): Promise<WyomingTestServer> {
   const sockets = new Set<net.Socket>();
   const received: WyomingEvent[][] = [];
+  const arrivals = new EventEmitter();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -216,6 +224,7 @@ export async function startWyomingTestServer(opts: WyomingTestServerOptions = {}
       }
       for (const ev of events) {
         log.push(ev);
+        arrivals.emit(ev.type, ev);
         queue = queue.then(() => handle(ev)).catch(() => void socket.destroy());
       }
     });
@@ -226,6 +235,11 @@ export async function startWyomingTestServer(opts: WyomingTestServerOptions = {}
     port: addr.port,
     host: '127.0.0.1',
     received,
+    waitForEvent: (type) => {
+      const seen = received.flat().find((e) => e.type === type);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => arrivals.once(type, resolve));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

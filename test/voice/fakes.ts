@@ -11,6 +11,7 @@ import type { Speaker } from '../../src/voice/speech-queue.js';
 import type { TtsAudio, TtsEngine, TtsOptions } from '../../src/voice/tts/types.js';
 import type { SttEngine, SttResult, SttSession } from '../../src/voice/stt/types.js';
 import { VoiceAbortError } from '../../src/voice/errors.js';
+import { SttAbortedError } from '../../src/voice/stt/errors.js';
 import { noise } from './helpers.js';
 
 /** A microphone: 20 ms chunks, queued utterances first (fast), else background noise at -60 dBFS (real-time pace). */
@@ -148,12 +149,16 @@ export class FakeTts implements TtsEngine {
   readonly name = 'fake';
   readonly calls: Array<{ text: string; language?: string }> = [];
   gate: ((text: string) => Promise<void>) | undefined;
+  /** When set, every synthesize() rejects with it (an engine that cannot run). */
+  failure: Error | undefined;
 
   static decode(pcm: Buffer): string {
     return pcm.toString('utf8').replace(/\0+$/, '');
   }
 
   async synthesize(text: string, opts: TtsOptions = {}): Promise<TtsAudio> {
+    if (opts.signal?.aborted) throw new VoiceAbortError('fake tts');
+    if (this.failure) throw this.failure;
     this.calls.push(opts.language ? { text, language: opts.language } : { text });
     if (this.gate) {
       const g = this.gate(text);
@@ -167,7 +172,11 @@ export class FakeTts implements TtsEngine {
   }
 }
 
-/** STT driven by a function of the audio received. */
+/**
+ * STT driven by a function of the audio received. Keeps the SttEngine
+ * contract (test/voice/contracts/stt.ts): after abort(), end() rejects with
+ * STT_ABORTED and writes are ignored; end() returns one promise.
+ */
 export class FakeStt implements SttEngine {
   readonly name = 'fake';
   readonly utterances: Buffer[] = [];
@@ -175,14 +184,26 @@ export class FakeStt implements SttEngine {
   constructor(private readonly respond: (pcm: Buffer, language?: string) => SttResult | Promise<SttResult>) {}
   start(opts?: { language?: string }): SttSession {
     const parts: Buffer[] = [];
+    let dropped = false;
+    let ending: Promise<SttResult> | undefined;
+    const finish = async (): Promise<SttResult> => {
+      if (dropped) throw new SttAbortedError();
+      const pcm = Buffer.concat(parts);
+      this.utterances.push(pcm);
+      const r = await this.respond(pcm, opts?.language);
+      if (dropped) throw new SttAbortedError();
+      return r;
+    };
     return {
-      write: (pcm) => void parts.push(Buffer.from(pcm)),
-      end: async () => {
-        const pcm = Buffer.concat(parts);
-        this.utterances.push(pcm);
-        return this.respond(pcm, opts?.language);
+      write: (pcm) => {
+        if (!dropped && !ending) parts.push(Buffer.from(pcm));
       },
-      abort: () => void this.aborted++,
+      end: () => (ending ??= finish()),
+      abort: () => {
+        if (dropped) return;
+        dropped = true;
+        this.aborted++;
+      },
     };
   }
 }

@@ -10,6 +10,7 @@
 import type { SttEngine, SttResult, SttSession } from './types.js';
 import { WyomingConnection, type WyomingEndpoint } from '../wyoming/connection.js';
 import { VoiceAbortError } from '../errors.js';
+import { SttAbortedError } from './errors.js';
 
 /** Options of WyomingAsr. Times in ms. */
 export interface WyomingAsrOptions extends WyomingEndpoint {
@@ -39,7 +40,11 @@ export function normaliseTranscript(text: string): string {
     .trim();
 }
 
-/** SttEngine over a Wyoming ASR service. Errors (refused, timeout, service `error`) reject `end()`. */
+/**
+ * SttEngine over a Wyoming ASR service. Errors (refused, timeout, service
+ * `error`) reject `end()`; after `abort()` it rejects with SttAbortedError
+ * (STT_ABORTED), as every SttEngine does.
+ */
 export class WyomingAsr implements SttEngine {
   readonly name = 'wyoming';
   constructor(private readonly opts: WyomingAsrOptions) {}
@@ -74,6 +79,27 @@ export class WyomingAsr implements SttEngine {
     };
     let ended = false;
     const timeoutMs = this.opts.transcriptTimeoutMs ?? 15000;
+    /** Send audio-stop and wait for the transcript. */
+    const finish = async (): Promise<SttResult> => {
+      const c = await connecting;
+      const t0 = now();
+      try {
+        c.send({ type: 'audio-stop', data: { timestamp: Math.round(sentMs) } });
+        let partial = '';
+        for (;;) {
+          if (abort.signal.aborted) throw new VoiceAbortError('Wyoming transcription');
+          const ev = await c.next(timeoutMs, 'transcript');
+          if (ev.type === 'transcript-chunk' && typeof ev.data.text === 'string') partial += ev.data.text;
+          if (ev.type !== 'transcript') continue;
+          const raw = typeof ev.data.text === 'string' ? ev.data.text : partial;
+          const text = normaliseTranscript(raw);
+          const conf = typeof ev.data.confidence === 'number' ? ev.data.confidence : text ? 1 : 0;
+          return { text, confidence: conf, rejected: text === '', engine: this.name, finish_ms: now() - t0 };
+        }
+      } finally {
+        c.close();
+      }
+    };
     return {
       write: (pcm: Buffer): void => {
         if (ended || pcm.length === 0) return;
@@ -82,23 +108,12 @@ export class WyomingAsr implements SttEngine {
       },
       end: async (): Promise<SttResult> => {
         ended = true;
-        const c = await connecting;
-        const t0 = now();
         try {
-          c.send({ type: 'audio-stop', data: { timestamp: Math.round(sentMs) } });
-          let partial = '';
-          for (;;) {
-            if (abort.signal.aborted) throw new VoiceAbortError('Wyoming transcription');
-            const ev = await c.next(timeoutMs, 'transcript');
-            if (ev.type === 'transcript-chunk' && typeof ev.data.text === 'string') partial += ev.data.text;
-            if (ev.type !== 'transcript') continue;
-            const raw = typeof ev.data.text === 'string' ? ev.data.text : partial;
-            const text = normaliseTranscript(raw);
-            const conf = typeof ev.data.confidence === 'number' ? ev.data.confidence : text ? 1 : 0;
-            return { text, confidence: conf, rejected: text === '', engine: this.name, finish_ms: now() - t0 };
-          }
-        } finally {
-          c.close();
+          return await finish();
+        } catch (err) {
+          // Whatever the closed connection made of it (refused, closed, aborted connect): an aborted utterance is STT_ABORTED.
+          if (abort.signal.aborted) throw new SttAbortedError();
+          throw err;
         }
       },
       abort: (): void => {
