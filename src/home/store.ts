@@ -74,10 +74,7 @@ export class JsonFileStore<T> {
     }
     try {
       const r = readVersionedJson(text, this.opts.spec, { file: this.file, ...(this.opts.dataDir ? { dataDir: this.opts.dataDir } : {}) }, this.opts);
-      if (r.rewrite !== undefined) {
-        writeFileAtomic(this.file, r.rewrite);
-        this.log.info({ file: this.file, from: r.from, to: r.to, backup: r.backup }, 'store migrated; the earlier file is kept in the backup folder');
-      }
+      if (r.rewrite !== undefined) writeFileAtomic(this.file, r.rewrite);
       return r.payload as T | undefined;
     } catch (err) {
       if (err instanceof StoreTooNewError || err instanceof StoreMigrationError) throw err;

@@ -29,6 +29,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, re
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { HomeAgentError } from './errors.js';
+import { createLogger } from './log.js';
 
 /** Where pre-migration copies go, relative to the data directory. */
 export const PRE_MIGRATION_DIR = path.join('backups', 'pre-migration');
@@ -89,7 +90,7 @@ export interface StoreLocation {
 export interface OpenStoreOptions {
   /** Wall clock in ms (copy names); default Date.now. */
   now?: () => number;
-  /** Told about each migration (the service logs it). */
+  /** Told about each migration (it is also logged, at info, in namespace `homeagent:stores`). */
   onMigrated?: (r: MigrationReport) => void;
 }
 
@@ -184,6 +185,12 @@ function relativeInDataDir(loc: StoreLocation): { dataDir: string; rel: string }
   return { dataDir, rel };
 }
 
+/** Tell the log (namespace `homeagent:stores`) and `opts.onMigrated` that a store was migrated. */
+function migrated(report: MigrationReport, opts: OpenStoreOptions): void {
+  createLogger('stores').info(report, `${report.store} store migrated from schema version ${report.from} to ${report.to}${report.backup ? '; the earlier file is kept in the backup folder' : ''}`);
+  opts.onMigrated?.(report);
+}
+
 function fsyncFile(file: string): void {
   const fd = openSync(file, 'r');
   try {
@@ -236,7 +243,7 @@ export function migrateSqlite(db: Database.Database, spec: SqliteStoreSpec, loc:
     throw new StoreMigrationError(spec.store, file, `migrating from version ${found} to ${spec.version} failed: ${(err as Error).message}; the store was not changed`, backup, { cause: err });
   }
   const report: MigrationReport = { store: spec.store, file, from: found, to: spec.version, created: empty, ...(backup ? { backup } : {}) };
-  if (!empty) opts.onMigrated?.(report);
+  if (!empty) migrated(report, opts);
   return report;
 }
 
@@ -288,7 +295,7 @@ export function readVersionedJson(text: string | undefined, spec: JsonStoreSpec,
     throw new StoreMigrationError(spec.store, file, `migrating from version ${found} to ${spec.version} failed: ${(err as Error).message}; the file was not changed`, backup, { cause: err });
   }
   const report: MigrationReport = { store: spec.store, file, from: found, to: spec.version, created: false, ...(backup ? { backup } : {}) };
-  opts.onMigrated?.(report);
+  migrated(report, opts);
   return { ...report, payload, rewrite: encodeVersionedJson(spec, payload) };
 }
 

@@ -10,6 +10,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import mqtt from 'mqtt';
 import { errorMessage } from '../kernel/errors.js';
+import { SETTINGS_STORE } from '../config/registry.js';
+import { RUN_LOG_STORE } from '../kernel/run-log.js';
+import { MEMORY_STORE } from '../memory/db.js';
+import { TIMERS_STORE } from '../plugins/timers/timer-service.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -145,7 +149,19 @@ export function checkDisk(dataDir: string, minFree = 200 * 1024 * 1024): DoctorC
   }
 }
 
-/** SQLite integrity of every database in the data directory. */
+/** The schema version this release writes, per database file (src/kernel/store-version.ts). */
+const STORE_VERSIONS: Readonly<Record<string, number>> = {
+  'memory.db': MEMORY_STORE.version,
+  'runlog.db': RUN_LOG_STORE.version,
+  'settings.db': SETTINGS_STORE.version,
+  'timers.db': TIMERS_STORE.version,
+};
+
+/**
+ * SQLite integrity and schema version (`PRAGMA user_version`) of every
+ * database in the data directory; a store newer than this release supports
+ * fails with the rollback as the fix.
+ */
 export function checkDatabases(dataDir: string): DoctorCheck[] {
   let files: string[] = [];
   try {
@@ -157,8 +173,13 @@ export function checkDatabases(dataDir: string): DoctorCheck[] {
     try {
       const db = new Database(path.join(dataDir, f), { readonly: true, fileMustExist: true });
       const r = String(db.pragma('integrity_check', { simple: true }));
+      const version = Number(db.pragma('user_version', { simple: true }));
       db.close();
-      return r === 'ok' ? { name: `database ${f}`, ok: true, detail: 'integrity ok' } : { name: `database ${f}`, ok: false, detail: r, fix: `stop the service, back up ${f}, and run sqlite3 ${f} ".recover" into a new file` };
+      const supported = STORE_VERSIONS[f];
+      if (r === 'ok' && supported !== undefined && version > supported) {
+        return { name: `database ${f}`, ok: false, detail: `schema version ${version}, newer than this release supports (${supported})`, fix: 'it was written by a newer release: start that one again, or run "sudo homeagent rollback" from it' };
+      }
+      return r === 'ok' ? { name: `database ${f}`, ok: true, detail: `integrity ok, schema version ${version}` } : { name: `database ${f}`, ok: false, detail: r, fix: `stop the service, back up ${f}, and run sqlite3 ${f} ".recover" into a new file` };
     } catch (err) {
       return { name: `database ${f}`, ok: false, detail: errorMessage(err), fix: `stop the service and check ${f}` };
     }

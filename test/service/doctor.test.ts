@@ -66,8 +66,15 @@ test('gpio, disk and databases', () => {
     good.exec('CREATE TABLE t (x)');
     good.close();
     writeFileSync(path.join(dir, 'broken.db'), 'this is not a database at all, just text that is long enough to be read as a header..........');
+    const newer = new Database(path.join(dir, 'settings.db'));
+    newer.pragma('user_version = 99');
+    newer.close();
     const dbs = Object.fromEntries(checkDatabases(dir).map((c) => [c.name, c]));
     assert.equal(dbs['database good.db']!.ok, true);
+    assert.equal(dbs['database good.db']!.detail, 'integrity ok, schema version 0');
+    assert.equal(dbs['database settings.db']!.ok, false);
+    assert.match(dbs['database settings.db']!.detail, /schema version 99, newer than this release supports \(1\)/);
+    assert.match(dbs['database settings.db']!.fix ?? '', /homeagent rollback/);
     assert.equal(dbs['database broken.db']!.ok, false);
     assert.ok(dbs['database broken.db']!.fix);
   } finally {
