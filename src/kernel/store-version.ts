@@ -24,6 +24,14 @@
  * `image/restore-stores.mjs` (run by `homeagent rollback`) reads the copies'
  * folder names (`<store>-v<old>-<timestamp>`) and the path inside them, so
  * that layout is part of the rollback contract.
+ *
+ * Changing a store's format: raise the spec's `version` to N, make `create`
+ * build the new schema, and add `{ to: N, description, up }` that turns a
+ * version N-1 store into it (SQLite: statements on `db`, inside the
+ * transaction; JSON: a function of the payload). Keep every older step: a box
+ * may skip releases. test/service/stores-migration.test.ts opens the stores of
+ * commit e216bba (version 0) with the current code; a new store gets a spec
+ * of its own and a name in image/README.md.
  */
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
