@@ -314,11 +314,9 @@ export class HomePlugin implements Plugin {
 
     this.unsubs.push(
       sdk.subscribe('plugin.gpio.button', (p) => {
-        if (!gate.pending) return;
-        const name = String(p.button ?? p.name ?? p.id ?? '').toLowerCase();
-        const event = String(p.action ?? p.event ?? p.type ?? 'press').toLowerCase();
-        if (!/press|click|short|down/.test(event)) return;
-        gate.confirm(!name.includes('stop'), 'button');
+        // A press (or a long press) answers an open question: the stop button says no, any other button yes.
+        if (!gate.pending || p.action === 'release') return;
+        gate.confirm(p.button !== 'stop', 'button');
       }),
       sdk.subscribe('assistant_state', (p) => client.publish(topics.state, p.state, true)),
       sdk.subscribe('stop', () => gate.cancel(true)),

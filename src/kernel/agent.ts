@@ -24,6 +24,7 @@ import type { InjectOptions, InputMessage, Level, TurnResult } from './turn-type
 import type { KernelServices } from './services.js';
 import { Scheduler, type Task } from './scheduler.js';
 import { Turn } from './turn.js';
+import { TurnResultCollector } from './turn-subscribers.js';
 import type { TimerHandle } from './clock.js';
 import { errorMessage } from './errors.js';
 
@@ -35,6 +36,9 @@ interface Waiter {
 
 interface Pending {
   turn: Turn;
+  /** Folds the turn's events into its TurnResult (subscribed to the turn stream while the turn lives). */
+  collector: TurnResultCollector;
+  unsubscribe: () => void;
   resolve: (r: TurnResult) => void;
   busyNotified: boolean;
   /** Clock time its turn first started running, ms. */
@@ -89,8 +93,11 @@ export class Agent {
       waiter.resolve(input);
       return Promise.resolve({ input_id: input.id, reply: '', status: 'short_circuit', tools: [] });
     }
+    this.k.bus.publish('raw_input', input);
     return new Promise<TurnResult>((resolve) => {
-      const payload: Pending = { turn: new Turn(input, this.k), resolve, busyNotified: false };
+      const collector = new TurnResultCollector(input.id);
+      const unsubscribe = this.k.turnEvents.subscribe(`result:${input.id}`, collector.listener);
+      const payload: Pending = { turn: new Turn(input, this.k), collector, unsubscribe, resolve, busyNotified: false };
       const task: Task<Pending> = { id: input.id, level: input.level, kind, payload, preemptions: 0, submittedAt: input.received_at };
       this.inbox.push(task);
       this.schedulePump();
@@ -219,24 +226,19 @@ export class Agent {
         let task = this.scheduler.current;
         if (!task) task = this.scheduler.next();
         if (!task) break;
-        const firstRun = task.payload.startedAt === undefined;
         task.payload.startedAt ??= this.k.clock.now();
         this.armBusyTimer();
-        // The turn facts the assistant state follows (src/voice/assistant-state-plugin.ts); it alone publishes assistant_state.
-        if (firstRun) this.k.bus.publish('turn.started', { turn: task.id, input: task.payload.turn.input });
-        const outcome = await task.payload.turn.run().catch((err: unknown) => {
-          this.k.log.error({ err: errorMessage(err) }, 'turn crashed');
-          return { kind: 'finished' as const, result: { ...task!.payload.turn.result, status: 'error' as const, error: errorMessage(err) } };
-        });
+        // The turn emits turn.started / turn.finished on the bus itself (the assistant state follows them).
+        const outcome = await task.payload.turn.run();
         if (outcome.kind === 'preempted') {
           this.scheduler.suspend(task);
           // The preempting input's text reaches the suspended turn as an [interrupt] note (seed 001 path b).
           continue;
         }
         this.scheduler.finish(task);
-        this.k.bus.publish('turn.finished', { turn: task.id, status: outcome.result.status, reply: outcome.result.reply });
+        task.payload.unsubscribe();
         try {
-          task.payload.resolve(outcome.result);
+          task.payload.resolve(task.payload.collector.result);
         } catch {
           /* resolver never throws */
         }

@@ -1,41 +1,84 @@
 /**
- * The typed bus's event map (seed 000 §12, seed 001 EventAgentLLMChain): each
- * event name with its payload type. No IO here.
+ * The typed bus's event map (seed 000 §12): each event name with its payload
+ * type, in three parts:
+ * - kernel events (`raw_input`, `output`, `system`, `assistant_state`, `stop`);
+ * - the turn events (src/kernel/turn-events.ts: `turn.started`,
+ *   `context.projected`, `llm.requested`, `llm.delta`, `llm.completed`,
+ *   `tool.pre_execute`, `tool.executed`, `turn.interrupted`, `error`,
+ *   `turn.finished`; `output` is shared with direct deliveries), each
+ *   published with the event itself as payload;
+ * - `PluginEvents`: every `plugin.<name>.<event>` a built-in plugin publishes,
+ *   declared once here so publisher and receivers share one payload type.
+ *   A name declared nowhere (an external plugin's, a long-press action's
+ *   configured name) carries `unknown`: its receivers check what they get.
+ * No IO here.
  */
-import type { CompletionResponse } from './llm-types.js';
-import type { OutputMessage } from './output-types.js';
-import type { InputMessage, TurnResult } from './turn-types.js';
+import type { InputMessage } from './turn-types.js';
+import type { TurnEventOf, TurnEventType } from './turn-events.js';
 import type { AssistantState, VoiceActivity } from './assistant-state.js';
 import type { Vocabulary } from '../intents/types.js';
 
-/** Event payloads of the typed bus (seed 000 §12, seed 001 EventAgentLLMChain). */
-export interface EventMap {
+/** Kernel events. */
+export interface KernelEvents {
+  /** An input was accepted: queued as a turn, or handed to a running turn that asked for it (awaitInput). */
   raw_input: InputMessage;
-  agent_output: { input_id?: string; channel: string; content: string; kind: OutputMessage['kind']; interrupted?: boolean };
-  tool_call: { input_id: string; call_id: string; name: string; arguments: Record<string, unknown>; result: string; is_error: boolean; denied?: boolean; duration_ms: number };
-  reasoning: { input_id: string; text: string };
+  /**
+   * A delivery to an output channel: by a turn (`turn` set; the turn event
+   * `output`), by a plugin's sendOutput or an output_send tool.
+   */
+  output: Omit<TurnEventOf<'output'>, 'turn'> & { turn?: string };
   system: { kind: string; message: string; data?: Record<string, unknown> };
-  agent_llm_chain: { input_id: string; round: number; response: CompletionResponse; duration_ms: number };
   /** The assistant's visible state (LEDs, HA sensor); published only by the assistant-state plugin (src/voice/assistant-state-plugin.ts). */
   assistant_state: { state: AssistantState; input_id?: string };
-  /** A turn began running (once per input, not again when a preempted turn resumes); `turn` is the input id. Seed 002 run event names. */
-  'turn.started': { turn: string; input: InputMessage };
-  /** A turn finished (any outcome); `turn` is the input id. */
-  'turn.finished': { turn: string; status: TurnResult['status']; reply: string };
-  /** The voice pipeline's facts for the assistant state (captures, speaker, follow-up, mute). */
-  'plugin.voice.activity': VoiceActivity;
-  /** Switch the microphone off (`muted: true`), on (`false`), or toggle it (no `muted`; e.g. a long-press action `{"type":"event","name":"plugin.voice.mute"}`). */
-  'plugin.voice.mute': { muted?: boolean };
+  /** A stop happened (button, /stop, CLI, HA). */
+  stop: { source: string; cancelled_inputs: number };
+}
+
+/** Each turn event under its own name, the event itself as payload (`output` is in KernelEvents). */
+export type TurnBusEvents = { [K in Exclude<TurnEventType, 'output'>]: TurnEventOf<K> };
+
+/** A GPIO button (hal/gpio): which one, what happened, how long it was held (ms; 0 on press). */
+export interface GpioButtonEvent {
+  button: 'stop' | 'ptt';
+  action: 'press' | 'release' | 'long_press';
+  held_ms: number;
+}
+
+/** Payloads of the built-in plugins' events. */
+export interface PluginEvents {
+  /** hal/gpio: a button was pressed, released or held past the long-press time. */
+  'plugin.gpio.button': GpioButtonEvent;
+  /** hal/gpio: the push-to-talk button went down (`pressed: true`) or up (`held_ms`). */
+  'plugin.gpio.ptt': { pressed: boolean; held_ms?: number };
+  /** hal/camera: a snapshot was taken (`file` when kept on disk; `captured_at` ms since the epoch). */
+  'plugin.camera.snapshot': { file?: string; width: number; height: number; bytes: number; source: string; captured_at: number; image_base64: string };
+  /** hal/serial: a JSON object line the device sent on its own. */
+  'plugin.serial.reading': Record<string, unknown>;
+  /** hal/serial: the port opened or closed (`disconnected` when the device went away). */
+  'plugin.serial.status': { connected: boolean; path: string; disconnected?: boolean };
+  /** src/home: a device command was sent (QoS 1, acknowledged by the broker). */
+  'plugin.home.command': { topic: string; payload: string };
   /**
-   * The home's vocabulary (device names, rooms, lists) for the speech grammar, on start and whenever
+   * src/home: the home's vocabulary (device names, rooms, lists) for the speech grammar, on start and whenever
    * devices, names or rooms change. Retained: a subscriber that comes later gets the current one at once.
    */
   'plugin.home.vocabulary': { vocabulary: Vocabulary; entities: number; areas: string[] };
-  /** A stop happened (button, /stop, CLI, HA). */
-  stop: { source: string; cancelled_inputs: number };
-  /** Custom plugin events. */
-  [custom: `plugin.${string}`]: Record<string, unknown>;
+  /** src/voice: the voice pipeline's facts for the assistant state (captures, speaker, follow-up, mute). */
+  'plugin.voice.activity': VoiceActivity;
+  /**
+   * src/voice: switch the microphone off (`muted: true`), on (`false`), or toggle it (no `muted`; e.g. a
+   * long-press action `{"type":"event","name":"plugin.voice.mute"}`, which publishes `{button, held_ms}`).
+   */
+  'plugin.voice.mute': { muted?: boolean };
 }
+
+/** Event payloads of the typed bus. */
+export type EventMap = KernelEvents &
+  TurnBusEvents &
+  PluginEvents & {
+    /** A plugin event declared nowhere above: its payload is not known here. */
+    [custom: `plugin.${string}`]: unknown;
+  };
 export type EventType = keyof EventMap;
 
 /**

@@ -28,7 +28,9 @@ import { createLogger } from './log.js';
 import { MemoryRunLog, type RunLog } from './run-log.js';
 import type { KernelServices } from './services.js';
 import { Cap } from './output-types.js';
-import { HomeAgentError } from './errors.js';
+import { HomeAgentError, errorMessage } from './errors.js';
+import { TurnStream } from './turn-events.js';
+import { busSubscriber, memoryWindowSubscriber, runLogSubscriber } from './turn-subscribers.js';
 
 /** Repository/installation root (two levels above this file, in src/ or dist/src/). */
 export const INSTALL_ROOT = (() => {
@@ -80,6 +82,8 @@ export class Kernel {
     this.providerRef = typeof opts.provider === 'function' ? opts.provider : () => opts.provider as Provider | undefined;
     this.memoryRef = opts.memory ?? new SimpleContextStore();
     const self = this;
+    const clock = opts.clock ?? systemClock;
+    const turnEvents = new TurnStream((subscriber, ev, err) => this.log.error({ err: errorMessage(err), subscriber, event: ev.type }, 'turn event subscriber failed'));
     this.services = {
       log: this.log,
       bus: this.bus,
@@ -90,11 +94,16 @@ export class Kernel {
       get memory() {
         return self.memoryRef;
       },
-      clock: opts.clock ?? systemClock,
+      clock,
       runLog: opts.runLog ?? new MemoryRunLog(),
+      turnEvents,
       provider: () => this.providerRef(),
       persona: () => this.persona(),
     };
+    // The one turn event stream and what keeps it (src/kernel/turn-subscribers.ts).
+    turnEvents.subscribe('run_log', runLogSubscriber(() => this.services.runLog, this.log));
+    turnEvents.subscribe('memory_window', memoryWindowSubscriber(() => this.memoryRef, clock));
+    turnEvents.subscribe('bus', busSubscriber(this.bus));
     this.agent = new Agent(this.services);
     const noMemory = (): never => {
       throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory system is not running');

@@ -168,7 +168,7 @@ export class PluginHost {
       },
       sendOutput: async (channel, content, meta = {}) => {
         await s.outputs.send({ channel, kind: 'full', content, type: 'text', meta });
-        s.bus.publish('agent_output', { channel, content, kind: 'full' });
+        s.bus.publish('output', { type: 'output', channel, content, kind: 'full' });
       },
       settings: () => s.settings,
       memory: () => this.d.memoryApi(),
@@ -205,7 +205,8 @@ export function registerOutputTools(s: KernelServices, owner: string, ch: string
       if (before.skip_output) return 'skipped by before_output';
       const content = before.response ?? before.final_text;
       await s.outputs.send({ channel: ch, kind: 'full', content, type: typeof args.type === 'string' ? args.type : 'text', meta: (args.meta as Record<string, unknown>) ?? {}, input_id: ctx.input.id });
-      s.bus.publish('agent_output', { input_id: ctx.input.id, channel: ch, content, kind: 'full' });
+      // A delivery by the turn that called the tool: one event on the turn stream (run log, bus).
+      s.turnEvents.emit({ type: 'output', turn: ctx.input.id, channel: ch, content, kind: 'full' });
       await s.stages.run(newStageContext('after_output', ctx.input, { final_text: content }));
       return `sent to ${ch}`;
     },

@@ -10,18 +10,16 @@
  */
 import Database from 'better-sqlite3';
 import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from './store-version.js';
-import type { ChatMessage, CompletionResponse } from './llm-types.js';
-import type { InputMessage } from './turn-types.js';
+import type { ChatMessage } from './llm-types.js';
+import type { TurnEvent } from './turn-events.js';
 
-/** One run-log event. `turn` is the input id. */
-export type RunEvent =
-  | { type: 'turn.started'; turn: string; input: InputMessage }
-  | { type: 'context.projected'; turn: string; messages: ChatMessage[] }
-  | { type: 'llm.requested'; turn: string; round: number; appended: ChatMessage[] }
-  | { type: 'llm.completed'; turn: string; round: number; response: CompletionResponse }
-  | { type: 'tool.executed'; turn: string; call_id: string; name: string; arguments: Record<string, unknown>; result: string; is_error: boolean; denied?: boolean }
-  | { type: 'output'; turn: string; channel: string; kind: string; content: string }
-  | { type: 'turn.finished'; turn: string; status: string; reply: string };
+/**
+ * One run-log event: every turn event (src/kernel/turn-events.ts) but the
+ * live-only `llm.delta`. `turn` is the input id. Logs written before issue 13
+ * hold the same types with fewer fields (no durations, `turn.finished` with
+ * `status` and `reply` only); readers take what they need.
+ */
+export type RunEvent = Exclude<TurnEvent, { type: 'llm.delta' }>;
 
 /** A stored event with its sequence number and time (ms since epoch). */
 export type StoredRunEvent = RunEvent & { seq: number; at: number };
@@ -138,10 +136,10 @@ export function deriveContext(events: StoredRunEvent[], round: number, occurrenc
 export class ProjectionTracker {
   private logged: string[] = [];
   /** Events to log before an LLM request with `messages`. */
-  before(turn: string, round: number, messages: ChatMessage[]): RunEvent[] {
+  before(turn: string, round: number, messages: ChatMessage[]): Array<Extract<RunEvent, { type: 'context.projected' | 'llm.requested' }>> {
     const enc = messages.map((m) => JSON.stringify(m));
     const prefixOk = this.logged.length <= enc.length && this.logged.every((s, i) => s === enc[i]);
-    const out: RunEvent[] = [];
+    const out: Array<Extract<RunEvent, { type: 'context.projected' | 'llm.requested' }>> = [];
     if (!prefixOk || this.logged.length === 0) {
       out.push({ type: 'context.projected', turn, messages });
       out.push({ type: 'llm.requested', turn, round, appended: [] });

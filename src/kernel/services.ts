@@ -11,6 +11,7 @@ import type { OutputRegistry } from './output.js';
 import type { KernelMemory } from './memory-port.js';
 import type { Clock } from './clock.js';
 import type { RunLog } from './run-log.js';
+import type { TurnStream } from './turn-events.js';
 
 /** Everything a turn needs. */
 export interface KernelServices {
@@ -22,8 +23,10 @@ export interface KernelServices {
   settings: SettingsAPI;
   memory: KernelMemory;
   clock: Clock;
-  /** The append-only run log (seed 002 §3). */
+  /** The append-only run log (seed 002 §3); a subscriber of `turnEvents`. */
   runLog: RunLog;
+  /** The turn event stream: turns emit on it; the run log, the memory window, the bus and `ask` results subscribe. */
+  turnEvents: TurnStream;
   /** The LLM provider now in use (the provider manager), or undefined when none is configured. */
   provider(): Provider | undefined;
   /** The persona text (data/personal.md). */

@@ -10,26 +10,42 @@
  * after_output. A turn is resumable: when a higher interrupt preempts it, it
  * stops at the LLM boundary, keeps its frame (messages, round) and continues
  * from there later, with "[interrupt] ..." notes before its next LLM call
- * (seed 001 three delivery paths). A stop ends it as interrupted, never retried.
+ * (seed 001 three delivery paths). A stop ends it as interrupted, never
+ * retried; a turn cancelled by stop before it ran runs no stage at all.
+ *
+ * The turn records nothing itself: it emits each fact once on the kernel's
+ * turn stream (src/kernel/turn-events.ts), whose subscribers keep the run
+ * log, the memory window, the bus and the `ask` result. Every phase returns
+ * where the turn goes next as a value (`Exit`); `run()` returns the outcome.
  */
 import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-types.js';
 import type { MemItem } from './memory-types.js';
 import type { StageContext, StageName } from './stage-types.js';
-import type { InputMessage, TurnResult } from './turn-types.js';
+import type { InputMessage } from './turn-types.js';
 import type { KernelServices } from './services.js';
+import { statusOf, type FinalOutcome, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
 import { computeTokenBudget, messagesTokens, outputRules, timelineMessages } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
-import { ProjectionTracker, type RunEvent } from './run-log.js';
+import { ProjectionTracker } from './run-log.js';
 
 /** Why the in-flight work was aborted. */
 export type AbortReason = 'stop' | 'preempt';
 
-/** Marker thrown inside the turn to unwind on a short-circuit. */
-class ShortCircuit {
-  constructor(readonly response: string, readonly stage: StageName) {}
+/** Where a phase sends the turn instead of going on. */
+type Exit =
+  | { exit: 'short_circuit'; response: string; stage: StageName }
+  | { exit: 'stopped' }
+  | { exit: 'preempted' }
+  | { exit: 'llm_failed'; err: unknown };
+
+const STOPPED: Exit = { exit: 'stopped' };
+const PREEMPTED: Exit = { exit: 'preempted' };
+
+function isExit(v: unknown): v is Exit {
+  return typeof v === 'object' && v !== null && 'exit' in v;
 }
 
 /** The resumable state of a turn (its "frame"). */
@@ -42,12 +58,8 @@ interface Frame {
   recalledIds: Set<string>;
 }
 
-/** Outcome of run(): finished, or preempted and to be resumed. */
-export type RunOutcome = { kind: 'finished'; result: TurnResult } | { kind: 'preempted' };
-
 /** One input's processing. */
 export class Turn {
-  readonly result: TurnResult;
   private readonly frame: Frame = { started: false, messages: [], round: 0, lastText: '', memory: [], recalledIds: new Set() };
   private controller?: AbortController;
   private abortReason?: AbortReason;
@@ -63,13 +75,14 @@ export class Turn {
   /** Output mode decided when the turn starts. */
   private mode: 'auto' | 'explicit' = 'auto';
   private readonly projection = new ProjectionTracker();
+  private readonly toolAborts = new Set<() => void>();
+  /** The agent's words for the memory window (turn.finished `said`). */
+  private said = '';
 
   constructor(
     readonly input: InputMessage,
     private readonly k: KernelServices,
-  ) {
-    this.result = { input_id: input.id, reply: '', status: 'done', tools: [] };
-  }
+  ) {}
 
   /** Ask the turn to yield at the next LLM boundary (aborts an in-flight LLM call). */
   requestPreempt(note?: string): void {
@@ -81,7 +94,7 @@ export class Turn {
     }
   }
 
-  /** Stop: abort the in-flight LLM call; the turn ends as interrupted. */
+  /** Stop: abort the in-flight LLM call, running tools and the stage signal; the turn ends as interrupted. */
   stop(): void {
     this.stopped = true;
     this.stopSignal.abort(new Error('stopped'));
@@ -99,63 +112,75 @@ export class Turn {
     return this.stopped;
   }
 
-  /** Run (or resume) the turn. Never rejects. */
-  async run(): Promise<RunOutcome> {
+  /**
+   * Run (or resume) the turn. Never rejects. Resolves `preempted` when it
+   * yielded to a higher interrupt (call run() again to resume); any other
+   * outcome is final and was emitted as `turn.finished`.
+   */
+  async run(): Promise<TurnOutcome> {
+    let outcome: TurnOutcome;
     try {
-      if (!this.frame.started && this.cancelledByStop) {
-        // Queued when stop was pressed: it never runs a stage, so nothing of it can act.
-        this.frame.started = true;
-        this.finishCancelled();
-      } else if (!this.frame.started) {
-        this.frame.started = true;
-        await this.begin();
-      }
-      if (this.result.status !== 'cancelled') {
-        const text = await this.toolLoop();
-        if (text === null) return { kind: 'preempted' };
-        await this.finishWithText(text);
-      }
+      outcome = await this.advance();
     } catch (err) {
-      if (err instanceof ShortCircuit) {
-        await this.finishShortCircuit(err.response).catch((e: unknown) => this.k.log.error({ err: errorMessage(e) }, 'short-circuit delivery failed'));
-      } else if (err instanceof InterruptedUnwind) {
-        await this.finishInterrupted().catch((e: unknown) => this.k.log.error({ err: errorMessage(e) }, 'interrupted turn cleanup failed'));
-      } else if (err instanceof AlreadyFinished) {
-        /* delivered and after_output ran */
-      } else {
-        this.k.log.error({ input: this.input.id, err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'turn failed');
-        this.result.status = 'error';
-        this.result.error = errorMessage(err);
-        await this.afterOutput('').catch(() => undefined);
-      }
+      // A bug, not a control path: every expected way out is an Exit value.
+      this.k.log.error({ input: this.input.id, err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'turn failed');
+      this.emit({ type: 'error', turn: this.input.id, where: 'turn', message: errorMessage(err) });
+      this.said = '';
+      await this.afterOutput('').catch(() => undefined);
+      outcome = { kind: 'error', reply: '', message: errorMessage(err) };
     }
     this.preemptRequested = false;
-    this.log({ type: 'turn.finished', turn: this.input.id, status: this.result.status, reply: this.result.reply });
-    return { kind: 'finished', result: this.result };
+    if (outcome.kind !== 'preempted') this.emit({ type: 'turn.finished', turn: this.input.id, outcome, status: statusOf(outcome), reply: outcome.reply, said: this.said });
+    return outcome;
   }
 
-  /** Append to the run log; a failing log never breaks the turn. */
-  private log(ev: RunEvent): void {
-    try {
-      this.k.runLog.append(ev);
-    } catch (err) {
-      this.k.log.warn({ err: errorMessage(err) }, 'run log append failed');
+  private async advance(): Promise<TurnOutcome> {
+    if (!this.frame.started) {
+      this.frame.started = true;
+      this.emit({ type: 'turn.started', turn: this.input.id, input: this.input });
+      if (this.cancelledByStop) {
+        // Queued when stop was pressed: it never runs a stage, so nothing of it can act.
+        this.emit({ type: 'turn.interrupted', turn: this.input.id, cancelled: true });
+        return { kind: 'interrupted', reply: '', cancelled: true };
+      }
+      const exit = await this.begin();
+      if (exit) return this.leave(exit);
+    }
+    const r = await this.toolLoop();
+    if (isExit(r)) return this.leave(r);
+    return this.finishWithText(r.text);
+  }
+
+  /** Emit one event on the kernel's turn stream. */
+  private emit(ev: TurnEvent): void {
+    this.k.turnEvents.emit(ev);
+  }
+
+  /** Where an Exit leads. */
+  private async leave(exit: Exit): Promise<TurnOutcome> {
+    switch (exit.exit) {
+      case 'preempted':
+        return { kind: 'preempted' };
+      case 'stopped':
+        return this.finishInterrupted();
+      case 'short_circuit':
+        return this.finishShortCircuit(exit.response, exit.stage);
+      case 'llm_failed':
+        return this.llmUnavailable(exit.err);
     }
   }
 
   // ---- phases -------------------------------------------------------------
 
-  private async begin(): Promise<void> {
+  /** on_input, context assembly and pre_action; an Exit when the turn goes no further. */
+  private async begin(): Promise<Exit | undefined> {
     const k = this.k;
     this.mode = k.settings.get<string>('core.output.mode') === 'explicit' ? 'explicit' : 'auto';
-    k.bus.publish('raw_input', this.input);
-    this.log({ type: 'turn.started', turn: this.input.id, input: this.input });
     // on_input
     const c1 = await this.stage('on_input', {});
     const text = c1.raw_message;
-    this.recordUser(text);
-    if (this.stopped) await this.interrupted();
-    if (c1.response !== undefined) throw new ShortCircuit(c1.response, 'on_input');
+    if (this.stopped) return STOPPED;
+    if (c1.response !== undefined) return { exit: 'short_circuit', response: c1.response, stage: 'on_input' };
     // context append/prune + recall
     const provider = k.provider();
     const window = await this.contextWindow(provider);
@@ -183,137 +208,128 @@ export class Turn {
       role: 'system',
       content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
     };
-    // The timeline excludes the event just appended (it is the user message below).
+    // The timeline excludes this turn's own user event (it is the user message below).
     const timeline = timelineMessages(k.memory.timeline(budget.context).filter((e) => e.id !== `${this.input.id}:user`));
     const messages: ChatMessage[] = [system, ...timeline, { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) }];
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });
-    if (this.stopped) await this.interrupted();
-    if (c2.response !== undefined) throw new ShortCircuit(c2.response, 'pre_action');
+    if (this.stopped) return STOPPED;
+    if (c2.response !== undefined) return { exit: 'short_circuit', response: c2.response, stage: 'pre_action' };
     this.frame.messages = c2.context_messages;
     k.log.debug({ input: this.input.id, tokens: messagesTokens(this.frame.messages), budget }, 'prompt assembled');
+    return undefined;
   }
 
-  /** The tool loop. Returns the final text, or null when preempted. */
-  private async toolLoop(): Promise<string | null> {
+  /** The tool loop: the final text, or where the turn goes instead. */
+  private async toolLoop(): Promise<{ text: string } | Exit> {
     const k = this.k;
     const maxRounds = k.settings.get<number>('core.agent.max_tool_rounds');
     while (this.frame.round < maxRounds) {
-      if (this.stopped) return this.interrupted();
+      if (this.stopped) return STOPPED;
       if (this.preemptRequested) {
         this.preemptRequested = false;
-        return null;
+        return PREEMPTED;
       }
       for (const n of this.notes.splice(0)) this.frame.messages.push({ role: 'system', content: `[interrupt] ${n}` });
       const provider = k.provider();
-      if (!provider) return this.llmUnavailable(new Error('no LLM source is configured'));
-      let resp: CompletionResponse;
+      if (!provider) return { exit: 'llm_failed', err: new Error('no LLM source is configured') };
       const started = performance.now();
-      try {
-        resp = await this.callModel(provider);
-      } catch (err) {
+      const answer = await this.callModel(provider);
+      this.controller = undefined;
+      if ('err' in answer) {
         if (this.abortReason === 'preempt' && !this.stopped) {
           this.abortReason = undefined;
           this.preemptRequested = false;
-          return null;
+          return PREEMPTED;
         }
-        if (this.stopped) return this.interrupted();
-        return this.llmUnavailable(err);
-      } finally {
-        this.controller = undefined;
+        if (this.stopped) return STOPPED;
+        return { exit: 'llm_failed', err: answer.err };
       }
+      const resp = answer.response;
       this.frame.round++;
-      this.log({ type: 'llm.completed', turn: this.input.id, round: this.frame.round, response: resp });
-      k.bus.publish('agent_llm_chain', { input_id: this.input.id, round: this.frame.round, response: resp, duration_ms: performance.now() - started });
-      if (resp.reasoning_content) k.bus.publish('reasoning', { input_id: this.input.id, text: resp.reasoning_content });
+      this.emit({ type: 'llm.completed', turn: this.input.id, round: this.frame.round, response: resp, duration_ms: performance.now() - started });
       // post_action
       const c = await this.stage('post_action', { llm_text: resp.content, tool_calls: resp.tool_calls, context_messages: this.frame.messages });
-      if (c.response !== undefined) throw new ShortCircuit(c.response, 'post_action');
+      if (c.response !== undefined) return { exit: 'short_circuit', response: c.response, stage: 'post_action' };
       this.frame.messages = c.context_messages;
       const text = c.llm_text;
       const calls = c.tool_calls;
       this.frame.lastText = text;
-      if (calls.length === 0) return text;
+      if (calls.length === 0) return { text };
       this.frame.messages.push({ role: 'assistant', content: text, tool_calls: calls });
       let denied = 0;
       const images: Array<{ tool: string; images: string[] }> = [];
       for (const call of calls) {
-        if (this.stopped) return this.interrupted();
+        if (this.stopped) return STOPPED;
         const r = await this.runTool(call);
+        if (isExit(r)) return r;
         if (r === 'denied') denied++;
         else if (typeof r === 'object') images.push(r);
       }
       // Images returned by tools reach a multimodal model in a user message after the tool results.
       for (const im of images) this.frame.messages.push({ role: 'user', content: `[image returned by ${im.tool}]`, images: im.images });
-      if (denied === calls.length) return text;
+      if (denied === calls.length) return { text };
     }
     k.log.warn({ input: this.input.id, rounds: this.frame.round }, 'max_tool_rounds reached');
-    return this.frame.lastText;
+    return { text: this.frame.lastText };
   }
 
   /** before_toolcall -> validate+execute -> after_toolcall for one call. */
-  private async runTool(original: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] }> {
+  private async runTool(original: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] } | Exit> {
     const k = this.k;
     const c1 = await this.stage('before_toolcall', { tool_call: structuredClone(original) });
-    if (c1.response !== undefined) throw new ShortCircuit(c1.response, 'before_toolcall');
-    if (this.stopped) await this.interrupted();
+    // Stopped while a stage decided (e.g. a confirmation question): the call never runs.
+    if (this.stopped) return STOPPED;
+    if (c1.response !== undefined) return { exit: 'short_circuit', response: c1.response, stage: 'before_toolcall' };
     const call = c1.tool_call ?? original;
     const name = call.function.name;
     const args = call.function.arguments ?? {};
     if (c1.deny) {
-      const reason = c1.deny_reason ?? 'denied by policy';
-      this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: `denied: ${reason}` });
-      this.result.tools.push({ name, arguments: args, result: `denied: ${reason}`, is_error: true, denied: true });
-      k.bus.publish('tool_call', { input_id: this.input.id, call_id: call.id, name, arguments: args, result: `denied: ${reason}`, is_error: true, denied: true, duration_ms: 0 });
-      this.log({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: `denied: ${reason}`, is_error: true, denied: true });
+      const result = `denied: ${c1.deny_reason ?? 'denied by policy'}`;
+      this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result });
+      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result, is_error: true, denied: true, duration_ms: 0 });
       return 'denied';
     }
+    this.emit({ type: 'tool.pre_execute', turn: this.input.id, call_id: call.id, name, arguments: args });
     const controller = new AbortController();
     const onStop = () => controller.abort(new Error('stopped'));
     this.toolAborts.add(onStop);
     const exec = await k.tools.execute(name, args, { input: this.input, signal: controller.signal, call_id: call.id });
     this.toolAborts.delete(onStop);
     const c2 = await this.stage('after_toolcall', { tool_call: call, tool_result: { call_id: call.id, name, content: exec.content, is_error: exec.is_error } });
-    if (c2.response !== undefined) throw new ShortCircuit(c2.response, 'after_toolcall');
+    if (c2.response !== undefined) return { exit: 'short_circuit', response: c2.response, stage: 'after_toolcall' };
     const result = c2.tool_result ?? { call_id: call.id, name, content: exec.content, is_error: exec.is_error };
     this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result.content });
-    this.result.tools.push({ name, arguments: args, result: result.content, is_error: result.is_error });
-    k.bus.publish('tool_call', { input_id: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
-    this.log({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error });
-    k.memory.append({
-      id: `${this.input.id}:tool:${call.id}`,
-      time: k.clock.now(),
-      kind: 'tool',
-      source: this.input.source,
-      input: `${name}(${JSON.stringify(args)})`,
-      response: result.content,
-      tool: name,
-    });
+    this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
     return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';
   }
-  private readonly toolAborts = new Set<() => void>();
 
-  /** Stream the model; in auto mode, sentences go to a stream channel as they complete. */
-  private async callModel(provider: Provider): Promise<CompletionResponse> {
+  /**
+   * Stream the model (each piece a live `llm.delta`); in auto mode, sentences
+   * go to a stream channel as they complete. A failed or aborted call is
+   * returned as `{ err }`.
+   */
+  private async callModel(provider: Provider): Promise<{ response: CompletionResponse } | { err: unknown }> {
     const k = this.k;
     this.controller = new AbortController();
     this.abortReason = undefined;
     const signal = this.controller.signal;
     const streamTo = this.mode === 'auto' && this.input.channel !== '_consolidation_' && k.outputs.isStream(this.input.channel) ? this.input.channel : undefined;
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
-    for (const ev of this.projection.before(this.input.id, this.frame.round + 1, this.frame.messages)) this.log(ev);
-    if (!streamTo) {
-      let final: CompletionResponse | undefined;
-      for await (const ev of provider.chatStream(req, signal)) if (ev.type === 'done') final = ev.response;
-      if (!final) throw new Error('stream ended without a final response');
-      return final;
-    }
+    const round = this.frame.round + 1;
+    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
     const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
     let held = '';
     let holding: boolean | undefined; // undecided until the first non-space character
     let final: CompletionResponse | undefined;
-    for await (const ev of provider.chatStream(req, signal)) {
-      if (ev.type === 'content') {
+    try {
+      for await (const ev of provider.chatStream(req, signal)) {
+        if (ev.type === 'done') {
+          final = ev.response;
+          continue;
+        }
+        if (ev.type === 'content' || ev.type === 'reasoning') this.emit({ type: 'llm.delta', turn: this.input.id, round, kind: ev.type, text: ev.text });
+        if (ev.type !== 'content' || !streamTo) continue;
         if (holding === undefined) {
           held += ev.text;
           const t = held.trimStart();
@@ -329,18 +345,18 @@ export class Turn {
         } else {
           for (const s of splitter.push(ev.text)) await this.deliverSentence(streamTo, s);
         }
-      } else if (ev.type === 'done') {
-        final = ev.response;
       }
+    } catch (err) {
+      return { err };
     }
-    if (!final) throw new Error('stream ended without a final response');
-    if (final.tool_calls.length === 0) {
+    if (!final) return { err: new Error('stream ended without a final response') };
+    if (streamTo) {
       // Held text that was not a tool call is spoken now; the splitter's rest too.
-      if (holding && held) for (const s of splitter.push(held)) await this.deliverSentence(streamTo, s);
+      if (final.tool_calls.length === 0 && holding && held) for (const s of splitter.push(held)) await this.deliverSentence(streamTo, s);
+      const rest = splitter.flush();
+      if (rest) await this.deliverSentence(streamTo, rest);
     }
-    const rest = splitter.flush();
-    if (rest) await this.deliverSentence(streamTo, rest);
-    return final;
+    return { response: final };
   }
 
   /** One sentence of a streamed reply: before_output (partial) -> channel. */
@@ -349,91 +365,73 @@ export class Turn {
     const c = await this.stage('before_output', { final_text: sentence, partial: true });
     if (c.skip_output || !c.final_text) return;
     this.streamed.push(c.final_text);
-    try {
-      await this.k.outputs.send({ channel, kind: 'sentence', content: c.final_text, type: 'text', meta: {}, input_id: this.input.id });
-    } catch (err) {
-      this.k.log.warn({ channel, err: errorMessage(err) }, 'sentence delivery failed');
-    }
-    this.k.bus.publish('agent_output', { input_id: this.input.id, channel, content: c.final_text, kind: 'sentence' });
-    this.log({ type: 'output', turn: this.input.id, channel, kind: 'sentence', content: c.final_text });
+    await this.deliver(channel, 'sentence', c.final_text);
   }
 
-  private async finishWithText(text: string): Promise<void> {
+  private async finishWithText(text: string): Promise<FinalOutcome> {
     const k = this.k;
     const channel = this.input.channel;
     if (this.mode === 'explicit' || channel === '_consolidation_') {
-      if (text) k.bus.publish('reasoning', { input_id: this.input.id, text });
-      this.recordAgent(text);
+      // Plain text reaches no channel here: it is the model's reasoning, kept in the memory window.
+      this.said = text;
       await this.afterOutput(text);
-      return;
+      return { kind: 'reply', reply: '' };
     }
     if (k.outputs.isStream(channel)) {
       const full = this.streamed.join(' ');
-      if (this.streamed.length > 0) {
-        await this.k.outputs.send({ channel, kind: 'end', content: full, type: 'text', meta: {}, input_id: this.input.id }).catch(() => undefined);
-      }
-      this.result.reply = full;
-      this.recordAgent(full);
+      if (this.streamed.length > 0) await this.deliver(channel, 'end', full);
+      this.said = full;
       await this.afterOutput(full);
-      return;
+      return { kind: 'reply', reply: full };
     }
     const c = await this.stage('before_output', { final_text: text });
-    if (c.response !== undefined) throw new ShortCircuit(c.response, 'before_output');
+    if (c.response !== undefined) return this.finishShortCircuit(c.response, 'before_output');
     let delivered = '';
     if (!c.skip_output && c.final_text) {
       delivered = c.final_text;
-      await this.send(channel, delivered);
+      await this.deliver(channel, 'full', delivered);
     }
-    this.result.reply = delivered;
-    this.recordAgent(delivered);
+    this.said = delivered;
     await this.afterOutput(delivered);
+    return { kind: 'reply', reply: delivered };
   }
 
-  /** A turn cancelled by stop before it ran: its words are remembered, no stage runs. */
-  private finishCancelled(): void {
-    this.k.bus.publish('raw_input', this.input);
-    this.log({ type: 'turn.started', turn: this.input.id, input: this.input });
-    this.recordUser(this.input.text);
-    this.result.status = 'cancelled';
-    this.recordAgent('', true);
-  }
-
-  private async finishShortCircuit(response: string): Promise<void> {
-    this.result.status = 'short_circuit';
-    if (response && this.input.channel !== '_consolidation_') await this.send(this.input.channel, response);
-    this.result.reply = response;
-    this.recordAgent(response);
+  private async finishShortCircuit(response: string, stage: StageName): Promise<FinalOutcome> {
+    if (response && this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', response);
+    this.said = response;
     await this.afterOutput(response);
+    return { kind: 'short_circuit', reply: response, stage };
   }
 
-  private async interrupted(): Promise<string> {
-    // Unwind: the caller (run) will call finishWithText; mark status so it records "interrupted".
-    this.result.status = 'interrupted';
-    throw new InterruptedUnwind();
+  /** The stop unwind: end a streamed reply as interrupted and keep what was said before the stop. */
+  private async finishInterrupted(): Promise<FinalOutcome> {
+    const full = this.streamed.join(' ');
+    if (this.k.outputs.isStream(this.input.channel) && this.streamed.length > 0) await this.deliver(this.input.channel, 'end', full, true);
+    this.emit({ type: 'turn.interrupted', turn: this.input.id, cancelled: false });
+    this.said = full;
+    await this.afterOutput(full);
+    return { kind: 'interrupted', reply: full, cancelled: false };
   }
 
-  private async llmUnavailable(err: unknown): Promise<string> {
+  private async llmUnavailable(err: unknown): Promise<FinalOutcome> {
     const k = this.k;
     k.log.error({ input: this.input.id, err: errorMessage(err) }, 'LLM call failed');
-    this.result.status = 'error';
-    this.result.error = errorMessage(err);
+    this.emit({ type: 'error', turn: this.input.id, where: 'llm', message: errorMessage(err) });
     const msg = k.settings.get<string>('core.agent.llm_unavailable_message');
-    if (this.input.channel !== '_consolidation_') await this.send(this.input.channel, msg).catch(() => undefined);
-    this.result.reply = msg;
-    this.recordAgent(msg);
+    if (this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', msg);
+    this.said = msg;
     await this.afterOutput(msg);
-    throw new AlreadyFinished();
+    return { kind: 'error', reply: msg, message: errorMessage(err) };
   }
 
-  /** Send a whole message to a channel and publish it. */
-  private async send(channel: string, content: string): Promise<void> {
+  /** Hand `content` to `channel` (a failing channel is logged) and emit the `output` event. */
+  private async deliver(channel: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false): Promise<void> {
     try {
-      await this.k.outputs.send({ channel, kind: 'full', content, type: 'text', meta: {}, input_id: this.input.id });
+      await this.k.outputs.send({ channel, kind, content, type: 'text', meta: {}, input_id: this.input.id, ...(interrupted ? { interrupted } : {}) });
     } catch (err) {
-      this.k.log.warn({ channel, err: errorMessage(err) }, 'reply delivery failed');
+      this.k.log.warn({ channel, kind, err: errorMessage(err) }, 'reply delivery failed');
     }
-    this.k.bus.publish('agent_output', { input_id: this.input.id, channel, content, kind: 'full' });
-    this.log({ type: 'output', turn: this.input.id, channel, kind: 'full', content });
+    this.emit({ type: 'output', turn: this.input.id, channel, kind, content, ...(interrupted ? { interrupted } : {}) });
   }
 
   private async afterOutput(text: string): Promise<void> {
@@ -446,23 +444,6 @@ export class Turn {
     const ctx = newStageContext(stage, this.input, { memory: this.frame.memory, signal: this.stopSignal.signal, ...init });
     await this.k.stages.run(ctx);
     return ctx;
-  }
-
-  private recordUser(text: string): void {
-    this.k.memory.append({ id: `${this.input.id}:user`, time: this.input.received_at, kind: 'user', source: this.input.source, input: text, response: '', speaker: this.input.user });
-  }
-
-  private recordAgent(text: string, interrupted = false): void {
-    if (!text && !interrupted && this.result.status !== 'interrupted') return;
-    this.k.memory.append({
-      id: `${this.input.id}:agent`,
-      time: this.k.clock.now(),
-      kind: 'agent',
-      source: this.input.source,
-      input: '',
-      response: text,
-      interrupted: interrupted || this.result.status === 'interrupted',
-    });
   }
 
   private toolSchemas() {
@@ -481,22 +462,4 @@ export class Turn {
     }
     return 8192;
   }
-
-  /** Called by run() for the stop unwind: record what was said before the stop. */
-  async finishInterrupted(): Promise<void> {
-    const full = this.streamed.join(' ');
-    this.result.status = 'interrupted';
-    this.result.reply = full;
-    if (this.k.outputs.isStream(this.input.channel) && this.streamed.length > 0) {
-      await this.k.outputs.send({ channel: this.input.channel, kind: 'end', content: full, type: 'text', meta: {}, input_id: this.input.id, interrupted: true }).catch(() => undefined);
-    }
-    this.k.bus.publish('agent_output', { input_id: this.input.id, channel: this.input.channel, content: full, kind: 'end', interrupted: true });
-    this.recordAgent(full, true);
-    await this.afterOutput(full);
-  }
 }
-
-/** Unwinds the turn after a stop. */
-export class InterruptedUnwind {}
-/** Unwinds the turn after it already delivered and ran after_output. */
-export class AlreadyFinished {}

@@ -91,7 +91,7 @@ describe('confirmation of risky actions', () => {
     // The button: the result goes to the input's channel.
     await rig.sdk.runInput('turn on the tv', { channel: 'speaker' });
     assert.equal(rig.plugin.gate?.pending, true, 'the settings mark the TV risky');
-    rig.sdk.publish('plugin.gpio.button', { button: 'action', event: 'press' });
+    rig.sdk.publish('plugin.gpio.button', { button: 'ptt', action: 'press', held_ms: 0 });
     assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/tv/set', payload: 'ON' }]);
     await waitFor(() => rig.sdk.outputs.some((o) => o.channel === 'speaker' && o.content === 'Turned on the TV.'), 'result spoken');
     assert.equal(rig.plugin.gate?.decisions.at(-1)?.by, 'button');

@@ -40,7 +40,7 @@ test('registerOutputChannel creates output_send__{name} and output_send__{name}_
   }
 });
 
-test('explicit mode: plain text is only a reasoning event; output_send reaches the channel through before/after_output', async () => {
+test('explicit mode: plain text reaches no channel (turn.finished says it); output_send reaches the channel through before/after_output', async () => {
   const stages: string[] = [];
   const reasoning: string[] = [];
   const p: Plugin = {
@@ -53,8 +53,8 @@ test('explicit mode: plain text is only a reasoning event; output_send reaches t
       sdk.registerStage('after_output', (ctx) => {
         stages.push(`after:${ctx.final_text}`);
       });
-      sdk.subscribe('reasoning', (e) => {
-        reasoning.push(e.text);
+      sdk.subscribe('turn.finished', (e) => {
+        reasoning.push(e.said);
       });
     },
   };
@@ -94,7 +94,7 @@ test('auto mode: a stream channel gets sentences as they complete, each through 
     script: [(_req) => ({ content: text, delayMs: 2 })],
     beforeStart: (k) => k.use(p),
   });
-  h.kernel.bus.subscribe('_test_', 'agent_output', (e) => {
+  h.kernel.bus.subscribe('_test_', 'output', (e) => {
     if (e.kind === 'sentence' && firstSentenceAt < 0) firstSentenceAt = streamed;
   });
   try {

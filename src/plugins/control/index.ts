@@ -35,7 +35,24 @@ export interface ControlOptions {
   commands?: Record<string, CommandHandler>;
 }
 
-const LOG_EVENTS: EventType[] = ['raw_input', 'agent_output', 'tool_call', 'reasoning', 'system', 'assistant_state', 'stop'];
+/**
+ * What `homeagent logs` follows: inputs, the turn events (src/kernel/turn-events.ts) but the bulky or per-token
+ * ones (context.projected, llm.requested, llm.delta), and the kernel's own events.
+ */
+const LOG_EVENTS: EventType[] = [
+  'raw_input',
+  'turn.started',
+  'llm.completed',
+  'tool.pre_execute',
+  'tool.executed',
+  'output',
+  'turn.interrupted',
+  'error',
+  'turn.finished',
+  'system',
+  'assistant_state',
+  'stop',
+];
 
 /** Whether a homeagent service answers on `socketPath`. */
 export function socketAnswers(socketPath: string): Promise<boolean> {

@@ -1,0 +1,107 @@
+/**
+ * The subscribers of the turn event stream (src/kernel/turn-events.ts): each
+ * turns the one stream into what it keeps, so no fact of a turn is written by
+ * two call sites.
+ * - `runLogSubscriber`: the append-only run log (seed 002 §3) gets every
+ *   event but `llm.delta` (a completed round is persisted, not each token).
+ * - `memoryWindowSubscriber`: the memory's context window gets the user's
+ *   words (turn.started), each executed tool (tool.executed, denied calls
+ *   excepted) and the agent's words (turn.finished).
+ * - `busSubscriber`: every event on the bus under its own name (`llm.delta`
+ *   included: the bus is the live view).
+ * - `TurnResultCollector`: the `ask` result of one turn (tools in order,
+ *   reply and status).
+ */
+import type { Logger } from './log-types.js';
+import type { TurnResult } from './turn-types.js';
+import type { KernelMemory } from './memory-port.js';
+import type { Clock } from './clock.js';
+import type { RunLog } from './run-log.js';
+import type { EventBus } from './event-bus.js';
+import type { TurnEvent, TurnEventListener } from './turn-events.js';
+import { errorMessage } from './errors.js';
+
+/** Persist every event but `llm.delta`; a failing log is logged and never breaks the turn. */
+export function runLogSubscriber(runLog: () => RunLog, log: Logger): TurnEventListener {
+  return (ev) => {
+    if (ev.type === 'llm.delta') return;
+    try {
+      runLog().append(ev);
+    } catch (err) {
+      log.warn({ err: errorMessage(err), event: ev.type }, 'run log append failed');
+    }
+  };
+}
+
+/**
+ * Record the turn in the memory window (src/kernel/memory-port.ts
+ * ContextEvent ids `<turn>:user`, `<turn>:tool:<call id>`, `<turn>:agent`).
+ * The user event carries what was said (`input.text`); an on_input rewrite
+ * reaches only this turn's model. An agent event is recorded when the agent
+ * said something or the turn was interrupted (then marked so).
+ */
+export function memoryWindowSubscriber(memory: () => KernelMemory, clock: Clock): TurnEventListener {
+  const sources = new Map<string, string>();
+  return (ev) => {
+    switch (ev.type) {
+      case 'turn.started': {
+        const input = ev.input;
+        sources.set(ev.turn, input.source);
+        memory().append({ id: `${ev.turn}:user`, time: input.received_at, kind: 'user', source: input.source, input: input.text, response: '', speaker: input.user });
+        return;
+      }
+      case 'tool.executed':
+        if (ev.denied) return;
+        memory().append({
+          id: `${ev.turn}:tool:${ev.call_id}`,
+          time: clock.now(),
+          kind: 'tool',
+          source: sources.get(ev.turn) ?? '',
+          input: `${ev.name}(${JSON.stringify(ev.arguments)})`,
+          response: ev.result,
+          tool: ev.name,
+        });
+        return;
+      case 'turn.finished': {
+        const source = sources.get(ev.turn) ?? '';
+        sources.delete(ev.turn);
+        const interrupted = ev.outcome.kind === 'interrupted';
+        if (!ev.said && !interrupted) return;
+        memory().append({ id: `${ev.turn}:agent`, time: clock.now(), kind: 'agent', source, input: '', response: ev.said, interrupted });
+        return;
+      }
+      default:
+        return;
+    }
+  };
+}
+
+/** Publish every turn event on the bus under its `type` (the payload is the event itself). */
+export function busSubscriber(bus: EventBus): TurnEventListener {
+  return (ev) => bus.publish(ev.type, ev as never);
+}
+
+/** Folds one turn's events into the TurnResult its injector gets. */
+export class TurnResultCollector {
+  private readonly value: TurnResult;
+  constructor(readonly turn: string) {
+    this.value = { input_id: turn, reply: '', status: 'done', tools: [] };
+  }
+
+  /** The listener to subscribe; ignores other turns' events. */
+  readonly listener: TurnEventListener = (ev: TurnEvent) => {
+    if (ev.turn !== this.turn) return;
+    if (ev.type === 'tool.executed') {
+      this.value.tools.push({ name: ev.name, arguments: ev.arguments, result: ev.result, is_error: ev.is_error, ...(ev.denied ? { denied: true } : {}) });
+    } else if (ev.type === 'turn.finished') {
+      this.value.status = ev.status;
+      this.value.reply = ev.reply;
+      if (ev.outcome.kind === 'error') this.value.error = ev.outcome.message;
+    }
+  };
+
+  /** The result so far (final once `turn.finished` was seen). */
+  get result(): TurnResult {
+    return this.value;
+  }
+}
