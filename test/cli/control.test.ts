@@ -1,7 +1,8 @@
 /**
  * The maintenance socket and the `homeagent` client: commands over a real
  * Unix socket against the service started in-process; bad requests get a
- * typed error line and never crash the service; the socket is mode 0660.
+ * typed error line and never crash the service; the socket is mode 0660;
+ * `logs` follows the turn event stream.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,6 +65,36 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
     const r = (await request(socket, 'ask', { text: 'what is the meaning of life' }, undefined, { timeoutMs: 10000 })) as { reply: string; status: string };
     assert.match(r.reply, /can't reach my language model/);
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
+  });
+});
+
+test('logs follows the turn events of an ask, in order, from the one stream', async () => {
+  await withApp(async (socket) => {
+    // logs and ask on one connection, in one write: the service handles the lines in order, so logs listens before the turn starts.
+    const lines = await new Promise<Array<{ id: number; type: string; data?: { event: string; payload: Record<string, unknown> }; result?: { input_id: string } }>>((resolve) => {
+      const got: Array<{ id: number; type: string; data?: { event: string; payload: Record<string, unknown> }; result?: { input_id: string } }> = [];
+      let buf = '';
+      const c = net.connect(socket, () => c.write('{"id":1,"cmd":"logs"}\n{"id":2,"cmd":"ask","args":{"text":"hello there"}}\n'));
+      c.on('data', (d) => {
+        buf += d.toString();
+        const parts = buf.split('\n');
+        buf = parts.pop() ?? '';
+        for (const l of parts) if (l) got.push(JSON.parse(l));
+        // Done once the ask has ended and its turn.finished was logged.
+        if (got.some((x) => x.id === 2 && x.type === 'end') && got.some((x) => x.data?.event === 'turn.finished')) {
+          c.destroy();
+          resolve(got);
+        }
+      });
+    });
+    const turn = lines.find((x) => x.id === 2 && x.type === 'end')!.result!.input_id;
+    const events = lines.filter((x) => x.id === 1 && x.type === 'data' && x.data!.payload.turn === turn).map((x) => x.data!.event);
+    // No LLM is reachable: the turn ends as an error and the apology is its reply.
+    assert.deepEqual(events, ['turn.started', 'error', 'output', 'turn.finished']);
+    const finished = lines.find((x) => x.data?.event === 'turn.finished')!.data!.payload;
+    assert.equal((finished.outcome as { kind: string }).kind, 'error');
+    assert.equal(finished.status, 'error');
+    assert.ok(lines.some((x) => x.data?.event === 'raw_input' && x.data.payload.id === turn), 'the input itself is logged');
   });
 });
 
