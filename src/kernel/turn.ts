@@ -138,8 +138,8 @@ export class Turn {
     if (!this.frame.started) {
       this.frame.started = true;
       this.emit({ type: 'turn.started', turn: this.input.id, input: this.input });
-      if (this.cancelledByStop) {
-        // Queued when stop was pressed: it never runs a stage, so nothing of it can act.
+      if (this.cancelledByStop || this.stopped) {
+        // Queued (or picked but not yet begun) when stop was pressed: it never runs a stage, so nothing of it can act.
         this.emit({ type: 'turn.interrupted', turn: this.input.id, cancelled: true });
         return { kind: 'interrupted', reply: '', cancelled: true };
       }
