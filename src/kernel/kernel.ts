@@ -31,6 +31,7 @@ import { Cap } from './output-types.js';
 import { HomeAgentError, errorMessage } from './errors.js';
 import { TurnStream } from './turn-events.js';
 import { busSubscriber, memoryWindowSubscriber, runLogSubscriber } from './turn-subscribers.js';
+import { CommandRegistry } from './commands.js';
 
 /** Repository/installation root (two levels above this file, in src/ or dist/src/). */
 export const INSTALL_ROOT = (() => {
@@ -97,6 +98,7 @@ export class Kernel {
       clock,
       runLog: opts.runLog ?? new MemoryRunLog(),
       turnEvents,
+      commands: new CommandRegistry(),
       provider: () => this.providerRef(),
       persona: () => this.persona(),
     };

@@ -132,6 +132,7 @@ export class PluginHost {
     s.stages.removeOwner(name);
     s.bus.removeOwner(name);
     s.outputs.removeOwner(name);
+    s.commands.removeOwner(name);
   }
 
   /** The SDK handed to `plugin` (seed 001 "PluginSDK Four Channels"). */
@@ -157,6 +158,7 @@ export class PluginHost {
       awaitInput: (opts) => agent.awaitInput(opts),
       subscribe: (type, handler) => s.bus.subscribe(name, type, handler),
       publish: (type, payload) => s.bus.publish(type, payload),
+      registerCommand: (command, handler) => s.commands.register(name, command, handler),
       registerOutputChannel: (ch, caps, description, handler, opts) => {
         const channel = s.outputs.register(name, ch, caps, description, handler, opts);
         registerOutputTools(s, name, channel.name);

@@ -3,6 +3,7 @@
  * plugin interface (seed 001 "Plugin Interface"; zigbee2mqtt extension style).
  * No IO here.
  */
+import type { CommandHandler } from './commands.js';
 import type { EventMap, EventType } from './events.js';
 import type { Logger } from './log-types.js';
 import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
@@ -43,6 +44,12 @@ export interface PluginSDK {
   awaitInput(opts: { channel?: string; timeout_ms: number; accept?: (text: string) => boolean; signal?: AbortSignal }): Promise<InputMessage | null>;
   /** Stop: abort the LLM call, silence output, cancel inputs queued now before any of their stages runs. Kernel-level plugins only. */
   stop(source: string): void;
+  /**
+   * Serve a maintenance command (`homeagent <name>` on the control socket)
+   * while this plugin runs. Throws HomeAgentError COMMAND_DUPLICATE when
+   * another plugin has the name, COMMAND_NAME for a malformed one.
+   */
+  registerCommand(name: string, handler: CommandHandler): void;
   /** Deliver a message to an output channel directly (passes before_output/after_output). */
   sendOutput(channel: string, content: string, meta?: Record<string, unknown>): Promise<void>;
   settings(): SettingsAPI;

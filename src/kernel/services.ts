@@ -11,6 +11,7 @@ import type { OutputRegistry } from './output.js';
 import type { KernelMemory } from './memory-port.js';
 import type { Clock } from './clock.js';
 import type { RunLog } from './run-log.js';
+import type { CommandRegistry } from './commands.js';
 import type { TurnStream } from './turn-events.js';
 
 /** Everything a turn needs. */
@@ -27,6 +28,8 @@ export interface KernelServices {
   runLog: RunLog;
   /** The turn event stream: turns emit on it; the run log, the memory window, the bus and `ask` results subscribe. */
   turnEvents: TurnStream;
+  /** Maintenance commands plugins registered (`homeagent <name>`), served by the control plugin. */
+  commands: CommandRegistry;
   /** The LLM provider now in use (the provider manager), or undefined when none is configured. */
   provider(): Provider | undefined;
   /** The persona text (data/personal.md). */

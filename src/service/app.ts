@@ -18,7 +18,8 @@ import type { Plugin } from '../kernel/sdk.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { SqliteRunLog } from '../kernel/run-log.js';
 import { ConsolePlugin } from '../plugins/console/index.js';
-import { ControlPlugin, socketAnswers, type CommandHandler } from '../plugins/control/index.js';
+import { ControlPlugin, socketAnswers } from '../plugins/control/index.js';
+import type { CommandHandler } from '../kernel/commands.js';
 import { defaultSocketPath } from '../cli/client.js';
 import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
 import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
@@ -29,7 +30,7 @@ import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from 
 import { isJournalStream, journalDestination } from './journal-stream.js';
 import { runDoctor } from './doctor.js';
 import { registerServiceSettings } from './settings.js';
-import { buildVoice, type VoiceWiring } from './voice-wiring.js';
+import { audioSimulated, VoiceServicePlugin } from './voice-wiring.js';
 import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 
@@ -52,7 +53,8 @@ export interface App {
   providers: ProviderManager;
   home: HomePlugin;
   timers: TimersPlugin;
-  voice?: VoiceWiring;
+  /** The voice plugin (running, or failed to start: then the box is text-only). */
+  voice: VoiceServicePlugin;
   memory?: MemoryWiring;
   broker?: EmbeddedBroker;
   brokerUrl: string;
@@ -107,11 +109,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const socketPath = opts.socketPath ?? defaultSocketPath(opts.dataDir, env);
   const startedAt = Date.now();
   const commands: Record<string, CommandHandler> = {};
-  const control = new ControlPlugin({ socketPath, commands });
+  const control = new ControlPlugin({ socketPath, commands, registry: kernel.services.commands });
   const timers = new TimersPlugin();
   const home = new HomePlugin({ timers, brokerUrl: () => brokerUrl, version: packageVersion() });
   const gpio = new GpioPlugin();
-  const voice = await buildVoice({ settings, dataDir: opts.dataDir, log, home, subscribe: (type, cb) => kernel.bus.subscribe('_service_', type, cb) });
+  const voice = new VoiceServicePlugin();
 
   let demo: DemoHomeSimulator | undefined;
   let watchdog: WatchdogHandle | undefined;
@@ -137,7 +139,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
         watchdog?.stop();
         await kernel.stop();
         await demo?.stop().catch(() => undefined);
-        await voice?.close().catch(() => undefined);
         providers.close();
         await broker?.close().catch(() => undefined);
         settings.close();
@@ -150,7 +151,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
   const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, home, gpio];
-  if (voice) plugins.push(voice.plugin);
+  plugins.push(voice);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   if (optional.includes('camera')) plugins.push(new CameraPlugin());
@@ -162,7 +163,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
   // A demo home on the embedded broker when the devices are simulated.
   const demoSetting = settings.get<string>('core.service.demo_home');
-  const simulated = voice?.simulated ?? true;
+  let simulated = true;
+  try {
+    simulated = audioSimulated(settings, opts.dataDir);
+  } catch (err) {
+    log.error({ err: errorMessage(err) }, 'audio settings unusable; the voice pipeline will not start');
+  }
   if (demoSetting === 'on' || (demoSetting === 'auto' && broker && simulated)) {
     demo = new DemoHomeSimulator({ url: brokerUrl, log: createLogger('demo-home') });
     try {
@@ -201,7 +207,7 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       llm: { last_source: p.last_source, last_model: p.last_model, sources: p.sources },
       broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
       devices: reg ? reg.entities().length : 0,
-      voice: app.voice?.describe(),
+      voice: app.voice.describe(),
       agent: kernel.agent.stats(),
       plugins: kernel.host.status().map((s) => ({ name: s.name, state: s.state, ...(s.error ? { error: s.error } : {}) })),
       last_errors: recentProblems().slice(-10),
@@ -222,9 +228,9 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       sysfsRoot: s.tryGet<string>('plugin.gpio.sysfs_root') ?? '/sys',
     });
   };
-  commands.listen = async (args, io) => {
-    if (!app.voice) throw new Error('the voice pipeline is not running');
-    return app.voice.listen(args, io);
+  // The voice plugin serves `listen` itself while it runs (PluginSDK.registerCommand); this answers otherwise.
+  commands.listen = () => {
+    throw new Error('the voice pipeline is not running');
   };
 }
 

@@ -1,15 +1,18 @@
 /**
- * Wires the voice pipeline into the service: HAL microphone and speaker (real
- * or simulated, chosen by configuration and what the machine has), the STT
- * chain (pocketsphinx with the grammar built from the home's devices, rebuilt
- * when they change; Wyoming dictation when configured), TTS, and the
- * `homeagent listen` command, which feeds uploaded recordings through the same
- * pipeline as live speech and reports what happened.
+ * The voice plugin of the service (`VoiceServicePlugin`, name `voice`):
+ * wires the voice pipeline to the HAL microphone and speaker (real or
+ * simulated, chosen by configuration and what the machine has), the STT
+ * chain (pocketsphinx with the grammar built from the home's vocabulary,
+ * rebuilt when it changes; Wyoming dictation when configured) and TTS, all
+ * inside the plugin host's guard, and serves the `homeagent listen` command,
+ * which feeds uploaded recordings through the same pipeline as live speech
+ * and reports what happened.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../kernel/log-types.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
+import type { Plugin, PluginSDK } from '../kernel/sdk.js';
+import type { CommandIO } from '../kernel/commands.js';
 import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { createLogger } from '../kernel/log.js';
@@ -18,21 +21,8 @@ import type { Speaker as HalSpeaker } from '../../hal/index.js';
 import { VoicePlugin, registerVoiceSettings, createWyomingAsr } from '../voice/index.js';
 import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
-import type { HomePlugin } from '../home/index.js';
-import type { CommandIO } from '../plugins/control/index.js';
-
-/** What the service holds of the voice pipeline. */
-export interface VoiceWiring {
-  plugin: VoicePlugin;
-  /** The HAL speaker (real aplay/sox or the simulator). */
-  speaker: HalSpeaker;
-  /** True when the speaker is the simulator (no sound card). */
-  simulated: boolean;
-  describe(): Record<string, unknown>;
-  /** `homeagent listen`: args.files = [{name, data_b64}]. */
-  listen(args: Record<string, unknown>, io: CommandIO): Promise<{ utterances: ListenReport[] }>;
-  close(): Promise<void>;
-}
+import type { Vocabulary } from '../intents/types.js';
+import { probeAlsa } from '../../hal/common/alsa.js';
 
 /** One recording's report. */
 export interface ListenReport {
@@ -74,91 +64,151 @@ class TeeSpeaker {
   }
 }
 
-/** Build the voice pipeline (not started: the kernel starts the plugin). Never throws: returns undefined when it cannot run. */
-export async function buildVoice(opts: {
-  settings: SettingsAPI;
-  dataDir: string;
-  log: Logger;
-  home?: HomePlugin;
-  /** Subscribe to the kernel bus (what was done during a `listen`). */
-  subscribe: (type: 'plugin.home.command', cb: (p: Record<string, unknown>) => void) => () => void;
-}): Promise<VoiceWiring | undefined> {
-  const { settings, dataDir, log } = opts;
-  try {
+/**
+ * Whether the speaker will be the simulator (no sound card, or configured
+ * `sim`), decided as createSpeaker decides it, without opening anything: the
+ * service announces its demo home on simulated hardware before the plugins
+ * start. Registers the device settings it reads.
+ */
+export function audioSimulated(settings: SettingsAPI, dataDir: string): boolean {
+  registerVoiceDeviceSettings(settings);
+  const cfg = readSpeakerConfig(settings, dataDir);
+  if (cfg.driver === 'sim' || cfg.driver === 'real') return cfg.driver === 'sim';
+  return !probeAlsa('p', cfg.player === 'sox' ? 'play' : 'aplay').present;
+}
+
+/**
+ * The voice plugin of the service (name `voice`), started and stopped by the
+ * plugin host like every other plugin (guarded, with its time limit): on
+ * start it opens the HAL microphone and speaker (real or simulated), builds
+ * the STT chain (pocketsphinx with the grammar built from the home's
+ * vocabulary, Wyoming dictation when configured), starts the voice pipeline
+ * (src/voice/pipeline.ts) on its own SDK, follows `plugin.home.vocabulary`
+ * on the bus (retained: the current vocabulary arrives at once, whenever the
+ * home plugin started), and serves `homeagent listen` through the plugin API.
+ * A start that fails (no usable audio configuration) leaves the box
+ * text-only; `homeagent plugins` says why.
+ */
+export class VoiceServicePlugin implements Plugin {
+  readonly name = 'voice';
+  private pipelineRef: VoicePlugin | undefined;
+  private halSpeaker: HalSpeaker | undefined;
+  private tee: TeeSpeaker | undefined;
+  private stt: SttChain | undefined;
+  private grammarInfo: Record<string, unknown> = { state: 'waiting for devices' };
+  private dictation = false;
+  private closed = true;
+  private busy = false;
+  private lastBuild: Promise<void> = Promise.resolve();
+
+  /** The voice pipeline, while running. */
+  get pipeline(): VoicePlugin | undefined {
+    return this.pipelineRef;
+  }
+
+  /** True when the speaker is the simulator; undefined before start. */
+  get simulated(): boolean | undefined {
+    return this.halSpeaker ? this.halSpeaker instanceof SimSpeaker : undefined;
+  }
+
+  /** For `homeagent status`: speaker kind, simulated or not, STT order and grammar state. */
+  describe(): Record<string, unknown> {
+    if (!this.halSpeaker || this.closed) return { running: false };
+    return { speaker: this.halSpeaker.kind, simulated: this.simulated, stt: { order: this.dictation ? 'grammar-first, dictation' : 'grammar only', grammar: this.grammarInfo } };
+  }
+
+  /** Resolves when the newest grammar build requested so far has finished (ready or failed; see describe()). */
+  whenGrammarBuilt(): Promise<void> {
+    return this.lastBuild;
+  }
+
+  async start(sdk: PluginSDK): Promise<void> {
+    this.closed = false;
+    this.grammarInfo = { state: 'waiting for devices' };
+    const settings = sdk.settings();
+    const log = sdk.log;
     registerVoiceDeviceSettings(settings);
     registerVoiceSettings(settings);
-    const mic = createMicrophone(readMicConfig(settings, dataDir), createLogger('mic'));
-    const halSpeaker = createSpeaker(readSpeakerConfig(settings, dataDir), createLogger('speaker'));
-    const simulated = halSpeaker instanceof SimSpeaker;
-    if (simulated) log.warn('no sound card found: the simulated speaker writes what it would say to WAV files in the data directory');
+    const mic = createMicrophone(readMicConfig(settings, sdk.dataDir), createLogger('mic'));
+    const halSpeaker = createSpeaker(readSpeakerConfig(settings, sdk.dataDir), createLogger('speaker'));
+    this.halSpeaker = halSpeaker;
+    if (halSpeaker instanceof SimSpeaker) log.warn('no sound card found: the simulated speaker writes what it would say to WAV files in the data directory');
     const speaker = new TeeSpeaker(halSpeaker);
-    const grammar = new PocketsphinxStt({ workDir: path.join(dataDir, 'stt') });
+    this.tee = speaker;
+    const grammar = new PocketsphinxStt({ workDir: path.join(sdk.dataDir, 'stt') });
     const dictation = createWyomingAsr(settings);
+    this.dictation = dictation !== undefined;
     const stt = new SttChain({ grammar, ...(dictation ? { dictation } : {}) });
-    const plugin = new VoicePlugin({ microphone: mic, speaker, stt });
-    let grammarInfo: Record<string, unknown> = { state: 'waiting for devices' };
-    let closed = false;
+    this.stt = stt;
     let requested = 0;
-    const rebuild = (vocab: Parameters<PocketsphinxStt['setVocabulary']>[0]) => {
-      if (closed) return;
+    const rebuild = (vocab: Vocabulary) => {
+      if (this.closed) return;
       const mine = ++requested;
-      grammar
+      this.lastBuild = grammar
         .setVocabulary(vocab)
         .then((info) => {
-          if (mine === requested) grammarInfo = { state: 'ready', entities: vocab.entities.length, areas: vocab.areas.length, ...info };
+          if (mine === requested) this.grammarInfo = { state: 'ready', entities: vocab.entities.length, areas: vocab.areas.length, ...info };
         })
         .catch((err: unknown) => {
-          if (mine === requested) grammarInfo = { state: 'failed', error: errorMessage(err) };
+          if (mine === requested) this.grammarInfo = { state: 'failed', error: errorMessage(err) };
           log.error({ err: errorMessage(err) }, 'speech grammar build failed; commands go to dictation or are not recognised');
         });
     };
-    rebuild({ entities: [], areas: [] });
-    opts.home?.onVocabularyChange(rebuild);
-    let busy = false;
-    return {
-      plugin,
-      speaker: halSpeaker,
-      simulated,
-      describe: () => ({ speaker: halSpeaker.kind, simulated, stt: { order: dictation ? 'grammar-first, dictation' : 'grammar only', grammar: grammarInfo } }),
-      close: async () => {
-        closed = true;
-        await halSpeaker.close().catch(() => undefined);
-        await stt.close?.().catch(() => undefined);
-      },
-      async listen(args, io) {
-        const files = Array.isArray(args.files) ? (args.files as unknown[]) : [];
-        if (files.length === 0) throw new HomeAgentError('BAD_ARGUMENT', 'listen needs at least one WAV file');
-        for (const f of files) {
-          if (!f || typeof f !== 'object' || typeof (f as { data_b64?: unknown }).data_b64 !== 'string') throw new HomeAgentError('BAD_ARGUMENT', 'listen: each file must be {"name": "...", "data_b64": "<base64 WAV>"}');
-        }
-        if (busy) throw new HomeAgentError('BUSY', 'another listen is running');
-        busy = true;
-        const outDir = path.join(dataDir, 'listen');
-        mkdirSync(outDir, { recursive: true });
-        const reports: ListenReport[] = [];
-        try {
-          for (const f of files as Array<{ name?: unknown; data_b64?: unknown }>) {
-            const name = typeof f.name === 'string' ? path.basename(f.name) : 'input.wav';
-            const report = await listenOne(plugin, speaker, opts, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true);
-            reports.push(report);
-            io.send({ file: name, transcript: report.transcript, reply: report.reply });
-          }
-        } finally {
-          busy = false;
-        }
-        return { utterances: reports };
-      },
-    };
-  } catch (err) {
-    log.error({ err: errorMessage(err) }, 'voice pipeline unavailable; the box runs text-only');
-    return undefined;
+    // The vocabulary comes only over the bus; it is retained, so the current one (if the home announced one) arrives at once.
+    let announced = false;
+    sdk.subscribe('plugin.home.vocabulary', (e) => {
+      announced = true;
+      rebuild(e.vocabulary);
+    });
+    if (!announced) rebuild({ entities: [], areas: [] });
+    const pipeline = new VoicePlugin({ microphone: mic, speaker, stt });
+    this.pipelineRef = pipeline;
+    await pipeline.start(sdk);
+    sdk.registerCommand('listen', (args, io) => this.listen(sdk, args, io));
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    await this.pipelineRef?.stop();
+    this.pipelineRef = undefined;
+    await this.halSpeaker?.close().catch(() => undefined);
+    await this.stt?.close?.().catch(() => undefined);
+    this.stt = undefined;
+  }
+
+  /** `homeagent listen`: args.files = [{name, data_b64}] (WAV), args.realtime; streams one line per recording. */
+  private async listen(sdk: PluginSDK, args: Record<string, unknown>, io: CommandIO): Promise<{ utterances: ListenReport[] }> {
+    const pipeline = this.pipelineRef;
+    const speaker = this.tee;
+    if (!pipeline || !speaker) throw new HomeAgentError('VOICE_UNAVAILABLE', 'the voice pipeline is not running');
+    const files = Array.isArray(args.files) ? (args.files as unknown[]) : [];
+    if (files.length === 0) throw new HomeAgentError('BAD_ARGUMENT', 'listen needs at least one WAV file');
+    for (const f of files) {
+      if (!f || typeof f !== 'object' || typeof (f as { data_b64?: unknown }).data_b64 !== 'string') throw new HomeAgentError('BAD_ARGUMENT', 'listen: each file must be {"name": "...", "data_b64": "<base64 WAV>"}');
+    }
+    if (this.busy) throw new HomeAgentError('BUSY', 'another listen is running');
+    this.busy = true;
+    const outDir = path.join(sdk.dataDir, 'listen');
+    mkdirSync(outDir, { recursive: true });
+    const reports: ListenReport[] = [];
+    try {
+      for (const f of files as Array<{ name?: unknown; data_b64?: unknown }>) {
+        const name = typeof f.name === 'string' ? path.basename(f.name) : 'input.wav';
+        const report = await listenOne(pipeline, speaker, sdk, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true);
+        reports.push(report);
+        io.send({ file: name, transcript: report.transcript, reply: report.reply });
+      }
+    } finally {
+      this.busy = false;
+    }
+    return { utterances: reports };
   }
 }
 
 async function listenOne(
   plugin: VoicePlugin,
   speaker: TeeSpeaker,
-  opts: { settings: SettingsAPI; subscribe: (type: 'plugin.home.command', cb: (p: Record<string, unknown>) => void) => () => void },
+  sdk: PluginSDK,
   name: string,
   wav: Buffer,
   outDir: string,
@@ -171,7 +221,7 @@ async function listenOne(
     return { file: name, transcript: '', rejected: false, status: 'error', error: `not a usable WAV file: ${errorMessage(err)}`, actions: [], reply: '', timings: {} };
   }
   const actions: string[] = [];
-  const off = opts.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${String(c.topic)} ${String(c.payload)}`));
+  const off = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
   speaker.startCapture();
   try {
     const outcome = await plugin.feedUtterance(pcm, { realtime });
@@ -185,7 +235,8 @@ async function listenOne(
       wavPath = path.join(outDir, `${name.replace(/\.wav$/i, '')}.reply.wav`);
       writeFileSync(wavPath, encodeWav(audio.pcm, { sampleRate: audio.sampleRate, channels: 1 }));
     }
-    const notUnderstood = opts.settings.get<string>(opts.settings.get<string>('plugin.voice.language') === 'zh' ? 'plugin.voice.message_not_understood_zh' : 'plugin.voice.message_not_understood');
+    const settings = sdk.settings();
+    const notUnderstood = settings.get<string>(settings.get<string>('plugin.voice.language') === 'zh' ? 'plugin.voice.message_not_understood_zh' : 'plugin.voice.message_not_understood');
     return {
       file: name,
       transcript: outcome.text,

@@ -26,6 +26,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock, type Clock } from '../../src/kernel/clock.js';
+import type { CommandHandler } from '../../src/kernel/commands.js';
 import type { EventMap, EventType } from '../../src/kernel/events.js';
 import type { Logger } from '../../src/kernel/log-types.js';
 import type { OutputHandler, OutputMessage } from '../../src/kernel/output-types.js';
@@ -160,6 +161,8 @@ export class FakeSdk implements PluginSDK {
   readonly tools = new Map<string, ToolDef>();
   readonly stages = new Map<StageName, StageHandler[]>();
   readonly channels = new Map<string, { caps: number; handler: OutputHandler }>();
+  /** Maintenance commands registered (registerCommand). */
+  readonly commands = new Map<string, CommandHandler>();
   /** Every publish, in order. */
   readonly published: Array<{ type: string; payload: unknown }> = [];
   /** Every injected input (injectInput and injectInterrupt), in order. */
@@ -215,6 +218,10 @@ export class FakeSdk implements PluginSDK {
   }
   registerOutputChannel(name: string, caps: number, _description: string, handler: OutputHandler): void {
     this.channels.set(name, { caps, handler });
+  }
+  registerCommand(name: string, handler: CommandHandler): void {
+    if (this.commands.has(name)) throw new Error(`duplicate command ${name}`);
+    this.commands.set(name, handler);
   }
   settings(): SettingsAPI {
     return this.settingsApi;

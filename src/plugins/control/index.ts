@@ -3,9 +3,10 @@
  * socket, mode 0660, in the runtime directory on the device or the data
  * directory in development. Commands are handlers registered by name; the
  * plugin itself provides those it can serve through the SDK (ask, say, stop,
- * logs, config); the service adds the rest (status, devices, memory, doctor,
- * listen, update). A bad request gets an error line; nothing a client sends
- * can crash the service.
+ * logs, config); other plugins serve theirs through the plugin API
+ * (PluginSDK.registerCommand: the voice plugin's `listen`) while they run;
+ * the service adds the rest (status, devices, memory, doctor, update). A bad
+ * request gets an error line; nothing a client sends can crash the service.
  */
 import net from 'node:net';
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
@@ -14,25 +15,17 @@ import type { EventType } from '../../kernel/events.js';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import { Cap } from '../../kernel/output-types.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
+import type { CommandHandler, CommandIO, CommandRegistry } from '../../kernel/commands.js';
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
 import { envNameFor } from '../../config/registry.js';
-
-/** What a command handler gets besides its arguments. */
-export interface CommandIO {
-  /** Stream a `data` line to the client (logs, listen progress). */
-  send(data: unknown): void;
-  /** Aborted when the client disconnects. */
-  signal: AbortSignal;
-}
-
-/** A command: resolves with the `end` result; throws for an `error` line. */
-export type CommandHandler = (args: Record<string, unknown>, io: CommandIO) => Promise<unknown> | unknown;
 
 /** Options of the control plugin. */
 export interface ControlOptions {
   socketPath: string;
   /** Extra commands from the service. */
   commands?: Record<string, CommandHandler>;
+  /** Commands plugins registered through the plugin API (PluginSDK.registerCommand, e.g. the voice plugin's `listen`); they win over `commands`. */
+  registry?: CommandRegistry;
 }
 
 /**
@@ -226,9 +219,10 @@ export class ControlPlugin implements Plugin {
       write({ id: 0, type: 'error', error: `bad request: ${errorMessage(err)}`, code: 'BAD_REQUEST' });
       return;
     }
-    const handler = this.commands.get(req.cmd);
+    const handler = this.opts.registry?.get(req.cmd) ?? this.commands.get(req.cmd);
     if (!handler) {
-      write({ id: req.id, type: 'error', error: `unknown command "${req.cmd}"; commands: ${[...this.commands.keys()].sort().join(', ')}`, code: 'UNKNOWN_COMMAND' });
+      const names = new Set([...this.commands.keys(), ...(this.opts.registry?.names() ?? [])]);
+      write({ id: req.id, type: 'error', error: `unknown command "${req.cmd}"; commands: ${[...names].sort().join(', ')}`, code: 'UNKNOWN_COMMAND' });
       return;
     }
     try {
