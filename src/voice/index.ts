@@ -5,6 +5,8 @@
  */
 export { VoicePlugin, type VoicePluginDeps, type UtteranceTimings, type UtteranceOutcome, type Trigger } from './pipeline.js';
 export type { Microphone } from './audio-input.js';
+export { AssistantStateMachine, TRANSITIONS, type StateEvent, type Transition } from './state-machine.js';
+export { AssistantStatePlugin, followTurns } from './assistant-state-plugin.js';
 export { SpeechQueue, type Speaker } from './speech-queue.js';
 export { Endpointer, frameFeatures, type EndpointerOptions, type EndpointEvent, type EndReason } from './vad.js';
 export { SentenceSplitter, splitSentences, speakable } from '../kernel/sentences.js';
