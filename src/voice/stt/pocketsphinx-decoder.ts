@@ -1,0 +1,241 @@
+/**
+ * The pocketsphinx decoder processes: a pair of `pocketsphinx_batch` runs
+ * (the command grammar, and the garbage phone loop when rejection is on)
+ * that load the model and grammar at once and then wait on a named pipe (their
+ * `-ctl` file) for the utterance; decode() writes the audio, hands its id
+ * over, and reads both `-hypseg` results. Each decoder leads its own process
+ * group, so a kill ends it and nothing else.
+ *
+ * Debian 12: packages pocketsphinx + pocketsphinx-en-us (0.8+5prealpha),
+ * model in /usr/share/pocketsphinx/model/en-us.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseHypsegLine, type HypsegUtterance } from './pocketsphinx-log.js';
+import { SttFailedError, SttUnavailableError } from './errors.js';
+import type { Grammar } from './pocketsphinx-grammar.js';
+
+const execFileP = promisify(execFile);
+
+/** How decoders are run (see the settings' docs in pocketsphinx.ts). */
+export interface DecoderSettings {
+  /** Decoder binary (pocketsphinx_batch). */
+  binary: string;
+  /** Acoustic model directory (holding the model's files: mdef, means, ...). */
+  hmm: string;
+  /** Front-end settings of both decoders (so their frames line up). */
+  frontendArgs: readonly string[];
+  /** Search settings of the grammar decoder. */
+  decoderArgs: readonly string[];
+  /** Search settings of the garbage decoder; undefined: no garbage decoder (rejection off). */
+  garbageArgs: readonly string[] | undefined;
+}
+
+/** What one decode of a pair read back. */
+export interface PairOutput {
+  /** The grammar decoder's best path; undefined when it found none. */
+  main: HypsegUtterance | undefined;
+  /** The tail of the grammar decoder's log ("Final result does not match the grammar"). */
+  mainStderr: string;
+  /** The garbage decoder's best path (undefined without it). */
+  garbage: HypsegUtterance | undefined;
+}
+
+/** Spawn one decoder as the leader of its own process group (so killDecoderProcess ends it and nothing else). */
+function spawnDecoder(bin: string, args: string[]): ChildProcess {
+  return spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+}
+
+/** SIGKILL a decoder's process group (by its id, nothing else); nothing when it has exited. */
+export function killDecoderProcess(p: ChildProcess): void {
+  if (p.pid === undefined || p.exitCode !== null || p.signalCode !== null) return;
+  try {
+    process.kill(-p.pid, 'SIGKILL');
+  } catch {
+    p.kill('SIGKILL');
+  }
+}
+
+/** Create a named pipe and open it read-write (never blocks, even before the decoder opens it). */
+async function openFifo(file: string): Promise<FileHandle> {
+  await execFileP('mkfifo', ['-m', '600', file]);
+  return open(file, fsConstants.O_RDWR);
+}
+
+async function readSeg(file: string): Promise<HypsegUtterance | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    const u = parseHypsegLine(line);
+    if (u) return u;
+  }
+  return undefined;
+}
+
+/** One decoder process: its log tail, its exit, its ctl pipe. */
+class Decoder {
+  stderr = '';
+  /** Resolves when it exits 0; rejects with SttUnavailableError (binary missing) or SttFailedError. */
+  readonly done: Promise<void>;
+  /** Resolves when it has read an utterance id from its ctl file. */
+  readonly reading: Promise<void>;
+  /** Write end of the named-pipe ctl file; undefined once closed. */
+  private ctl: FileHandle | undefined;
+
+  constructor(
+    readonly proc: ChildProcess,
+    binary: string,
+    ctl: FileHandle,
+  ) {
+    this.ctl = ctl;
+    let markReading = (): void => undefined;
+    this.reading = new Promise<void>((r) => (markReading = r));
+    proc.stderr?.setEncoding('utf8').on('data', (s: string) => {
+      // Keep the tail only: the model loading log is long and not needed.
+      this.stderr = (this.stderr + s).slice(-20_000);
+      if (/Decoding '/.test(this.stderr)) markReading();
+    });
+    this.done = new Promise<void>((resolve, reject) => {
+      proc.once('error', (err: NodeJS.ErrnoException) => {
+        reject(
+          err.code === 'ENOENT'
+            ? new SttUnavailableError(`${binary} not found: install the Debian packages pocketsphinx and pocketsphinx-en-us`, { cause: err })
+            : new SttFailedError(`${binary}: ${err.message}`, { cause: err }),
+        );
+      });
+      proc.once('close', (code, signal) => {
+        if (code === 0) resolve();
+        else {
+          const tail = this.stderr.split('\n').filter((l) => /ERROR|FATAL/.test(l)).slice(-3).join(' | ');
+          reject(new SttFailedError(`${binary} exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`));
+        }
+      });
+    });
+    this.done.catch(() => undefined);
+  }
+
+  /** Hand the utterance id over. */
+  async send(line: string): Promise<void> {
+    await this.ctl?.write(line);
+  }
+
+  /**
+   * Close our end of the pipe once the decoder has read the id: a pipe's data
+   * is dropped when every end is closed and the decoder may not have opened its
+   * end yet. It logs "Decoding 'utt'", decodes, reads the end of the pipe and exits.
+   */
+  async closeAfterRead(): Promise<void> {
+    if (!this.ctl) return;
+    await Promise.race([this.reading, this.done.catch(() => undefined)]);
+    await this.closeCtl();
+  }
+
+  async closeCtl(): Promise<void> {
+    const c = this.ctl;
+    this.ctl = undefined;
+    await c?.close().catch(() => undefined);
+  }
+
+  kill(): void {
+    killDecoderProcess(this.proc);
+  }
+}
+
+/**
+ * A pair of decoders loading (or waiting) in their own directory, ready for
+ * one utterance. Used once: decode() then release(), or just release().
+ */
+export class DecoderPair {
+  private constructor(
+    /** The pair's directory (ctl pipes, utt.raw, hypseg files). */
+    readonly dir: string,
+    /** The grammar its decoders loaded. */
+    readonly grammar: Grammar,
+    private readonly main: Decoder,
+    private readonly garbage: Decoder | undefined,
+  ) {}
+
+  /**
+   * Make the ctl pipes in `dir` and spawn the decoders; `track` sees every
+   * process spawned (the engine kills what is left at close()).
+   */
+  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void): Promise<DecoderPair> {
+    const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
+    const garbageCtl = settings.garbageArgs === undefined ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
+    const common = (ctl: string, seg: string): string[] => [
+      '-hmm', settings.hmm,
+      '-ctl', ctl,
+      '-cepdir', dir,
+      '-cepext', '.raw',
+      '-adcin', 'yes',
+      '-hypseg', seg,
+      ...settings.frontendArgs,
+    ];
+    const mainProc = spawnDecoder(settings.binary, [
+      ...common(path.join(dir, 'grammar.ctl'), path.join(dir, 'grammar.seg')),
+      ...settings.decoderArgs,
+      '-dict', path.join(grammar.dir, 'command.dict'),
+      '-fsg', path.join(grammar.dir, 'command.fsg'),
+    ]);
+    track(mainProc);
+    let garbageProc: ChildProcess | undefined;
+    if (settings.garbageArgs !== undefined) {
+      garbageProc = spawnDecoder(settings.binary, [
+        ...common(path.join(dir, 'garbage.ctl'), path.join(dir, 'garbage.seg')),
+        ...settings.garbageArgs,
+        '-dict', path.join(grammar.dir, 'garbage.dict'),
+        '-fsg', path.join(grammar.dir, 'garbage.fsg'),
+      ]);
+      track(garbageProc);
+    }
+    const main = new Decoder(mainProc, settings.binary, mainCtl);
+    const garbage = garbageProc && garbageCtl ? new Decoder(garbageProc, settings.binary, garbageCtl) : undefined;
+    return new DecoderPair(dir, grammar, main, garbage);
+  }
+
+  /**
+   * Decode `pcm` (16 kHz mono s16le): write it, hand the id to both decoders,
+   * wait for them to exit and read their results.
+   * @throws SttUnavailableError, SttFailedError (a decoder failed or was killed).
+   */
+  async decode(pcm: Buffer): Promise<PairOutput> {
+    await writeFile(path.join(this.dir, 'utt.raw'), pcm);
+    for (const d of this.decoders()) await d.send('utt\n');
+    for (const d of this.decoders()) await d.closeAfterRead();
+    await Promise.all(this.decoders().map((d) => d.done));
+    const [main, garbage] = await Promise.all([readSeg(path.join(this.dir, 'grammar.seg')), this.garbage ? readSeg(path.join(this.dir, 'garbage.seg')) : undefined]);
+    return { main, mainStderr: this.main.stderr, garbage };
+  }
+
+  /**
+   * Rejects with SttUnavailableError when the grammar decoder could not be
+   * started because its binary is missing; resolves when it ends any other
+   * way. (After kill(), to tell a missing binary from the kill itself.)
+   */
+  missingBinary(): Promise<void> {
+    return this.main.done.then(
+      () => undefined,
+      (err: unknown) => {
+        if (err instanceof SttUnavailableError) throw err;
+      },
+    );
+  }
+
+  /** SIGKILL both decoders. */
+  kill(): void {
+    for (const d of this.decoders()) d.kill();
+  }
+
+  /** Kill the decoders, close the pipes and remove the directory. */
+  async release(): Promise<void> {
+    this.kill();
+    for (const d of this.decoders()) await d.closeCtl();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private decoders(): Decoder[] {
+    return this.garbage ? [this.main, this.garbage] : [this.main];
+  }
+}

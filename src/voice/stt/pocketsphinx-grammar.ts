@@ -1,0 +1,189 @@
+/**
+ * The pocketsphinx recogniser's grammar files and work directory: one
+ * generation of files per vocabulary (`g<N>/`: command.fsg, command.jsgf,
+ * command.dict, garbage.fsg, garbage.dict), one fresh directory per decoder
+ * pair (`u<N>-<pid>/`), and the leases that keep a replaced grammar's files
+ * until the last session using them is done.
+ *
+ * The command grammar is the intent templates filled with the home's
+ * vocabulary (src/intents buildGrammar, an epsilon-free `-fsg`); the
+ * dictionary a subset of the CMU dictionary plus espeak-ng-generated
+ * pronunciations (pronunciation.ts). The garbage grammar is a free loop of
+ * the acoustic model's phones, the rejection measure of pocketsphinx.ts.
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { buildGrammar } from '../../intents/index.js';
+import type { Vocabulary } from '../../intents/types.js';
+import { createLogger } from '../../kernel/log.js';
+import { DEBIAN_CMUDICT, writeDictionary } from './pronunciation.js';
+import { SttNoGrammarError } from './errors.js';
+
+const log = createLogger('stt:pocketsphinx');
+
+/** The phones of the en-us acoustic model (CMU set), the words of the garbage loop. */
+const MODEL_PHONES = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' ');
+
+/** One built grammar: its directory and the vocabulary it was built from. */
+export interface Grammar {
+  readonly dir: string;
+  readonly vocab: Vocabulary;
+}
+
+/** What setVocabulary produced. */
+export interface GrammarInfo {
+  /** Directory with command.fsg, command.jsgf, command.dict, garbage.fsg, garbage.dict. */
+  dir: string;
+  words: number;
+  /** Words whose pronunciation was generated with espeak-ng. */
+  generated: Record<string, string>;
+}
+
+/** A hold on a grammar's files: they stay until release() (called once). */
+export interface GrammarLease {
+  readonly grammar: Grammar;
+  release(): void;
+}
+
+/** Options of GrammarFiles. */
+export interface GrammarFilesOptions {
+  /** Full pronouncing dictionary; default Debian's cmudict-en-us.dict. */
+  dictionary?: string;
+  /** espeak-ng binary for generated pronunciations. */
+  espeakBinary?: string;
+  /** Root of every file; default a fresh directory in os.tmpdir(), removed by close(). */
+  workDir?: string;
+}
+
+/** The garbage grammar: one state looping over every phone (as one-phone words), and its dictionary. */
+function garbageGrammar(): { fsg: string; dict: string } {
+  const p = (1 / (2 * MODEL_PHONES.length)).toPrecision(6);
+  const lines = ['FSG_BEGIN garbage', 'NUM_STATES 2', 'START_STATE 0', 'FINAL_STATE 1'];
+  for (const ph of MODEL_PHONES) lines.push(`TRANSITION 0 0 ${p} ph_${ph.toLowerCase()}`, `TRANSITION 0 1 ${p} ph_${ph.toLowerCase()}`);
+  lines.push('FSG_END', '');
+  return { fsg: lines.join('\n'), dict: MODEL_PHONES.map((ph) => `ph_${ph.toLowerCase()} ${ph}\n`).join('') };
+}
+
+/** The grammar generations, their leases, and the per-utterance directories. */
+export class GrammarFiles {
+  private root: string | undefined;
+  private generation = 0;
+  private sessions = 0;
+  private grammar: Grammar | undefined;
+  private pending: Promise<Grammar> | undefined;
+  /** Number of setVocabulary calls so far (the newest wins). */
+  private requested = 0;
+  /** Leases held on each grammar; a replaced grammar's files go when its last lease is released. */
+  private readonly users = new Map<Grammar, number>();
+  private readonly retired = new Set<Grammar>();
+  private closed = false;
+
+  constructor(private readonly opts: GrammarFilesOptions = {}) {}
+
+  private async ensureRoot(): Promise<string> {
+    if (!this.root) this.root = this.opts.workDir ?? (await mkdtemp(path.join(os.tmpdir(), 'homeagent-ps-')));
+    return this.root;
+  }
+
+  /**
+   * Build the grammar and dictionary for `vocab`. Builds may overlap (devices
+   * announced in a burst): only the newest request becomes the grammar,
+   * whichever build finishes last. A failed build keeps the grammar in use.
+   * Rejects with GrammarError or PronunciationError.
+   */
+  async setVocabulary(vocab: Vocabulary): Promise<GrammarInfo> {
+    const mine = ++this.requested;
+    const build = async (): Promise<{ g: Grammar; info: GrammarInfo }> => {
+      const root = await this.ensureRoot();
+      const dir = path.join(root, `g${++this.generation}`);
+      await mkdir(dir, { recursive: true });
+      const g = buildGrammar(vocab);
+      await writeFile(path.join(dir, 'command.fsg'), g.fsg);
+      await writeFile(path.join(dir, 'command.jsgf'), g.jsgf);
+      const garbage = garbageGrammar();
+      await writeFile(path.join(dir, 'garbage.fsg'), garbage.fsg);
+      await writeFile(path.join(dir, 'garbage.dict'), garbage.dict);
+      const report = await writeDictionary(g.words, path.join(dir, 'command.dict'), {
+        dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
+        espeakBinary: this.opts.espeakBinary,
+      });
+      if (Object.keys(report.generated).length > 0) log.info({ generated: report.generated }, 'generated pronunciations');
+      return { g: { dir, vocab }, info: { dir, words: g.words.length, generated: report.generated } };
+    };
+    const p = build();
+    const pending = p.then((r) => r.g);
+    this.pending = pending;
+    pending.catch(() => undefined);
+    let built: { g: Grammar; info: GrammarInfo };
+    try {
+      built = await p;
+    } catch (err) {
+      // The grammar in use stays: sessions started from now on get it, not this failure.
+      if (this.pending === pending) this.pending = undefined;
+      throw err;
+    }
+    const { g, info } = built;
+    if (mine !== this.requested || this.closed) {
+      // A newer vocabulary was requested meanwhile (or the files were closed): this build is already stale.
+      this.retire(g);
+      return info;
+    }
+    const old = this.grammar;
+    this.grammar = g;
+    if (this.pending === pending) this.pending = undefined;
+    if (old) this.retire(old);
+    return info;
+  }
+
+  /** The grammar a session starting now uses: the build in progress, else the current one. Rejects with SttNoGrammarError. */
+  current(): Promise<Grammar> {
+    if (this.pending) return this.pending;
+    if (!this.grammar) return Promise.reject(new SttNoGrammarError());
+    return Promise.resolve(this.grammar);
+  }
+
+  /** Hold `g`'s files until the lease is released; undefined once closed. */
+  lease(g: Grammar): GrammarLease | undefined {
+    if (this.closed) return undefined;
+    this.users.set(g, (this.users.get(g) ?? 0) + 1);
+    let released = false;
+    return {
+      grammar: g,
+      release: () => {
+        if (released) return;
+        released = true;
+        const n = (this.users.get(g) ?? 1) - 1;
+        if (n > 0) {
+          this.users.set(g, n);
+          return;
+        }
+        this.users.delete(g);
+        if (this.retired.delete(g)) void rm(g.dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  /** A fresh directory for one decoder pair. */
+  async utteranceDir(): Promise<string> {
+    const root = await this.ensureRoot();
+    const dir = path.join(root, `u${++this.sessions}-${process.pid}`);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
+  /** Forget the grammar and remove the work directory when it was created here; current() rejects with STT_NO_GRAMMAR afterwards. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.pending = undefined;
+    if (this.root && !this.opts.workDir) await rm(this.root, { recursive: true, force: true });
+    this.root = undefined;
+    this.grammar = undefined;
+  }
+
+  /** Remove a replaced grammar's directory now, or when its last lease is released. */
+  private retire(g: Grammar): void {
+    if ((this.users.get(g) ?? 0) > 0) this.retired.add(g);
+    else void rm(g.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * One utterance of the pocketsphinx recogniser (SttSession), with the
+ * speculative final pass.
+ *
+ * A pair of decoders (grammar + garbage, pocketsphinx-decoder.ts) is started
+ * at once and loads while the person speaks. pause() (the endpointer heard a
+ * short silence, plugin.voice.pause_ms) hands the audio so far to that pair
+ * at once — a speculative final pass — and a fresh pair is started only if
+ * speech goes on; resume() (it did) kills the speculative pass. end() without
+ * speech in between takes the speculative result, which is usually ready by
+ * the time the endpointer's longer silence has confirmed the end; otherwise
+ * it decodes everything now. Only silence can follow a pause without a
+ * resume, so both give the same transcript.
+ *
+ * The session sees the engine only through SessionPorts: the grammar, a
+ * lease on its files, a way to start a pair, the verdict, and settings.
+ */
+import type { SttResult, SttSession } from './types.js';
+import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
+import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
+import type { PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { prepareUtterance } from './audio-prep.js';
+import { SttAbortedError } from './errors.js';
+
+/** Utterances shorter than this (ms of audio) are not decoded: rejected at once. */
+export const MIN_UTTERANCE_MS = 150;
+
+/** What a session needs from its engine. */
+export interface SessionPorts {
+  /** The grammar this utterance is decoded with; rejects with SttNoGrammarError. */
+  grammar: Promise<Grammar>;
+  /** Hold `g`'s files while the session uses them; undefined when the engine closed meanwhile. */
+  lease(g: Grammar): GrammarLease | undefined;
+  /** Start a decoder pair for `g` in a fresh directory. */
+  startPair(g: Grammar): Promise<DecoderPair>;
+  /** The verdict on one decode of `g`; `droppedMs` is what the audio clean-up cut. */
+  judge(g: Grammar, out: PairOutput, droppedMs: number): { result: SttResult; details: PocketsphinxDetails };
+  /** Clean the audio before decoding (audio-prep.ts). */
+  prepareAudio: boolean;
+  /** Kill a pair that has not finished this long after its decode started, ms. */
+  finishTimeoutMs: number;
+  /** The engine's name, for rejected results made here. */
+  engine: string;
+  /** Every finished decode's details. */
+  onDetails(details: PocketsphinxDetails): void;
+  /** The session is over (ended or aborted). */
+  onDone(): void;
+}
+
+/** A decode of one snapshot of the utterance. */
+interface Decode {
+  result: Promise<{ result: SttResult; details: PocketsphinxDetails }>;
+  pair: DecoderPair | undefined;
+}
+
+/** One utterance (see the module comment). */
+export class PocketsphinxSession implements SttSession {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private aborted = false;
+  private ended = false;
+  /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe); undefined once taken. */
+  private idle: Promise<DecoderPair | undefined> | undefined;
+  private speculative: Decode | undefined;
+  private readonly owned = new Set<DecoderPair>();
+  private ending: Promise<SttResult> | undefined;
+  /** The lease on the grammar's files, held until done(). */
+  private held: GrammarLease | undefined;
+  private finished = false;
+  private readonly grammar: Promise<Grammar>;
+
+  constructor(private readonly ports: SessionPorts) {
+    this.grammar = ports.grammar.then((g) => {
+      if (!this.finished) this.held = ports.lease(g);
+      return g;
+    });
+    this.grammar.catch(() => undefined);
+    this.idle = this.setUp();
+    this.idle.catch(() => undefined);
+  }
+
+  write(pcm: Buffer): void {
+    if (this.aborted || this.ended || pcm.length === 0) return;
+    this.chunks.push(Buffer.from(pcm));
+    this.bytes += pcm.length;
+  }
+
+  /** Speech paused: decode the audio so far now (see the module comment). */
+  pause(): void {
+    if (this.aborted || this.ended || this.speculative || this.bytes < MIN_UTTERANCE_MS * 32) return;
+    this.speculative = this.startDecode(this.takeIdle(), false);
+  }
+
+  /** Speech went on after pause(): the speculative decode is void. Ignored after end(). */
+  resume(): void {
+    const spec = this.speculative;
+    if (!spec || this.ended || this.aborted) return;
+    this.speculative = undefined;
+    if (spec.pair) void this.release(spec.pair);
+    spec.result.catch(() => undefined);
+    // More speech: have a pair loading for the next pause or the end.
+    if (!this.idle) {
+      this.idle = this.setUp();
+      this.idle.catch(() => undefined);
+    }
+  }
+
+  /** No more audio: the result (the same promise on every call). */
+  end(): Promise<SttResult> {
+    this.ending ??= this.finish();
+    return this.ending;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.chunks.length = 0;
+    void this.releaseAll().then(() => this.done());
+  }
+
+  /** The session is over: give the grammar back (a replaced grammar's files may go now). */
+  private done(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.held?.release();
+    this.held = undefined;
+    this.ports.onDone();
+  }
+
+  /** Start a decoder pair; undefined when aborted or finished meanwhile. Rejects when the grammar is missing. */
+  private async setUp(): Promise<DecoderPair | undefined> {
+    const g = await this.grammar;
+    if (this.aborted || this.finished || !this.held) return undefined;
+    const pair = await this.ports.startPair(g);
+    this.owned.add(pair);
+    if (this.aborted) {
+      await this.release(pair);
+      return undefined;
+    }
+    return pair;
+  }
+
+  /**
+   * Take the idle pair (starting one if there is none). A fresh pair is
+   * started only when needed (resume()), so its model loading does not
+   * compete for the CPU with a speculative pass.
+   */
+  private takeIdle(): Promise<DecoderPair | undefined> {
+    const taken = this.idle ?? this.setUp();
+    taken.catch(() => undefined);
+    this.idle = undefined;
+    return taken;
+  }
+
+  private startDecode(pair: Promise<DecoderPair | undefined>, final: boolean): Decode {
+    const raw = Buffer.concat(this.chunks);
+    const decode = { pair: undefined } as Decode;
+    decode.result = pair.then(async (p) => {
+      if (!p || this.aborted) throw new SttAbortedError();
+      decode.pair = p;
+      // A speculative decode voided while its pair was still loading.
+      if (!final && this.speculative !== decode) {
+        await this.release(p);
+        throw new SttAbortedError();
+      }
+      return this.decode(p, raw);
+    });
+    decode.result.catch(() => undefined);
+    return decode;
+  }
+
+  private async finish(): Promise<SttResult> {
+    if (this.aborted) throw new SttAbortedError();
+    this.ended = true;
+    const t0 = performance.now();
+    const decode = this.speculative ?? this.startDecode(this.takeIdle(), true);
+    try {
+      const { result, details } = await decode.result;
+      this.ports.onDetails(details);
+      return { ...result, finish_ms: performance.now() - t0 };
+    } catch (err) {
+      if (this.aborted) throw new SttAbortedError();
+      throw err;
+    } finally {
+      await this.releaseAll();
+      this.done();
+    }
+  }
+
+  /** Run one decode of `raw` on `pair`; the pair is used up. */
+  private async decode(pair: DecoderPair, raw: Buffer): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+    const timer = setTimeout(() => pair.kill(), this.ports.finishTimeoutMs);
+    try {
+      const prepared = this.ports.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0 } };
+      const droppedMs = prepared.report.droppedSamples / 16;
+      if (prepared.pcm.length < MIN_UTTERANCE_MS * 32) {
+        // Nothing worth decoding; still surface a missing binary as such (the kill itself is no failure).
+        pair.kill();
+        await Promise.race([pair.missingBinary(), new Promise((r) => setTimeout(r, 50))]);
+        return {
+          result: { text: '', confidence: 0, rejected: true, engine: this.ports.engine },
+          details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
+        };
+      }
+      return this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Kill a pair's decoders and remove its directory (once). */
+  private async release(pair: DecoderPair): Promise<void> {
+    if (!this.owned.delete(pair)) return;
+    await pair.release();
+  }
+
+  private async releaseAll(): Promise<void> {
+    await Promise.all([...this.owned].map((p) => this.release(p)));
+    // A pair still being set up releases itself (aborted) or is released here once it exists.
+    void this.idle?.then((p) => p && this.release(p), () => undefined);
+  }
+}
