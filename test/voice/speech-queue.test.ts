@@ -86,3 +86,29 @@ test('a failed sentence is reported and skipped; the rest is spoken', async () =
   assert.deepEqual(speaker.texts.map((t) => t.trim()), ['good.', 'fine.']);
   assert.deepEqual(errors, ['bad.']);
 });
+
+test('onIdle: once when everything queued has played (not between sentences queued together), again after the next busy period, and after a cut', async () => {
+  const tts = new ManualTts();
+  const speaker = new FakeSpeaker();
+  speaker.hold = true;
+  let idles = 0;
+  const q = new SpeechQueue({ tts: () => tts, speaker, onIdle: () => idles++ });
+  void q.say('one.');
+  void q.say('two.');
+  await tts.finish('one.');
+  await speaker.waitForPlays(1);
+  speaker.finishNext(); // 'one.' played while 'two.' is still being synthesised: not idle
+  await tts.finish('two.');
+  await speaker.waitForPlays(2);
+  assert.equal(idles, 0);
+  speaker.finishNext();
+  await q.idle();
+  assert.equal(idles, 1);
+  void q.say('three.');
+  await tts.finish('three.');
+  await speaker.waitForPlays(3);
+  assert.equal(q.busy, true);
+  await q.cut();
+  await q.idle();
+  assert.equal(idles, 2, 'a cut reply ends the busy period too');
+});
