@@ -32,8 +32,8 @@ export type StateEventName = StateEvent['event'];
 export interface StateContext {
   /** listen_id of the capture in progress. */
   listening: string | undefined;
-  /** Kernel turns running (input ids); the self-input channel is not counted. */
-  readonly turns: Set<string>;
+  /** Kernel turns running: input id -> its channel; the self-input channel is not counted. */
+  readonly turns: Map<string, string>;
   /** Voice inputs injected whose turn result has not come back (listen ids). */
   readonly pending: Set<string>;
   /** The speaker plays or has sentences queued. */
@@ -59,6 +59,8 @@ export interface Transition {
 }
 
 const LISTENING: readonly AssistantState[] = ['listening', 'waiting_for_answer'];
+/** The voice pipeline's output channel: a turn on it is a spoken reply. */
+const SPEAKER = 'speaker';
 const WORKING: readonly AssistantState[] = ['thinking', 'speaking'];
 
 /** The transition table. */
@@ -88,7 +90,7 @@ export const TRANSITIONS: readonly Transition[] = [
   // the speaker
   { from: LISTENING, on: 'speech_start', when: (c) => c.listening !== undefined, to: 'same', note: 'a message spoken while the microphone captures does not hide the listening' },
   { from: '*', on: 'speech_start', to: 'speaking' },
-  { from: ['speaking'], on: 'speech_end', when: (c) => c.turns.size > 0 || c.pending.size > 0, to: 'same', note: 'between sentences while the model still writes' },
+  { from: ['speaking'], on: 'speech_end', when: (c) => c.pending.size > 0 || [...c.turns.values()].includes(SPEAKER), to: 'same', note: 'between sentences while the model still writes a spoken reply' },
   { from: ['speaking', 'error'], on: 'speech_end', to: 'busy', note: 'speaking until listening follows when a follow-up is due' },
   { from: LISTENING, on: 'speech_end', when: (c) => c.listening === undefined, to: 'busy', note: 'the "didn\'t catch that" could not be spoken' },
   { from: '*', on: 'speech_end', to: 'same' },
@@ -131,7 +133,7 @@ export function apply(ctx: StateContext, ev: StateEvent): void {
       ctx.pending.delete(ev.listen_id);
       return;
     case 'turn_start':
-      ctx.turns.add(ev.input_id);
+      ctx.turns.set(ev.input_id, ev.channel);
       return;
     case 'turn_end':
       ctx.turns.delete(ev.input_id);
@@ -180,7 +182,7 @@ export interface StateChange {
 /** The machine: feed it events, read `state`, listen to changes. */
 export class AssistantStateMachine {
   private current: AssistantState = 'idle';
-  readonly ctx: StateContext = { listening: undefined, turns: new Set(), pending: new Set(), speaking: false, followup: 'none', muted: false };
+  readonly ctx: StateContext = { listening: undefined, turns: new Map(), pending: new Set(), speaking: false, followup: 'none', muted: false };
   private readonly listeners = new Set<(c: StateChange) => void>();
   /** The row the last event matched (logs, tests). */
   lastTransition: Transition | undefined;
