@@ -10,8 +10,9 @@
  *   `waitForPublished()` to wait for an event instead of polling;
  * - registered tools, stages and output channels (`deliver()` hands a message
  *   to a channel as the kernel would);
- * - inputs like the kernel: an input an `awaitInput()` waiter accepts goes to
- *   it; else it runs as a turn between `turn.started` and `turn.finished`
+ * - inputs like the kernel: `raw_input` is published; an input an
+ *   `awaitInput()` waiter accepts goes to it; else it runs as a turn between
+ *   `turn.started` and `turn.finished`
  *   (the facts the assistant state follows): the registered on_input
  *   handlers run concurrently on one shared context (a `response`
  *   short-circuits, as the kernel's on_input does), else the test's `agent`
@@ -34,6 +35,7 @@ import type { PluginSDK } from '../../src/kernel/sdk.js';
 import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import type { StageContext, StageHandler, StageName, ToolDef } from '../../src/kernel/stage-types.js';
 import type { InjectOptions, InputMessage, Level, TurnResult } from '../../src/kernel/turn-types.js';
+import { statusOf, type FinalOutcome } from '../../src/kernel/turn-events.js';
 
 /** One logged line. */
 export interface LogLine {
@@ -331,8 +333,8 @@ export class FakeSdk implements PluginSDK {
    */
   async runInput(text: string, o: Parameters<FakeSdk['input']>[1] = {}): Promise<FakeTurn> {
     const input = this.input(text, o);
-    if (this.handOver(input)) return {};
     this.publish('raw_input', input);
+    if (this.handOver(input)) return {};
     const ctx = this.ctx('on_input', input);
     await Promise.all((this.stages.get('on_input') ?? []).map(async (h) => h(ctx))).finally(() => this.release(ctx));
     return ctx.response !== undefined ? { response: ctx.response } : {};
@@ -394,24 +396,25 @@ export class FakeSdk implements PluginSDK {
       id: rec.id, source: 'test', channel, text, kind: level === 0 ? 'queued' : 'interrupt', level, received_at: this.clock.now(),
       ...(opts?.meta ? { meta: opts.meta } : {}), ...(opts?.user ? { user: opts.user } : {}),
     };
+    // Accepted (raw_input), as the kernel does: handed to a waiting turn, or run as a turn: turn.started, on_input (may short-circuit), the agent, turn.finished.
+    this.publish('raw_input', input);
     if (this.handOver(input)) return { result: { input_id: rec.id, reply: '', status: 'short_circuit', tools: [] } };
-    // A turn, as the kernel's agent loop runs it: turn.started, on_input (may short-circuit), the agent, turn.finished.
-    this.publish('turn.started', { turn: rec.id, input });
-    const finish = (reply: string, status: TurnResult['status'], response?: string): { result: TurnResult; response?: string } => {
-      this.publish('turn.finished', { turn: rec.id, status, reply });
-      return { result: { input_id: rec.id, reply, status, tools: [] }, ...(response !== undefined ? { response } : {}) };
+    this.publish('turn.started', { type: 'turn.started', turn: rec.id, input });
+    const finish = (outcome: FinalOutcome, response?: string): { result: TurnResult; response?: string } => {
+      const status = statusOf(outcome);
+      this.publish('turn.finished', { type: 'turn.finished', turn: rec.id, outcome, status, reply: outcome.reply, said: outcome.reply });
+      return { result: { input_id: rec.id, reply: outcome.reply, status, tools: [] }, ...(response !== undefined ? { response } : {}) };
     };
     const onInput = this.stages.get('on_input') ?? [];
     if (onInput.length > 0) {
-      this.publish('raw_input', input);
       const ctx = this.ctx('on_input', input);
       await Promise.all(onInput.map(async (h) => h(ctx))).finally(() => this.release(ctx));
-      if (ctx.response !== undefined) return finish(ctx.response, 'short_circuit', ctx.response);
+      if (ctx.response !== undefined) return finish({ kind: 'short_circuit', reply: ctx.response, stage: 'on_input' }, ctx.response);
     }
     try {
-      return finish(await this.agent(rec, this), 'done');
+      return finish({ kind: 'reply', reply: await this.agent(rec, this) });
     } catch (err) {
-      finish('', 'error');
+      finish({ kind: 'error', reply: '', message: err instanceof Error ? err.message : String(err) });
       throw err;
     }
   }

@@ -4,10 +4,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { hypsegText, parseDecodeOutput, parseHypsegLine } from '../../src/voice/stt/pocketsphinx-log.js';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { fixtureVocabulary, voiceDir } from './home-vocab.js';
 import { feed, readWavPcm } from './wav.js';
+import { waitUntil } from '../support/wait.js';
 
 test('no grammar yet: end() rejects with STT_NO_GRAMMAR', async () => {
   const e = new PocketsphinxStt();
@@ -86,7 +88,8 @@ test('a session leaves no files or processes behind (finished and aborted)', asy
   a.write(Buffer.alloc(3200));
   a.abort();
   await assert.rejects(a.end());
-  await new Promise((r) => setTimeout(r, 300));
+  // The aborted session's pair is released asynchronously.
+  await waitUntil(() => readdirSync(dir).filter((f) => !f.startsWith('g')).length === 0, 'the utterance directories to go');
   assert.deepEqual((await readdir(dir)).filter((f) => !f.startsWith('g')), []);
   await e.close();
   await rm(dir, { recursive: true, force: true });
@@ -109,26 +112,37 @@ test('overlapping setVocabulary calls: the newest vocabulary wins, whichever bui
   }
 });
 
-test('pause(): the final pass runs during the silence wait and end() returns its result, equal to a plain decode', async () => {
-  const e = new PocketsphinxStt();
+test('pause(): the final pass runs during the silence wait and end() takes its result (no second decode), equal to a plain decode', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-pause-'));
+  const work = path.join(dir, 'work');
+  // The real decoder behind a wrapper that counts its starts.
+  const spawned = path.join(dir, 'spawned');
+  const bin = path.join(dir, 'pocketsphinx_batch');
+  await writeFile(bin, `#!/bin/sh\necho started >> '${spawned}'\nexec pocketsphinx_batch "$@"\n`);
+  await chmod(bin, 0o755);
+  const starts = (): number => (existsSync(spawned) ? readFileSync(spawned, 'utf8').split('\n').filter(Boolean).length : 0);
+  const e = new PocketsphinxStt({ workDir: work, binary: bin });
   await e.setVocabulary(fixtureVocabulary());
   const pcm = readWavPcm(path.join(voiceDir, 'turn on Standing Light.wav'));
   const plain = e.start();
   feed(pcm, (b) => plain.write(b));
   const want = await plain.end();
+  assert.equal(starts(), 2, 'one pair (grammar + garbage) per plain utterance');
   const s = e.start();
   feed(pcm, (b) => s.write(b));
   s.pause!();
   // Trailing silence after the pause: ignored, only silence can follow a pause without resume().
   s.write(Buffer.alloc(32 * 600));
-  // The endpointer would wait for the rest of its silence now; give the speculative pass that time.
-  await new Promise((r) => setTimeout(r, 3000));
+  // The endpointer would wait for the rest of its silence now: the speculative pass finishes meanwhile (its result file is written).
+  const segWritten = (): boolean => readdirSync(work).some((u) => u.startsWith('u') && existsSync(path.join(work, u, 'grammar.seg')) && statSync(path.join(work, u, 'grammar.seg')).size > 0);
+  await waitUntil(segWritten, 'the speculative pass to finish before end()');
   const got = await s.end();
   assert.equal(got.text, want.text);
   assert.equal(got.rejected, want.rejected);
   assert.deepEqual(got.intent, want.intent);
-  assert.ok(got.finish_ms! < want.finish_ms!, `end() after a finished speculative pass is quicker (${got.finish_ms} < ${want.finish_ms})`);
+  assert.equal(starts(), 4, 'end() took the speculative result: no decoder was started for it');
   await e.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
 test('resume() voids the speculative pass: end() decodes the whole utterance', async () => {
@@ -141,7 +155,8 @@ test('resume() voids the speculative pass: end() decodes the whole utterance', a
   const cut = Math.floor(pcm.length / 2 / 2) * 2;
   feed(pcm.subarray(0, cut), (b) => s.write(b));
   s.pause!();
-  await new Promise((r) => setTimeout(r, 200));
+  // The speculative pass has its audio (utt.raw) when resume() voids it.
+  await waitUntil(() => readdirSync(dir).some((u) => u.startsWith('u') && existsSync(path.join(dir, u, 'utt.raw'))), 'the speculative pass to start');
   s.resume!();
   feed(pcm.subarray(cut), (b) => s.write(b));
   const r = await s.end();
@@ -152,7 +167,7 @@ test('resume() voids the speculative pass: end() decodes the whole utterance', a
   a.pause!();
   a.abort();
   await assert.rejects(a.end(), (err: unknown) => (err as { code?: string }).code === 'STT_ABORTED');
-  await new Promise((r) => setTimeout(r, 500));
+  await waitUntil(() => readdirSync(dir).filter((f) => !f.startsWith('g')).length === 0, 'the utterance directories to go');
   assert.deepEqual((await readdir(dir)).filter((f) => !f.startsWith('g')), []);
   await e.close();
   await rm(dir, { recursive: true, force: true });

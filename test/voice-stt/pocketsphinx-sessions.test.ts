@@ -6,15 +6,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile, chmod } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { waitUntil } from '../support/wait.js';
 import { fixtureVocabulary, voiceDir } from './home-vocab.js';
 import { feed, readWavPcm } from './wav.js';
 
 const A = (): Buffer => readWavPcm(path.join(voiceDir, 'lock the Front Door.wav'));
 const B = (): Buffer => readWavPcm(path.join(voiceDir, 'turn on Standing Light.wav'));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves once a decode has been handed its audio in the engine's work directory `dir` (a pair's utt.raw exists): the speculative pass is running. */
+function decoding(dir: string): Promise<void> {
+  return waitUntil(() => readdirSync(dir).some((u) => u.startsWith('u') && existsSync(path.join(dir, u, 'utt.raw'))), 'a decode to start');
+}
 
 /** pocketsphinx_batch processes whose arguments mention `dir`. */
 function decoders(dir: string): number {
@@ -55,11 +62,11 @@ test('voided speculative passes do not decode when end() follows in the same tic
 });
 
 test('resume() after end() is ignored: end() still resolves with the speculative result', async (t) => {
-  const { e } = await engine(t);
+  const { e, dir } = await engine(t);
   const s = e.start();
   feed(A(), (b) => s.write(b));
   s.pause!();
-  await sleep(300);
+  await decoding(dir);
   const p = s.end();
   s.resume!();
   const r = await p; // before the fix: STT_FAILED "pocketsphinx_batch exited with SIGKILL"
@@ -81,17 +88,17 @@ test('a vocabulary change while a session speculates: the session keeps its gram
   const s = e.start();
   feed(A(), (b) => s.write(b));
   s.pause!();
-  await sleep(200);
+  await decoding(dir);
   await e.setVocabulary({ entities: [{ id: 'x', name: 'Standing Light', domain: 'light' }, { id: 'y', name: 'Front Door', domain: 'lock' }], areas: [] });
-  await sleep(300);
   s.resume!();
   feed(B(), (b) => s.write(b));
   s.pause!();
   const r = await s.end(); // before: STT_FAILED "Failed to open dictionary file .../g1/command.dict" once g1 was removed
   assert.equal(r.engine, 'pocketsphinx');
-  await sleep(300);
-  const grammars = (await readdir(dir)).filter((f) => f.startsWith('g'));
-  assert.deepEqual(grammars, ['g2'], 'the replaced grammar is removed once its last session is done');
+  // The replaced grammar's files go (asynchronously) once the last session using it is done.
+  const grammars = (): string[] => readdirSync(dir).filter((f) => f.startsWith('g'));
+  await waitUntil(() => grammars().length === 1, `g1 to be removed; grammars: ${grammars().join(' ')}`);
+  assert.deepEqual(grammars(), ['g2'], 'the replaced grammar is removed once its last session is done');
 });
 
 test('an utterance too short to decode is rejected, not an STT failure', async (t) => {
@@ -126,9 +133,10 @@ test('no decoder is spawned after engine.close()', async (t) => {
   const s = e.start();
   feed(A(), (b) => s.write(b));
   s.pause!();
-  await sleep(300);
+  await decoding(dir);
   await e.close();
   s.resume!();
+  // Negative evidence: a decoder spawned by resume() would show up within this window (it can only make the test miss a bug, never fail it).
   await sleep(500);
   assert.equal(decoders(dir), 0, 'resume() after close() spawned a new decoder pair');
   await assert.rejects(s.end(), (err: unknown) => (err as { code?: string }).code === 'STT_ABORTED', 'close() aborted the open session');
