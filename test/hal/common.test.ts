@@ -12,7 +12,7 @@ import { FakeClock } from '../../hal/common/clock.js';
 import { HalError } from '../../hal/common/errors.js';
 import { chooseDriver } from '../../hal/common/mode.js';
 import { applyVolume, floatToS16, generateTones, pcmDurationMs, resampleFloat } from '../../hal/common/pcm.js';
-import { MemoryLogger } from './fake-sdk.js';
+import { MemoryLogger } from '../support/fake-sdk.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ha-common-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

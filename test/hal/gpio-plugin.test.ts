@@ -9,13 +9,13 @@ import { FakeClock } from '../../hal/common/clock.js';
 import { GpioPlugin } from '../../hal/gpio/plugin.js';
 import { SimGpioDriver } from '../../hal/gpio/sim-driver.js';
 import { GpioExportError } from '../../hal/gpio/types.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 
 function setup(settings: Record<string, unknown> = {}, busy: number[] = []) {
   const clock = new FakeClock();
   const gpio = new SimGpioDriver({ clock, busy });
   const plugin = new GpioPlugin({ driver: gpio, clock });
-  const sdk = new FakeSdk('gpio', { 'plugin.gpio.ptt_pin': 27, ...settings });
+  const sdk = new FakeSdk({ name: 'gpio', settings: { 'plugin.gpio.ptt_pin': 27, ...settings } });
   return { clock, gpio, plugin, sdk };
 }
 
@@ -116,7 +116,7 @@ describe('GpioPlugin', () => {
   it("'auto' without sysfs GPIO picks the simulator, logs why, and simulated presses reach sdk.stop", async () => {
     const clock = new FakeClock();
     const plugin = new GpioPlugin({ clock });
-    const sdk = new FakeSdk('gpio', { 'plugin.gpio.sysfs_root': '/nonexistent-sysfs' });
+    const sdk = new FakeSdk({ name: 'gpio', settings: { 'plugin.gpio.sysfs_root': '/nonexistent-sysfs' } });
     await plugin.start(sdk);
     assert.ok(plugin.gpio instanceof SimGpioDriver);
     assert.ok(sdk.log.messages('warn').some((m) => /gpio: no hardware .*falling back to the simulator/.test(m)));

@@ -20,7 +20,7 @@ import { FileMicrophone, wavToVoicePcm } from '../../hal/mic/file-mic.js';
 import { PushMicrophone } from '../../hal/mic/push-mic.js';
 import { RecorderMicrophone } from '../../hal/mic/recorder-mic.js';
 import { MicError } from '../../hal/mic/types.js';
-import { MemoryLogger } from './fake-sdk.js';
+import { MemoryLogger } from '../support/fake-sdk.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ha-mic-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { FakeClock } from '../../hal/common/clock.js';
 import { mockPortFactory, SerialPlugin } from '../../hal/serial/plugin.js';
 import { SerialDevice, SerialError, type PortFactory } from '../../hal/serial/serial-device.js';
 import { serialContract } from './contracts/serial.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 
 let n = 0;
 const nextPath = () => `/dev/ttyMOCK${++n}`;
@@ -116,7 +116,7 @@ describe('SerialDevice reconnect', () => {
 describe('SerialPlugin', () => {
   it('publishes readings, registers serial_send, drives an LED ring from assistant_state', async () => {
     const path = nextPath();
-    const sdk = new FakeSdk('serial', { 'plugin.serial.driver': 'sim', 'plugin.serial.path': path, 'plugin.serial.led_ring': true });
+    const sdk = new FakeSdk({ name: 'serial', settings: { 'plugin.serial.driver': 'sim', 'plugin.serial.path': path, 'plugin.serial.led_ring': true } });
     const plugin = new SerialPlugin();
     await plugin.start(sdk);
     const device = plugin.serial!;

@@ -15,7 +15,7 @@ import { createSpeaker } from '../../hal/speaker/config.js';
 import { ProcessSpeaker } from '../../hal/speaker/process-speaker.js';
 import { SimSpeaker, type SimPlayback } from '../../hal/speaker/sim-speaker.js';
 import { SpeakerError } from '../../hal/speaker/types.js';
-import { MemoryLogger } from './fake-sdk.js';
+import { MemoryLogger } from '../support/fake-sdk.js';
 
 const dirs: string[] = [];
 function tmp(): string {

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock, TimersPlugin } from '../../src/plugins/timers/index.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 import { checkExpectedCommands, startRig, waitFor, type Rig } from './harness.js';
 
 describe('local intents with the real matcher', () => {

@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ManualClock, TimersPlugin, formatDuration, expiryText } from '../../src/plugins/timers/index.js';
-import { FakeSdk } from './fake-sdk.js';
+import { FakeSdk } from '../support/fake-sdk.js';
 
 describe('timers plugin', () => {
   const sdks: FakeSdk[] = [];

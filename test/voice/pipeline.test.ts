@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
 import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js';
 import { Cap } from '../../src/kernel/output-types.js';
-import { FakeSdk, type FakeInput } from './fake-sdk.js';
+import { FakeSdk, type FakeInput } from '../support/fake-sdk.js';
 import { FakeMic, FakeSpeaker, FakeStt, FakeTts, heard, rejected } from './fakes.js';
 import { loadRecording, pad, tone } from './helpers.js';
 import { startWyomingTestServer, type WyomingTestServer } from '../support/wyoming-test-server.js';
@@ -19,7 +19,7 @@ afterEach(async () => {
 const utterance = (name = 'turn on Standing Light.wav') => pad(loadRecording(name), 600, 1500, -60).pcm;
 
 async function setup(o: { settings?: Record<string, unknown>; stt?: FakeStt; deps?: Partial<VoicePluginDeps> } = {}) {
-  const sdk = new FakeSdk({ 'plugin.voice.no_speech_timeout_ms': 3000, ...o.settings });
+  const sdk = new FakeSdk({ name: 'voice', settings: { 'plugin.voice.no_speech_timeout_ms': 3000, ...o.settings } });
   const mic = new FakeMic();
   const speaker = new FakeSpeaker();
   const tts = new FakeTts();
@@ -212,7 +212,7 @@ test('follow-up: after expect_reply the box listens again without wake word or b
   const { sdk, mic, speaker, plugin } = await setup({ stt });
   sdk.agent = async (input) => {
     if (input.text === 'turn on the light') {
-      assert.match(String(await sdk.callTool('expect_reply', input)), /ok/);
+      assert.match(String((await sdk.callTool('expect_reply', {}, { input })).result), /ok/);
       return streamReply(sdk, input, ['Which room?']);
     }
     return streamReply(sdk, input, ['The kitchen light is on.']);
