@@ -114,6 +114,8 @@ export class VoicePlugin implements Plugin {
   private bargedIn = false;
   /** The reply being delivered asks a yes/no confirmation: the follow-up listens for the answer. */
   private expectAnswer = false;
+  /** The follow-up listening due after the reply now playing; cleared by stop, barge-in and mute. */
+  private followupDue: { answer: boolean } | undefined;
   /** The microphone is switched off (plugin.voice.mute). */
   private muted = false;
   /** Sequence of captures (listen_id of plugin.voice.activity). */
@@ -244,6 +246,7 @@ export class VoicePlugin implements Plugin {
     this.report({ event: muted ? 'mute' : 'unmute' });
     if (muted) {
       this.expectReply = false;
+      this.followupDue = undefined;
       this.capture?.abort();
       await this.input?.release(true);
     } else {
@@ -275,14 +278,14 @@ export class VoicePlugin implements Plugin {
   }
 
   /** Start listening (PTT press, wake word, CLI); during a reply this is barge-in. */
-  private async activate(trigger: Trigger, noSpeechTimeoutMs?: number): Promise<UtteranceOutcome> {
+  private async activate(trigger: Trigger, noSpeechTimeoutMs?: number, answer = false): Promise<UtteranceOutcome> {
     if (this.stopped || !this.sdk) throw new Error('voice plugin is not started');
     if (this.captureOutcome && this.capture && !this.capture.done) return this.captureOutcome;
     if (!this.deps.microphone) throw new Error('voice: no microphone configured');
     if (this.muted) throw new Error('voice: the microphone is muted (plugin.voice.mute)');
     if (trigger !== 'followup' && (this.speech?.busy || this.activeTurns > 0)) await this.bargeIn();
     await this.input?.open();
-    const { outcome } = this.beginCapture(trigger, noSpeechTimeoutMs !== undefined ? { noSpeechTimeoutMs } : {});
+    const { outcome } = this.beginCapture(trigger, { ...(noSpeechTimeoutMs !== undefined ? { noSpeechTimeoutMs } : {}), answer });
     return outcome;
   }
 
@@ -292,11 +295,12 @@ export class VoicePlugin implements Plugin {
     else if (this.activeTurns > 0) this.dropNewReplies = true;
     this.expectReply = false;
     this.expectAnswer = false;
+    this.followupDue = undefined;
     this.bargedIn = true;
     await this.speech?.cut();
   }
 
-  private beginCapture(trigger: Trigger, overrides: { noSpeechTimeoutMs?: number }): { capture: Capture; outcome: Promise<UtteranceOutcome> } {
+  private beginCapture(trigger: Trigger, overrides: { noSpeechTimeoutMs?: number; answer?: boolean }): { capture: Capture; outcome: Promise<UtteranceOutcome> } {
     const sdk = this.sdk;
     if (!sdk || this.stopped) throw new Error('voice plugin is not started');
     this.capture?.abort();
@@ -318,8 +322,7 @@ export class VoicePlugin implements Plugin {
     this.capture = capture;
     const listenId = String(++this.listenSeq);
     this.captureId = listenId;
-    this.report({ event: 'listen_start', listen_id: listenId, answer: trigger === 'followup' && this.expectAnswer });
-    this.expectAnswer = false;
+    this.report({ event: 'listen_start', listen_id: listenId, answer: overrides.answer === true });
     const outcome = capture.result.then((r) => this.afterCapture(trigger, capture, r, listenId));
     this.captureOutcome = outcome;
     return { capture, outcome };
@@ -491,23 +494,27 @@ export class VoicePlugin implements Plugin {
   /** After a complete reply: wait until it is spoken, then listen for the answer when the reply asked something. */
   private async afterReply(): Promise<void> {
     const speech = this.speech!;
-    const followup = this.expectReply && this.deps.microphone !== undefined && !this.muted;
-    if (followup) this.report({ event: 'followup_expected', answer: this.expectAnswer });
-    await speech.idle();
-    if (this.stopped) return;
-    if (!followup || !this.expectReply) return; // stop, barge-in or mute since
+    // what this reply asked is taken now: a later reply must not inherit it
+    const asked = this.expectReply;
+    const answer = this.expectAnswer;
     this.expectReply = false;
+    this.expectAnswer = false;
+    if (!asked || this.deps.microphone === undefined || this.muted) return;
+    const due = { answer };
+    this.followupDue = due;
+    this.report({ event: 'followup_expected', answer });
+    await speech.idle();
+    if (this.stopped || this.followupDue !== due) return; // stop, barge-in, mute or a newer question since
+    this.followupDue = undefined;
     if (this.capture) {
-      this.expectAnswer = false;
       this.report({ event: 'followup_cancelled' }); // something else listens already
       return;
     }
     const ms = voiceSetting<number>(this.sdk!.settings(), 'followup_ms');
     try {
-      await this.activate('followup', ms);
+      await this.activate('followup', ms, answer);
     } catch (err) {
       this.log?.warn({ err: errorMessage(err) }, 'voice: follow-up listening failed');
-      this.expectAnswer = false;
       this.report({ event: 'followup_cancelled' });
     }
   }
@@ -518,6 +525,7 @@ export class VoicePlugin implements Plugin {
     this.endReply();
     this.expectReply = false;
     this.expectAnswer = false;
+    this.followupDue = undefined;
     this.capture?.abort();
     await this.speech?.cut();
     this.releaseAudioWaiter();

@@ -67,3 +67,16 @@ test('muting while listening drops the utterance and closes the microphone', asy
   assert.equal(states.state, 'muted');
   assert.equal(sdk.inputs.length, 0);
 });
+
+test('a question spoken while muted is not followed by listening, then or with the next reply after unmuting', async () => {
+  const { sdk, mic, nth } = await setup();
+  sdk.publish('plugin.voice.mute', { muted: true });
+  await sdk.sendOutput('speaker', 'Shall I turn on the heating?', { expects_reply: true });
+  await nth('muted', 2);
+  sdk.publish('plugin.voice.mute', { muted: false });
+  await nth('idle');
+  await sdk.sendOutput('speaker', 'Your tea is ready.');
+  await nth('idle', 2); // a follow-up due would have kept it speaking, then listening
+  assert.deepEqual(sdk.states, ['muted', 'speaking', 'muted', 'idle', 'speaking', 'idle']);
+  assert.equal(mic.starts, 0);
+});
