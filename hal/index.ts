@@ -16,7 +16,6 @@ import { SPEAKER_SETTINGS } from './speaker/config.js';
 
 export { chooseDriver, DRIVER_MODES, type DriverMode, type Probe } from './common/mode.js';
 export { HalError } from './common/errors.js';
-export { FakeClock, systemClock, type Clock } from './common/clock.js';
 export { VOICE_FORMAT, EARCONS, generateTones, applyVolume, pcmDurationMs, type PcmFormat, type EarconName } from './common/pcm.js';
 export { parseWav, encodeWav, WavError, type WavInfo, type WavFormat } from './common/wav.js';
 

@@ -6,6 +6,7 @@
  * than opening a client), and a simulated test pattern.
  */
 import { readFile } from 'node:fs/promises';
+import { systemClock } from '../../src/kernel/clock.js';
 import { CameraError, testPattern } from './image.js';
 
 /** Where images come from. `snapshot` returns the raw bytes (any image format). */
@@ -143,7 +144,7 @@ export class MqttSnapshotSource implements SnapshotSource {
   constructor(private readonly opts: MqttSourceOptions) {
     if (!opts.topic) throw new CameraError('CAMERA_BAD_CONFIG', 'no MQTT camera topic configured');
     this.origin = `mqtt:${opts.topic}`;
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => systemClock.monotonic());
   }
 
   private ensureSubscribed(): Promise<void> {

@@ -6,7 +6,7 @@
  * 5-20 ms). All timing goes through an injectable `Clock`.
  */
 import { EventEmitter } from 'node:events';
-import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import type { GpioInput, Level } from './types.js';
 
 /** Button timing: `debounceMs` (default 30 ms), `longPressMs` (default 1500 ms; 0 disables long-press). */
@@ -16,7 +16,7 @@ export interface ButtonOptions {
   clock?: Clock;
 }
 
-/** Events of a `Button`; `at` is the clock time in ms, `heldMs` the press duration in ms. */
+/** Events of a `Button`; `at` is the clock's monotonic time in ms, `heldMs` the press duration in ms. */
 export interface ButtonEvents {
   press: [{ at: number }];
   release: [{ at: number; heldMs: number; long: boolean }];
@@ -63,14 +63,14 @@ export class Button extends EventEmitter<ButtonEvents> {
       return;
     }
     this.clock.clearTimeout(this.settleTimer);
-    this.settleTimer = this.clock.setTimeout(() => this.settle(), this.debounceMs);
+    this.settleTimer = this.clock.setTimeout(() => this.settle(), this.debounceMs, { keepAlive: true });
   }
 
   private settle(): void {
     this.settleTimer = undefined;
     if (this.raw === this.stable) return;
     this.stable = this.raw;
-    const at = this.clock.now();
+    const at = this.clock.monotonic();
     if (this.stable === 1) {
       this.pressedAt = at;
       this.long = false;
@@ -79,8 +79,9 @@ export class Button extends EventEmitter<ButtonEvents> {
         this.longTimer = this.clock.setTimeout(() => {
           this.longTimer = undefined;
           this.long = true;
-          this.emit('long_press', { at: this.clock.now(), heldMs: this.clock.now() - this.pressedAt });
-        }, this.longPressMs);
+          const now = this.clock.monotonic();
+          this.emit('long_press', { at: now, heldMs: now - this.pressedAt });
+        }, this.longPressMs, { keepAlive: true });
       }
     } else {
       this.clock.clearTimeout(this.longTimer);

@@ -5,7 +5,7 @@
  * an optional blink period. A pattern naming no LED that is wired falls back
  * to "all wired LEDs", so a single LED still works.
  */
-import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import type { AssistantState } from '../../src/kernel/assistant-state.js';
 import type { GpioDriver, GpioOutput } from './types.js';
 
@@ -91,9 +91,9 @@ export class GpioLeds implements StatusIndicator {
       const step = () => {
         on = !on;
         apply(on);
-        this.blinkTimer = this.clock.setTimeout(step, period);
+        this.blinkTimer = this.clock.setTimeout(step, period, { keepAlive: true });
       };
-      this.blinkTimer = this.clock.setTimeout(step, period);
+      this.blinkTimer = this.clock.setTimeout(step, period, { keepAlive: true });
     }
   }
 

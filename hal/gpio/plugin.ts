@@ -8,8 +8,7 @@
 import type { Logger } from '../../src/kernel/log-types.js';
 import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
 import { errorMessage } from '../../src/kernel/errors.js';
-import type { Clock } from '../common/clock.js';
-import { systemClock } from '../common/clock.js';
+import { systemClock, type Clock } from '../../src/kernel/clock.js';
 import { Button } from './button.js';
 import { createGpio, GPIO_SETTINGS, readGpioConfig, type GpioConfig, type LongPressAction } from './config.js';
 import { HalError } from '../common/errors.js';

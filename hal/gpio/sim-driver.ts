@@ -4,8 +4,7 @@
  * enforces the same claiming rules as the real driver (EBUSY twice, EINVAL
  * out of range) so the contract suite holds for both.
  */
-import type { Clock } from '../common/clock.js';
-import { systemClock } from '../common/clock.js';
+import { systemClock, type Clock } from '../../src/kernel/clock.js';
 import { GpioExportError, type GpioDriver, type GpioInput, type GpioOutput, type InputOptions, type Level, type OutputOptions } from './types.js';
 
 /** Highest BCM pin on the 40-pin header plus one (Pi 4: 58 lines on the chip, header exposes 0-27). */
@@ -44,7 +43,7 @@ export class SimGpioDriver implements GpioDriver {
       kind,
       level,
       listeners: new Set(),
-      history: [{ at: this.clock.now(), level }],
+      history: [{ at: this.clock.monotonic(), level }],
       close: () => {
         pin.listeners.clear();
         if (this.pins.get(bcm) === pin) this.pins.delete(bcm);
@@ -75,13 +74,13 @@ export class SimGpioDriver implements GpioDriver {
       write: (level) => {
         if (closed || pin.level === level) return;
         pin.level = level;
-        pin.history.push({ at: this.clock.now(), level });
+        pin.history.push({ at: this.clock.monotonic(), level });
       },
       read: () => pin.level,
       close: () => {
         if (closed) return;
         closed = true;
-        if (pin.level !== 0) pin.history.push({ at: this.clock.now(), level: 0 });
+        if (pin.level !== 0) pin.history.push({ at: this.clock.monotonic(), level: 0 });
         pin.level = 0;
         pin.close();
       },
@@ -107,7 +106,7 @@ export class SimGpioDriver implements GpioDriver {
     return this.pins.get(bcm)?.level;
   }
 
-  /** Output level changes with timestamps (ms, from the clock). */
+  /** Output level changes with timestamps (ms, the clock's monotonic time). */
   history(bcm: number): ReadonlyArray<{ at: number; level: Level }> {
     return this.pins.get(bcm)?.history ?? [];
   }

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import { bytesPerMs, toVoicePcm, VOICE_FORMAT, type PcmFormat } from '../common/pcm.js';
 import { parseWav, WavError } from '../common/wav.js';
 import { PcmOutput } from './pcm-stream.js';
@@ -84,14 +84,14 @@ export class FileMicrophone extends EventEmitter<MicEvents> implements Microphon
   }
 
   private pumpTimed(out: PcmOutput, audio: Buffer, chunkBytes: number, periodMs: number): void {
-    const t0 = this.clock.now();
+    const t0 = this.clock.monotonic();
     let k = 0;
     const step = () => {
       this.timer = undefined;
       if (out.isEnded) return;
       // Like a live mic, chunk k is delivered once it has been "recorded", at t0 + (k+1) * period;
       // every chunk due by now goes out (catches up after a late timer).
-      const due = Math.floor((this.clock.now() - t0) / periodMs);
+      const due = Math.floor((this.clock.monotonic() - t0) / periodMs);
       while (k < due && k * chunkBytes < audio.length) {
         out.write(audio.subarray(k * chunkBytes, (k + 1) * chunkBytes));
         k++;
@@ -100,9 +100,9 @@ export class FileMicrophone extends EventEmitter<MicEvents> implements Microphon
         this.finish(out);
         return;
       }
-      this.timer = this.clock.setTimeout(step, Math.max(0, t0 + (k + 1) * periodMs - this.clock.now()));
+      this.timer = this.clock.setTimeout(step, Math.max(0, t0 + (k + 1) * periodMs - this.clock.monotonic()), { keepAlive: true });
     };
-    this.timer = this.clock.setTimeout(step, periodMs);
+    this.timer = this.clock.setTimeout(step, periodMs, { keepAlive: true });
   }
 
   private async pumpFast(out: PcmOutput, audio: Buffer, chunkBytes: number): Promise<void> {

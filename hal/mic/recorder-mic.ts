@@ -17,7 +17,7 @@ import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../../src/kernel/log-types.js';
-import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import { VOICE_FORMAT, type PcmFormat } from '../common/pcm.js';
 import { PcmOutput } from './pcm-stream.js';
 import { MicError, type MicEvents, type Microphone } from './types.js';
@@ -105,7 +105,7 @@ export class RecorderMicrophone extends EventEmitter<MicEvents> implements Micro
     const env = { ...(this.opts.env ?? process.env), ...(base.audiodev ? { AUDIODEV: base.audiodev } : {}) };
     const child = spawn(cmd, base.args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     this.child = child;
-    const startedAt = this.clock.now();
+    const startedAt = this.clock.monotonic();
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => {
       if (stderr.length < 2000) stderr += d.toString();
@@ -139,7 +139,7 @@ export class RecorderMicrophone extends EventEmitter<MicEvents> implements Micro
         child.once('close', (code) => {
           exited();
           if (this.child === child) this.child = undefined;
-          if (spawned) this.onExit(out, code, stderr.trim(), this.clock.now() - startedAt);
+          if (spawned) this.onExit(out, code, stderr.trim(), this.clock.monotonic() - startedAt);
         });
       });
     });
@@ -173,7 +173,7 @@ export class RecorderMicrophone extends EventEmitter<MicEvents> implements Micro
           if (this.listenerCount('error') > 0) this.emit('error', err instanceof MicError ? err : new MicError('MIC_FAILED', String(err)));
           this.emit('end');
         });
-    }, delayMs);
+    }, delayMs, { keepAlive: true });
   }
 
   async stop(): Promise<void> {

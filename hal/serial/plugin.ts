@@ -13,7 +13,7 @@ import type { Logger } from '../../src/kernel/log-types.js';
 import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
 import type { SettingDef } from '../../src/kernel/settings-types.js';
 import { errorMessage } from '../../src/kernel/errors.js';
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../../src/kernel/clock.js';
 import { legacyAssistantState } from '../../src/kernel/assistant-state.js';
 import { chooseDriver, DRIVER_MODES } from '../common/mode.js';
 import { SerialDevice, type PortFactory } from './serial-device.js';

@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { SerialPortStream } from '@serialport/stream';
 import { ReadlineParser } from '@serialport/parser-readline';
 import type { Logger } from '../../src/kernel/log-types.js';
-import { systemClock, type Clock, type TimerHandle } from '../common/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import { HalError } from '../common/errors.js';
 
 /** Serial failures: SERIAL_NOT_OPEN, SERIAL_TIMEOUT, SERIAL_WRITE_FAILED, SERIAL_BAD_CONFIG. */
@@ -165,7 +165,7 @@ export class SerialDevice extends EventEmitter<SerialEvents> {
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       if (!this.stopped) void this.connect();
-    }, delayMs);
+    }, delayMs, { keepAlive: true });
   }
 
   /** Write one JSON command line. Rejects with SerialError SERIAL_NOT_OPEN / SERIAL_WRITE_FAILED. */
@@ -192,7 +192,7 @@ export class SerialDevice extends EventEmitter<SerialEvents> {
       const t = this.clock.setTimeout(() => {
         this.pending.delete(id);
         reject(new SerialError('SERIAL_TIMEOUT', `no answer from ${this.opts.path} to command ${id} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, timeoutMs, { keepAlive: true });
       this.pending.set(id, (reply) => {
         this.clock.clearTimeout(t);
         this.pending.delete(id);

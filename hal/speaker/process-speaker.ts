@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../../src/kernel/log-types.js';
-import { systemClock, type Clock } from '../common/clock.js';
+import { systemClock, type Clock } from '../../src/kernel/clock.js';
 import { QueueSpeaker, type SpeakerBackend, type Utterance } from './queue-speaker.js';
 import { SpeakerError } from './types.js';
 

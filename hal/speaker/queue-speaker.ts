@@ -5,7 +5,7 @@
  * utterance from an async chunk source and how to abort it.
  */
 import { EventEmitter } from 'node:events';
-import type { Clock } from '../common/clock.js';
+import type { Clock } from '../../src/kernel/clock.js';
 import { applyVolume, EARCONS, generateTones, type EarconName } from '../common/pcm.js';
 import { SpeakerError, type PlayOptions, type PlayResult, type Speaker, type SpeakerEvents, type SpeakerStopReport, type SpeakerStream } from './types.js';
 
@@ -167,7 +167,7 @@ export abstract class QueueSpeaker extends EventEmitter<SpeakerEvents> implement
     if (this.current || this.queue.length === 0) return;
     const u = this.queue.shift()!;
     this.current = u;
-    this.emit('start', { id: u.id, text: u.text, at: this.clock.now() });
+    this.emit('start', { id: u.id, text: u.text, at: this.clock.monotonic() });
     this.backend.play(u).then(
       (completed) => this.finishCurrent(u, { id: u.id, completed: completed && !u.aborted }),
       (err: unknown) => {
@@ -180,14 +180,14 @@ export abstract class QueueSpeaker extends EventEmitter<SpeakerEvents> implement
 
   private finishCurrent(u: QueuedUtterance, result?: PlayResult, err?: unknown): void {
     if (this.current === u) this.current = undefined;
-    this.emit('end', { id: u.id, completed: result?.completed ?? false, at: this.clock.now() });
+    this.emit('end', { id: u.id, completed: result?.completed ?? false, at: this.clock.monotonic() });
     if (result) u.resolve(result);
     else u.reject(err);
     this.pump();
   }
 
   async stop(): Promise<SpeakerStopReport> {
-    const requestedAt = this.clock.now();
+    const requestedAt = this.clock.monotonic();
     const dropped = this.queue;
     this.queue = [];
     for (const u of dropped) {
@@ -202,7 +202,7 @@ export abstract class QueueSpeaker extends EventEmitter<SpeakerEvents> implement
       // Resolve the caller's promise now rather than waiting a tick for backend.play to settle.
       cur.resolve({ id: cur.id, completed: false });
     }
-    const exitedAt = this.clock.now();
+    const exitedAt = this.clock.monotonic();
     const report: SpeakerStopReport = { requestedAt, exitedAt, exitMs: exitedAt - requestedAt, cut: cur !== undefined, dropped: dropped.length };
     this.emit('stopped', report);
     return report;

@@ -7,12 +7,12 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Clock, TimerHandle } from '../common/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import { bytesPerMs, pcmDurationMs } from '../common/pcm.js';
 import { encodeWav } from '../common/wav.js';
 import { QueueSpeaker, type SpeakerBackend, type Utterance } from './queue-speaker.js';
 
-/** One utterance as the simulator played it. Times in ms on the speaker's clock (epoch ms by default). */
+/** One utterance as the simulator played it. Times are the speaker clock's wall time, ms since the epoch. */
 export interface SimPlayback {
   id: string;
   text?: string;
@@ -32,21 +32,13 @@ export interface SimPlayback {
   total_ms: number;
 }
 
-/** Options: output directory (created), playback speed (1 = real time; 0 = instant), clock (default: epoch ms). */
+/** Options: output directory (created), playback speed (1 = real time; 0 = instant), clock (default: the system clock). */
 export interface SimSpeakerOptions {
   dir: string;
   speed?: number;
   clock?: Clock;
   volume?: number;
 }
-
-const epochClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => {
-    if (h !== undefined) clearTimeout(h as NodeJS.Timeout);
-  },
-};
 
 class SimBackend implements SpeakerBackend {
   readonly history: SimPlayback[] = [];
@@ -66,7 +58,7 @@ class SimBackend implements SpeakerBackend {
         t = undefined;
         this.cancel = undefined;
         resolve(true);
-      }, ms / this.speed);
+      }, ms / this.speed, { keepAlive: true });
       this.cancel = () => {
         this.clock.clearTimeout(t);
         this.cancel = undefined;
@@ -84,7 +76,7 @@ class SimBackend implements SpeakerBackend {
     let cutAt: number | undefined;
     for await (const chunk of u.chunks()) {
       total += chunk.length;
-      const chunkStart = this.clock.now();
+      const chunkStart = this.clock.monotonic();
       const ok = await this.wait(pcmDurationMs(chunk.length, u.sampleRate, u.channels));
       if (ok) {
         heard.push(chunk);
@@ -92,7 +84,7 @@ class SimBackend implements SpeakerBackend {
       }
       cutAt = this.clock.now();
       const frame = 2 * u.channels;
-      const playedBytes = Math.floor(((cutAt - chunkStart) * this.speed * bytesPerMs(u.sampleRate, u.channels)) / frame) * frame;
+      const playedBytes = Math.floor(((this.clock.monotonic() - chunkStart) * this.speed * bytesPerMs(u.sampleRate, u.channels)) / frame) * frame;
       heard.push(chunk.subarray(0, Math.min(chunk.length, playedBytes)));
       break;
     }
@@ -135,7 +127,7 @@ export class SimSpeaker extends QueueSpeaker {
   private readonly sim: SimBackend;
 
   constructor(opts: SimSpeakerOptions) {
-    const clock = opts.clock ?? epochClock;
+    const clock = opts.clock ?? systemClock;
     const backend = new SimBackend(opts.dir, opts.speed ?? 1, clock);
     super(backend, clock, opts.volume ?? 100);
     this.sim = backend;

@@ -23,7 +23,7 @@ export interface PlayResult {
   completed: boolean;
 }
 
-/** What stop() did. Times are ms on the speaker's clock; `exitMs` = exitedAt - requestedAt. */
+/** What stop() did. Times are ms on the speaker clock's monotonic time; `exitMs` = exitedAt - requestedAt. */
 export interface SpeakerStopReport {
   requestedAt: number;
   exitedAt: number;
@@ -45,7 +45,7 @@ export interface SpeakerStream {
   readonly done: Promise<PlayResult>;
 }
 
-/** Speaker events. */
+/** Speaker events; `at` is the speaker clock's monotonic time, ms. */
 export interface SpeakerEvents {
   start: [{ id: string; text?: string; at: number }];
   end: [{ id: string; completed: boolean; at: number }];

@@ -6,7 +6,7 @@
  * time; a new one supersedes (denies) the older.
  */
 import type { Logger } from '../kernel/log-types.js';
-import type { Clock, ClockHandle } from '../plugins/timers/clock.js';
+import type { Clock, TimerHandle } from '../kernel/clock.js';
 import type { Entity } from './entities.js';
 import type { ActionName } from './commands.js';
 
@@ -50,7 +50,7 @@ export interface ConfirmRequest {
 
 interface Pending extends ConfirmRequest {
   resolve(ok: boolean): void;
-  timer: ClockHandle;
+  timer: TimerHandle;
   result?: Promise<string | undefined>;
 }
 

@@ -16,7 +16,7 @@ import { HomeAgentError } from '../kernel/errors.js';
 import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
-import { systemClock, type Clock } from '../plugins/timers/clock.js';
+import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
 import { ConfirmationGate, parseYesNo } from './confirm.js';
@@ -43,7 +43,7 @@ export interface HomePluginOptions {
   matchIntent?: IntentMatcher;
   /** Where the timers service comes from (the TimersPlugin instance, or a getter). */
   timers?: { readonly service: TimerService | undefined } | (() => TimerService | undefined);
-  /** Clock for confirmation timeouts and time/date answers (tests: ManualClock). */
+  /** Clock for confirmation timeouts and time/date answers (tests: FakeClock). */
   clock?: Clock;
   /** Broker URL to use instead of plugin.mqtt.url (the service's embedded broker when none is configured). */
   brokerUrl?: () => string | undefined;

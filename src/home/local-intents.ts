@@ -12,7 +12,7 @@
  */
 import type { Logger } from '../kernel/log-types.js';
 import type { IntentMatch, IntentSlots, Vocabulary } from '../intents/types.js';
-import type { Clock } from '../plugins/timers/clock.js';
+import type { Clock } from '../kernel/clock.js';
 import { formatDuration, type TimerService } from '../plugins/timers/timer-service.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';

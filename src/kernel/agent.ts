@@ -41,7 +41,7 @@ interface Pending {
   unsubscribe: () => void;
   resolve: (r: TurnResult) => void;
   busyNotified: boolean;
-  /** Clock time its turn first started running, ms. */
+  /** Monotonic clock time its turn first started running, ms. */
   startedAt?: number;
 }
 
@@ -216,7 +216,7 @@ export class Agent {
         const cur = this.scheduler.current;
         cur?.payload.turn.requestPreempt();
       } else if (d.action === 'wait' && d.retryAt !== undefined) this.scheduleRecheck(d.retryAt);
-    }, Math.max(0, at - this.k.clock.now()));
+    }, Math.max(0, at - this.k.clock.monotonic()));
   }
 
   private async loop(): Promise<void> {
@@ -226,7 +226,7 @@ export class Agent {
         let task = this.scheduler.current;
         if (!task) task = this.scheduler.next();
         if (!task) break;
-        task.payload.startedAt ??= this.k.clock.now();
+        task.payload.startedAt ??= this.k.clock.monotonic();
         this.armBusyTimer();
         // The turn emits turn.started / turn.finished on the bus itself (the assistant state follows them).
         const outcome = await task.payload.turn.run();
@@ -268,7 +268,7 @@ export class Agent {
     const cur = this.scheduler.current;
     if (after <= 0 || !cur || cur === task || task.payload.busyNotified) return;
     const since = cur.payload.startedAt;
-    if (since === undefined || this.k.clock.now() - since < after) return;
+    if (since === undefined || this.k.clock.monotonic() - since < after) return;
     const input = task.payload.turn.input;
     if (input.channel === '_consolidation_' || !this.k.outputs.get(input.channel)) return;
     task.payload.busyNotified = true;

@@ -25,9 +25,9 @@ export interface Task<P> {
   readonly payload: P;
   /** Times this task has been preempted. */
   preemptions: number;
-  /** Clock time of the last preemption, ms (undefined when never preempted). */
+  /** Monotonic clock time of the last preemption, ms (undefined when never preempted). */
   lastPreemptedAt?: number;
-  /** Clock time it was submitted, ms. */
+  /** Wall time it was submitted, ms since the epoch. */
   readonly submittedAt: number;
 }
 
@@ -35,7 +35,7 @@ export interface Task<P> {
 export type SubmitDecision =
   | { action: 'run' } // idle: the caller should start running
   | { action: 'preempt'; victim: Task<unknown> } // the caller must preempt the running task
-  | { action: 'wait'; retryAt?: number }; // queued; retryAt: clock time when a cooldown ends and preemption may be retried
+  | { action: 'wait'; retryAt?: number }; // queued; retryAt: monotonic clock time when a cooldown ends and preemption may be retried
 
 /** L4 declared by a non-kernel plugin becomes L3 (seed 001 clampPluginLevel). */
 export function clampPluginLevel(level: number, kernelLevel: boolean): Level {
@@ -82,7 +82,7 @@ export class Scheduler<P> {
     if (!cur) return { action: 'wait' };
     if (task.level <= effectiveLevel(cur)) return { action: 'wait' };
     const cooldownEnds = cur.lastPreemptedAt !== undefined ? cur.lastPreemptedAt + this.cooldownMs : -Infinity;
-    if (this.clock.now() < cooldownEnds) return { action: 'wait', retryAt: cooldownEnds };
+    if (this.clock.monotonic() < cooldownEnds) return { action: 'wait', retryAt: cooldownEnds };
     this.preemptor = task;
     return { action: 'preempt', victim: cur };
   }
@@ -97,7 +97,7 @@ export class Scheduler<P> {
     if (!cur || !top) return { action: 'wait' };
     if (top.level <= effectiveLevel(cur)) return { action: 'wait' };
     const cooldownEnds = cur.lastPreemptedAt !== undefined ? cur.lastPreemptedAt + this.cooldownMs : -Infinity;
-    if (this.clock.now() < cooldownEnds) return { action: 'wait', retryAt: cooldownEnds };
+    if (this.clock.monotonic() < cooldownEnds) return { action: 'wait', retryAt: cooldownEnds };
     this.preemptor = top;
     return { action: 'preempt', victim: cur };
   }
@@ -106,7 +106,7 @@ export class Scheduler<P> {
   suspend(task: Task<P>): void {
     if (this.running === task) this.running = undefined;
     task.preemptions += 1;
-    task.lastPreemptedAt = this.clock.now();
+    task.lastPreemptedAt = this.clock.monotonic();
     this.stack.push(task);
   }
 

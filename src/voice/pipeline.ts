@@ -21,6 +21,7 @@ import { Cap, type OutputMessage } from '../kernel/output-types.js';
 import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage } from '../kernel/errors.js';
+import { systemClock } from '../kernel/clock.js';
 import type { VoiceActivity } from '../kernel/assistant-state.js';
 import type { SttEngine, SttResult } from './stt/types.js';
 import type { TtsEngine } from './tts/types.js';
@@ -47,7 +48,7 @@ export interface VoicePluginDeps {
   tts?: TtsEngine;
   /** Wake-word detector; default: WyomingWake when plugin.voice.wyoming_wake_host is set; null: none. */
   wake?: WakeWordDetector | null;
-  /** Clock for timings, ms (default performance.now). */
+  /** Clock for timings, ms (default the system clock's monotonic time). */
   now?: () => number;
   /** Wait before reconnecting a failed wake session, ms (default 5000). */
   wakeRetryMs?: number;
@@ -127,7 +128,7 @@ export class VoicePlugin implements Plugin {
   lastTimings: UtteranceTimings | undefined;
 
   constructor(private readonly deps: VoicePluginDeps) {
-    this.now = deps.now ?? (() => performance.now());
+    this.now = deps.now ?? (() => systemClock.monotonic());
   }
 
   /** True while the microphone is switched off (plugin.voice.mute). */
@@ -264,11 +265,11 @@ export class VoicePlugin implements Plugin {
     const { capture, outcome } = this.beginCapture('feed', {});
     const chunkMs = opts.chunkMs ?? 20;
     const step = Math.max(2, Math.round(chunkMs * 32));
-    const t0 = performance.now();
+    const t0 = systemClock.monotonic();
     for (let o = 0, i = 0; o < pcm.length && !capture.done; o += step, i++) {
       // Real-time pace: a chunk every chunkMs, as a microphone delivers it (decoding then runs while "speaking").
       if (opts.realtime) {
-        const due = t0 + i * chunkMs - performance.now();
+        const due = t0 + i * chunkMs - systemClock.monotonic();
         if (due > 0) await new Promise((r) => setTimeout(r, due));
       }
       capture.feed(pcm.subarray(o, o + step));

@@ -7,6 +7,7 @@
  */
 import type { TtsEngine } from './tts/types.js';
 import { VoiceAbortError } from './errors.js';
+import { systemClock } from '../kernel/clock.js';
 
 /**
  * The speaker as the pipeline needs it (structural; hal/speaker satisfies it).
@@ -58,7 +59,7 @@ export class SpeechQueue {
   private wasBusy = false;
 
   constructor(private readonly o: SpeechQueueOptions) {
-    this.now = o.now ?? (() => performance.now());
+    this.now = o.now ?? (() => systemClock.monotonic());
     this.aheadLimit = Math.max(1, o.synthAhead ?? 2);
   }
 

@@ -1,6 +1,7 @@
 /**
  * Shared HAL pieces: driver selection (auto/real/sim and its log line), the
- * ALSA presence probe on a fake /proc tree, the fake clock, PCM helpers.
+ * ALSA presence probe on a fake /proc tree, PCM helpers (the fake clock is
+ * tested in test/kernel/clock.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { probeAlsa } from '../../hal/common/alsa.js';
-import { FakeClock } from '../../hal/common/clock.js';
 import { HalError } from '../../hal/common/errors.js';
 import { chooseDriver } from '../../hal/common/mode.js';
 import { applyVolume, floatToS16, generateTones, pcmDurationMs, resampleFloat } from '../../hal/common/pcm.js';
@@ -58,25 +58,6 @@ describe('probeAlsa', () => {
     const noAlsa = probeAlsa('p', 'sh', dir);
     assert.equal(noAlsa.present, false);
     assert.match(noAlsa.present ? '' : noAlsa.reason, /no ALSA/);
-  });
-});
-
-describe('FakeClock', () => {
-  it('fires timers in time order, including ones set while ticking', () => {
-    const clock = new FakeClock(100);
-    const fired: string[] = [];
-    clock.setTimeout(() => fired.push(`b@${clock.now()}`), 20);
-    clock.setTimeout(() => {
-      fired.push(`a@${clock.now()}`);
-      clock.setTimeout(() => fired.push(`c@${clock.now()}`), 5);
-    }, 10);
-    const cancelled = clock.setTimeout(() => fired.push('never'), 15);
-    clock.clearTimeout(cancelled);
-    assert.equal(clock.nextDelay(), 10);
-    clock.tick(30);
-    assert.deepEqual(fired, ['a@110', 'c@115', 'b@120']);
-    assert.equal(clock.now(), 130);
-    assert.equal(clock.pending, 0);
   });
 });
 

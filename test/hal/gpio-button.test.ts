@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../hal/common/clock.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { Button } from '../../hal/gpio/button.js';
 import { GpioLeds } from '../../hal/gpio/leds.js';
 import { SimGpioDriver } from '../../hal/gpio/sim-driver.js';
@@ -25,38 +25,38 @@ describe('Button', () => {
   it('contact bounce produces one press after the level holds for debounce_ms', () => {
     const { clock, gpio, events } = setup();
     gpio.bounce(17, [1, 0, 1, 0, 1]);
-    clock.tick(10);
+    clock.advance(10);
     gpio.bounce(17, [0, 1]);
-    clock.tick(29);
+    clock.advance(29);
     assert.deepEqual(events, []);
-    clock.tick(1);
+    clock.advance(1);
     assert.deepEqual(events, ['press@1040']);
     gpio.bounce(17, [0, 1, 0]);
-    clock.tick(100);
+    clock.advance(100);
     assert.deepEqual(events, ['press@1040', 'release@1070 held=30 long=false']);
   });
 
   it('a glitch shorter than debounce_ms is ignored', () => {
     const { clock, gpio, events } = setup();
     gpio.setLevel(17, 1);
-    clock.tick(5);
+    clock.advance(5);
     gpio.setLevel(17, 0);
-    clock.tick(100);
+    clock.advance(100);
     assert.deepEqual(events, []);
   });
 
   it('holding past long_press_ms emits long_press once, while held, then release says long', () => {
     const { clock, gpio, events, button } = setup(20, 1500);
     gpio.setLevel(17, 1);
-    clock.tick(20);
+    clock.advance(20);
     assert.equal(button.pressed, true);
-    clock.tick(1499);
+    clock.advance(1499);
     assert.deepEqual(events, ['press@1020']);
-    clock.tick(1);
+    clock.advance(1);
     assert.deepEqual(events, ['press@1020', 'long@2520 held=1500']);
-    clock.tick(3000);
+    clock.advance(3000);
     gpio.setLevel(17, 0);
-    clock.tick(20);
+    clock.advance(20);
     assert.deepEqual(events, ['press@1020', 'long@2520 held=1500', 'release@5540 held=4520 long=true']);
   });
 
@@ -64,7 +64,7 @@ describe('Button', () => {
     const { clock, gpio, events } = setup(0, 0);
     gpio.setLevel(17, 1);
     assert.deepEqual(events, ['press@1000']);
-    clock.tick(10_000);
+    clock.advance(10_000);
     gpio.setLevel(17, 0);
     assert.deepEqual(events, ['press@1000', 'release@11000 held=10000 long=false']);
     assert.equal(clock.pending, 0);
@@ -74,7 +74,7 @@ describe('Button', () => {
     const { clock, gpio, events, button } = setup();
     gpio.setLevel(17, 1);
     button.close();
-    clock.tick(5000);
+    clock.advance(5000);
     gpio.setLevel(17, 0);
     assert.deepEqual(events, []);
     assert.equal(clock.pending, 0);
@@ -94,9 +94,9 @@ describe('GpioLeds', () => {
     assert.deepEqual(lit(), { r: 0, g: 1, b: 0 });
     leds.show('thinking');
     assert.deepEqual(lit(), { r: 0, g: 1, b: 1 });
-    clock.tick(300);
+    clock.advance(300);
     assert.deepEqual(lit(), { r: 0, g: 0, b: 0 });
-    clock.tick(300);
+    clock.advance(300);
     assert.deepEqual(lit(), { r: 0, g: 1, b: 1 });
     leds.show('error');
     assert.deepEqual(lit(), { r: 1, g: 0, b: 0 });

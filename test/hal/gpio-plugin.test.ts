@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeClock } from '../../hal/common/clock.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { GpioPlugin } from '../../hal/gpio/plugin.js';
 import { SimGpioDriver } from '../../hal/gpio/sim-driver.js';
 import { GpioExportError } from '../../hal/gpio/types.js';
@@ -36,10 +36,10 @@ describe('GpioPlugin', () => {
     await plugin.start(sdk);
     gpio.bounce(17, [1, 0, 1]);
     assert.deepEqual(sdk.stops, []);
-    clock.tick(30);
+    clock.advance(30);
     assert.deepEqual(sdk.stops, ['button']);
     gpio.setLevel(17, 0);
-    clock.tick(30);
+    clock.advance(30);
     assert.deepEqual(sdk.events('plugin.gpio.button'), [
       { button: 'stop', action: 'press', held_ms: 0 },
       { button: 'stop', action: 'release', held_ms: 30 },
@@ -51,10 +51,10 @@ describe('GpioPlugin', () => {
     const { clock, gpio, plugin, sdk } = setup();
     await plugin.start(sdk);
     gpio.setLevel(27, 1);
-    clock.tick(30);
-    clock.tick(400);
+    clock.advance(30);
+    clock.advance(400);
     gpio.setLevel(27, 0);
-    clock.tick(30);
+    clock.advance(30);
     assert.deepEqual(sdk.events('plugin.gpio.ptt'), [{ pressed: true }, { pressed: false, held_ms: 430 }]);
     assert.deepEqual(sdk.stops, []);
     await plugin.stop();
@@ -67,12 +67,12 @@ describe('GpioPlugin', () => {
     });
     await plugin.start(sdk);
     gpio.setLevel(27, 1);
-    clock.tick(1030);
+    clock.advance(1030);
     assert.deepEqual(sdk.inputs.map((i) => [i.channel, i.text]), [['speaker', 'good night']]);
     gpio.setLevel(27, 0);
-    clock.tick(30);
+    clock.advance(30);
     gpio.setLevel(17, 1);
-    clock.tick(1030);
+    clock.advance(1030);
     assert.deepEqual(sdk.events('plugin.gpio.mute'), [{ button: 'stop', held_ms: 1000 }]);
     assert.deepEqual(sdk.stops, ['button']);
     await plugin.stop();
@@ -103,7 +103,7 @@ describe('GpioPlugin', () => {
     sdk.settingsApi.set('plugin.gpio.stop_pin', 5);
     assert.deepEqual(gpio.openPins(), [5, 27]);
     gpio.setLevel(5, 1);
-    clock.tick(30);
+    clock.advance(30);
     assert.deepEqual(sdk.stops, ['button']);
     await plugin.stop();
   });
@@ -121,7 +121,7 @@ describe('GpioPlugin', () => {
     assert.ok(plugin.gpio instanceof SimGpioDriver);
     assert.ok(sdk.log.messages('warn').some((m) => /gpio: no hardware .*falling back to the simulator/.test(m)));
     plugin.simulateButton('stop', 1);
-    clock.tick(30);
+    clock.advance(30);
     assert.deepEqual(sdk.stops, ['button']);
     assert.throws(() => plugin.simulateButton('ptt', 1), (e: unknown) => e instanceof Error && 'code' in e && e.code === 'HAL_BAD_CONFIG');
     await plugin.stop();

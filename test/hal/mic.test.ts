@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { FakeClock } from '../../hal/common/clock.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { generateTones } from '../../hal/common/pcm.js';
 import { encodeWav, parseWav } from '../../hal/common/wav.js';
 import { createMicrophone } from '../../hal/mic/config.js';
@@ -116,16 +116,16 @@ describe('FileMicrophone pacing', () => {
     const flush = () => new Promise((r) => setImmediate(r));
     await flush();
     assert.equal(Buffer.concat(got).length, 0);
-    clock.tick(20);
+    clock.advance(20);
     await flush();
     assert.equal(Buffer.concat(got).length, 640);
-    clock.tick(79);
+    clock.advance(79);
     await flush();
     assert.equal(Buffer.concat(got).length, 640 * 4);
-    clock.tick(1);
+    clock.advance(1);
     await flush();
     assert.equal(Buffer.concat(got).length, 640 * 5);
-    clock.tick(1000);
+    clock.advance(1000);
     await flush();
     assert.ok(Buffer.concat(got).equals(pcm));
     assert.equal(ends, 1);
@@ -138,8 +138,8 @@ describe('FileMicrophone pacing', () => {
     const mic = new FileMicrophone({ wav: encodeWav(pcm, { sampleRate: 16000 }), clock, pace: 4, trailingSilenceMs: 40 });
     const stream = await mic.start();
     const all = readAll(stream);
-    clock.tick(5);
-    clock.tick(25);
+    clock.advance(5);
+    clock.advance(25);
     const out = await all;
     assert.equal(out.length, pcm.length + 40 * 32);
     assert.ok(out.subarray(pcm.length).equals(Buffer.alloc(40 * 32)));
@@ -182,7 +182,7 @@ describe('RecorderMicrophone supervision', () => {
     const retries: Array<{ attempt: number; delayMs: number; exitCode: number | null; stderr: string }> = [];
     mic.on('retry', (e) => {
       retries.push(e);
-      setImmediate(() => clock.tick(e.delayMs));
+      setImmediate(() => clock.advance(e.delayMs));
     });
     const stream = await mic.start();
     const data = await new Promise<Buffer>((resolve) => stream.once('data', resolve));
@@ -206,7 +206,7 @@ describe('RecorderMicrophone supervision', () => {
     const delays: number[] = [];
     mic.on('retry', (e) => {
       delays.push(e.delayMs);
-      setImmediate(() => clock.tick(e.delayMs));
+      setImmediate(() => clock.advance(e.delayMs));
     });
     const failed = new Promise<MicError>((resolve) => mic.once('error', resolve));
     const stream = await mic.start();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { SerialPortMock } from 'serialport';
-import { FakeClock } from '../../hal/common/clock.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { mockPortFactory, SerialPlugin } from '../../hal/serial/plugin.js';
 import { SerialDevice, SerialError, type PortFactory } from '../../hal/serial/serial-device.js';
 import { serialContract } from './contracts/serial.js';
@@ -64,7 +64,7 @@ describe('SerialDevice reconnect', () => {
     assert.deepEqual(attempts, [[1, 1000]]);
     // Still unplugged: the reopen fails and the delay doubles.
     const second = once(device, 'reconnecting');
-    clock.tick(1000);
+    clock.advance(1000);
     await second;
     assert.deepEqual(attempts, [
       [1, 1000],
@@ -73,7 +73,7 @@ describe('SerialDevice reconnect', () => {
     // Plugged back in.
     SerialPortMock.binding.createPort(path, { echo: false, record: true });
     const opened = once(device, 'open');
-    clock.tick(2000);
+    clock.advance(2000);
     await opened;
     assert.equal(device.isOpen, true);
     const reading = once(device, 'reading');
@@ -102,7 +102,7 @@ describe('SerialDevice reconnect', () => {
     await device.start();
     const p = device.request({ cmd: 'ping' }, 500);
     await new Promise((r) => setTimeout(r, 5));
-    clock.tick(500);
+    clock.advance(500);
     await assert.rejects(p, (err: unknown) => err instanceof SerialError && err.code === 'SERIAL_TIMEOUT');
     await device.stop();
   });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { FakeClock } from '../../hal/common/clock.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { generateTones } from '../../hal/common/pcm.js';
 import { parseWav } from '../../hal/common/wav.js';
 import { createSpeaker } from '../../hal/speaker/config.js';
@@ -39,7 +39,7 @@ describe('SimSpeaker', () => {
     const pcm = generateTones([{ freqHz: 440, durationMs: 500 }], 16000);
     const p = s.play(pcm, { sampleRate: 16000, id: 'greet', text: 'Hello there.' });
     await turns();
-    clock.tick(500);
+    clock.advance(500);
     assert.deepEqual(await p, { id: 'greet', completed: true });
     const rec = s.history[0]!;
     assert.equal(rec.text, 'Hello there.');
@@ -63,7 +63,7 @@ describe('SimSpeaker', () => {
     first.write(generateTones([{ freqHz: 300, durationMs: 1000 }], 16000));
     const queued = s.play(generateTones([{ freqHz: 500, durationMs: 200 }], 16000), { sampleRate: 16000, id: 'next' });
     await turns();
-    clock.tick(400);
+    clock.advance(400);
     const report = await s.stop();
     assert.deepEqual(report, { requestedAt: 400, exitedAt: 400, exitMs: 0, cut: true, dropped: 1 });
     assert.deepEqual(await first.done, { id: 'reply', completed: false });

@@ -7,7 +7,7 @@
  */
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock } from '../../src/plugins/timers/index.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { parseYesNo } from '../../src/home/index.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
@@ -18,7 +18,7 @@ async function nothingPublished(rig: Rig): Promise<void> {
 
 describe('confirmation of risky actions', () => {
   let rig: Rig;
-  const clock = new ManualClock();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
 
   before(async () => {
     rig = await startRig({ plugin: { clock }, settings: { 'plugin.home.risky_devices': ['TV'], 'plugin.home.confirm_timeout_ms': 20_000 } });

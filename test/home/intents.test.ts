@@ -6,13 +6,14 @@
  */
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock, TimersPlugin } from '../../src/plugins/timers/index.js';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { TimersPlugin } from '../../src/plugins/timers/index.js';
 import { FakeSdk } from '../support/fake-sdk.js';
 import { checkExpectedCommands, startRig, waitFor, type Rig } from './harness.js';
 
 describe('local intents', () => {
   let rig: Rig;
-  const clock = new ManualClock(Date.UTC(2026, 10, 29, 12, 0, 0));
+  const clock = new FakeClock(Date.UTC(2026, 10, 29, 12, 0, 0));
   const timers = new TimersPlugin({ clock, dbPath: ':memory:' });
   const timersSdk = new FakeSdk({ name: 'timers' });
 

@@ -5,13 +5,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock, TimersPlugin } from '../../src/plugins/timers/index.js';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { TimersPlugin } from '../../src/plugins/timers/index.js';
 import { FakeSdk } from '../support/fake-sdk.js';
 import { checkExpectedCommands, startRig, waitFor, type Rig } from './harness.js';
 
 describe('local intents with the real matcher', () => {
   let rig: Rig;
-  const clock = new ManualClock();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
   const timers = new TimersPlugin({ clock, dbPath: ':memory:' });
   const timersSdk = new FakeSdk({ name: 'timers' });
 

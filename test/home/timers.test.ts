@@ -6,7 +6,8 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ManualClock, TimersPlugin, formatDuration, expiryText } from '../../src/plugins/timers/index.js';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { TimersPlugin, formatDuration, expiryText } from '../../src/plugins/timers/index.js';
 import { FakeSdk } from '../support/fake-sdk.js';
 
 describe('timers plugin', () => {
@@ -24,7 +25,7 @@ describe('timers plugin', () => {
   });
 
   test('set, status, cancel through the tools', async () => {
-    const clock = new ManualClock();
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
     const sdk = new FakeSdk({ name: 'timers' });
     sdks.push(sdk);
     const plugin = new TimersPlugin({ clock });
@@ -47,7 +48,7 @@ describe('timers plugin', () => {
   });
 
   test('expiry raises an L3 interrupt on the timer channel, answered without the LLM', async () => {
-    const clock = new ManualClock();
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
     const sdk = new FakeSdk({ name: 'timers' });
     sdks.push(sdk);
     const plugin = new TimersPlugin({ clock });
@@ -68,7 +69,7 @@ describe('timers plugin', () => {
   });
 
   test('timers survive a restart; one that fell due while off fires at start', async () => {
-    const clock = new ManualClock();
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
     const sdk = new FakeSdk({ name: 'timers' });
     sdks.push(sdk);
     const dbPath = path.join(sdk.dataDir, 'timers.db');

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { HomeAgentError } from '../../kernel/errors.js';
 import { migrateSqlite, type SqliteStoreSpec } from '../../kernel/store-version.js';
 import type { Logger } from '../../kernel/log-types.js';
-import type { Clock, ClockHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../../kernel/clock.js';
 
 /** One timer. Times are ms since epoch; `duration_s` in seconds. */
 export interface Timer {
@@ -98,7 +98,7 @@ export const MAX_TIMER_S = 7 * 24 * 3600;
 /** See module comment. */
 export class TimerService {
   private db: Database.Database | undefined;
-  private readonly handles = new Map<string, ClockHandle>();
+  private readonly handles = new Map<string, TimerHandle>();
 
   constructor(private readonly opts: TimerServiceOptions) {}
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import type { SettingDef } from '../../kernel/settings-types.js';
 import type { StageContext } from '../../kernel/stage-types.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '../../kernel/clock.js';
 import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
 
 /** Constructor options of TimersPlugin. */
@@ -22,7 +22,7 @@ export const TIMER_SETTINGS: readonly SettingDef[] = [
 ];
 
 export interface TimersPluginOptions {
-  /** Clock (tests pass a ManualClock). Default: the system clock. */
+  /** Clock (tests pass a FakeClock). Default: the system clock. */
   clock?: Clock;
   /** SQLite path; default `<dataDir>/timers.db`. */
   dbPath?: string;

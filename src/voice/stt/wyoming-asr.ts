@@ -10,6 +10,7 @@
 import type { SttEngine, SttResult, SttSession } from './types.js';
 import { WyomingConnection, type WyomingEndpoint } from '../wyoming/connection.js';
 import { VoiceAbortError } from '../errors.js';
+import { systemClock } from '../../kernel/clock.js';
 import { SttAbortedError } from './errors.js';
 
 /** Options of WyomingAsr. Times in ms. */
@@ -22,7 +23,7 @@ export interface WyomingAsrOptions extends WyomingEndpoint {
   transcriptTimeoutMs?: number;
   /** Sample rate of the PCM fed in, Hz (default 16000). */
   sampleRate?: number;
-  /** Clock for finish_ms, ms (default performance.now). */
+  /** Clock for finish_ms, ms (default the system clock's monotonic time). */
   now?: () => number;
 }
 
@@ -52,7 +53,7 @@ export class WyomingAsr implements SttEngine {
   start(opts?: { language?: string }): SttSession {
     const language = opts?.language ?? this.opts.language;
     const rate = this.opts.sampleRate ?? 16000;
-    const now = this.opts.now ?? (() => performance.now());
+    const now = this.opts.now ?? (() => systemClock.monotonic());
     const abort = new AbortController();
     let conn: WyomingConnection | undefined;
     const connecting = WyomingConnection.connect(this.opts, abort.signal).then((c) => {
