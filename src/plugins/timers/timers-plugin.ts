@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import type { SettingDef } from '../../kernel/settings-types.js';
 import type { StageContext } from '../../kernel/stage-types.js';
+import { defineTool } from '../../kernel/tool-schema.js';
 import { systemClock, type Clock } from '../../kernel/clock.js';
 import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
 
@@ -66,7 +67,8 @@ export class TimersPlugin implements Plugin {
       const c = input.channel;
       return c && !c.startsWith('_') ? c : settings.get<string>('plugin.timers.channel');
     };
-    sdk.registerTool({
+    // Argument types come from each schema (defineTool); the registry's ajv checks them before a handler runs.
+    sdk.registerTool(defineTool({
       name: 'timer_set',
       description: 'Start a countdown timer. When it ends the box announces it aloud.',
       parameters: {
@@ -79,11 +81,11 @@ export class TimersPlugin implements Plugin {
         additionalProperties: false,
       },
       handler: (args, ctx) => {
-        const t = svc.set({ seconds: Number(args.seconds), name: typeof args.name === 'string' ? args.name : undefined, channel: channelOf(ctx.input) });
+        const t = svc.set({ seconds: args.seconds, name: args.name, channel: channelOf(ctx.input) });
         return { id: t.id, name: t.name, seconds: t.duration_s, ends_at: new Date(t.ends_at).toISOString(), spoken: formatDuration(t.duration_s, 'en') };
       },
-    });
-    sdk.registerTool({
+    }));
+    sdk.registerTool(defineTool({
       name: 'timer_cancel',
       description: 'Cancel a running timer by id or name, or all timers.',
       parameters: {
@@ -92,20 +94,16 @@ export class TimersPlugin implements Plugin {
         additionalProperties: false,
       },
       handler: (args) => {
-        const cancelled = svc.cancel({
-          id: typeof args.id === 'string' ? args.id : undefined,
-          name: typeof args.name === 'string' ? args.name : undefined,
-          all: args.all === true,
-        });
+        const cancelled = svc.cancel({ id: args.id, name: args.name, all: args.all === true });
         return { cancelled: cancelled.map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s })) };
       },
-    });
-    sdk.registerTool({
+    }));
+    sdk.registerTool(defineTool({
       name: 'timer_status',
       description: 'List running timers with the seconds left.',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, remaining_s: t.remaining_s })) }),
-    });
+    }));
   }
 
   private announce(t: Timer): void {
