@@ -106,6 +106,11 @@ export class VoiceServicePlugin implements Plugin {
     return this.pipelineRef;
   }
 
+  /** The HAL speaker (real aplay/sox or the simulator), while running (benchmarks watch its start/stopped events). */
+  get speaker(): HalSpeaker | undefined {
+    return this.closed ? undefined : this.halSpeaker;
+  }
+
   /** True when the speaker is the simulator; undefined before start. */
   get simulated(): boolean | undefined {
     return this.halSpeaker ? this.halSpeaker instanceof SimSpeaker : undefined;
