@@ -7,6 +7,7 @@
  * closed: a crashed veto must not approve a risky action by omission).
  */
 import type { Logger } from './log-types.js';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import type { MemItem } from './memory-types.js';
 import type { StageContext, StageHandler, StageName } from './stage-types.js';
 import type { InputMessage } from './turn-types.js';
@@ -103,6 +104,8 @@ export class StageHost {
     private readonly log: Logger,
     /** Per-handler time limit, ms. */
     public timeoutMs = 5000,
+    /** Time source of the handler time limit (tests: FakeClock). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   register(owner: string, stage: StageName, handler: StageHandler, timeoutMs?: number): void {
@@ -136,13 +139,14 @@ export class StageHost {
     await Promise.all(
       list.map(async ({ owner, handler, timeoutMs }) => {
         const limit = timeoutMs ?? this.timeoutMs;
-        let timer: NodeJS.Timeout | undefined;
+        let timer: TimerHandle | undefined;
         const { view, revoke } = guardedView(ctx);
         try {
           await Promise.race([
             Promise.resolve().then(() => handler(view)),
             new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`handler timed out after ${limit} ms`)), limit);
+              // keepAlive: a hung handler must still time out when nothing else holds the process open.
+              timer = this.clock.setTimeout(() => reject(new Error(`handler timed out after ${limit} ms`)), limit, { keepAlive: true });
             }),
           ]);
         } catch (err) {
@@ -154,7 +158,7 @@ export class StageHost {
             ctx.deny_reason = `a safety check (${owner}) failed: ${errorMessage(err)}`;
           }
         } finally {
-          if (timer) clearTimeout(timer);
+          this.clock.clearTimeout(timer);
           revoke();
         }
       }),

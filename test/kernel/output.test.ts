@@ -10,6 +10,7 @@ import type { StageContext } from '../../src/kernel/stage-types.js';
 import { Cap } from '../../src/kernel/output-types.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { SentenceSplitter, splitSentences } from '../../src/kernel/sentences.js';
+import { waitUntil } from '../support/wait.js';
 
 test('registerOutputChannel creates output_send__{name} and output_send__{name}_help', async () => {
   const got: string[] = [];
@@ -121,7 +122,7 @@ async function whileWriting(pieces: string[], before: string[], all: string[]): 
   const h = await startHarness({ script: [{ content: pieces.join(''), pieces, gate }] });
   try {
     const done = h.kernel.injectInput('test', 'speaker', 'talk');
-    for (let i = 0; i < 100 && !h.outputs.some((o) => o.kind === 'sentence'); i++) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => h.outputs.some((o) => o.kind === 'sentence'), 'the first sentence while the model still writes');
     assert.deepEqual(h.outputs.map((o) => o.content), before, 'out before the stream ended');
     releaseRest();
     await done;

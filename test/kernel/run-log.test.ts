@@ -13,6 +13,7 @@ import type { Plugin } from '../../src/kernel/sdk.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { deferred } from '../support/fake-provider.js';
 import { deriveContext, SqliteRunLog } from '../../src/kernel/run-log.js';
+import { waitUntil } from '../support/wait.js';
 
 test('every round\'s context is rebuilt from the log exactly', async () => {
   const gate = deferred();
@@ -45,7 +46,7 @@ test('every round\'s context is rebuilt from the log exactly', async () => {
     await h.kernel.injectInput('t', 'console', 'warm up so the timeline is not empty');
     h.provider.requests.length = 0;
     const main = h.kernel.injectInput('t', 'console', 'research this');
-    while (h.provider.requests.length < 2) await new Promise((r) => setTimeout(r, 2));
+    await h.provider.waitForRequests(2);
     await h.kernel.injectInterrupt('t', 2, 'console', 'the doorbell rang');
     const r = await main;
     assert.equal(r.reply, 'All done.');
@@ -77,7 +78,7 @@ test('a stopped turn is logged as interrupted; the SQLite log survives reopening
   const h = await startHarness({ script: [{ content: 'Half a sentence. ', pieces: ['Half a sentence. '], gate: gate.promise }] });
   try {
     const running = h.kernel.injectInput('t', 'speaker', 'go');
-    while (!h.outputs.some((o) => o.kind === 'sentence')) await new Promise((r) => setTimeout(r, 2));
+    await waitUntil(() => h.outputs.some((o) => o.kind === 'sentence'), 'the first sentence');
     h.kernel.stopNow('button');
     const r = await running;
     const events = h.kernel.services.runLog.turn(r.input_id);

@@ -10,6 +10,7 @@ import type { Plugin } from '../../src/kernel/sdk.js';
 import { STAGES, STAGE_WRITE_RIGHTS, type StageContext, type StageName } from '../../src/kernel/stage-types.js';
 import type { InputMessage } from '../../src/kernel/turn-types.js';
 import { createLogger } from '../../src/kernel/log.js';
+import { FakeClock } from '../../src/kernel/clock.js';
 import { startHarness } from '../support/kernel-harness.js';
 
 const input: InputMessage = { id: 'i1', source: 'test', channel: 'console', text: 'hello', kind: 'queued', level: 0, received_at: 0 };
@@ -56,42 +57,54 @@ test('in-place edits of read-only objects fail (context_messages outside pre/pos
   assert.equal(ctx.context_messages.length, 0);
 });
 
-test('handlers of one stage overlap in time on one shared context', async () => {
-  const host = new StageHost(createLogger('test'), 1000);
-  const spans: Array<[number, number]> = [];
+test('handlers of one stage run at the same time on one shared context', async () => {
+  // Each handler finishes only once both have started: run one after the other, the first would wait for ever
+  // (and time out on the clock, which never moves here).
+  const host = new StageHost(createLogger('test'), 1000, new FakeClock());
+  let started = 0;
+  let bothStarted!: () => void;
+  const together = new Promise<void>((r) => (bothStarted = r));
   const make = (tag: string) => async (ctx: StageContext) => {
-    const start = performance.now();
-    await new Promise((r) => setTimeout(r, 50));
+    if (++started === 2) bothStarted();
+    await together;
     ctx.extra[tag] = true;
-    spans.push([start, performance.now()]);
   };
   host.register('a', 'pre_action', make('a'));
   host.register('b', 'pre_action', make('b'));
   const ctx = newStageContext('pre_action', input);
-  await host.run(ctx);
+  const failures = await host.run(ctx);
+  assert.deepEqual(failures, []);
   assert.equal(ctx.extra.a, true);
   assert.equal(ctx.extra.b, true);
-  const [[s1, e1], [s2, e2]] = spans as [[number, number], [number, number]];
-  assert.ok(s2 < e1 && s1 < e2, 'the two handlers ran at the same time');
 });
 
 test('a throwing handler and a hanging one are logged; the others\' effects stand', async () => {
-  const host = new StageHost(createLogger('test'), 100);
+  const clock = new FakeClock();
+  const host = new StageHost(createLogger('test'), 100, clock);
+  let wake!: () => void;
+  const hanging = new Promise<void>((r) => (wake = r));
+  let lateWrite: Promise<void> | undefined;
   host.register('bad', 'on_input', () => {
     throw new Error('boom');
   });
-  host.register('slow', 'on_input', async (ctx) => {
-    await new Promise((r) => setTimeout(r, 300));
-    ctx.raw_message = 'late write must not land';
+  host.register('slow', 'on_input', (ctx) => {
+    lateWrite = hanging.then(() => {
+      ctx.raw_message = 'late write must not land';
+    });
+    return lateWrite;
   });
   host.register('good', 'on_input', (ctx) => {
     ctx.raw_message = 'rewritten';
   });
   const ctx = newStageContext('on_input', input);
-  const failures = await host.run(ctx);
+  const run = host.run(ctx);
+  await new Promise((r) => setImmediate(r)); // every handler has been called
+  clock.advance(100); // the slow handler's time limit
+  const failures = await run;
   assert.deepEqual(failures.map((f) => f.owner).sort(), ['bad', 'slow']);
   assert.equal(ctx.raw_message, 'rewritten');
-  await new Promise((r) => setTimeout(r, 350));
+  wake(); // the timed-out handler wakes up and tries to write
+  await assert.rejects(lateWrite!, /./, 'its write is refused');
   assert.equal(ctx.raw_message, 'rewritten', 'a timed-out handler cannot write afterwards');
 });
 

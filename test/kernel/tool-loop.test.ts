@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { Plugin } from '../../src/kernel/sdk.js';
 import { startHarness } from '../support/kernel-harness.js';
 import { DuplicateToolError } from '../../src/kernel/errors.js';
+import { waitUntil } from '../support/wait.js';
 
 const counter = (calls: Array<Record<string, unknown>>): Plugin => ({
   name: 'counter',
@@ -199,7 +200,7 @@ test('a before_toolcall handler can wait for the user\'s answer: the next input 
   const h = await startHarness({ script: [{ tool_calls: [{ name: 'unlock', arguments: {} }] }, { content: 'Unlocked.' }], beforeStart: (k) => k.use(gatePlugin) });
   try {
     const turn = h.kernel.injectInput('t', 'console', 'let my friend in');
-    while (!h.outputs.some((o) => o.content === 'Really unlock?')) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => h.outputs.some((o) => o.content === 'Really unlock?'), 'the confirmation question');
     const otherChannel = h.kernel.injectInput('t', 'speaker', 'yes'); // another channel: queued as its own turn
     const yes = await h.kernel.injectInput('t', 'console', 'yes');
     assert.equal(yes.status, 'short_circuit');

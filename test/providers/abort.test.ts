@@ -52,8 +52,10 @@ test('abort while waiting for the response headers (model loading) closes the so
   srv.enqueue({ headerDelayMs: 5000, content: 'late' });
   const ac = new AbortController();
   const closed = srv.nextSocketClosed();
+  const arrived = srv.nextChatRequest();
   const call = p.chat({ messages: [{ role: 'user', content: 'x' }] }, ac.signal);
-  setTimeout(() => ac.abort(), 50);
+  await arrived; // the server holds its headers back now
+  ac.abort();
   await assert.rejects(call, ProviderAbortError);
   await closed;
 });
@@ -98,8 +100,10 @@ test('manager: an aborted call is neither retried nor failed over', async (t) =>
   // non-stream abort before headers
   srv.enqueue({ headerDelayMs: 5000, content: 'slow' }, { content: 'must not be asked' });
   const ac2 = new AbortController();
+  const arrived = srv.nextChatRequest();
   const call = m.chat({ messages: [{ role: 'user', content: 'x' }] }, ac2.signal);
-  setTimeout(() => ac2.abort(), 50);
+  await arrived; // waiting for the headers
+  ac2.abort();
   await assert.rejects(call, ProviderAbortError);
   assert.equal(srv.chatRequests().length, 1, 'one request, no fail-over');
   assert.equal(srv.queued, 1);

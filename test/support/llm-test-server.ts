@@ -167,6 +167,11 @@ export interface LlmTestServer {
   off(event: 'socket-closed', cb: (info: SocketClosedInfo) => void): void;
   /** Resolves with the next socket-closed event. */
   nextSocketClosed(): Promise<SocketClosedInfo>;
+  /**
+   * Resolves with the next chat request as it arrives (before its answer is
+   * chosen or sent), so a test acts on a request in flight without sleeping.
+   */
+  nextChatRequest(): Promise<ReceivedRequest>;
   close(): Promise<void>;
 }
 
@@ -246,6 +251,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
       res.end('404 page not found');
       return;
     }
+    events.emit('chat-request', rec);
     const reply = scriptFn ? await scriptFn(rec) : (queue.shift() ?? defaultReply);
     await answer(rec, reply, res);
   }
@@ -364,6 +370,9 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     },
     nextSocketClosed() {
       return new Promise((resolve) => events.once('socket-closed', resolve));
+    },
+    nextChatRequest() {
+      return new Promise((resolve) => events.once('chat-request', resolve));
     },
     async close() {
       for (const s of sockets) s.destroy();
