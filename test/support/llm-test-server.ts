@@ -118,6 +118,14 @@ export interface ReceivedRequest {
   /** Parsed JSON body (undefined when empty or not a JSON object). */
   body: ReceivedBody | undefined;
   raw: string;
+  /** Separate writes of the answer body so far (chunkBytes / splitAt faults make several). */
+  writes?: number;
+}
+
+/** A stallAfterBytes fault took effect: the server wrote `bytesSent` bytes and will write nothing more. */
+export interface StalledInfo {
+  path: string;
+  bytesSent: number;
 }
 
 /** Model metadata served by /api/show and /api/tags. */
@@ -172,6 +180,8 @@ export interface LlmTestServer {
    * chosen or sent), so a test acts on a request in flight without sleeping.
    */
   nextChatRequest(): Promise<ReceivedRequest>;
+  /** Resolves when the next stallAfterBytes fault takes effect. */
+  nextStalled(): Promise<StalledInfo>;
   close(): Promise<void>;
 }
 
@@ -318,6 +328,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
         for (const lim of [r.stallAfterBytes, r.dropAfterBytes]) if (lim !== undefined && lim >= bytesSent && lim < bytesSent + n) n = lim - bytesSent;
         if (n > 0) {
           res.write(b.subarray(0, n));
+          rec.writes = (rec.writes ?? 0) + 1;
           bytesSent += n;
           b = b.subarray(n);
         }
@@ -327,6 +338,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
           return;
         }
         if (r.stallAfterBytes !== undefined && bytesSent >= r.stallAfterBytes) {
+          events.emit('stalled', { path: rec.path, bytesSent } satisfies StalledInfo);
           return; // keep the connection open; the client times out or aborts, close() ends it
         }
         if (b.length && splitDelay > 0) await sleep(splitDelay);
@@ -373,6 +385,9 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     },
     nextChatRequest() {
       return new Promise((resolve) => events.once('chat-request', resolve));
+    },
+    nextStalled() {
+      return new Promise((resolve) => events.once('stalled', resolve));
     },
     async close() {
       for (const s of sockets) s.destroy();
