@@ -16,6 +16,7 @@ import { createLogger, recentProblems, setLogLevel, setRootLogger } from '../ker
 import type { Logger } from '../kernel/log-types.js';
 import type { Plugin } from '../kernel/sdk.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
+import { systemClock, type Clock } from '../kernel/clock.js';
 import { SqliteRunLog } from '../kernel/run-log.js';
 import { ConsolePlugin } from '../plugins/console/index.js';
 import { ControlPlugin, socketAnswers } from '../plugins/control/index.js';
@@ -243,19 +244,24 @@ function setupJournalLogging(env: NodeJS.ProcessEnv): void {
  * Run a graceful `stop` and then `exit(0)`; `exit(1)` when it fails or takes
  * longer than `deadlineMs` (a hung plugin), so the service always ends within
  * its stop timeout on its own terms (systemd's TimeoutStopSec would SIGKILL it).
+ * The deadline runs on `clock` (tests: FakeClock); it holds the process open.
  */
-export function stopWithin(stop: () => Promise<void>, deadlineMs: number, exit: (code: number) => void, log: Logger): void {
-  const timer = setTimeout(() => {
-    log.error({ deadline_ms: deadlineMs }, `graceful stop took longer than ${deadlineMs} ms; exiting now`);
-    exit(1);
-  }, deadlineMs);
+export function stopWithin(stop: () => Promise<void>, deadlineMs: number, exit: (code: number) => void, log: Logger, clock: Clock = systemClock): void {
+  const timer = clock.setTimeout(
+    () => {
+      log.error({ deadline_ms: deadlineMs }, `graceful stop took longer than ${deadlineMs} ms; exiting now`);
+      exit(1);
+    },
+    deadlineMs,
+    { keepAlive: true },
+  );
   stop().then(
     () => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       exit(0);
     },
     (err: unknown) => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       log.error({ err: errorMessage(err) }, 'graceful stop failed');
       exit(1);
     },
