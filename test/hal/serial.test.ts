@@ -12,6 +12,7 @@ import { mockPortFactory, SerialPlugin } from '../../hal/serial/plugin.js';
 import { SerialDevice, SerialError, type PortFactory } from '../../hal/serial/serial-device.js';
 import { serialContract } from './contracts/serial.js';
 import { FakeSdk } from '../support/fake-sdk.js';
+import { waitUntil } from '../support/wait.js';
 
 let n = 0;
 const nextPath = () => `/dev/ttyMOCK${++n}`;
@@ -101,7 +102,7 @@ describe('SerialDevice reconnect', () => {
     const device = new SerialDevice({ path: nextPath(), baudRate: 9600, createPort: mockPortFactory, clock });
     await device.start();
     const p = device.request({ cmd: 'ping' }, 500);
-    await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => binding(device).recording.includes('"ping"'), 'the request to be written');
     clock.advance(500);
     await assert.rejects(p, (err: unknown) => err instanceof SerialError && err.code === 'SERIAL_TIMEOUT');
     await device.stop();
@@ -133,12 +134,12 @@ describe('SerialPlugin', () => {
     const ctx = { input: { id: 'i', source: 'test', channel: 'console', text: '', kind: 'queued' as const, level: 0 as const, received_at: 0 }, signal: new AbortController().signal, call_id: 'c1' };
     assert.deepEqual(await tool.handler({ command: { cmd: 'relay', on: true } }, ctx), { sent: true });
     const answer = tool.handler({ command: { cmd: 'read', id: 7 }, await_reply: true }, ctx) as Promise<unknown>;
-    await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => binding(device).recording.includes('"id":7'), 'the request to be written (it waits for its reply from then on)');
     binding(device).emitData('{"id":7,"value":3}\n');
     assert.deepEqual(await answer, { sent: true, reply: { id: 7, value: 3 } });
 
     sdk.publish('assistant_state', { state: 'thinking' });
-    await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => binding(device).recording.includes('"led"'), 'the LED command to be written');
     const lines = binding(device).recording.toString('utf8').trim().split('\n');
     assert.deepEqual(lines.map((l) => JSON.parse(l) as unknown), [{ cmd: 'relay', on: true }, { cmd: 'read', id: 7 }, { cmd: 'led', state: 'thinking' }]);
 
