@@ -25,6 +25,29 @@ export function pcmDurationMs(bytes: number, sampleRate: number, channels = 1): 
   return bytes / bytesPerMs(sampleRate, channels);
 }
 
+/** Mix interleaved s16le PCM of `channels` channels down to mono (integer average of the channels; mono is returned as is). */
+export function toMono(pcm: Buffer, channels: number): Buffer {
+  if (channels === 1) return pcm;
+  const frames = Math.floor(pcm.length / (2 * channels));
+  const out = Buffer.alloc(frames * 2);
+  for (let f = 0; f < frames; f++) {
+    let acc = 0;
+    for (let c = 0; c < channels; c++) acc += pcm.readInt16LE((f * channels + c) * 2);
+    out.writeInt16LE(Math.round(acc / channels), f * 2);
+  }
+  return out;
+}
+
+/**
+ * Mono s16le at the file's own sample rate from the `data` bytes of a WAV in
+ * format `fmt`: 16-bit PCM is mixed exactly (`toMono`), any other sample
+ * format is decoded through float.
+ */
+export function toMonoS16(data: Buffer, fmt: WavFormat): Buffer {
+  if (fmt.encoding === 'pcm' && fmt.bitsPerSample === 16) return toMono(data, fmt.channels);
+  return floatToS16(decodeToMonoFloat(data, fmt));
+}
+
 /** Decode interleaved samples of any supported WAV format and mix all channels to one mono float track in [-1, 1]. */
 export function decodeToMonoFloat(data: Buffer, fmt: WavFormat): Float32Array {
   const bytes = fmt.bitsPerSample / 8;

@@ -1,9 +1,13 @@
 /**
- * RIFF/WAVE parsing and writing. Walks the chunk list properly (Microsoft
- * RIFF spec / "Multimedia Programming Interface and Data Specifications 1.0"):
- * every chunk is id(4) + size(u32 LE) + body, padded to an even length; only
- * the `data` chunk is audio; `fmt ` says how to read it; LIST/fact/cue and any
- * other chunk before or after `data` is skipped. Never assumes a 44-byte header.
+ * The one RIFF/WAVE reader and writer of the program (HAL microphone and
+ * speaker, voice TTS engines, tests). Walks the chunk list properly
+ * (Microsoft RIFF spec / "Multimedia Programming Interface and Data
+ * Specifications 1.0"): every chunk is id(4) + size(u32 LE) + body, padded to
+ * an even length; only the `data` chunk is audio; `fmt ` says how to read it;
+ * LIST/fact/cue and any other chunk before or after `data` is skipped. Never
+ * assumes a 44-byte header. Streamed headers whose sizes are placeholders
+ * (espeak-ng and arecord writing to a pipe) are clamped to the bytes present.
+ * Sample conversion (to mono, to 16 kHz) lives in ./pcm.ts.
  */
 import { HalError } from './errors.js';
 
@@ -31,9 +35,14 @@ export interface WavChunk {
   size: number;
 }
 
-/** A parsed WAV: format, where the audio is (`dataOffset`, `dataLength` in bytes) and every chunk seen. */
+/**
+ * A parsed WAV: format, the audio bytes (`data`, a view into the parsed
+ * buffer, whole frames only), where they are (`dataOffset`, `dataLength` in
+ * bytes) and every chunk seen.
+ */
 export interface WavInfo {
   format: WavFormat;
+  data: Buffer;
   dataOffset: number;
   dataLength: number;
   chunks: WavChunk[];
@@ -73,7 +82,7 @@ export function parseWav(buf: Buffer): WavInfo {
   if (!format) throw new WavError('WAV_INVALID', 'WAV file has no "fmt " chunk');
   if (!data) throw new WavError('WAV_INVALID', 'WAV file has no "data" chunk');
   const length = data.size - (data.size % format.blockAlign);
-  return { format, dataOffset: data.offset, dataLength: length, chunks };
+  return { format, data: buf.subarray(data.offset, data.offset + length), dataOffset: data.offset, dataLength: length, chunks };
 }
 
 function parseFmt(b: Buffer): WavFormat {
@@ -103,9 +112,16 @@ export interface EncodeWavOptions {
   channels?: number;
 }
 
-/** Wrap s16le PCM in a canonical 44-byte RIFF/WAVE header (what the speaker simulator writes). */
+/**
+ * Wrap s16le PCM (interleaved when `channels` > 1) in a canonical 44-byte
+ * RIFF/WAVE header. Throws `WavError` WAV_INVALID when the sample rate or
+ * channel count is not a positive integer.
+ */
 export function encodeWav(pcm: Buffer, opts: EncodeWavOptions): Buffer {
   const channels = opts.channels ?? 1;
+  if (!Number.isInteger(opts.sampleRate) || opts.sampleRate < 1 || !Number.isInteger(channels) || channels < 1) {
+    throw new WavError('WAV_INVALID', `cannot write a WAV at ${opts.sampleRate} Hz with ${channels} channels`);
+  }
   const h = Buffer.alloc(44);
   h.write('RIFF', 0, 'ascii');
   h.writeUInt32LE(36 + pcm.length, 4);

@@ -18,7 +18,7 @@ import { MicError, type MicEvents, type Microphone } from './types.js';
 export function wavToVoicePcm(wav: Buffer): Buffer {
   try {
     const info = parseWav(wav);
-    return toVoicePcm(wav.subarray(info.dataOffset, info.dataOffset + info.dataLength), info.format);
+    return toVoicePcm(info.data, info.format);
   } catch (err) {
     if (err instanceof WavError) throw new MicError(err.code, err.message, { cause: err });
     throw err;

@@ -47,10 +47,3 @@ export class VoiceAbortError extends HomeAgentError {
     super('ABORTED', `${what} was aborted`);
   }
 }
-
-/** Audio in a format the pipeline cannot use (not RIFF/WAVE PCM, wrong width). Code AUDIO_FORMAT. */
-export class AudioFormatError extends HomeAgentError {
-  constructor(message: string) {
-    super('AUDIO_FORMAT', message);
-  }
-}

@@ -1,7 +1,7 @@
 /**
  * Shared HAL pieces: driver selection (auto/real/sim and its log line), the
  * ALSA presence probe on a fake /proc tree, PCM helpers (the fake clock is
- * tested in test/kernel/clock.test.ts).
+ * tested in test/kernel/clock.test.ts, WAV files in test/hal/wav.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -16,7 +16,7 @@ import { startLlmTestServer, type LlmTestServer, type Reply } from './llm-test-s
 import { startApp, type App } from '../../src/service/app.js';
 import { request } from '../../src/cli/client.js';
 import type { ListenReport } from '../../src/service/voice-wiring.js';
-import { encodeWav, parseWav } from '../../src/voice/wav.js';
+import { encodeWav, parseWav } from '../../hal/common/wav.js';
 import { noise } from '../voice/helpers.js';
 
 /** The fixture recordings. */
@@ -95,10 +95,10 @@ export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, st
     async listen(file, expectedCommands = 0, realtime = false, trailingMs = 0) {
       sim.clear();
       const before = app.timers.service?.status().map((t) => t.id) ?? [];
-      let wav = readFileSync(path.join(VOICE_DIR, file));
+      let wav: Buffer = readFileSync(path.join(VOICE_DIR, file));
       if (trailingMs > 0) {
         const w = parseWav(wav);
-        wav = encodeWav({ ...w, pcm: Buffer.concat([Buffer.from(w.pcm), noise(trailingMs, -65, 11)]) });
+        wav = encodeWav(Buffer.concat([w.data, noise(trailingMs, -65, 11)]), { sampleRate: w.format.sampleRate, channels: w.format.channels });
       }
       const res = (await request(app.socketPath, 'listen', { files: [{ name: file, data_b64: wav.toString('base64') }], realtime })) as { utterances: ListenReport[] };
       // Commands reach the simulator shortly after the broker acknowledged them.

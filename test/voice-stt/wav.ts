@@ -1,33 +1,17 @@
-/** Test helper: PCM of a 16 kHz mono 16-bit WAV file (RIFF chunks walked, not a fixed 44-byte header). */
+/** Test helper: PCM of a 16 kHz mono 16-bit WAV file (parsed by the one WAV module, hal/common/wav.ts). */
 import { readFileSync } from 'node:fs';
+import { parseWav } from '../../hal/common/wav.js';
 import { Endpointer } from '../../src/voice/vad.js';
 import { VOICE_SETTINGS } from '../../src/voice/settings.js';
 import { noise } from '../voice/helpers.js';
 
 /** Samples of `file` as s16le bytes; throws when it is not 16 kHz mono 16-bit PCM. */
 export function readWavPcm(file: string): Buffer {
-  const buf = readFileSync(file);
-  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') throw new Error(`${file}: not a WAV file`);
-  let pos = 12;
-  let fmtOk = false;
-  while (pos + 8 <= buf.length) {
-    const id = buf.toString('ascii', pos, pos + 4);
-    const size = buf.readUInt32LE(pos + 4);
-    const body = pos + 8;
-    if (id === 'fmt ') {
-      const format = buf.readUInt16LE(body);
-      const channels = buf.readUInt16LE(body + 2);
-      const rate = buf.readUInt32LE(body + 4);
-      const bits = buf.readUInt16LE(body + 14);
-      fmtOk = format === 1 && channels === 1 && rate === 16000 && bits === 16;
-      if (!fmtOk) throw new Error(`${file}: need 16 kHz mono 16-bit PCM, got format ${format}, ${channels} ch, ${rate} Hz, ${bits} bit`);
-    } else if (id === 'data') {
-      if (!fmtOk) throw new Error(`${file}: data before fmt`);
-      return buf.subarray(body, Math.min(buf.length, body + size));
-    }
-    pos = body + size + (size % 2);
+  const { format, data } = parseWav(readFileSync(file));
+  if (format.encoding !== 'pcm' || format.channels !== 1 || format.sampleRate !== 16000 || format.bitsPerSample !== 16) {
+    throw new Error(`${file}: need 16 kHz mono 16-bit PCM, got ${format.encoding}, ${format.channels} ch, ${format.sampleRate} Hz, ${format.bitsPerSample} bit`);
   }
-  throw new Error(`${file}: no data chunk`);
+  return data;
 }
 
 /** Feed `pcm` to `write` in chunks of `bytes` (100 ms = 3200 bytes), as a microphone would. */

@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseWav } from '../../src/voice/wav.js';
+import { parseWav } from '../../hal/common/wav.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/voice/en');
@@ -17,9 +17,9 @@ export function recordings(): string[] {
 
 /** 16 kHz mono s16le PCM of one recording. */
 export function loadRecording(name: string): Buffer {
-  const wav = parseWav(readFileSync(path.join(fixturesDir, name)));
-  if (wav.sampleRate !== 16000 || wav.channels !== 1) throw new Error(`${name}: expected 16 kHz mono`);
-  return Buffer.from(wav.pcm);
+  const { format, data } = parseWav(readFileSync(path.join(fixturesDir, name)));
+  if (format.encoding !== 'pcm' || format.bitsPerSample !== 16 || format.sampleRate !== 16000 || format.channels !== 1) throw new Error(`${name}: expected 16 kHz mono 16-bit PCM`);
+  return Buffer.from(data);
 }
 
 /** Deterministic PRNG (mulberry32). */

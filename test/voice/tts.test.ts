@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EspeakTts, ESPEAK_SAMPLE_RATE, espeakVoiceFor } from '../../src/voice/tts/espeak.js';
 import { PiperTts, piperModelSampleRate } from '../../src/voice/tts/piper.js';
-import { parseWav, encodeWav } from '../../src/voice/wav.js';
 import { frameFeatures } from '../../src/voice/vad.js';
 import { HomeAgentError } from '../../src/kernel/errors.js';
 
@@ -80,13 +79,4 @@ test('piper without a model config defaults to 22050 Hz; failures are TTS_FAILED
   const bad = fakePiper('piper-bad', 'echo "Unable to load model" >&2\nexit 1');
   await assert.rejects(new PiperTts({ binary: bad, model: 'm.onnx' }).synthesize('x'), (err: unknown) => code('TTS_FAILED')(err) && /Unable to load model/.test((err as Error).message));
   await assert.rejects(new PiperTts({ binary: path.join(dir, 'missing'), model: 'm.onnx' }).synthesize('x'), code('TTS_FAILED'));
-});
-
-test('WAV round trip and streamed espeak-style header with a placeholder data size', () => {
-  const pcm = Buffer.alloc(100, 1);
-  assert.deepEqual(parseWav(encodeWav({ pcm, sampleRate: 16000, channels: 1 })), { pcm, sampleRate: 16000, channels: 1 });
-  const streamed = encodeWav({ pcm, sampleRate: 22050, channels: 1 });
-  streamed.writeUInt32LE(0x7ffff000, 40);
-  assert.equal(parseWav(streamed).pcm.length, 100);
-  assert.throws(() => parseWav(Buffer.from('not a wav file at all')), code('AUDIO_FORMAT'));
 });

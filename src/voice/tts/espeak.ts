@@ -7,7 +7,8 @@
 import type { TtsAudio, TtsEngine, TtsOptions } from './types.js';
 import { isMandarin } from './types.js';
 import { runTtsProcess } from './process.js';
-import { parseWav, toMono } from '../wav.js';
+import { parseWav } from '../../../hal/common/wav.js';
+import { toMonoS16 } from '../../../hal/common/pcm.js';
 import { TtsError } from '../errors.js';
 
 /** espeak-ng's output sample rate, Hz (fixed by the program). */
@@ -49,6 +50,6 @@ export class EspeakTts implements TtsEngine {
     } catch (err) {
       throw new TtsError(this.name, `unexpected output (${stdout.length} bytes): ${(err as Error).message}`, { cause: err });
     }
-    return { pcm: toMono(wav.pcm, wav.channels), sampleRate: wav.sampleRate };
+    return { pcm: toMonoS16(wav.data, wav.format), sampleRate: wav.format.sampleRate };
   }
 }

@@ -9,7 +9,7 @@ import type { TtsAudio, TtsEngine, TtsOptions } from '../tts/types.js';
 import { TtsError, VoiceAbortError } from '../errors.js';
 import { audioFormatOf, type AudioFormat } from './codec.js';
 import { WyomingConnection, type WyomingEndpoint } from './connection.js';
-import { toMono } from '../wav.js';
+import { toMono } from '../../../hal/common/pcm.js';
 
 /** Options of WyomingTts. Times in ms. */
 export interface WyomingTtsOptions extends WyomingEndpoint {
