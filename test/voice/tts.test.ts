@@ -46,7 +46,7 @@ test('espeak-ng: a missing binary is TTS_FAILED; abort kills it', async () => {
   chmodSync(slow, 0o755);
   const ac2 = new AbortController();
   const p = new EspeakTts({ binary: slow }).synthesize('hi', { signal: ac2.signal });
-  setTimeout(() => ac2.abort(), 50);
+  ac2.abort(); // the child is already running: synthesize() spawns it before its first await
   await assert.rejects(p, code('ABORTED'));
 });
 

@@ -161,7 +161,8 @@ test('TTS: typed errors', async () => {
   const s4 = await server({ faults: { synthesize: 'hang' } });
   const ac = new AbortController();
   const p = new WyomingTts({ host: s4.host, port: s4.port }).synthesize('hi', { signal: ac.signal });
-  setTimeout(() => ac.abort(), 50);
+  await s4.waitForEvent('synthesize'); // the service has the request and hangs
+  ac.abort();
   await assert.rejects(p, code('ABORTED'));
 });
 
