@@ -41,17 +41,14 @@ async function streamReply(sdk: FakeSdk, input: FakeInput, sentences: string[], 
   return all;
 }
 
-/** Resolves once `state` was published `nth` times; fails the test after 10 s instead of hanging. */
+/** Resolves once `state` was published `nth` times (an event wait); after 60 s it fails with the states seen (a failure deadline only). */
 function waitState(sdk: FakeSdk, state: string, nth = 1): Promise<void> {
-  const deadline = Date.now() + 10000;
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (sdk.states.filter((s) => s === state).length >= nth) return resolve();
-      if (Date.now() > deadline) return reject(new Error(`state ${state} x${nth} never came; states: ${sdk.states.join(' ')}`));
-      setTimeout(check, 2);
-    };
-    check();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`state ${state} x${nth} never came; states: ${sdk.states.join(' ')}`)), 60_000);
+    timer.unref();
   });
+  return Promise.race([sdk.waitForPublished('assistant_state', (p) => (p as { state: string }).state === state, nth), deadline]).finally(() => clearTimeout(timer));
 }
 
 test('registers the speaker channel (text, audio, stream), expect_reply and plugin.voice settings', async () => {
