@@ -19,7 +19,7 @@ export interface GpioHarness {
   cleanup(): Promise<void>;
 }
 
-function waitFor<T>(register: (resolve: (v: T) => void) => void, ms = 2000): Promise<T> {
+function waitFor<T>(register: (resolve: (v: T) => void) => void, ms = 30_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no event within ${ms} ms`)), ms);
     register((v) => {

@@ -16,7 +16,7 @@ export interface MicHarness {
 }
 
 /** Resolve with the first chunk of `stream`. */
-function firstChunk(stream: Readable, ms = 5000): Promise<Buffer> {
+function firstChunk(stream: Readable, ms = 30_000): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no audio within ${ms} ms`)), ms);
     stream.once('data', (d: Buffer) => {
