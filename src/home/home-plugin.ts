@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { StageContext } from '../kernel/stage-types.js';
 import { HomeAgentError } from '../kernel/errors.js';
+import { detectLanguage } from '../kernel/language.js';
 import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
@@ -252,7 +253,7 @@ export class HomePlugin implements Plugin {
       }
       if (!match) {
         if (!this.matcher) return;
-        const lang = /[\u4e00-\u9fff]/.test(ctx.raw_message) ? 'zh' : 'en';
+        const lang = detectLanguage(ctx.raw_message);
         try {
           match = await this.matcher(ctx.raw_message, vocab, lang);
         } catch (err) {
@@ -288,7 +289,7 @@ export class HomePlugin implements Plugin {
         return;
       }
       if (!controller.isRisky(entity, action)) return;
-      const lang = toLang(/[\u4e00-\u9fff]/.test(ctx.input.text) ? 'zh' : 'en');
+      const lang = detectLanguage(ctx.input.text);
       // The turn waits here; the user's spoken/typed answer arrives as a new input,
       // which the kernel hands to this waiter instead of queueing it behind us.
       const answered = new AbortController();

@@ -3,6 +3,7 @@
  * One function per message; `lang` is 'en' or 'zh' (anything else: English).
  */
 import { AREA_NAMES_ZH } from '../intents/builtin-lists.js';
+import { hasHan } from '../kernel/language.js';
 import type { Entity, EntityState } from './entities.js';
 
 /** Reply language. */
@@ -122,7 +123,7 @@ export function colourName(c: string, lang: Lang): string {
 
 /** A room's name in `lang`: for Chinese, the usual Chinese word for an English room name (first match), else the name as announced. */
 export function areaName(area: string, lang: Lang): string {
-  if (lang !== 'zh' || /[\u4e00-\u9fff]/.test(area)) return area;
+  if (lang !== 'zh' || hasHan(area)) return area;
   const l = area.trim().toLowerCase();
   for (const [zh, names] of Object.entries(AREA_NAMES_ZH)) if (names.includes(l)) return zh;
   return area;

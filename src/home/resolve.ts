@@ -30,6 +30,7 @@
  * said), else in the home, else the devices of that domain there; one is
  * found, several are ambiguous.
  */
+import { hasHan } from '../kernel/language.js';
 import type { Entity } from './entities.js';
 
 /** What was said or written about the target. All fields optional; at least one should be set. */
@@ -73,8 +74,6 @@ function norm(s: string | undefined): string {
   return (s ?? '').trim().toLowerCase().replace(/\s+/g, ' ').replace(/^the /, '');
 }
 
-const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
-
 /** Singular form of an English word: a trailing "es"/"s" dropped ("switches" -> "switch", "lights" -> "light"). */
 function singular(w: string): string {
   if (/(ch|sh|x|ss)es$/.test(w)) return w.slice(0, -2);
@@ -104,7 +103,7 @@ function isExactName(e: Entity, said: string): boolean {
 function isPartialName(e: Entity, said: string): boolean {
   const n = norm(said);
   if (!n) return false;
-  if (CJK.test(n)) {
+  if (hasHan(n)) {
     const compact = n.replace(/\s+/g, '');
     return namesOf(e).some((x) => norm(x).replace(/\s+/g, '').includes(compact));
   }

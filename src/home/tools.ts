@@ -7,6 +7,7 @@
  * skipped before_toolcall) asks itself.
  */
 import type { ToolDef } from '../kernel/stage-types.js';
+import { detectLanguage } from '../kernel/language.js';
 import { defineTool, schemaGuard, type FromSchema } from '../kernel/tool-schema.js';
 import { ACTIONS, normaliseAction, type DeviceAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
@@ -14,7 +15,7 @@ import type { HomeController } from './controller.js';
 import { COMPONENTS, type Entity, type EntityState } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
-import { COLOUR_RGB, the, toLang, verb } from './replies.js';
+import { COLOUR_RGB, the, verb } from './replies.js';
 import { resolveTarget } from './resolve.js';
 
 /** Dependencies of the tools. */
@@ -181,7 +182,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
         const action = actionFromArgs(args);
         d.controller.plan(e.id, action);
         if (d.controller.isRisky(e, action) && !d.approvals.delete(ctx.call_id)) {
-          const lang = toLang(/[\u4e00-\u9fff]/.test(ctx.input.text) ? 'zh' : 'en');
+          const lang = detectLanguage(ctx.input.text);
           const ok = await d.gate.request({
             who: `${ctx.input.user ?? ctx.input.source} via device_control`,
             what: `${action.action} ${e.name}`,

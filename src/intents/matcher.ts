@@ -7,7 +7,8 @@
  * entity's domain -> `domain` when the template did not fix one.
  */
 import type { IntentMatch, IntentSlots, Vocabulary } from './types.js';
-import { hasCjk, joinTokens, tokenise, type IntentLanguage } from './normalise.js';
+import { detectLanguage } from '../kernel/language.js';
+import { joinTokens, tokenise, type IntentLanguage } from './normalise.js';
 import { parseRules, parseTemplate, type IntentTemplateGroup, type TemplateNode, type TemplateSet } from './template-syntax.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 import { TEMPLATES_EN } from './templates-en.js';
@@ -133,7 +134,7 @@ function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, voc
  * `vocab`. Returns null when no template matches the whole sentence.
  */
 export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLanguage): IntentMatch | null {
-  const lang: IntentLanguage = language ?? (hasCjk(text) ? 'zh' : 'en');
+  const lang: IntentLanguage = language ?? detectLanguage(text);
   const tokens = tokenise(text, lang);
   if (tokens.length === 0) return null;
   const c = compiledTemplates(lang);

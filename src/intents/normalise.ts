@@ -6,17 +6,11 @@
  * because templates are tokenised the same way), with runs of Latin letters
  * and digits kept whole.
  */
+import { detectLanguage, HAN } from '../kernel/language.js';
 import { parseChineseNumber, parseEnglishNumber, ZH_NUMERAL_CHARS } from './numbers.js';
 
 /** Languages the templates exist in. */
 export type IntentLanguage = 'en' | 'zh';
-
-const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
-
-/** True when `text` contains Chinese characters. */
-export function hasCjk(text: string): boolean {
-  return CJK.test(text);
-}
 
 function cleanEnglish(text: string): string {
   return text
@@ -84,7 +78,7 @@ function tokeniseChinese(text: string): string[] {
       .replace(/%/g, ' % '),
   );
   const tokens: string[] = [];
-  const re = /(\d+(?:\.\d+)?)|([a-z']+)|(%)|([\u3400-\u9fff\uf900-\ufaff])/g;
+  const re = new RegExp(`(\\d+(?:\\.\\d+)?)|([a-z']+)|(%)|(${HAN})`, 'gu');
   for (const m of s.matchAll(re)) tokens.push(m[0]);
   // English number words inside Chinese text ("timer for five minutes" mixed in) stay as they are.
   return tokens;
@@ -98,13 +92,13 @@ function tokeniseChinese(text: string): string[] {
  * -> "N %".
  */
 export function tokenise(text: string, language?: IntentLanguage): string[] {
-  const lang = language ?? (hasCjk(text) ? 'zh' : 'en');
+  const lang = language ?? detectLanguage(text);
   return lang === 'zh' ? tokeniseChinese(text) : tokeniseEnglish(text);
 }
 
 /** Normalised text: tokens joined (English with spaces, Chinese characters without). */
 export function normaliseText(text: string, language?: IntentLanguage): string {
-  const lang = language ?? (hasCjk(text) ? 'zh' : 'en');
+  const lang = language ?? detectLanguage(text);
   return joinTokens(tokenise(text, lang), lang);
 }
 

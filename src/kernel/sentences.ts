@@ -15,6 +15,7 @@
  *   a voice starts on "Sure," while the model still writes the rest of its
  *   first sentence.
  */
+import { hasHan } from './language.js';
 
 const ABBREVIATIONS = new Set([
   'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'mt', 'vs', 'etc', 'e.g', 'i.e', 'approx', 'no', 'fig',
@@ -102,7 +103,7 @@ export class SentenceSplitter {
         if (b.slice(0, i).trim()) return i + 1;
         continue;
       }
-      const cjk = CJK_END.has(c) && isCjk(b[i - 1]);
+      const cjk = CJK_END.has(c) && isCjk(charBefore(b, i));
       if (c === '。' || c === '！' || c === '？' || c === '；' || cjk) {
         let j = i + 1;
         while (j < b.length && (CLOSERS.has(b[j]!) || CJK_END.has(b[j]!))) j++;
@@ -160,8 +161,14 @@ export class SentenceSplitter {
   }
 }
 
+/** A Chinese character (language.ts), CJK punctuation (U+3000-303F) or a full-width form (U+FF00-FFEF). */
 function isCjk(c: string | undefined): boolean {
-  return c !== undefined && /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/.test(c);
+  return c !== undefined && (hasHan(c) || /[\u3000-\u303f\uff00-\uffef]/.test(c));
+}
+
+/** The character (whole code point) that ends just before UTF-16 index `i` of `s`; undefined at the start. */
+function charBefore(s: string, i: number): string | undefined {
+  return [...s.slice(Math.max(0, i - 2), i)].pop();
 }
 
 /** Split a whole text into sentences (same rules as the streaming splitter). */

@@ -5,7 +5,8 @@
  * triples, and docToTriples for cold documents (seed 000 §4: 冷文档 -> 图).
  */
 import type { Triple } from '../kernel/memory-types.js';
-import { hasCjk, keywords } from './text.js';
+import { HAN, hasHan } from '../kernel/language.js';
+import { keywords } from './text.js';
 
 interface Rule {
   re: RegExp;
@@ -17,7 +18,7 @@ interface Rule {
 
 const ZH_END = '(?=[，。！？!?,.;；、\\s]|$)';
 const ZH_RULES: Rule[] = [
-  { re: new RegExp(`我(?:叫|的名字(?:是|叫)|名字叫)([\\u4e00-\\u9fffA-Za-z·]{1,12}?)${ZH_END}`, 'g'), relation: '名字是', objectType: 'person' },
+  { re: new RegExp(`我(?:叫|的名字(?:是|叫)|名字叫)([${HAN}A-Za-z·]{1,12}?)${ZH_END}`, 'gu'), relation: '名字是', objectType: 'person' },
   { re: new RegExp(`我(?:现在)?(?:住在|家在)([^，。！？!?,.;；\\s]{1,20}?)${ZH_END}`, 'g'), relation: '住在', objectType: 'place' },
   { re: new RegExp(`我(?:很|最|特别|非常)?喜欢([^，。！？!?,.;；\\s]{1,20}?)${ZH_END}`, 'g'), relation: '喜欢', objectType: 'thing' },
   { re: /我(?:今年|已经)?(\d{1,3}|[一二三四五六七八九十百]{1,4})(?:周)?岁/g, relation: '年龄', objectType: 'age', object: (x) => `${x}岁` },
@@ -35,7 +36,7 @@ const EN_RULES: Rule[] = [
 
 /** The subject used when the speaker is unknown: '用户' for Chinese text, 'user' otherwise. */
 export function defaultSubject(text: string): string {
-  return hasCjk(text) ? '用户' : 'user';
+  return hasHan(text) ? '用户' : 'user';
 }
 
 /**
@@ -77,8 +78,8 @@ export function docToTriples(text: string, speaker: string | undefined): Triple[
   const out = ruleTriples(text, speaker);
   const subject = speaker && speaker.trim() !== '' ? speaker.trim() : defaultSubject(text);
   const topics = new Set<string>();
-  if (hasCjk(text)) {
-    for (const k of keywords(text, 6)) if (hasCjk(k) && k.length >= 2) topics.add(k);
+  if (hasHan(text)) {
+    for (const k of keywords(text, 6)) if (hasHan(k) && k.length >= 2) topics.add(k);
   }
   for (const m of text.matchAll(/(?<=[a-z,;:]\s+)([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})*)/g)) topics.add(m[1]!);
   const sentence = text.slice(0, 300);
@@ -87,7 +88,7 @@ export function docToTriples(text: string, speaker: string | undefined): Triple[
     out.push({
       subject,
       subject_type: 'person',
-      relation: hasCjk(topic) ? '提到' : 'mentioned',
+      relation: hasHan(topic) ? '提到' : 'mentioned',
       object: topic,
       object_type: 'topic',
       confidence: 0.4,

@@ -7,7 +7,8 @@
  */
 import type { Triple } from '../kernel/memory-types.js';
 import type { Db } from './db.js';
-import { cleanText, hasCjk, keywords, nameBigrams, terms } from './text.js';
+import { hasHan } from '../kernel/language.js';
+import { cleanText, keywords, nameBigrams, terms } from './text.js';
 
 /** An entity row. Times are ms since epoch. */
 export interface EntityRow {
@@ -151,7 +152,7 @@ export class GraphStore {
   seeds(query: string, limit: number): Array<{ entity: EntityRow; score: number }> {
     const qterms = new Set(terms(query));
     for (const k of keywords(query)) {
-      qterms.add(hasCjk(k) ? `w:${k}` : k);
+      qterms.add(hasHan(k) ? `w:${k}` : k);
       qterms.add(`n:${cleanText(k)}`);
     }
     const hits = new Map<number, number>();

@@ -8,6 +8,7 @@
  */
 import type { Db } from './db.js';
 import type { EntityRow, GraphStore, RelationView } from './graph.js';
+import { HAN, isAllHan } from '../kernel/language.js';
 import { jaccard, nameBigrams, stem } from './text.js';
 
 /** A candidate pair: `keep` is the suggested survivor (full name, else more mentions). */
@@ -19,7 +20,8 @@ export interface MergeCandidate {
 }
 
 const ZH_HONORIFIC = ['先生', '女士', '小姐', '太太', '老师', '老板', '师傅', '医生', '经理', '阿姨', '叔叔', '总'];
-const ZH_FORM = new RegExp(`^([\\u4e00-\\u9fff])(${ZH_HONORIFIC.join('|')})$`);
+const ZH_FORM = new RegExp(`^(${HAN})(${ZH_HONORIFIC.join('|')})$`, 'u');
+const ZH_FULL_NAME = new RegExp(`^${HAN}{2,3}$`, 'u');
 const EN_TITLES = ['Mr.', 'Mr', 'Mrs.', 'Mrs', 'Ms.', 'Ms', 'Miss', 'Dr.', 'Dr', 'Prof.', 'Prof'];
 const EN_FORM = /^(?:mr|mrs|ms|miss|dr|prof)\.?\s+([a-z][\w'-]*)$/i;
 const EN_FULL = /^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+([A-Z][\w'-]*)$/;
@@ -73,8 +75,8 @@ export function detectMergeCandidates(db: Db, graph: GraphStore, since: number, 
     }
     const zh = ZH_FORM.exec(e.name);
     if (zh) {
-      for (const o of prefix.all(zh[1], zh[1]) as EntityRow[]) if (!ZH_FORM.test(o.name) && /^[\u4e00-\u9fff]+$/.test(o.name)) consider(e, o, 0.75, 'name_form');
-    } else if (/^[\u4e00-\u9fff]{2,3}$/.test(e.name)) {
+      for (const o of prefix.all(zh[1], zh[1]) as EntityRow[]) if (!ZH_FORM.test(o.name) && isAllHan(o.name)) consider(e, o, 0.75, 'name_form');
+    } else if (ZH_FULL_NAME.test(e.name)) {
       for (const h of ZH_HONORIFIC) consider(e, graph.resolve(`${e.name[0]}${h}`), 0.75, 'name_form');
     }
     const en = EN_FORM.exec(e.name);

@@ -7,6 +7,7 @@
  * Keywords (graph seeds, keyword channel): nodejieba `extract` for Chinese,
  * the same stop-word-filtered tokens for English.
  */
+import { HAN, hasHan } from '../kernel/language.js';
 import { jieba, JIEBA_DICT_WORDS } from './jieba.js';
 
 /**
@@ -30,8 +31,8 @@ const EN_STOP = new Set(
 
 const ZH_STOP = new Set('的 了 是 在 我 你 他 她 它 们 这 那 和 与 就 都 也 还 吗 呢 吧 啊 呀 哦 嗯 个 有 没 不 很 被 把 给 让 对 说 要 会 能 可以 一个 什么 怎么 我们 你们 他们 自己 这个 那个'.split(' '));
 
-const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
-const RUNS = /[\u3400-\u9fff\uf900-\ufaff]+|[a-z0-9][a-z0-9'’]*/g;
+/** A run of Chinese characters, or an English word / number. */
+const RUNS = new RegExp(`${HAN}+|[a-z0-9][a-z0-9'’]*`, 'gu');
 
 /** Normalise text before any processing: NFKC, lower case, whitespace collapsed. */
 export function cleanText(text: string): string {
@@ -104,7 +105,7 @@ export function terms(text: string): string[] {
   const clean = cleanText(text);
   for (const m of clean.matchAll(RUNS)) {
     const run = m[0];
-    if (CJK.test(run[0] ?? '')) {
+    if (hasHan(run)) {
       const chars = [...run].slice(0, MAX_CJK_RUN);
       if (chars.length === 1) {
         if (!ZH_STOP.has(run)) out.push(run);
@@ -134,11 +135,11 @@ export function termFreqs(text: string): Map<string, number> {
 export function keywords(text: string, limit = 12): string[] {
   const clean = cleanText(text);
   const out = new Set<string>();
-  if (CJK.test(clean)) {
-    for (const k of jieba().extract(clean, limit)) if (!ZH_STOP.has(k.word) && CJK.test(k.word)) out.add(k.word);
+  if (hasHan(clean)) {
+    for (const k of jieba().extract(clean, limit)) if (!ZH_STOP.has(k.word) && hasHan(k.word)) out.add(k.word);
   }
   const en: string[] = [];
-  for (const m of clean.matchAll(RUNS)) if (!CJK.test(m[0][0] ?? '')) englishTokens(m[0], en);
+  for (const m of clean.matchAll(RUNS)) if (!hasHan(m[0])) englishTokens(m[0], en);
   for (const w of en) out.add(w);
   return [...out].slice(0, limit);
 }
@@ -158,9 +159,4 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
   let inter = 0;
   for (const x of a) if (b.has(x)) inter++;
   return inter / (a.size + b.size - inter);
-}
-
-/** True when `text` contains Chinese characters. */
-export function hasCjk(text: string): boolean {
-  return CJK.test(text);
 }

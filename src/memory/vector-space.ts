@@ -5,6 +5,7 @@
  * document frequencies (so the context window and the documents share one
  * space).
  */
+import { HAN } from '../kernel/language.js';
 import { terms } from './text.js';
 
 /** A sparse term-frequency vector: term -> count. */
@@ -69,12 +70,15 @@ export function cosine(a: TfVector, b: TfVector, idfOf: (term: string) => number
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
 }
 
+/** One or two Chinese characters: a character or bigram term of `terms`. */
+const HAN_BIGRAM = new RegExp(`^${HAN}{1,2}$`, 'u');
+
 /** The keyword-channel tokens of a TF vector: words only (no Chinese bigrams), `w:` prefix removed. */
 export function keywordTokens(tf: TfVector): string[] {
   const out: string[] = [];
   for (const t of Object.keys(tf)) {
     if (t.startsWith('w:')) out.push(t.slice(2));
-    else if (!/^[\u3400-\u9fff\uf900-\ufaff]{1,2}$/.test(t)) out.push(t);
+    else if (!HAN_BIGRAM.test(t)) out.push(t);
   }
   return out;
 }

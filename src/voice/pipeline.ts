@@ -22,6 +22,7 @@ import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage } from '../kernel/errors.js';
 import { systemClock } from '../kernel/clock.js';
+import { hasHan } from '../kernel/language.js';
 import type { VoiceActivity } from '../kernel/assistant-state.js';
 import type { SttEngine, SttResult } from './stt/types.js';
 import type { TtsEngine } from './tts/types.js';
@@ -488,7 +489,7 @@ export class VoicePlugin implements Plugin {
   private queueText(text: string, lang: string): void {
     const t = speakable(text);
     if (!t) return;
-    const language = /[\u3400-\u9fff]/.test(t) ? 'zh' : lang;
+    const language = hasHan(t) ? 'zh' : lang;
     void this.speech!.say(t, { language });
   }
 

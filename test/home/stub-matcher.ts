@@ -5,6 +5,7 @@
  * shape (Home Assistant intent names) as the real matcher.
  */
 import type { IntentMatch, IntentSlots, Vocabulary } from '../../src/intents/types.js';
+import { detectLanguage } from '../../src/kernel/language.js';
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[.?!,]/g, '').replace(/\s+/g, ' ').trim();
@@ -38,7 +39,7 @@ function seconds(text: string): number {
 
 /** Match `text` (English or Chinese) against the vocabulary; null when not a command. */
 export function stubMatcher(text: string, v: Vocabulary, language?: 'en' | 'zh'): IntentMatch | null {
-  const lang = language ?? (/[\u4e00-\u9fff]/.test(text) ? 'zh' : 'en');
+  const lang = language ?? detectLanguage(text);
   const t = lang === 'zh' ? text.replace(/[。？！，\s]/g, '') : norm(text);
   const hit = (intent: string, slots: IntentSlots): IntentMatch => ({ intent, slots, text: t, language: lang });
   if (lang === 'zh') {
