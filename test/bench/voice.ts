@@ -54,7 +54,7 @@ export async function run(): Promise<void> {
   try {
     for (const f of files) {
       const exp = expected[f]!;
-      const o = await box.listen(f, exp.mqtt?.length ?? 0, true, TRAILING_MS);
+      const o = await box.listen(f, true, TRAILING_MS);
       if (check(exp, o).length === 0) right++;
       if (exp.transcript === null) {
         oov++;
@@ -85,7 +85,7 @@ export async function run(): Promise<void> {
   box = await startE2E({ llmReply: { content: 'Sure, I can help with that right away. Is there anything else you need?', tokensPerSecond: 20 }, env: { HOMEAGENT__PLUGIN__HOME__LOCAL_INTENTS: 'false' } });
   try {
     for (const f of files.filter((x) => expected[x]!.transcript !== null).slice(0, 8)) {
-      const o = await box.listen(f, 0, true, TRAILING_MS);
+      const o = await box.listen(f, true, TRAILING_MS);
       if (o.report.status === 'injected' && o.report.timings.first_audio_ms !== undefined) firstAudioLlm.push(o.report.timings.first_audio_ms);
     }
   } finally {

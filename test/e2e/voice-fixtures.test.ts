@@ -30,7 +30,7 @@ after(async () => {
 for (const [file, exp] of Object.entries(expected)) {
   // Known misrecognitions run as todo: reported in every run, not hidden (see known-misheard.ts).
   test(`recording "${file}"`, KNOWN_MISHEARD[file] ? { todo: KNOWN_MISHEARD[file] } : {}, async () => {
-    const o = await box.listen(file, exp.mqtt?.length ?? 0);
+    const o = await box.listen(file);
     const u = o.report;
     assert.deepEqual(check(exp, o), [], `heard ${JSON.stringify(u.transcript)} (${u.status}), replied ${JSON.stringify(u.reply)}, did ${JSON.stringify(u.actions)}`);
   });
