@@ -11,14 +11,8 @@ import { AdapterRegistry } from '../../src/providers/adapter.js';
 import { LuaAdaptedProvider } from '../../src/providers/lua-provider.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
 import { adaptersDir, captureLogger } from './helpers.js';
+import { waitUntil } from '../support/wait.js';
 
-async function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 test('a changed adapter file is reloaded; a broken one keeps the last good version and logs why', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'homeagent-adapters-'));
@@ -41,7 +35,7 @@ test('a changed adapter file is reloaded; a broken one keeps the last good versi
     .replace(/adapter\.version = "[^"]*"/, 'adapter.version = "9.9.9"');
   assert.notEqual(upper, original);
   fs.writeFileSync(file, upper);
-  await waitFor(() => adapter.generation === 2, 'reload of the valid version');
+  await waitUntil(() => adapter.generation === 2, 'reload of the valid version');
   assert.equal(adapter.version, '9.9.9');
   srv.enqueue({ content: 'hello world' });
   let text = '';
@@ -50,7 +44,7 @@ test('a changed adapter file is reloaded; a broken one keeps the last good versi
 
   // 2. a syntax error: refused, last good kept, reason logged with line
   fs.writeFileSync(file, 'local adapter = {\nadapter.name = \n');
-  await waitFor(() => adapter.lastReloadError !== undefined, 'refused reload');
+  await waitUntil(() => adapter.lastReloadError !== undefined, 'refused reload');
   assert.equal(adapter.generation, 2);
   assert.match(adapter.lastReloadError!, /ollama\.lua:\d+/);
   const warn = log.lines.find((l) => l.level === 'warn' && /keeping the last good version/.test(l.msg ?? ''));
@@ -62,19 +56,19 @@ test('a changed adapter file is reloaded; a broken one keeps the last good versi
 
   // 3. loads but misses a required function: refused too
   fs.writeFileSync(file, 'return { name = "x", endpoint = "/api/chat", transform_request = function() return "{}" end }');
-  await waitFor(() => /transform_response/.test(adapter.lastReloadError ?? ''), 'refusal of the incomplete version');
+  await waitUntil(() => /transform_response/.test(adapter.lastReloadError ?? ''), 'refusal of the incomplete version');
   assert.equal(adapter.generation, 2);
 
   // 4. a main chunk that loops forever is stopped by the budget and refused
   fs.writeFileSync(file, 'while true do end');
-  await waitFor(() => /budget/.test(adapter.lastReloadError ?? ''), 'refusal of the looping version');
+  await waitUntil(() => /budget/.test(adapter.lastReloadError ?? ''), 'refusal of the looping version');
   assert.equal(adapter.generation, 2);
 
   // 5. the original again (replaced by rename, as editors do)
   const tmp = path.join(dir, 'ollama.lua.tmp');
   fs.writeFileSync(tmp, original);
   fs.renameSync(tmp, file);
-  await waitFor(() => adapter.generation === 3, 'reload after rename');
+  await waitUntil(() => adapter.generation === 3, 'reload after rename');
   assert.equal(adapter.lastReloadError, undefined);
   srv.enqueue({ content: 'back to normal' });
   const r = await p.chat({ messages: [{ role: 'user', content: 'x' }] });
@@ -152,5 +146,5 @@ test('adapter_base: a variant builds on another adapter, reloads with it, and ca
   const gen = ds.generation;
   const base = fs.readFileSync(path.join(dir, 'openai.lua'), 'utf8').replace('adapter.version = "1.0.0"', 'adapter.version = "1.0.1"');
   fs.writeFileSync(path.join(dir, 'openai.lua'), base);
-  await waitFor(() => ds.generation > gen, 'deepseek reload after openai.lua changed');
+  await waitUntil(() => ds.generation > gen, 'deepseek reload after openai.lua changed');
 });
