@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { ContextEvent, KernelMemory, PromptMemory } from '../kernel/memory-port.js';
 import { estimateTokens } from '../kernel/memory-port.js';
 import type { Logger } from '../kernel/log-types.js';
-import { systemClock } from '../kernel/clock.js';
+import { systemClock, type Clock } from '../kernel/clock.js';
 import type { MemItem, MemoryAPI, Triple } from '../kernel/memory-types.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
@@ -31,12 +31,12 @@ import { numberSetting, registerMemorySettings } from './settings.js';
 import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
 
-/** Constructor options. `clock` returns ms since epoch (tests run weeks of fake time). */
+/** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
   dataDir: string;
   settings: SettingsAPI;
   log: Logger;
-  clock?: () => number;
+  clock?: Pick<Clock, 'now'>;
   /** Hands a consolidation prompt to the kernel's `_consolidation_` self-input queue (seed 000 §8). */
   enqueueConsolidation?: (text: string) => void;
   /** Shipped knowledge seeds (default: the repo's data/knowledge). */
@@ -89,7 +89,7 @@ export class MemorySystem implements KernelMemory {
   readonly graph: GraphStore;
   readonly window: ContextWindow;
   readonly knowledge: KnowledgeBase;
-  private readonly clock: () => number;
+  private readonly clock: Pick<Clock, 'now'>;
   private readonly log: Logger;
   private readonly settings: SettingsAPI;
   private readonly policies = new Map<string, ToolMemoryPolicy>();
@@ -99,7 +99,7 @@ export class MemorySystem implements KernelMemory {
   private closed = false;
 
   constructor(private readonly opts: MemorySystemOptions) {
-    this.clock = opts.clock ?? (() => systemClock.now());
+    this.clock = opts.clock ?? systemClock;
     this.log = opts.log;
     this.settings = opts.settings;
     registerMemorySettings(opts.settings);
@@ -122,7 +122,7 @@ export class MemorySystem implements KernelMemory {
 
   /** The current time from the injected clock (ms since epoch). */
   now(): number {
-    return this.clock();
+    return this.clock.now();
   }
 
   private addSpeaker(s: string): void {

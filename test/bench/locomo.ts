@@ -116,7 +116,7 @@ export async function run(): Promise<void> {
   for (const sample of data) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-locomo-'));
     let now = 0;
-    const mem = new MemorySystem({ dataDir: dir, settings: defaultSettings(), log: silentLogger, clock: () => now, knowledgeSeedDir: path.join(dir, 'none') });
+    const mem = new MemorySystem({ dataDir: dir, settings: defaultSettings(), log: silentLogger, clock: { now: () => now }, knowledgeSeedDir: path.join(dir, 'none') });
     try {
       const all: Turn[] = [];
       for (const s of sessions(sample.conversation)) {

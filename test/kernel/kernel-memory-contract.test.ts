@@ -7,6 +7,6 @@ kernelMemoryContract('SimpleContextStore', () => ({ memory: new SimpleContextSto
 
 kernelMemoryContract('MemorySystem (src/memory, SQLite)', () => {
   const { dir, cleanup } = tempDir('ha-kmem-contract-');
-  const clock = () => Date.UTC(2026, 10, 30, 13, 0, 0);
+  const clock = { now: () => Date.UTC(2026, 10, 30, 13, 0, 0) };
   return { memory: makeMemory({ dir, clock }), reopen: () => makeMemory({ dir, clock }), cleanup };
 });

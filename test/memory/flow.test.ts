@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MemorySystem } from '../../src/memory/index.js';
-import { callTool, eid, fakeClock, makeMemory, tempDir } from './helpers.js';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { callTool, eid, makeMemory, tempDir } from './helpers.js';
 
 const DAY = 86_400_000;
 
-function talk(mem: MemorySystem, clock: ReturnType<typeof fakeClock>, turns: Array<[string, string]>, speaker?: string): void {
+function talk(mem: MemorySystem, clock: FakeClock, turns: Array<[string, string]>, speaker?: string): void {
   for (const [user, agent] of turns) {
     mem.append({ id: eid(), time: clock.now(), kind: 'user', source: 'voice', input: user, response: '', ...(speaker ? { speaker } : {}) });
     mem.prune(user);
@@ -31,11 +32,11 @@ function filler(n: number, zh: boolean): Array<[string, string]> {
 
 describe('Chinese conversation', () => {
   const { dir, cleanup } = tempDir();
-  const clock = fakeClock();
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const queue: string[] = [];
   let mem: MemorySystem;
   before(() => {
-    mem = makeMemory({ dir, clock: clock.now, enqueue: (t) => queue.push(t) });
+    mem = makeMemory({ dir, clock, enqueue: (t) => queue.push(t) });
   });
   after(() => {
     mem.close();
@@ -128,11 +129,11 @@ describe('Chinese conversation', () => {
 
 describe('English conversation', () => {
   const { dir, cleanup } = tempDir();
-  const clock = fakeClock();
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const queue: string[] = [];
   let mem: MemorySystem;
   before(() => {
-    mem = makeMemory({ dir, clock: clock.now, enqueue: (t) => queue.push(t) });
+    mem = makeMemory({ dir, clock, enqueue: (t) => queue.push(t) });
   });
   after(() => {
     mem.close();

@@ -1,6 +1,7 @@
 /**
  * Test fakes for the memory suites: an in-memory SettingsAPI, a silent
- * logger, a fake clock, a synthetic ToolContext and temp data directories.
+ * logger, a synthetic ToolContext and temp data directories (time: the
+ * kernel's FakeClock).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js
 import type { ToolContext, ToolDef } from '../../src/kernel/stage-types.js';
 import type { InputMessage } from '../../src/kernel/turn-types.js';
 import { ToolRegistry } from '../../src/kernel/tool-registry.js';
+import type { Clock } from '../../src/kernel/clock.js';
 import { MemorySystem } from '../../src/memory/index.js';
 
 /** A SettingsAPI backed by a Map, honouring registered defaults. */
@@ -60,12 +62,6 @@ export function quietLog(): Logger & { errors: unknown[] } {
   return log;
 }
 
-/** A settable fake clock (ms since epoch). */
-export function fakeClock(start = Date.UTC(2026, 0, 5, 9, 0, 0)): { now: () => number; advance: (ms: number) => void; set: (ms: number) => void } {
-  let t = start;
-  return { now: () => t, advance: (ms) => (t += ms), set: (ms) => (t = ms) };
-}
-
 /** A temp directory removed by the returned cleanup. */
 export function tempDir(prefix = 'ha-mem-'): { dir: string; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -99,7 +95,7 @@ export async function callTool(tools: ToolDef[], name: string, args: Record<stri
 }
 
 /** Build a MemorySystem over a temp dir with fakes; returns it with its helpers. */
-export function makeMemory(opts: { dir: string; clock?: () => number; enqueue?: (t: string) => void; settings?: SettingsAPI; seedDir?: string }): MemorySystem {
+export function makeMemory(opts: { dir: string; clock?: Pick<Clock, 'now'>; enqueue?: (t: string) => void; settings?: SettingsAPI; seedDir?: string }): MemorySystem {
   return new MemorySystem({
     dataDir: opts.dir,
     settings: opts.settings ?? fakeSettings(),

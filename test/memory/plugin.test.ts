@@ -46,7 +46,7 @@ describe('MemoryPlugin', () => {
     const h = await startHarness({
       clock,
       beforeStart: (k) => {
-        mem = makeMemory({ dir, settings: k.settings, clock: () => clock.now() });
+        mem = makeMemory({ dir, settings: k.settings, clock });
         const loops: MemoryLoops = { runLoopOnce: (n) => (calls.push(n), mem.runLoopOnce(n)) };
         plugin = new MemoryPlugin({ loops, clock });
         k.use(plugin).use(neighbour());

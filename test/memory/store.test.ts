@@ -9,13 +9,14 @@ import { openMemoryDb } from '../../src/memory/db.js';
 import { MemoryArgumentError, MemoryNotFoundError, VECTOR_FINGERPRINT } from '../../src/memory/index.js';
 import { estimateTokens } from '../../src/kernel/memory-port.js';
 import { ToolArgumentsError } from '../../src/kernel/tool-registry.js';
-import { callTool, eid, fakeClock, fakeSettings, makeMemory, tempDir } from './helpers.js';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { callTool, eid, fakeSettings, makeMemory, tempDir } from './helpers.js';
 
 describe('context window', () => {
   it('prune protects the newest 10, keeps the most relevant and archives the rest at original times', () => {
     const { dir, cleanup } = tempDir();
-    const clock = fakeClock();
-    const mem = makeMemory({ dir, clock: clock.now });
+    const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+    const mem = makeMemory({ dir, clock });
     try {
       const times = new Map<string, number>();
       for (let i = 0; i < 40; i++) {
@@ -35,7 +36,7 @@ describe('context window', () => {
       for (const a of archived) assert.equal(a.time, times.get(a.event_id), 'original timestamp kept');
       // survives a restart
       mem.close();
-      const again = makeMemory({ dir, clock: clock.now });
+      const again = makeMemory({ dir, clock });
       assert.deepEqual(again.timeline(1e9).map((e) => e.id), ids);
       again.close();
     } finally {
@@ -45,8 +46,8 @@ describe('context window', () => {
 
   it('timeline respects its token budget and keeps the newest', () => {
     const { dir, cleanup } = tempDir();
-    const clock = fakeClock();
-    const mem = makeMemory({ dir, clock: clock.now });
+    const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+    const mem = makeMemory({ dir, clock });
     try {
       for (let i = 0; i < 20; i++) {
         mem.append({ id: `t${i}`, time: clock.now(), kind: 'user', source: 'console', input: 'x'.repeat(400), response: '' });
@@ -63,9 +64,9 @@ describe('context window', () => {
 
   it('applies NoMemory and cleaners to tool events', () => {
     const { dir, cleanup } = tempDir();
-    const clock = fakeClock();
+    const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
     const settings = fakeSettings({ 'core.memory.top_k': 2, 'core.memory.protected_tail': 0 });
-    const mem = makeMemory({ dir, clock: clock.now, settings });
+    const mem = makeMemory({ dir, clock, settings });
     try {
       mem.registerToolMemoryPolicy('camera_snapshot', { no_memory: true });
       mem.registerToolMemoryPolicy('weather', { cleaner: (s) => s.replace(/<[^>]+>/g, ' ') });
@@ -89,8 +90,8 @@ describe('context window', () => {
 describe('vector fingerprint', () => {
   it('recomputes vectors stored under another fingerprint on open', () => {
     const { dir, cleanup } = tempDir();
-    const clock = fakeClock();
-    let mem = makeMemory({ dir, clock: clock.now });
+    const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+    let mem = makeMemory({ dir, clock });
     try {
       const id = mem.commitDocument('洗衣机', '洗衣机的滤网每个月清洗一次');
       mem.append({ id: 'w1', time: clock.now(), kind: 'user', source: 'console', input: '烤箱预热到200度', response: '' });
@@ -101,7 +102,7 @@ describe('vector fingerprint', () => {
       db.prepare("INSERT INTO doc_terms(term, doc_id, w) VALUES('bogus', ?, 1)").run(id);
       db.prepare("UPDATE context_events SET fp = 'old-space', vec = '{}'").run();
       db.close();
-      mem = makeMemory({ dir, clock: clock.now });
+      mem = makeMemory({ dir, clock });
       const row = mem.db.prepare('SELECT fp, vec FROM docs WHERE id = ?').get(id) as { fp: string; vec: string };
       assert.equal(row.fp, VECTOR_FINGERPRINT);
       assert.ok(!row.vec.includes('bogus'));
@@ -120,8 +121,8 @@ describe('vector fingerprint', () => {
 describe('prompt and tools', () => {
   it('keeps the memory block within the token budget', async () => {
     const { dir, cleanup } = tempDir();
-    const clock = fakeClock();
-    const mem = makeMemory({ dir, clock: clock.now });
+    const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+    const mem = makeMemory({ dir, clock });
     try {
       for (let i = 0; i < 10; i++) mem.commitDocument(`花园笔记${i}`, `花园里的玫瑰需要每周浇水${i}次，月季和玫瑰都喜欢阳光。`.repeat(3));
       mem.graph.commit([{ subject: '玫瑰', relation: '种在', object: '花园' }], clock.now());

@@ -91,7 +91,7 @@ test('e216bba stores open with today\'s code: every setting, memory, run event, 
   assert.equal(settings.list('core.llm.sources.ollama.model')[0]?.source, 'stored');
 
   // memory.db: the window, the documents and the graph
-  const memory = new MemorySystem({ dataDir: dir, settings, log: silentLogger, clock: () => T0 + 3_600_000, knowledgeSeedDir: path.join(dir, 'no-seeds') });
+  const memory = new MemorySystem({ dataDir: dir, settings, log: silentLogger, clock: { now: () => T0 + 3_600_000 }, knowledgeSeedDir: path.join(dir, 'no-seeds') });
   const ids = memory.timeline(1_000_000).map((e) => e.id);
   assert.deepEqual(ids, ['m1-u', 'm1-a', 'm2-u', 'm2-a', 'm3-u', 'm3-a', 'm4-u', 'm4-a']);
   const piano = memory.timeline(1_000_000).find((e) => e.id === 'm1-u');
