@@ -31,10 +31,33 @@ export function boxTopics(base: string, node: string): BoxTopics {
   };
 }
 
+/**
+ * The signature every box announces itself with: the HA `device` block's
+ * manufacturer and model, and its identifier prefix (`homeagent_<node>`).
+ */
+export const BOX_DEVICE_SIGNATURE = { manufacturer: 'HomeAgent', model: 'Voice box', identifierPrefix: 'homeagent_' } as const;
+
+/**
+ * True when an (abbreviation-expanded) discovery config is one of a
+ * HomeAgent box's own entities (boxDiscovery: Stop button, assistant state,
+ * last transcript, volume), of this box or another on the same broker. Those
+ * are the box's controls for Home Assistant, not devices for a box to
+ * control: discovery ignores them. Matches the `device` block's manufacturer
+ * and model exactly and at least one identifier with the `homeagent_` prefix.
+ */
+export function isHomeAgentBoxConfig(cfg: Record<string, unknown>): boolean {
+  const device = cfg.device;
+  if (!device || typeof device !== 'object' || Array.isArray(device)) return false;
+  const d = device as Record<string, unknown>;
+  if (d.manufacturer !== BOX_DEVICE_SIGNATURE.manufacturer || d.model !== BOX_DEVICE_SIGNATURE.model) return false;
+  const ids = Array.isArray(d.identifiers) ? d.identifiers : [d.identifiers];
+  return ids.some((i) => typeof i === 'string' && i.startsWith(BOX_DEVICE_SIGNATURE.identifierPrefix));
+}
+
 /** The retained discovery messages announcing the box (topic -> JSON payload text). */
 export function boxDiscovery(opts: { prefix: string; node: string; name: string; version: string; topics: BoxTopics }): Array<{ topic: string; payload: string }> {
   const { prefix, node, name, topics } = opts;
-  const device = { identifiers: [`homeagent_${node}`], name, manufacturer: 'HomeAgent', model: 'Voice box', sw_version: opts.version };
+  const device = { identifiers: [`${BOX_DEVICE_SIGNATURE.identifierPrefix}${node}`], name, manufacturer: BOX_DEVICE_SIGNATURE.manufacturer, model: BOX_DEVICE_SIGNATURE.model, sw_version: opts.version };
   const common = { availability_topic: topics.availability, payload_available: 'online', payload_not_available: 'offline', device };
   const entries: Array<[string, Record<string, unknown>]> = [
     ['button', { name: 'Stop', unique_id: `${node}_stop`, object_id: `${node}_stop`, command_topic: topics.stopCommand, payload_press: 'PRESS', icon: 'mdi:stop-circle' }],

@@ -7,6 +7,7 @@
  * `~`, empty payload = removal, availability defaults).
  */
 import { expandDiscoveryPayload } from './abbreviations.js';
+import { isHomeAgentBoxConfig } from './box-entity.js';
 import {
   findIeee,
   isComponent,
@@ -162,6 +163,7 @@ export function parseDiscoveryMessage(topic: string, payload: string, prefix: st
   }
   if (!isObject(raw)) return { kind: 'invalid', topic, reason: 'payload is not a JSON object' };
   const cfg = expandDiscoveryPayload(raw);
+  if (isHomeAgentBoxConfig(cfg)) return { kind: 'ignore', topic, reason: "a HomeAgent box's own entity (its controls, not a device to control)" };
   if (t.component === 'device') {
     if (!isObject(cfg.components)) return { kind: 'invalid', topic, reason: 'device discovery without components' };
     const shared: Json = { ...cfg };
