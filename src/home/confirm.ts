@@ -1,7 +1,8 @@
 /**
  * Confirmation of risky actions (DESIGN.md "Waterfall veto"; seed 002): the
  * box asks, and only a "yes" (spoken or typed, English or Chinese) or the
- * button within the timeout lets the action run. No answer is a no. Every
+ * button within the timeout lets the action run. No answer is a no, and the
+ * box says the question timed out (not the reply to a "no"). Every
  * decision is logged with who asked and what for. One question is open at a
  * time; a new one supersedes (denies) the older.
  */
@@ -79,6 +80,17 @@ export function isRiskyAction(entity: Entity, action: ActionName | 'disarm', ris
   if (entity.component === 'cover' && (action === 'open' || action === 'set_position') && ['garage', 'gate'].includes(entity.device_class ?? '')) return true;
   if (action === 'disarm') return true;
   return false;
+}
+
+/**
+ * What the box says when a question was not answered by a yes or no:
+ * `timedOut` (nobody answered within plugin.home.confirm_timeout_ms) says that
+ * the question timed out, which a "no" never does; otherwise the question was
+ * dropped (the person moved on, or it could not be asked).
+ */
+export function unansweredReply(what: string, timedOut: boolean, zh: boolean): string {
+  if (timedOut) return zh ? `确认的问题超时了，没有人回答，所以没有执行：${what}。` : `The question timed out with no answer, so I did not ${what}.`;
+  return zh ? `没有得到确认，所以没有执行：${what}。` : `No confirmation, so I did not ${what}.`;
 }
 
 /** Options of ConfirmationGate. */
@@ -188,12 +200,12 @@ export class ConfirmationGate {
     p.resolve(ok);
     if (p.followUp) p.result = p.followUp(ok);
     else p.result = undefined;
-    // Nobody answered (or the person moved on): say that nothing was done.
+    // Nobody answered (or the person moved on): say that nothing was done, and why.
     if (decision === 'timeout' || (decision === 'denied' && by === 'gate')) {
-      const zh = p.lang === 'zh';
-      const fallback = zh ? `没有得到确认，所以没有执行：${p.what}。` : `No confirmation, so I did not ${p.what}.`;
+      const fallback = unansweredReply(p.what, decision === 'timeout', p.lang === 'zh');
+      // A timeout is not a "no": the follow-up's reply to a no ("OK, I did not ...") is not what happened.
       void (p.result ?? Promise.resolve(undefined))
-        .then((t) => this.opts.ask(p.channel, t ?? fallback))
+        .then((t) => this.opts.ask(p.channel, decision === 'timeout' ? fallback : (t ?? fallback)))
         .catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'cannot deliver confirmation result'));
     }
   }

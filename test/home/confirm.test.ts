@@ -63,7 +63,10 @@ describe('confirmation of risky actions', () => {
     clock.advance(20_000);
     assert.equal(rig.plugin.gate?.pending, false);
     assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'timeout');
-    await waitFor(() => rig.sdk.outputs.some((o) => /did not open the Garage Door/.test(o.content)), 'the timeout is said, not silent');
+    await waitFor(() => rig.sdk.outputs.some((o) => /did not open (the )?Garage Door/.test(o.content)), 'the timeout is said, not silent');
+    const said = rig.sdk.outputs.filter((o) => /Garage Door/.test(o.content)).at(-1)?.content ?? '';
+    assert.match(said, /question timed out/, 'a timeout says the question timed out');
+    assert.doesNotMatch(said, /^OK, I did not/, 'not the reply to a "no"');
     const late = await rig.sdk.runInput('yes');
     assert.equal(late.response, undefined, 'a late yes answers nothing');
     await nothingPublished(rig);
