@@ -165,6 +165,7 @@ export class ConfigRegistry implements SettingsAPI {
         type: def?.type ?? 'json',
         description: def?.description ?? '(not registered)',
         source: fromEnv ? 'env' : stored ? 'stored' : 'default',
+        ...(def?.restart ? { restart: true } : {}),
       });
     }
     return out;
@@ -190,6 +191,24 @@ export class ConfigRegistry implements SettingsAPI {
       const i = this.listeners.indexOf(l);
       if (i >= 0) this.listeners.splice(i, 1);
     };
+  }
+
+  /** When `key`'s stored value was last written (ms since epoch), or undefined when it is not stored. */
+  updatedAt(key: string): number | undefined {
+    const row = this.db.prepare('SELECT updated_at FROM settings WHERE key = ?').get(key) as { updated_at: number } | undefined;
+    return row?.updated_at;
+  }
+
+  /**
+   * Settings that take effect only after a restart (SettingDef.restart) whose
+   * stored value was written after `sinceMs` (the service's start): what a
+   * restart would change, with when (ms since epoch), oldest first. Another
+   * process (`homeagent config set` while the service is down, or a second
+   * writer) counts too: it reads the file.
+   */
+  restartPending(sinceMs: number): Array<{ key: string; changed_at: number }> {
+    const rows = this.db.prepare('SELECT key, updated_at FROM settings WHERE updated_at > ? ORDER BY updated_at').all(sinceMs) as Array<{ key: string; updated_at: number }>;
+    return rows.filter((r) => this.definition(r.key)?.restart === true).map((r) => ({ key: r.key, changed_at: r.updated_at }));
   }
 
   /** Run SQLite's integrity check (`homeagent doctor`). */
@@ -252,6 +271,10 @@ export class ConfigRegistry implements SettingsAPI {
       case 'secret':
         if (typeof v !== 'string') fail('a string');
         if (def.enum && !def.enum.includes(v as string)) fail(`one of ${def.enum.join(', ')}`);
+        if (def.url) {
+          const why = urlProblem(v as string, def.url);
+          if (why) throw new ConfigError(def.key, `${what} must be a URL ${def.url.schemes.map((x) => x + '://').join(', ')}${def.url.allowEmpty ? " or '' " : ''}: ${why}`);
+        }
         return extra(v);
       case 'number':
       case 'integer':
@@ -267,6 +290,21 @@ export class ConfigRegistry implements SettingsAPI {
         return extra(v);
     }
   }
+}
+
+/** What is wrong with `raw` as a URL of one of `spec.schemes`, or undefined when it is fine. */
+export function urlProblem(raw: string, spec: { schemes: readonly string[]; allowEmpty?: boolean }): string | undefined {
+  if (raw === '') return spec.allowEmpty ? undefined : 'it is empty';
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return `"${raw}" is not a URL (write it with its scheme, e.g. ${spec.schemes[0]}://host:port)`;
+  }
+  const scheme = u.protocol.replace(/:$/, '');
+  if (!spec.schemes.includes(scheme)) return `"${raw}" has scheme ${scheme}: (write it as ${spec.schemes[0]}://host${/^[a-z]+$/.test(scheme) ? '' : ':port'})`;
+  if (!u.hostname) return `"${raw}" names no host`;
+  return undefined;
 }
 
 function escapeRe(s: string): string {

@@ -16,7 +16,15 @@ export interface SettingDef {
   enum?: readonly string[];
   min?: number;
   max?: number;
-  /** Further validation: returns what is wrong with a value, or undefined when it is fine. */
+  /**
+   * A URL (strings only; WHATWG URL parsing): its scheme must be one of
+   * `schemes` (without the colon, e.g. ['mqtt', 'mqtts']) and it must name a
+   * host; `allowEmpty` accepts '' (meaning "none" or "built-in").
+   */
+  url?: { schemes: readonly string[]; allowEmpty?: boolean };
+  /** The service reads it only when it starts: a change takes effect after a restart. */
+  restart?: boolean;
+  /** Further validation: returns what is wrong with a value, or undefined when it is fine. May read other settings (a cross-key requirement). */
   check?: (value: unknown) => string | undefined;
 }
 
@@ -26,7 +34,7 @@ export interface SettingsAPI {
   set(key: string, value: unknown): void;
   /** Set from a command-line string, parsed by the key's type (optional; the ConfigRegistry has it). */
   setFromString?(key: string, raw: string): void;
-  list(prefix?: string): Array<{ key: string; value: unknown; type: SettingType; description: string; source: 'default' | 'stored' | 'env' }>;
+  list(prefix?: string): Array<{ key: string; value: unknown; type: SettingType; description: string; source: 'default' | 'stored' | 'env'; restart?: boolean }>;
   delete(key: string): void;
   register(def: SettingDef): void;
   /** Called after any key under `prefix` changes; returns an unsubscribe function. */

@@ -51,7 +51,7 @@ export interface SourceDefaults {
 export function registerSourceSettings(settings: SettingsAPI, name: string, d: SourceDefaults): void {
   const p = `core.llm.sources.${name}`;
   settings.register({ key: `${p}.adapter`, type: 'string', default: d.adapter, description: `LLM source ${name}: Lua adapter in adapters/ (ollama, openai, deepseek)` });
-  settings.register({ key: `${p}.base_url`, type: 'string', default: d.base_url, description: `LLM source ${name}: host root URL; the adapter appends its endpoint` });
+  settings.register({ key: `${p}.base_url`, type: 'string', default: d.base_url, url: { schemes: ['http', 'https'] }, description: `LLM source ${name}: host root URL; the adapter appends its endpoint` });
   settings.register({ key: `${p}.model`, type: 'string', default: d.model, description: `LLM source ${name}: model name` });
   settings.register({ key: `${p}.api_key`, type: 'secret', default: d.api_key ?? '', description: `LLM source ${name}: API key sent as Bearer token ('' = none)` });
   settings.register({
@@ -61,6 +61,31 @@ export function registerSourceSettings(settings: SettingsAPI, name: string, d: S
     min: 0,
     description: `LLM source ${name}: context window in tokens; 0 = read it from the server (Ollama /api/show). Also sent to Ollama as options.num_ctx`,
   });
+}
+
+/**
+ * Whether source `name` is a hosted API that needs a key it does not have:
+ * its adapter is not `ollama`, its base_url names a host that is not this
+ * machine or a private network (RFC 1918, link-local, `.local`), and
+ * core.llm.sources.<name>.api_key is empty (stored, default or environment).
+ */
+export function sourceNeedsApiKey(settings: SettingsAPI, name: string): boolean {
+  const read = (k: string): string => {
+    try {
+      return String(settings.get(`core.llm.sources.${name}.${k}`) ?? '');
+    } catch {
+      return '';
+    }
+  };
+  if (read('adapter') === 'ollama' || read('api_key') !== '') return false;
+  let host: string;
+  try {
+    host = new URL(read('base_url')).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  const local = host === 'localhost' || host.endsWith('.local') || host === '::1' || /^(127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host) || /^f[cd]/i.test(host);
+  return !local;
 }
 
 /**
@@ -82,7 +107,10 @@ export function registerProviderSettings(settings: SettingsAPI): void {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_-]+$/.test(x))) return 'must be a list of source names, e.g. ["ollama", "deepseek"]';
       const known = v.filter((n) => settings.list(`core.llm.sources.${n}.`).length > 0 || (settings as { definition?: (k: string) => unknown }).definition?.(`core.llm.sources.${n}.adapter`) !== undefined);
       const unknown = v.filter((n) => !known.includes(n));
-      return unknown.length ? `names sources that are not configured: ${unknown.join(', ')} (set core.llm.sources.<name>.adapter, base_url and model first)` : undefined;
+      if (unknown.length) return `names sources that are not configured: ${unknown.join(', ')} (set core.llm.sources.<name>.adapter, base_url and model first)`;
+      // Cross-key requirement: a hosted API (not Ollama, not on this machine or the local network) refuses every request without its key.
+      const keyless = v.filter((n) => sourceNeedsApiKey(settings, n));
+      return keyless.length ? `names ${keyless.map((n) => `${n}, whose API key is not set (homeagent config set core.llm.sources.${n}.api_key KEY first)`).join('; ')}` : undefined;
     },
   });
   settings.register({ key: 'core.llm.connect_timeout_ms', type: 'integer', default: 5000, min: 100, description: 'LLM: TCP/TLS connect timeout, ms' });

@@ -15,7 +15,7 @@ const P = 'plugin.voice.';
 
 /** Every plugin.voice.* setting with its default (times in ms, levels in dB). */
 export const VOICE_SETTINGS: readonly SettingDef[] = [
-  { key: `${P}language`, type: 'string', default: 'en', description: "Language spoken to the box: 'en' or 'zh' (STT language, TTS voice, messages)." },
+  { key: `${P}language`, type: 'string', default: 'en', enum: ['en', 'zh'], description: "Language spoken to the box: 'en' or 'zh' (STT language, TTS voice, messages)." },
   { key: `${P}silence_ms`, type: 'integer', default: 800, min: 200, max: 5000, description: 'Silence that ends an utterance, ms.' },
   {
     key: `${P}pause_ms`,

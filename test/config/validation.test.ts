@@ -1,0 +1,85 @@
+/**
+ * Issue 14 "config set accepts ...": every setting the service registers
+ * (registerAllSettings) is validated as a kind: the voice language is an enum,
+ * LLM base URLs and the MQTT URL are URLs of their schemes, a source in the
+ * order needs its API key when it is a hosted API; settings read only at
+ * start say so (restart) and the registry says which were changed since a
+ * moment (the service's start).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigRegistry, urlProblem } from '../../src/config/registry.js';
+import { ConfigError } from '../../src/kernel/errors.js';
+import { registerAllSettings } from '../../src/service/settings.js';
+
+function registry(): { c: ConfigRegistry; done: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-validation-'));
+  const c = new ConfigRegistry(path.join(dir, 'settings.db'), { env: {} });
+  registerAllSettings(c);
+  return { c, done: () => (c.close(), rmSync(dir, { recursive: true, force: true })) };
+}
+
+test('the issue 14 inputs are refused with the key, what is expected and what was given', () => {
+  const { c, done } = registry();
+  try {
+    assert.throws(() => c.setFromString('plugin.voice.language', 'fr'), (e: unknown) => e instanceof ConfigError && /plugin\.voice\.language/.test(e.message) && /one of en, zh/.test(e.message));
+    assert.throws(() => c.setFromString('core.llm.sources.ollama.base_url', 'not-a-url'), /core\.llm\.sources\.ollama\.base_url.*URL http:\/\/, https:\/\/.*"not-a-url" is not a URL/);
+    assert.throws(() => c.setFromString('plugin.mqtt.url', 'localhost:1883'), /plugin\.mqtt\.url.*scheme localhost:.*mqtt:\/\/host/);
+    assert.throws(() => c.setFromString('core.llm.sources_order', '["deepseek"]'), /deepseek, whose API key is not set .*core\.llm\.sources\.deepseek\.api_key/);
+    // Nothing was stored.
+    assert.deepEqual(c.list('').filter((r) => r.source === 'stored'), []);
+  } finally {
+    done();
+  }
+});
+
+test('good values pass: enum members, URLs of the scheme, empty MQTT URL (embedded broker), a keyed or local source', () => {
+  const { c, done } = registry();
+  try {
+    c.setFromString('plugin.voice.language', 'zh');
+    c.setFromString('core.llm.sources.ollama.base_url', 'http://192.168.1.20:11434');
+    c.setFromString('plugin.mqtt.url', 'mqtt://localhost:1883');
+    c.setFromString('plugin.mqtt.url', '');
+    c.set('core.llm.sources.deepseek.api_key', 'sk-test');
+    c.setFromString('core.llm.sources_order', '["deepseek", "ollama"]');
+    assert.deepEqual(c.get('core.llm.sources_order'), ['deepseek', 'ollama']);
+    // A local OpenAI-compatible server (LM Studio, llama.cpp) needs no key.
+    c.set('core.llm.sources.deepseek.api_key', '');
+    c.set('core.llm.sources.deepseek.base_url', 'http://127.0.0.1:8080');
+    c.setFromString('core.llm.sources_order', '["deepseek"]');
+  } finally {
+    done();
+  }
+});
+
+test('urlProblem names the fault', () => {
+  const spec = { schemes: ['mqtt', 'mqtts'] } as const;
+  assert.equal(urlProblem('mqtt://broker.lan:1883', spec), undefined);
+  assert.match(urlProblem('', spec) ?? '', /empty/);
+  assert.equal(urlProblem('', { ...spec, allowEmpty: true }), undefined);
+  assert.match(urlProblem('http://x', spec) ?? '', /scheme http:/);
+  assert.match(urlProblem('broker', spec) ?? '', /not a URL/);
+});
+
+test('restart-only settings are marked and reported once changed after a moment', () => {
+  const { c, done } = registry();
+  try {
+    const row = (k: string) => c.list(k).find((r) => r.key === k);
+    assert.equal(row('plugin.mqtt.url')?.restart, true);
+    assert.equal(row('core.service.demo_home')?.restart, true);
+    assert.equal(row('core.agent.max_tool_rounds')?.restart, undefined, 'read at every turn');
+    const since = Date.now() - 1;
+    c.set('core.agent.max_tool_rounds', 3);
+    assert.deepEqual(c.restartPending(since), []);
+    c.set('plugin.mqtt.url', 'mqtt://10.0.0.2:1883');
+    const pending = c.restartPending(since);
+    assert.deepEqual(pending.map((p) => p.key), ['plugin.mqtt.url']);
+    assert.ok(pending[0]!.changed_at >= since);
+    assert.deepEqual(c.restartPending(Date.now() + 1000), [], 'nothing changed after a later start');
+  } finally {
+    done();
+  }
+});
