@@ -4,13 +4,16 @@
 # stage (with --no-start, inside the image chroot) and by the tests (in a
 # temporary root with a fake systemctl and npm).
 #
-#   install.sh [--no-start] BUNDLE.tar.gz
+#   install.sh [--no-start] [--allow-unsigned] BUNDLE.tar.gz
 #
 # Steps, in an order that leaves the running release untouched until the new
 # one is complete:
 #   1. unpack into opt/homeagent/.staging-XXXXXX and verify it against its
 #      manifest.json with verify-bundle.mjs from THIS script's directory
-#      (checksums, sizes, no extra/missing/required files) -> refused: exit 2;
+#      (checksums, sizes, no extra/missing/required files), then its
+#      signature (manifest.sig) against the trusted keys in HOMEAGENT_KEYS_DIR
+#      (/etc/homeagent/keys) with release-keys.mjs from THIS directory
+#      -> refused: exit 2 (--allow-unsigned: development only, warns loudly);
 #   2. `npm ci --omit=dev` in the staged release (native modules such as
 #      better-sqlite3 are built for this machine)          -> failed: exit 3;
 #   3. move it to opt/homeagent/releases/<version>, install its systemd units,
@@ -21,7 +24,9 @@
 #      HOMEAGENT_SETTLE seconds;
 #   5. otherwise switch back to the previous release and restart it
 #      (automatic rollback, exit 4);
-#   6. prune old releases (keep HOMEAGENT_KEEP_RELEASES).
+#   6. enroll the release keys the new release carries (rotation; only when
+#      its signature was verified) and prune old releases (keep
+#      HOMEAGENT_KEEP_RELEASES).
 # Settings and exit codes: see lib.sh.
 set -euo pipefail
 
@@ -32,11 +37,41 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage() {
   cat >&2 <<'EOF'
-usage: install.sh [--no-start] BUNDLE.tar.gz
-  --no-start   install and enable only; do not restart the service (image builds)
+usage: install.sh [--no-start] [--allow-unsigned] BUNDLE.tar.gz
+  --no-start         install and enable only; do not restart the service (image builds)
+  --allow-unsigned   DEVELOPMENT ONLY: install even if the bundle is unsigned or not
+                     signed by a trusted key (its keys are never enrolled)
 environment: HOMEAGENT_ROOT, SYSTEMCTL, HOMEAGENT_NPM, HOMEAGENT_NODE, HOMEAGENT_NODE_BIN,
-  HOMEAGENT_READY_TIMEOUT, HOMEAGENT_SETTLE, HOMEAGENT_KEEP_RELEASES (see image/lib.sh)
+  HOMEAGENT_READY_TIMEOUT, HOMEAGENT_SETTLE, HOMEAGENT_KEEP_RELEASES, HOMEAGENT_KEYS_DIR (see image/lib.sh)
 EOF
+}
+
+ALLOW_UNSIGNED=0
+# The trusted key that signed the bundle ("" when --allow-unsigned let it in).
+SIGNED_BY=""
+# Parts of the result line.
+SIGNATURE_RESULT=""
+KEYS_RESULT=""
+
+# enroll_release_keys VERSION: rotation. The keys the installed release carries
+# (manifest.keys.add, keys/<id>.pub) become trusted and the ones it retires
+# stop being trusted, only when its signature by a trusted key was verified.
+# A failure here is reported, not fatal: the release is installed and runs.
+enroll_release_keys() {
+  local rel="$RELEASES/$1" out added retired
+  if [ -z "$SIGNED_BY" ]; then
+    if [ -d "$rel/keys" ]; then log "WARNING: not trusting the release keys inside $1: its signature was not checked"; fi
+    return 0
+  fi
+  if ! out=$("$NODE" "$SCRIPT_DIR/release-keys.mjs" --keys-dir "$KEYS_DIR" enroll "$rel"); then
+    log "WARNING: could not enroll the release keys carried by $1 (see above); the trusted keys in $KEYS_DIR are unchanged"
+    return 0
+  fi
+  added=${out%% retired=*}
+  added=${added#added=}
+  retired=${out#* retired=}
+  if [ "$added" != - ]; then KEYS_RESULT+=" keys_added=$added"; fi
+  if [ "$retired" != - ]; then KEYS_RESULT+=" keys_retired=$retired"; fi
 }
 
 main() {
@@ -44,6 +79,7 @@ main() {
   while [ $# -gt 0 ]; do
     case $1 in
       --no-start) NO_START=1 ;;
+      --allow-unsigned) ALLOW_UNSIGNED=1 ;;
       -h | --help)
         usage
         exit 0
@@ -89,6 +125,27 @@ main() {
   [ "${top##*/}" = "homeagent-$version" ] || die 2 "bundle refused: directory ${top##*/} does not match version $version"
   log "bundle verified: homeagent $version"
 
+  # Who made it: manifest.sig against this device's trusted keys (never keys
+  # from the bundle). Before anything is put into place.
+  local sig_args=(--keys-dir "$KEYS_DIR") sig_out sig_err="$STAGE/.signature-check"
+  if [ "$ALLOW_UNSIGNED" = 1 ]; then sig_args+=(--allow-unsigned); fi
+  if ! sig_out=$("$NODE" "$SCRIPT_DIR/release-keys.mjs" "${sig_args[@]}" verify "$top" 2>"$sig_err"); then
+    grep '^warning: ' "$sig_err" >&2 || true
+    sig_out=${sig_out#reason=}
+    result "result=refused version=$version reason=${sig_out:-signature}"
+    die 2 "bundle refused: $(grep -v '^warning: ' "$sig_err" | tail -n 1) (nothing was changed)"
+  fi
+  cat "$sig_err" >&2
+  SIGNED_BY=${sig_out#signed-by=}
+  if [ "$SIGNED_BY" = - ] || [ -z "$SIGNED_BY" ]; then
+    SIGNED_BY=""
+    SIGNATURE_RESULT=" signature=unchecked"
+    log "WARNING: installing homeagent $version WITHOUT a trusted signature (--allow-unsigned, development only)"
+  else
+    SIGNATURE_RESULT=" signed_by=$SIGNED_BY"
+    log "signature verified: homeagent $version is signed by trusted key $SIGNED_BY ($KEYS_DIR)"
+  fi
+
   local cur prev
   cur=$(link_version current)
   prev=$(link_version previous)
@@ -121,18 +178,20 @@ main() {
   reload_units
 
   if [ "$NO_START" = 1 ]; then
+    enroll_release_keys "$version"
     prune_releases
     log "installed $version (not started: --no-start)"
-    result "result=installed version=$version${cur:+ previous=$cur}"
+    result "result=installed version=$version${cur:+ previous=$cur}$SIGNATURE_RESULT$KEYS_RESULT"
     exit 0
   fi
 
   # 4. restart and wait for READY
   log "restarting $UNIT, waiting up to ${READY_TIMEOUT}s for READY"
   if restart_and_wait; then
+    enroll_release_keys "$version"
     prune_releases
     log "homeagent $version is running"
-    result "result=installed version=$version${cur:+ previous=$cur}"
+    result "result=installed version=$version${cur:+ previous=$cur}$SIGNATURE_RESULT$KEYS_RESULT"
     exit 0
   fi
 

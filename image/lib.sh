@@ -24,6 +24,13 @@
 #   HOMEAGENT_SETTLE          seconds it must then stay up (same invocation)  default 5
 #   HOMEAGENT_KEEP_RELEASES   releases kept on disk (current and previous always) default 3
 #   HOMEAGENT_DATA_DIR        the service's data directory (its stores)      default $HOMEAGENT_ROOT/var/lib/homeagent
+#   HOMEAGENT_KEYS_DIR        trusted release keys (*.pub, ed25519)          default $HOMEAGENT_ROOT/etc/homeagent/keys
+#
+# Signatures: install.sh refuses a bundle whose manifest.sig is missing, or not
+# made by one of the keys in the keys directory, or does not match the
+# manifest (image/release-keys.mjs). Trust never comes from the bundle being
+# installed: keys are added by the image, by `homeagent keys add FILE`, or by
+# a release signed by a key already trusted (rotation, after it is installed).
 #
 # Stores: a release that opens a store of an older schema version keeps a copy
 # first (<data dir>/backups/pre-migration/, src/kernel/store-version.ts).
@@ -35,11 +42,14 @@
 #
 # Exit codes of both scripts:
 #   0 done (or nothing to do)      1 usage or environment error, nothing changed
-#   2 bundle refused, nothing changed     3 npm ci failed, nothing changed
+#   2 bundle refused (damaged, unsigned, wrongly signed), nothing changed
+#   3 npm ci failed, nothing changed
 #   4 the new release did not become ready; rolled back, the old one runs
 #   5 not ready and no working release to fall back to (service down)
 # The last line on stdout is machine-readable:
-#   homeagent-release: result=<installed|already-current|rolled-back|failed> version=<v> [previous=<v>] [failed=<v>]
+#   homeagent-release: result=<installed|already-current|rolled-back|failed|refused> version=<v> [previous=<v>] [failed=<v>]
+#     [signed_by=<key id>|signature=unchecked] [keys_added=<id,...>] [keys_retired=<id,...>]
+#     [reason=<unsigned|malformed|no-trusted-keys|untrusted-key|bad-signature>]   (refused by the signature check)
 
 PROG=${PROG:-homeagent}
 UNIT=homeagent.service
@@ -59,6 +69,8 @@ POLL_INTERVAL=${HOMEAGENT_POLL_INTERVAL:-1}
 SETTLE=${HOMEAGENT_SETTLE:-5}
 KEEP=${HOMEAGENT_KEEP_RELEASES:-3}
 DATA_DIR=${HOMEAGENT_DATA_DIR:-$ROOT/var/lib/homeagent}
+# shellcheck disable=SC2034 # used by install.sh
+KEYS_DIR=${HOMEAGENT_KEYS_DIR:-$ROOT/etc/homeagent/keys}
 # Set by restore_stores: what was put back ("settings:v0,memory:v0") and where the newer stores went.
 STORES_RESTORED=""
 STORES_ASIDE=""

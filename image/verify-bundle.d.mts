@@ -4,6 +4,8 @@
 export const MANIFEST_FORMAT: 1;
 /** Files every release must contain. */
 export const REQUIRED_FILES: readonly string[];
+/** Top-level files the manifest does not list: manifest.json and manifest.sig. */
+export const UNLISTED_FILES: readonly string[];
 /** Allowed version strings (they become directory names). */
 export const VERSION_PATTERN: RegExp;
 /** sha256 of a file, hex. */

@@ -10,8 +10,11 @@
 // A bundle passes when: manifest.json is well formed (format 1, name
 // "homeagent", a safe version string); every listed file exists, is a regular
 // file, and has the listed size and sha256; no file exists that is not listed
-// (only manifest.json itself); no symlinks, devices or sockets; every required
-// file is present; package.json has the manifest's name and version.
+// (only manifest.json itself and its signature manifest.sig, which
+// release-keys.mjs checks); no symlinks, devices or sockets; every required
+// file is present; package.json has the manifest's name and version; the
+// optional "keys" (release keys added/retired, see release-keys.mjs) is well
+// formed and each added key is in the bundle as keys/<id>.pub.
 //
 // Usage: node verify-bundle.mjs DIR
 //   exit 0: prints the version on stdout
@@ -39,9 +42,13 @@ export const REQUIRED_FILES = Object.freeze([
   'image/rollback.sh',
   'image/lib.sh',
   'image/verify-bundle.mjs',
+  'image/release-keys.mjs',
   'image/restore-stores.mjs',
   'image/homeagent-cli.sh',
 ]);
+
+/** Files at the top of a bundle that the manifest does not list: itself and its signature. */
+export const UNLISTED_FILES = Object.freeze(['manifest.json', 'manifest.sig']);
 
 /** Version strings become directory names: no slashes, no leading dot. */
 export const VERSION_PATTERN = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/;
@@ -133,8 +140,8 @@ export async function verifyBundleDir(dir) {
       problems.push(`manifest lists an unsafe path: ${JSON.stringify(p)}`);
       continue;
     }
-    if (p === 'manifest.json') {
-      problems.push('manifest lists itself');
+    if (UNLISTED_FILES.includes(p)) {
+      problems.push(`manifest lists ${p}`);
       continue;
     }
     if (typeof entry.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(entry.sha256) || !Number.isSafeInteger(entry.size) || entry.size < 0) {
@@ -157,7 +164,7 @@ export async function verifyBundleDir(dir) {
     if (e.kind === 'other') problems.push(`not a regular file (symlink or special file): ${e.path}`);
     if (e.kind !== 'file') continue;
     present.add(e.path);
-    if (e.path !== 'manifest.json' && !listed.has(e.path)) problems.push(`file not in manifest: ${e.path}`);
+    if (!UNLISTED_FILES.includes(e.path) && !listed.has(e.path)) problems.push(`file not in manifest: ${e.path}`);
   }
   for (const [p, want] of listed) {
     if (!present.has(p)) {
@@ -175,6 +182,15 @@ export async function verifyBundleDir(dir) {
   }
   for (const req of REQUIRED_FILES) {
     if (!present.has(req)) problems.push(`required file missing: ${req}`);
+  }
+  if (manifest.keys !== undefined) {
+    const keys = manifest.keys;
+    const isIds = (v) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string' && /^[0-9a-f]{16}$/.test(x)));
+    if (keys === null || typeof keys !== 'object' || Array.isArray(keys) || !isIds(keys.add) || !isIds(keys.retire)) {
+      problems.push('manifest "keys" is not { add: [key id...], retire: [key id...] }');
+    } else {
+      for (const id of keys.add ?? []) if (!listed.has(`keys/${id}.pub`)) problems.push(`manifest adds key ${id} but keys/${id}.pub is not in the bundle`);
+    }
   }
   if (present.has('package.json')) {
     try {

@@ -8,6 +8,14 @@ export interface BundleOptions {
   outDir?: string;
   /** Run tsc into the staging directory (default true); false copies the project's dist/. */
   build?: boolean;
+  /** ed25519 private key files (PEM, `npm run keygen`) that sign manifest.json; required unless `unsigned`. */
+  keys?: string[];
+  /** Make an unsigned development bundle (devices refuse it without --allow-unsigned). */
+  unsigned?: boolean;
+  /** Public key files shipped in keys/<id>.pub: devices installing this release trust them from then on (rotation). */
+  addKeys?: string[];
+  /** Key ids devices installing this release stop trusting (never their last key). */
+  retireKeys?: string[];
 }
 
 /** What {@link createBundle} made. */
@@ -18,7 +26,9 @@ export interface BundleResult {
   version: string;
   /** Files listed in manifest.json. */
   files: number;
+  /** Ids of the keys that signed it (empty for an unsigned bundle). */
+  signedBy: string[];
 }
 
-/** Build, verify and pack a release bundle. Rejects with an Error whose `code` is BUNDLE_FAILED. */
+/** Build, verify and pack a release bundle. Rejects with an Error whose `code` is BUNDLE_FAILED (also when no key is given and `unsigned` is not set). */
 export function createBundle(options?: BundleOptions): Promise<BundleResult>;

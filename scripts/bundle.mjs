@@ -6,7 +6,15 @@
 //       adapters/ data/     Lua adapters, shipped defaults
 //       systemd/ image/     units, install/update/rollback scripts, pi-gen stage
 //       package.json package-lock.json
-//       manifest.json       {format, name, version, node, builtAt, commit, files:[{path,size,sha256}]}
+//       keys/<id>.pub       release keys this release hands to the devices (--add-key; rotation)
+//       manifest.json       {format, name, version, node, builtAt, commit, keys:{add,retire}, files:[{path,size,sha256}]}
+//       manifest.sig        ed25519 signature(s) over manifest.json (image/release-keys.mjs)
+//
+// Every release is signed: --key FILE (or $HOMEAGENT_SIGNING_KEY) names the
+// ed25519 private key (`npm run keygen` makes a pair); the device checks the
+// signature against its own trusted keys (/etc/homeagent/keys) before it
+// installs anything. --unsigned makes a development bundle that a device
+// installs only with `homeagent update --allow-unsigned`.
 //
 // The JS is compiled into a temporary staging directory (tsc --outDir), so the
 // working tree gets nothing but the tarball. The staged tree is checked with
@@ -15,10 +23,16 @@
 // (SOURCE_DATE_EPOCH, else the last commit's time, else now), gzip without a
 // timestamp.
 //
-// Usage: node scripts/bundle.mjs [--out-dir DIR] [--project DIR] [--no-build]
-//   --out-dir DIR   where the tarball goes (default: the project directory)
-//   --project DIR   project to bundle (default: this repository)
-//   --no-build      use the project's existing dist/ instead of running tsc
+// Usage: node scripts/bundle.mjs --key FILE [--out-dir DIR] [--project DIR] [--no-build]
+//                                [--add-key PUB]... [--retire-key ID]... | --unsigned
+//   --key FILE        ed25519 private key (PEM) to sign with; repeat to sign with several
+//                     (default: $HOMEAGENT_SIGNING_KEY)
+//   --unsigned        no signature: a development bundle (devices refuse it without --allow-unsigned)
+//   --add-key PUB     ship public key PUB in the release: devices that install it trust PUB from then on
+//   --retire-key ID   devices that install this release stop trusting key ID (never their last key)
+//   --out-dir DIR     where the tarball goes (default: the project directory)
+//   --project DIR     project to bundle (default: this repository)
+//   --no-build        use the project's existing dist/ instead of running tsc
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -48,20 +62,67 @@ class BundleError extends Error {
   }
 }
 
+const USAGE = 'usage: bundle.mjs --key FILE [--out-dir DIR] [--project DIR] [--no-build] [--add-key PUB]... [--retire-key ID]... | --unsigned';
+
 function parseArgs(argv) {
-  const opts = { outDir: undefined, project: repoRoot, build: true };
+  const opts = { outDir: undefined, project: repoRoot, build: true, keys: [], unsigned: false, addKeys: [], retireKeys: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--no-build') opts.build = false;
-    else if (a === '--out-dir' || a === '--project') {
+    else if (a === '--unsigned') opts.unsigned = true;
+    else if (a === '--out-dir' || a === '--project' || a === '--key' || a === '--add-key' || a === '--retire-key') {
       const v = argv[++i];
-      if (v === undefined) throw new BundleError(`${a} needs a directory`);
+      if (v === undefined) throw new BundleError(`${a} needs a value (${USAGE})`);
       if (a === '--out-dir') opts.outDir = resolve(v);
-      else opts.project = resolve(v);
-    } else throw new BundleError(`unknown argument ${a} (usage: bundle.mjs [--out-dir DIR] [--project DIR] [--no-build])`);
+      else if (a === '--project') opts.project = resolve(v);
+      else if (a === '--key') opts.keys.push(resolve(v));
+      else if (a === '--add-key') opts.addKeys.push(resolve(v));
+      else opts.retireKeys.push(v);
+    } else throw new BundleError(`unknown argument ${a} (${USAGE})`);
   }
+  if (opts.keys.length === 0 && !opts.unsigned && process.env.HOMEAGENT_SIGNING_KEY) opts.keys.push(resolve(process.env.HOMEAGENT_SIGNING_KEY));
   opts.outDir ??= opts.project;
   return opts;
+}
+
+/**
+ * The signing keys, the keys to ship and to retire, checked before anything is built.
+ * @param {{ keys?: string[], unsigned?: boolean, addKeys?: string[], retireKeys?: string[] }} options
+ */
+function signingPlan(keysModule, options) {
+  const keyFiles = options.keys ?? [];
+  if (options.unsigned && keyFiles.length > 0) throw new BundleError('--unsigned and --key exclude each other');
+  if (!options.unsigned && keyFiles.length === 0) {
+    throw new BundleError(
+      'no signing key: a release must be signed. Pass --key FILE (or set HOMEAGENT_SIGNING_KEY) with the private key from `npm run keygen`; ' +
+        'its .pub goes to the device (image/README.md, "Signing releases"). For a development bundle only: --unsigned',
+    );
+  }
+  const wrap = (fn) => {
+    try {
+      return fn();
+    } catch (err) {
+      throw new BundleError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const signers = keyFiles.map((f) => wrap(() => keysModule.readPrivateKey(f)));
+  const adds = (options.addKeys ?? []).map((f) =>
+    wrap(() => {
+      let text;
+      try {
+        text = readFileSync(f);
+      } catch (err) {
+        throw new Error(`cannot read --add-key ${f}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return keysModule.parsePublicKey(text, f);
+    }),
+  );
+  const retire = [...new Set(options.retireKeys ?? [])];
+  for (const id of retire) {
+    if (!keysModule.KEY_ID_PATTERN.test(id)) throw new BundleError(`--retire-key ${JSON.stringify(id)} is not a key id (16 hex digits, as \`homeagent keys list\` and npm run keygen print)`);
+    if (adds.some((k) => k.id === id)) throw new BundleError(`--retire-key ${id} is also given with --add-key`);
+  }
+  return { signers, adds: [...new Map(adds.map((k) => [k.id, k])).values()], retire };
 }
 
 /** Copy `src` into `dst` recursively; `filter(relPath)` decides per file. Symlinks are refused. */
@@ -148,15 +209,18 @@ async function packTar(stagingDir, topName, epoch, outFile) {
 }
 
 /**
- * Build the bundle. Returns the tarball path, version and file count.
- * @param {{ project?: string, outDir?: string, build?: boolean }} options
- * @returns {Promise<{ file: string, version: string, files: number }>}
+ * Build the bundle. Returns the tarball path, version, file count and the ids
+ * of the keys that signed it (none for `unsigned`).
+ * @param {{ project?: string, outDir?: string, build?: boolean, keys?: string[], unsigned?: boolean, addKeys?: string[], retireKeys?: string[] }} options
+ * @returns {Promise<{ file: string, version: string, files: number, signedBy: string[] }>}
  */
 export async function createBundle(options = {}) {
   const project = resolve(options.project ?? repoRoot);
   const outDir = resolve(options.outDir ?? project);
   const build = options.build ?? true;
   const verifier = await import(pathToFileURL(join(repoRoot, 'image', 'verify-bundle.mjs')).href);
+  const keysModule = await import(pathToFileURL(join(repoRoot, 'image', 'release-keys.mjs')).href);
+  const plan = signingPlan(keysModule, options);
 
   const pkg = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
   const version = pkg.version;
@@ -180,6 +244,10 @@ export async function createBundle(options = {}) {
       if (!existsSync(join(project, f))) throw new BundleError(`${f} is missing in ${project}`);
       copyFileSync(join(project, f), join(top, f));
     }
+    if (plan.adds.length > 0) {
+      mkdirSync(join(top, 'keys'));
+      for (const k of plan.adds) writeFileSync(join(top, 'keys', `${k.id}.pub`), k.pem);
+    }
     normaliseModes(top);
 
     const files = [];
@@ -195,9 +263,15 @@ export async function createBundle(options = {}) {
       node: pkg.engines?.node ?? null,
       builtAt: new Date(epoch * 1000).toISOString(),
       commit: gitCommit(project),
+      keys: { add: plan.adds.map((k) => k.id), retire: plan.retire },
       files,
     };
-    writeFileSync(join(top, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
+    const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+    writeFileSync(join(top, 'manifest.json'), manifestBytes, { mode: 0o644 });
+    if (plan.signers.length > 0) {
+      const sig = keysModule.signManifest(manifestBytes, plan.signers.map((s) => s.key));
+      writeFileSync(join(top, keysModule.SIGNATURE_FILE), `${JSON.stringify(sig, null, 2)}\n`, { mode: 0o644 });
+    }
 
     const check = await verifier.verifyBundleDir(top);
     if (!check.ok) throw new BundleError(`the staged bundle does not verify:\n  ${check.problems.join('\n  ')}`);
@@ -211,7 +285,7 @@ export async function createBundle(options = {}) {
     } finally {
       rmSync(partial, { force: true });
     }
-    return { file: outFile, version, files: files.length };
+    return { file: outFile, version, files: files.length, signedBy: plan.signers.map((s) => s.id) };
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -222,6 +296,11 @@ async function main() {
   const result = await createBundle(opts);
   process.stdout.write(`${result.file}\n`);
   process.stderr.write(`bundle: homeagent ${result.version}, ${result.files} files + manifest.json\n`);
+  if (result.signedBy.length > 0) {
+    process.stderr.write(`bundle: signed by ${result.signedBy.join(', ')}\n`);
+  } else {
+    process.stderr.write('bundle: !!! UNSIGNED development bundle: devices refuse it unless installed with `homeagent update --allow-unsigned` (development only)\n');
+  }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

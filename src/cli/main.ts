@@ -13,6 +13,7 @@ import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { printResult } from './format.js';
 import { MAX_REQUEST_BYTES } from './protocol.js';
+import type { KeysResult } from '../service/update.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
 const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
@@ -121,18 +122,68 @@ memory.command('recall <query...>').action((q: string[]) => call('memory.recall'
 program.command('devices').description('devices known from MQTT, with room, state and availability').action(() => call('devices'));
 program.command('plugins').description('plugins and their state').action(() => call('plugins'));
 program.command('doctor').description('check audio, GPIO, broker, LLM sources, disk and databases; say what to fix').action(() => call('doctor'));
-program.command('update <bundle>').description('install a release bundle (with automatic rollback)').action(async (bundle: string) => {
-  const { runUpdate } = await import('../service/update.js');
-  const r = await runUpdate(path.resolve(bundle));
-  printResult('update', r, program.opts<{ json?: boolean }>().json === true);
-  if (!(r as { ok?: boolean }).ok) process.exitCode = 1;
-});
+program
+  .command('update <bundle>')
+  .description('install a release bundle signed by a trusted key (with automatic rollback)')
+  .option('--allow-unsigned', 'DEVELOPMENT ONLY: install a bundle that is unsigned or not signed by a trusted key')
+  .action(async (bundle: string, o: { allowUnsigned?: boolean }) => {
+    const { runUpdate } = await import('../service/update.js');
+    const json = program.opts<{ json?: boolean }>().json === true;
+    if (o.allowUnsigned) {
+      process.stderr.write(
+        '!!! homeagent update --allow-unsigned: the signature check is OFF. A bundle from anyone runs as root on this box.\n' +
+          '!!! Development only; never on a box in real use. Keys inside this bundle are not trusted.\n',
+      );
+    }
+    const r = await runUpdate(path.resolve(bundle), { allowUnsigned: o.allowUnsigned === true, onProgress: json ? undefined : (line) => process.stderr.write(`${line}\n`) });
+    if (json) printResult('update', r, true);
+    else process.stdout.write(`${r.message}\n`);
+    if (!r.ok) process.exitCode = 1;
+  });
 program.command('rollback').description('switch back to the previous release').action(async () => {
   const { runRollback } = await import('../service/update.js');
   const r = await runRollback();
   printResult('rollback', r, program.opts<{ json?: boolean }>().json === true);
   if (!(r as { ok?: boolean }).ok) process.exitCode = 1;
 });
+
+const keys = program
+  .command('keys')
+  .description('release keys this box trusts for updates (/etc/homeagent/keys; $HOMEAGENT_KEYS_DIR)')
+  .option('--keys-dir <dir>', 'trusted keys directory (default: $HOMEAGENT_KEYS_DIR, else /etc/homeagent/keys)');
+/** Print a `homeagent keys` result: the message, then the trusted keys (or JSON). */
+async function keysAction(run: (opts: { keysDir?: string }) => Promise<KeysResult>, showList: boolean): Promise<void> {
+  const r = await run({ keysDir: keys.opts<{ keysDir?: string }>().keysDir });
+  if (program.opts<{ json?: boolean }>().json === true) {
+    printResult('keys', r, true);
+  } else {
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    (r.ok ? process.stdout : process.stderr).write(`${r.message}\n`);
+    if (showList) for (const k of r.keys) process.stdout.write(`${k.id}  ${k.file}\n`);
+  }
+  if (!r.ok) process.exitCode = 1;
+}
+keys
+  .command('add <files...>')
+  .description('trust the ed25519 public key(s) in FILE (PEM, from npm run keygen) for release signatures')
+  .action(async (files: string[]) => {
+    const { addTrustedKeys } = await import('../service/update.js');
+    await keysAction((o) => addTrustedKeys(files.map((f) => path.resolve(f)), o), false);
+  });
+keys
+  .command('list')
+  .description('the trusted release keys')
+  .action(async () => {
+    const { listTrustedKeys } = await import('../service/update.js');
+    await keysAction((o) => listTrustedKeys(o), true);
+  });
+keys
+  .command('remove <id>')
+  .description('stop trusting release key ID')
+  .action(async (id: string) => {
+    const { removeTrustedKey } = await import('../service/update.js');
+    await keysAction((o) => removeTrustedKey(id, o), false);
+  });
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`homeagent: ${errorMessage(err)}\n`);

@@ -10,10 +10,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBundle } from '../../scripts/bundle.mjs';
-import { makeProject, repoRoot, runBundleCli, tempDir } from './release-fixture.js';
+import { makeProject, repoRoot, runBundleCli, tempDir, testKey } from './release-fixture.js';
 
 const work = tempDir('ha-bundle-rules-');
 after(() => rmSync(work, { recursive: true, force: true }));
+
+/** Every bundle here is signed with the fixtures' test key (a release must be signed). */
+const signed = { keys: [testKey().privateKeyFile] };
 
 const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
@@ -70,14 +73,16 @@ test('compiled JS, non-TS assets next to it, exclusions, and a reproducible arch
   const saved = process.env.SOURCE_DATE_EPOCH;
   process.env.SOURCE_DATE_EPOCH = '1700000000';
   try {
-    const a = await createBundle({ project, outDir: join(work, 'tiny-a') });
-    const b = await createBundle({ project, outDir: join(work, 'tiny-b') });
+    const a = await createBundle({ project, outDir: join(work, 'tiny-a'), ...signed });
+    const b = await createBundle({ project, outDir: join(work, 'tiny-b'), ...signed });
     assert.equal(a.version, '2.0.0');
-    assert.equal(sha256(a.file), sha256(b.file), 'same input, same bytes');
+    assert.equal(sha256(a.file), sha256(b.file), 'same input, same bytes (ed25519 signatures are deterministic)');
+    assert.deepEqual(a.signedBy, [testKey().id]);
     const inside = tarList(a.file).map((e) => e.replace(/^homeagent-2\.0\.0\//, ''));
     assert.ok(inside.includes('dist/src/cli/main.js'));
     assert.ok(inside.includes('dist/src/cli/main.js.map'));
     assert.ok(inside.includes('dist/src/web/index.html'), 'assets copied next to the JS');
+    assert.ok(inside.includes('manifest.sig'), 'signed');
     assert.ok(!inside.some((e) => e.endsWith('main.ts')));
     assert.ok(!inside.some((e) => e.includes('.DS_Store') || e.includes('.eslintcache')));
     assert.ok(!inside.some((e) => e.includes('/files/')), 'pi-gen files/ (tarballs) excluded');
@@ -94,7 +99,7 @@ test('compiled JS, non-TS assets next to it, exclusions, and a reproducible arch
 test('a project that does not type-check, holds a symlink, or lacks a required file is not bundled', { timeout: 300_000 }, async () => {
   const broken = tinyProject('broken', '3.0.0');
   writeFileSync(join(broken, 'src', 'cli', 'main.ts'), 'export const n: number = "not a number";\n');
-  await assert.rejects(createBundle({ project: broken, outDir: join(work, 'broken-out') }), (err: Error & { code?: string }) => {
+  await assert.rejects(createBundle({ project: broken, outDir: join(work, 'broken-out'), ...signed }), (err: Error & { code?: string }) => {
     assert.equal(err.code, 'BUNDLE_FAILED');
     assert.match(err.message, /tsc failed/);
     return true;
@@ -103,14 +108,14 @@ test('a project that does not type-check, holds a symlink, or lacks a required f
 
   const linked = makeProject(join(work, 'linked'), '3.1.0');
   symlinkSync('/etc/passwd', join(linked, 'data', 'passwd'));
-  await assert.rejects(createBundle({ project: linked, outDir: work, build: false }), /refusing to bundle a symlink/);
+  await assert.rejects(createBundle({ project: linked, outDir: work, build: false, ...signed }), /refusing to bundle a symlink/);
 
   const noCli = makeProject(join(work, 'nocli'), '3.2.0');
   rmSync(join(noCli, 'dist', 'src', 'cli', 'main.js'));
-  await assert.rejects(createBundle({ project: noCli, outDir: work, build: false }), /required file missing: dist\/src\/cli\/main\.js/);
+  await assert.rejects(createBundle({ project: noCli, outDir: work, build: false, ...signed }), /required file missing: dist\/src\/cli\/main\.js/);
 
   const badVersion = makeProject(join(work, 'badversion'), '../4.0.0');
-  await assert.rejects(createBundle({ project: badVersion, outDir: work, build: false }), /not usable as a release name/);
+  await assert.rejects(createBundle({ project: badVersion, outDir: work, build: false, ...signed }), /not usable as a release name/);
 
   const cli = runBundleCli(['--bogus']);
   assert.equal(cli.status, 1);

@@ -9,8 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { verifyReleaseSignature } from '../../image/release-keys.mjs';
 import { verifyBundleDir } from '../../image/verify-bundle.mjs';
-import { repoRoot, runBundleCli, tempDir } from './release-fixture.js';
+import { makeDevice, repoRoot, runBundleCli, tempDir, testKey } from './release-fixture.js';
 
 const work = tempDir('ha-bundle-');
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -60,8 +61,10 @@ test('npm run bundle builds the real project into homeagent-<version>.tar.gz wit
   const distBefore = existsSync(join(repoRoot, 'dist'));
   const outDir = join(work, 'out');
 
-  const r = runBundleCli(['--out-dir', outDir]);
+  // Signed with a key given through the environment (as a CI secret would be).
+  const r = runBundleCli(['--out-dir', outDir], { HOMEAGENT_SIGNING_KEY: testKey().privateKeyFile });
   assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`signed by ${testKey().id}`));
   const tarball = join(outDir, `homeagent-${pkg.version}.tar.gz`);
   assert.equal(r.stdout.trim(), tarball);
   assert.deepEqual(readdirSync(outDir), [`homeagent-${pkg.version}.tar.gz`]);
@@ -85,7 +88,9 @@ test('npm run bundle builds the real project into homeagent-<version>.tar.gz wit
     'image/rollback.sh',
     'image/lib.sh',
     'image/verify-bundle.mjs',
+    'image/release-keys.mjs',
     'image/restore-stores.mjs',
+    'manifest.sig',
     'image/README.md',
     'image/pi-gen/stage-homeagent/00-install/00-run-chroot.sh',
   ]) {
@@ -116,13 +121,17 @@ test('npm run bundle builds the real project into homeagent-<version>.tar.gz wit
   assert.ok(!Number.isNaN(Date.parse(manifest.builtAt)));
   const listed = manifest.files.map((f) => f.path);
   assert.deepEqual(listed, [...listed].sort(), 'sorted');
-  assert.deepEqual(listed, filesBelow(release).filter((f) => f !== 'manifest.json'));
+  assert.deepEqual(listed, filesBelow(release).filter((f) => f !== 'manifest.json' && f !== 'manifest.sig'));
+  assert.deepEqual((manifest as Manifest & { keys?: unknown }).keys, { add: [], retire: [] });
   for (const f of manifest.files) {
     assert.equal(f.sha256, sha256(join(release, f.path)), f.path);
     assert.equal(f.size, statSync(join(release, f.path)).size, f.path);
   }
   const verified = await verifyBundleDir(release);
   assert.deepEqual(verified, { ok: true, version: pkg.version, files: manifest.files.length });
+  // ... and its signature verifies against a device that trusts the test key.
+  const signature = verifyReleaseSignature(release, makeDevice(work).keysDir);
+  assert.equal(signature.ok, true, JSON.stringify(signature));
   // The built CLI is the one from this tree.
   assert.equal(readFileSync(join(release, 'package.json'), 'utf8'), readFileSync(join(repoRoot, 'package.json'), 'utf8'));
   assert.equal(readFileSync(join(release, 'systemd/homeagent.service'), 'utf8'), readFileSync(join(repoRoot, 'systemd/homeagent.service'), 'utf8'));

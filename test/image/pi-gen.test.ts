@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeBundles, makeDevice, repoRoot, tempDir, type FakeDevice } from './release-fixture.js';
+import { makeBundles, makeDevice, makeKey, repoRoot, tempDir, testKey, type FakeDevice } from './release-fixture.js';
 
 const stage = join(repoRoot, 'image', 'pi-gen', 'stage-homeagent');
 const work = tempDir('ha-pigen-');
@@ -72,6 +72,7 @@ on_chroot < 00-run-chroot.sh
       HOMEAGENT_NODE_BIN: '',
       HOMEAGENT_BUNDLE: bundle,
       HOMEAGENT_NODE_TARBALL: nodeTarball,
+      HOMEAGENT_RELEASE_KEYS: testKey().publicKeyFile,
       ...env,
     },
   });
@@ -79,7 +80,8 @@ on_chroot < 00-run-chroot.sh
 }
 
 test('the stage installs Node.js and HomeAgent into the root file system with image/install.sh', () => {
-  const d = makeDevice(work);
+  // A root file system that trusts no release key yet: the image build enrolls the one it is given.
+  const d = makeDevice(work, { trust: [] });
   const root = rootfs(d);
   const r = runSubStage(d, {});
   assert.equal(r.status, 0, r.out);
@@ -100,6 +102,9 @@ test('the stage installs Node.js and HomeAgent into the root file system with im
   // The service user, and the image's first user in group homeagent for the CLI socket.
   assert.match(readFileSync(join(root, 'etc/passwd'), 'utf8'), /^homeagent:x:\d+:\d+:/m);
   assert.match(readFileSync(join(root, 'etc/group'), 'utf8'), /^homeagent:x:\d+:pi$/m);
+  // The release key the image was built with is trusted (the bundle was checked against it).
+  assert.deepEqual(d.trustedKeys(), [testKey().id]);
+  assert.match(r.out, new RegExp(`signature verified: homeagent 5\\.0\\.0 is signed by trusted key ${testKey().id}`));
   // The staging area in /tmp is gone.
   assert.equal(existsSync(join(root, 'tmp/homeagent-install')), false);
 });
@@ -112,6 +117,24 @@ test('a Node.js tarball that does not match SHASUMS256.txt stops the build befor
   assert.match(r.out, /checksum mismatch/);
   assert.equal(existsSync(join(root, 'tmp/homeagent-install')), false);
   assert.equal(existsSync(join(root, 'opt/homeagent')), false);
+});
+
+test('without a release key the stage stops and says what to give it; a bundle signed by another key fails the build', () => {
+  const d = makeDevice(work, { trust: [] });
+  const root = rootfs(d);
+  const none = runSubStage(d, { HOMEAGENT_RELEASE_KEYS: '' });
+  assert.notEqual(none.status, 0);
+  assert.match(none.out, /no release key: the image must trust the key that signs your bundles.*npm run keygen/);
+  assert.equal(existsSync(join(root, 'tmp/homeagent-install')), false);
+
+  const priv = runSubStage(d, { HOMEAGENT_RELEASE_KEYS: testKey().privateKeyFile });
+  assert.notEqual(priv.status, 0);
+  assert.match(priv.out, /is a PRIVATE key; the image needs the public key/);
+
+  const wrong = runSubStage(d, { HOMEAGENT_RELEASE_KEYS: makeKey('not-the-signer').publicKeyFile });
+  assert.notEqual(wrong.status, 0);
+  assert.match(wrong.out, /bundle refused: the bundle is signed by .* not among the trusted keys/);
+  assert.equal(existsSync(join(root, 'opt/homeagent/current')), false);
 });
 
 test('without a bundle the stage says how to make one', () => {

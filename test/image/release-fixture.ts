@@ -3,6 +3,11 @@
  * the real scripts/bundle.mjs (`--no-build`, prebuilt dist/), a temporary
  * install root, and fake `systemctl` / `npm` commands.
  *
+ * Bundles are signed (as every release must be) with a test key pair this
+ * module makes once per process with scripts/keygen.mjs ({@link testKey});
+ * a fake device trusts that key (its <root>/etc/homeagent/keys) unless made
+ * with `trust: false`.
+ *
  * The fake systemctl behaves like systemd for what install.sh looks at:
  * `--no-block restart` starts a new invocation of whatever release
  * <root>/opt/homeagent/current points at (and fails when the unit file is not
@@ -14,11 +19,13 @@
  * each start (a test's stand-in for what the release does when it starts).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { addTrustedKey } from '../../image/release-keys.mjs';
 import { createBundle } from '../../scripts/bundle.mjs';
+import { generateReleaseKeyPair } from '../../scripts/keygen.mjs';
 import type { ReleaseScriptOptions } from '../../src/service/update.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -104,15 +111,58 @@ export function makeProject(parent: string, version: string, opts: { mainJs?: st
   return dir;
 }
 
-/** Run `node scripts/bundle.mjs ARGS` (the `npm run bundle` entry point). */
-export function runBundleCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs'), ...args], { encoding: 'utf8', timeout: 300_000 });
+/** A release key pair made by scripts/keygen.mjs: the private key file signs, the public one is trusted. */
+export interface TestKey {
+  id: string;
+  privateKeyFile: string;
+  publicKeyFile: string;
+}
+
+const keyDir = mkdtempSync(join(tmpdir(), 'ha-test-keys-'));
+process.on('exit', () => rmSync(keyDir, { recursive: true, force: true }));
+let defaultKey: TestKey | undefined;
+
+/** A fresh release key pair (in a temp directory removed when the process exits). */
+export function makeKey(name?: string): TestKey {
+  return generateReleaseKeyPair({ outDir: keyDir, ...(name ? { name } : {}) });
+}
+
+/** The test release key every fixture bundle is signed with and every fake device trusts by default. */
+export function testKey(): TestKey {
+  defaultKey ??= makeKey('test-release');
+  return defaultKey;
+}
+
+/** Run `node scripts/bundle.mjs ARGS` (the `npm run bundle` entry point); `env` is added to this process's environment. */
+export function runBundleCli(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'bundle.mjs'), ...args], { encoding: 'utf8', timeout: 300_000, env: { ...process.env, ...env } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Bundle a project in-process with scripts/bundle.mjs's createBundle (no tsc: prebuilt dist/). */
-export async function bundleProject(project: string, outDir: string): Promise<string> {
-  return (await createBundle({ project, outDir, build: false })).file;
+/** How a fixture bundle is signed: by `keys` (default: the test key), or not at all; with keys to ship or retire (rotation). */
+export interface SignOptions {
+  /** Private keys that sign it; default [testKey()]. */
+  keys?: TestKey[];
+  /** An unsigned development bundle. */
+  unsigned?: boolean;
+  /** Public keys shipped in the release (--add-key). */
+  addKeys?: TestKey[];
+  /** Key ids the release retires (--retire-key). */
+  retireKeys?: string[];
+}
+
+/** Bundle a project in-process with scripts/bundle.mjs's createBundle (no tsc: prebuilt dist/), signed with the test key. */
+export async function bundleProject(project: string, outDir: string, sign: SignOptions = {}): Promise<string> {
+  return (
+    await createBundle({
+      project,
+      outDir,
+      build: false,
+      ...(sign.unsigned ? { unsigned: true } : { keys: (sign.keys ?? [testKey()]).map((k) => k.privateKeyFile) }),
+      addKeys: (sign.addKeys ?? []).map((k) => k.publicKeyFile),
+      retireKeys: sign.retireKeys ?? [],
+    })
+  ).file;
 }
 
 /** Bundles of fresh projects for each version, made in `parent`. */
@@ -146,9 +196,17 @@ export interface FakeDevice {
   systemctlCalls(): string[];
   /** Calls made to npm ("cwd args"). */
   npmCalls(): string[];
+  /** <root>/etc/homeagent/keys: the trusted release keys (HOMEAGENT_KEYS_DIR's default under the root). */
+  keysDir: string;
+  /** Ids of the keys trusted now. */
+  trustedKeys(): string[];
 }
 
-export function makeDevice(parent: string): FakeDevice {
+/**
+ * A fake device. `trust` (default [testKey()]) are the release keys it trusts
+ * from the start, as an image would; [] for a box with none enrolled yet.
+ */
+export function makeDevice(parent: string, opts: { trust?: TestKey[] } = {}): FakeDevice {
   const dir = mkdtempSync(join(parent, 'device-'));
   const root = join(dir, 'root');
   const state = join(dir, 'systemd-state');
@@ -163,6 +221,8 @@ export function makeDevice(parent: string): FakeDevice {
   chmodSync(systemctl, 0o755);
   chmodSync(npm, 0o755);
   const npmLog = join(dir, 'npm-calls');
+  const keysDir = join(root, 'etc', 'homeagent', 'keys');
+  for (const k of opts.trust ?? [testKey()]) addTrustedKey(keysDir, readFileSync(k.publicKeyFile), k.publicKeyFile);
   const read = (file: string): string[] => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : []);
   const link = (name: string): string => {
     try {
@@ -188,6 +248,8 @@ export function makeDevice(parent: string): FakeDevice {
     started: () => read(join(state, 'started')),
     systemctlCalls: () => read(join(state, 'calls')),
     npmCalls: () => read(npmLog),
+    keysDir,
+    trustedKeys: () => (existsSync(keysDir) ? readdirSync(keysDir).filter((n) => n.endsWith('.pub')).map((n) => n.slice(0, -'.pub'.length)).sort() : []),
   };
 }
 

@@ -27,6 +27,11 @@ case ${node_version} in
 		;;
 esac
 
+# The release keys the box trusts, from the image build (never from the bundle):
+# install.sh below refuses the bundle unless one of them signed it, and so does
+# every later `homeagent update`.
+"${HOMEAGENT_NODE:-node}" "${DIR}/release-keys.mjs" --keys-dir "${HOMEAGENT_KEYS_DIR:-${ROOT}/etc/homeagent/keys}" add "${DIR}"/keys/*.pub
+
 bundle=$(find "${DIR}" -maxdepth 1 -name 'homeagent-*.tar.gz' | sort -V | tail -n 1)
 HOMEAGENT_NODE_BIN=/usr/local/bin/node HOMEAGENT_ROOT="${ROOT:-/}" bash "${DIR}/install.sh" --no-start "${bundle}"
 
