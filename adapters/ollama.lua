@@ -112,30 +112,41 @@ function adapter.transform_request(raw)
   return req
 end
 
+-- Every field read below may be null, missing or of another type (a server
+-- bug, a proxy, a fuzzer): each is type-checked, so no shape of a JSON value
+-- raises a Lua error (issue 14). Wrong-typed fields count as absent.
+
 local function finish_reason(done_reason)
-  if done_reason == "length" then return "length" end
   if nonempty(done_reason) then return done_reason end
   return "stop"
 end
 
+local function count(v)
+  if type(v) == "number" and v >= 0 then return v end
+  return nil
+end
+
 local function usage(r)
-  if not present(r.prompt_eval_count) and not present(r.eval_count) then return nil end
-  local p = present(r.prompt_eval_count) and r.prompt_eval_count or 0
-  local c = present(r.eval_count) and r.eval_count or 0
+  local p, c = count(r.prompt_eval_count), count(r.eval_count)
+  if not p and not c then return nil end
+  p, c = p or 0, c or 0
   return { prompt_tokens = p, completion_tokens = c, total_tokens = p + c }
 end
 
 -- Ollama sends each call whole: arguments already an object, maybe an id.
+-- A call without a function name is left out.
 local function calls_of(list)
   local out = json.array()
   if type(list) ~= "table" then return out end
   for _, tc in ipairs(list) do
-    local fn = tc["function"] or {}
-    out[#out + 1] = {
-      id = nonempty(tc.id) and tc.id or nil,
-      name = fn.name,
-      arguments = args_object(fn.arguments),
-    }
+    local fn = type(tc) == "table" and tc["function"]
+    if type(fn) == "table" and nonempty(fn.name) then
+      out[#out + 1] = {
+        id = nonempty(tc.id) and tc.id or nil,
+        name = fn.name,
+        arguments = args_object(fn.arguments),
+      }
+    end
   end
   return out
 end
@@ -148,40 +159,46 @@ end
 
 function adapter.transform_response(raw)
   local r = json.decode(raw)
+  if type(r) ~= "table" then return { error = "the response is not a JSON object" } end
   if present(r.error) then return { error = error_text(r.error) } end
   local msg = type(r.message) == "table" and r.message or {}
   return {
-    content = present(msg.content) and msg.content or "",
+    content = type(msg.content) == "string" and msg.content or "",
     reasoning_content = nonempty(msg.thinking) and msg.thinking or nil,
     finish_reason = finish_reason(r.done_reason),
     token_usage = usage(r),
     tool_calls = calls_of(msg.tool_calls),
-    model = r.model,
+    model = nonempty(r.model) and r.model or nil,
   }
 end
 
 -- Called for every chunk, so the common case (a content piece) runs
--- without helper calls (each Lua call costs).
+-- without helper calls (each Lua call costs). The final line is the one
+-- with `done: true`, or (its `done` field damaged) the one carrying a
+-- `done_reason`, which Ollama sends only there.
 function adapter.transform_stream_chunk(line)
   local r = json.decode(line)
+  if type(r) ~= "table" then return nil end
   local err = r.error
   if err ~= nil and err ~= null then return { error = error_text(err) } end
   local out = {}
   local msg = r.message
-  if msg and msg ~= null then
+  if type(msg) == "table" then
     local c = msg.content
-    if c and c ~= null and c ~= "" then out.content = c end
+    if type(c) == "string" and c ~= "" then out.content = c end
     local th = msg.thinking
-    if th and th ~= null and th ~= "" then out.reasoning = th end
+    if type(th) == "string" and th ~= "" then out.reasoning = th end
     local tcs = msg.tool_calls
-    if tcs and tcs ~= null and tcs[1] then
+    if type(tcs) == "table" and tcs[1] ~= nil then
       -- Whole calls, no stream index: the host appends each as a new call.
-      out.tool_call_deltas = calls_of(tcs)
+      local calls = calls_of(tcs)
+      if calls[1] ~= nil then out.tool_call_deltas = calls end
     end
   end
-  if r.done == true then
+  local done, dr = r.done, r.done_reason
+  if done == true or (done ~= false and type(dr) == "string" and dr ~= "") then
     out.done = true
-    out.finish_reason = finish_reason(r.done_reason)
+    out.finish_reason = finish_reason(dr)
     out.usage = usage(r)
   end
   return out
@@ -217,13 +234,14 @@ function adapter.context_window(base_url, model, headers)
     return nil
   end
   local r = json.decode(body)
+  if type(r) ~= "table" then return nil end
   if type(r.parameters) == "string" then
     local n = r.parameters:match("num_ctx%s+(%d+)")
     if n then return math.tointeger(tonumber(n)) end
   end
   if type(r.model_info) == "table" then
     local arch = r.model_info["general.architecture"]
-    if nonempty(arch) and present(r.model_info[arch .. ".context_length"]) then
+    if nonempty(arch) and type(r.model_info[arch .. ".context_length"]) == "number" then
       return r.model_info[arch .. ".context_length"]
     end
     for k, v in pairs(r.model_info) do

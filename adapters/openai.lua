@@ -88,11 +88,20 @@ function adapter.transform_request(raw)
   return body
 end
 
+-- Every field read below may be null, missing or of another type (a server
+-- bug, a proxy, a fuzzer): each is type-checked, so no shape of a JSON value
+-- raises a Lua error (issue 14). Wrong-typed fields count as absent.
+
+local function count(v)
+  if type(v) == "number" and v >= 0 then return v end
+  return nil
+end
+
 local function usage(u)
   if type(u) ~= "table" then return nil end
-  local p = present(u.prompt_tokens) and u.prompt_tokens or 0
-  local c = present(u.completion_tokens) and u.completion_tokens or 0
-  local t = present(u.total_tokens) and u.total_tokens or (p + c)
+  local p = count(u.prompt_tokens) or 0
+  local c = count(u.completion_tokens) or 0
+  local t = count(u.total_tokens) or (p + c)
   return { prompt_tokens = p, completion_tokens = c, total_tokens = t }
 end
 
@@ -110,16 +119,26 @@ local function error_text(e)
   return json.encode(e)
 end
 
+local function table_or_nil(v)
+  if type(v) == "table" then return v end
+  return nil
+end
+
 function adapter.transform_response(raw)
   local r = json.decode(raw)
+  if type(r) ~= "table" then return { error = "the response is not a JSON object" } end
   if present(r.error) then return { error = error_text(r.error) } end
-  local choice = type(r.choices) == "table" and r.choices[1] or {}
-  local msg = type(choice.message) == "table" and choice.message or {}
+  local choices = table_or_nil(r.choices)
+  local choice = choices and table_or_nil(choices[1]) or {}
+  local msg = table_or_nil(choice.message) or {}
   local calls = json.array()
-  if type(msg.tool_calls) == "table" then
-    for _, tc in ipairs(msg.tool_calls) do
-      local fn = tc["function"] or {}
-      calls[#calls + 1] = { id = nonempty(tc.id) and tc.id or nil, name = fn.name, arguments = decode_args(fn.arguments) }
+  local tcs = table_or_nil(msg.tool_calls)
+  if tcs then
+    for _, tc in ipairs(tcs) do
+      local fn = type(tc) == "table" and table_or_nil(tc["function"])
+      if fn and nonempty(fn.name) then
+        calls[#calls + 1] = { id = nonempty(tc.id) and tc.id or nil, name = fn.name, arguments = decode_args(fn.arguments) }
+      end
     end
   end
   local reasoning = msg.reasoning_content
@@ -130,49 +149,56 @@ function adapter.transform_response(raw)
     finish_reason = nonempty(choice.finish_reason) and choice.finish_reason or "stop",
     token_usage = usage(r.usage),
     tool_calls = calls,
-    model = r.model,
+    model = nonempty(r.model) and r.model or nil,
   }
 end
 
 -- One SSE `data:` payload (the host stops at `[DONE]` itself). Called for
 -- every chunk, so written without helper calls (each Lua call costs).
+-- A tool-call delta's `index` is passed on only when it is a whole number
+-- >= 0; without one the host continues the call being streamed (or starts a
+-- new one when the delta names a function).
 function adapter.transform_stream_chunk(data)
   local r = json.decode(data)
+  if type(r) ~= "table" then return nil end
   local err = r.error
   if err ~= nil and err ~= null then return { error = error_text(err) } end
   local out = {}
   local choices = r.choices
-  local choice = choices and choices[1]
-  if choice and choice ~= null then
+  local choice = type(choices) == "table" and choices[1] or nil
+  if type(choice) == "table" then
     local d = choice.delta
-    if d and d ~= null then
+    if type(d) == "table" then
       local c = d.content
-      if c and c ~= null and c ~= "" then out.content = c end
+      if type(c) == "string" and c ~= "" then out.content = c end
       local reasoning = d.reasoning_content
-      if not reasoning or reasoning == null or reasoning == "" then reasoning = d.reasoning end
-      if reasoning and reasoning ~= null and reasoning ~= "" then out.reasoning = reasoning end
+      if type(reasoning) ~= "string" or reasoning == "" then reasoning = d.reasoning end
+      if type(reasoning) == "string" and reasoning ~= "" then out.reasoning = reasoning end
       local tcs = d.tool_calls
-      if tcs and tcs ~= null and tcs[1] then
+      if type(tcs) == "table" and tcs[1] ~= nil then
         local deltas = json.array()
-        for i, tc in ipairs(tcs) do
-          local fn = tc["function"]
-          if not fn or fn == null then fn = {} end
-          local id, fname, args, index = tc.id, fn.name, fn.arguments, tc.index
-          deltas[i] = {
-            index = (index ~= nil and index ~= null) and index or (i - 1),
-            id = (id and id ~= null and id ~= "") and id or nil,
-            name = (fname and fname ~= null and fname ~= "") and fname or nil,
-            arguments = type(args) == "string" and args or nil,
-          }
+        for _, tc in ipairs(tcs) do
+          if type(tc) == "table" then
+            local fn = tc["function"]
+            local fname, args
+            if type(fn) == "table" then fname, args = fn.name, fn.arguments end
+            local id, index = tc.id, tc.index
+            deltas[#deltas + 1] = {
+              index = (type(index) == "number" and index >= 0 and index % 1 == 0) and index or nil,
+              id = (type(id) == "string" and id ~= "") and id or nil,
+              name = (type(fname) == "string" and fname ~= "") and fname or nil,
+              arguments = type(args) == "string" and args or nil,
+            }
+          end
         end
-        out.tool_call_deltas = deltas
+        if deltas[1] ~= nil then out.tool_call_deltas = deltas end
       end
     end
     local fr = choice.finish_reason
-    if fr and fr ~= null and fr ~= "" then out.finish_reason = fr end
+    if type(fr) == "string" and fr ~= "" then out.finish_reason = fr end
   end
   local u = r.usage
-  if u and u ~= null then out.usage = usage(u) end
+  if type(u) == "table" then out.usage = usage(u) end
   return out
 end
 

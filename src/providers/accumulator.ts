@@ -3,8 +3,14 @@
  * protocol (issue 3 "Division of work"): content and reasoning are appended;
  * tool-call deltas are merged by `index` (id and name kept from the first
  * delta that has them, argument fragments appended, parsed once at the end);
- * a delta without index is a whole call appended as a new one (Ollama sends
- * whole calls, several chunks mean several calls, never overwritten).
+ * a delta without index that names a function, or carries whole (object)
+ * arguments, is a new call (Ollama sends whole calls, several chunks mean
+ * several calls, never overwritten); a delta without index and without a
+ * name continues the call streamed last (an OpenAI-style fragment whose
+ * index was lost).
+ *
+ * Adapters are scripts: what they return is checked here (`normalizeChunk`,
+ * `normalizeResponse`), so a wrong-typed field is dropped, never merged.
  *
  * With tools declared, text that may be a JSON tool call is held back until
  * the end (raw JSON is never spoken); at the end it becomes tool calls when
@@ -43,6 +49,76 @@ export interface UnifiedResponse {
   tool_calls?: Array<{ id?: string; name?: string; arguments?: string | Record<string, unknown> }>;
   error?: string;
   model?: string;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+
+function usageOf(v: unknown): TokenUsage | undefined {
+  if (!isRecord(v)) return undefined;
+  const p = count(v.prompt_tokens) ?? 0;
+  const c = count(v.completion_tokens) ?? 0;
+  return { prompt_tokens: p, completion_tokens: c, total_tokens: count(v.total_tokens) ?? p + c };
+}
+
+function argumentsOf(v: unknown): string | Record<string, unknown> | undefined {
+  return typeof v === 'string' || isRecord(v) ? v : undefined;
+}
+
+/**
+ * What an adapter's transform_stream_chunk returned, as a UnifiedChunk: each
+ * field kept only with its declared type (strings, a non-negative whole
+ * `index`, a `done` that is `true`), anything else dropped; null when the
+ * value is not an object (the chunk is skipped). Never throws.
+ */
+export function normalizeChunk(raw: unknown): UnifiedChunk | null {
+  if (!isRecord(raw)) return null;
+  const c: UnifiedChunk = {};
+  const content = str(raw.content);
+  if (content) c.content = content;
+  const reasoning = str(raw.reasoning);
+  if (reasoning) c.reasoning = reasoning;
+  if (Array.isArray(raw.tool_call_deltas)) {
+    const deltas: ToolCallDelta[] = [];
+    for (const d of raw.tool_call_deltas as unknown[]) {
+      if (!isRecord(d)) continue;
+      const out: ToolCallDelta = {};
+      if (typeof d.index === 'number' && Number.isSafeInteger(d.index) && d.index >= 0) out.index = d.index;
+      if (str(d.id)) out.id = d.id as string;
+      if (str(d.name)) out.name = d.name as string;
+      const a = argumentsOf(d.arguments);
+      if (a !== undefined) out.arguments = a;
+      deltas.push(out);
+    }
+    if (deltas.length) c.tool_call_deltas = deltas;
+  }
+  if (raw.done === true) c.done = true;
+  if (str(raw.finish_reason)) c.finish_reason = raw.finish_reason as string;
+  const usage = usageOf(raw.usage);
+  if (usage) c.usage = usage;
+  if (raw.error !== undefined && raw.error !== null && raw.error !== false && raw.error !== '') c.error = typeof raw.error === 'string' ? raw.error : JSON.stringify(raw.error);
+  if (str(raw.model)) c.model = raw.model as string;
+  return c;
+}
+
+/** What an adapter's transform_response returned, as a UnifiedResponse (the same rules as normalizeChunk). Never throws. */
+export function normalizeResponse(raw: Record<string, unknown>): UnifiedResponse {
+  const u: UnifiedResponse = {};
+  if (str(raw.content) !== undefined) u.content = raw.content as string;
+  if (str(raw.reasoning_content)) u.reasoning_content = raw.reasoning_content as string;
+  if (str(raw.finish_reason)) u.finish_reason = raw.finish_reason as string;
+  const usage = usageOf(raw.token_usage);
+  if (usage) u.token_usage = usage;
+  if (Array.isArray(raw.tool_calls)) {
+    u.tool_calls = (raw.tool_calls as unknown[]).filter(isRecord).map((c) => ({
+      ...(str(c.id) ? { id: c.id as string } : {}),
+      ...(str(c.name) ? { name: c.name as string } : {}),
+      ...(argumentsOf(c.arguments) !== undefined ? { arguments: argumentsOf(c.arguments) } : {}),
+    }));
+  }
+  if (raw.error !== undefined && raw.error !== null && raw.error !== false && raw.error !== '') u.error = typeof raw.error === 'string' ? raw.error : JSON.stringify(raw.error);
+  if (str(raw.model)) u.model = raw.model as string;
+  return u;
 }
 
 interface Slot {
@@ -86,6 +162,8 @@ export class StreamAccumulator {
   done = false;
   private readonly slots = new Map<number, Slot>();
   private nextIndex = 0;
+  /** The index of the call a delta touched last (a fragment without index continues it). */
+  private lastIndex?: number;
   private held = '';
   private holding: boolean;
   private readonly declared: ReadonlySet<string>;
@@ -132,9 +210,13 @@ export class StreamAccumulator {
     if (typeof d.index === 'number') {
       index = d.index;
       slot = this.slots.get(index);
+    } else if (!d.name && typeof d.arguments === 'string' && this.lastIndex !== undefined) {
+      index = this.lastIndex;
+      slot = this.slots.get(index);
     } else {
       index = this.nextIndex;
     }
+    this.lastIndex = index;
     if (!slot) {
       slot = { index, name: '', text: '' };
       this.slots.set(index, slot);

@@ -19,7 +19,7 @@ import { LuaVM, type LuaVMOptions } from '../lua/vm.js';
 import { AdapterError } from '../lua/errors.js';
 import type { CompletionRequest } from '../kernel/llm-types.js';
 import type { Logger } from '../kernel/log-types.js';
-import type { UnifiedChunk, UnifiedResponse } from './accumulator.js';
+import { normalizeChunk, normalizeResponse, type UnifiedChunk, type UnifiedResponse } from './accumulator.js';
 import { errorMessage } from '../kernel/errors.js';
 
 const MESSAGE_CACHE_MAX = 4096;
@@ -249,17 +249,22 @@ export class LuaAdapter {
     if (!out || typeof out !== 'object' || Array.isArray(out)) {
       throw new AdapterError('ADAPTER_RESULT', { script: this.vm.name, fn: 'transform_response', detail: 'must return a table' });
     }
-    return out as UnifiedResponse;
+    return normalizeResponse(out as Record<string, unknown>);
   }
 
-  /** One framed payload -> unified chunk (synchronous: called for every chunk). Null when the adapter skips it. */
+  /**
+   * One framed payload -> unified chunk (synchronous: called for every
+   * chunk), its fields type-checked (normalizeChunk). Null when the adapter
+   * skips it.
+   * @throws AdapterError when the script fails or returns something other than a table or nil.
+   */
   transformStreamChunk(payload: Uint8Array): UnifiedChunk | null {
     const out = this.vm.callSync('transform_stream_chunk', [payload]);
     if (out === undefined || out === null) return null;
     if (typeof out !== 'object' || Array.isArray(out)) {
       throw new AdapterError('ADAPTER_RESULT', { script: this.vm.name, fn: 'transform_stream_chunk', detail: 'must return a table or nil' });
     }
-    return out as UnifiedChunk;
+    return normalizeChunk(out);
   }
 
   /** Error body -> message and kind; a generic reading when the adapter has no transform_error. */

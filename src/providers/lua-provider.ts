@@ -67,6 +67,9 @@ function preview(b: Uint8Array): string {
   return b.length > 120 ? `${s}...` : s;
 }
 
+/** How many unreadable payloads a stream may skip before it counts as broken. */
+export const MAX_SKIPPED_PAYLOADS = 64;
+
 /**
  * The protocol-neutral stream pipeline: network reads -> framing (the
  * adapter's stream_format) -> adapter.transform_stream_chunk per payload ->
@@ -74,7 +77,12 @@ function preview(b: Uint8Array): string {
  * caller ends with `acc.finish()`. Returns normally only when the stream was
  * complete (final chunk, `[DONE]`, or an SSE stream that reported a
  * finish_reason before it closed).
- * @throws MalformedResponseError (a payload the adapter cannot read),
+ *
+ * A payload the adapter cannot read (invalid JSON, a script error) or one
+ * over the frame size limit is skipped and reported through `warn` once per
+ * stream with the count (issue 14: a malformed chunk never fails a stream
+ * whose rest is good); past MAX_SKIPPED_PAYLOADS the stream is given up.
+ * @throws MalformedResponseError (too many unreadable payloads),
  *   StreamErrorReported (`{"error": ...}` in the stream), TruncatedStreamError.
  */
 export async function* decodeStream(
@@ -82,34 +90,51 @@ export async function* decodeStream(
   reads: AsyncIterable<Uint8Array>,
   acc: StreamAccumulator,
   source?: string,
+  warn?: (msg: string) => void,
 ): AsyncGenerator<StreamEvent, void, void> {
   const framer = createFramer(adapter.streamFormat);
+  let skipped = 0;
+  let firstSkip = '';
+  const skip = (why: string): void => {
+    skipped++;
+    if (!firstSkip) firstSkip = why;
+    if (skipped > MAX_SKIPPED_PAYLOADS) throw new MalformedResponseError(`${skipped} payloads could not be read, the first: ${firstSkip}`, { source });
+  };
   const frame = (f: Frame): { events: StreamEvent[]; done: boolean } => {
     if (f.kind === 'done') return { events: [], done: true };
+    if (f.kind === 'skipped') {
+      skip('a payload over the frame size limit');
+      return { events: [], done: false };
+    }
     let c: UnifiedChunk | null;
     try {
       c = adapter.transformStreamChunk(f.bytes);
     } catch (err) {
-      throw new MalformedResponseError(`${errorMessage(err)} (payload: ${preview(f.bytes)})`, { cause: err, source });
+      skip(`${errorMessage(err)} (payload: ${preview(f.bytes)})`);
+      return { events: [], done: false };
     }
     if (!c) return { events: [], done: false };
     if (c.error) throw new StreamErrorReported(String(c.error), { source });
     return { events: acc.apply(c), done: acc.done };
   };
+  const report = (): void => {
+    if (skipped) warn?.(`skipped ${skipped} unreadable stream payload${skipped === 1 ? '' : 's'}; the first: ${firstSkip}`);
+  };
   for await (const chunk of reads) {
     for (const f of framer.push(chunk)) {
       const r = frame(f);
       for (const e of r.events) yield e;
-      if (r.done) return;
+      if (r.done) return report();
     }
   }
   for (const f of framer.end()) {
     const r = frame(f);
     for (const e of r.events) yield e;
-    if (r.done) return;
+    if (r.done) return report();
   }
-  if (adapter.streamFormat === 'sse' && acc.finishReason) return;
-  throw new TruncatedStreamError(acc.content, 'the connection ended without the final chunk', { source });
+  if (adapter.streamFormat === 'sse' && acc.finishReason) return report();
+  const why = skipped ? `the connection ended without the final chunk (${skipped} unreadable payload${skipped === 1 ? '' : 's'} skipped, the first: ${firstSkip})` : 'the connection ended without the final chunk';
+  throw new TruncatedStreamError(acc.content, why, { source });
 }
 
 /** A Provider speaking one protocol through one Lua adapter to one host. */
@@ -182,7 +207,7 @@ export class LuaAdaptedProvider implements Provider {
         yield { type: 'done', response: r };
         return;
       }
-      yield* decodeStream(this.adapter, res.chunks(), acc, this.name);
+      yield* decodeStream(this.adapter, res.chunks(), acc, this.name, (m) => this.warn(m));
       const { events, response } = acc.finish();
       this.stamp(response);
       for (const e of events) yield e;

@@ -13,7 +13,7 @@ function run(f: Framer, parts: Uint8Array[]): string[] {
   const frames: Frame[] = [];
   for (const p of parts) frames.push(...f.push(p));
   frames.push(...f.end());
-  return frames.map((fr) => (fr.kind === 'done' ? '[DONE]' : dec.decode(fr.bytes)));
+  return frames.map((fr) => (fr.kind === 'done' ? '[DONE]' : fr.kind === 'skipped' ? '[SKIPPED]' : dec.decode(fr.bytes)));
 }
 
 function splitEverywhere(bytes: Uint8Array, check: (parts: Uint8Array[]) => void): void {
@@ -54,4 +54,25 @@ test('LineSplitter: one byte at a time', () => {
   const last = s.end();
   if (last) lines.push(dec.decode(last));
   assert.deepEqual(lines, ['ab', '你', '', 'z']);
+});
+
+test('a line or SSE event over the frame limit is dropped as it arrives and becomes one skipped frame; the frames around it arrive whole', () => {
+  const big = 'x'.repeat(5000);
+  for (const [framer, body, want] of [
+    [() => new NdjsonFramer(1000), `{"a":1}\n{"big":"${big}"}\n{"b":2}\n{"c":"${big}"}`, ['{"a":1}', '[SKIPPED]', '{"b":2}', '[SKIPPED]']],
+    [() => new SseFramer(1000), `data: {"a":1}\n\ndata: {"big":"${big}"}\n\ndata: {"b":2}\ndata: ${big}\n\ndata: [DONE]\n\n`, ['{"a":1}', '[SKIPPED]', '[SKIPPED]', '[DONE]']],
+  ] as const) {
+    const bytes = enc.encode(body);
+    // whole, and in reads of 1, 7 and 300 bytes: never more than the limit is held
+    for (const size of [bytes.length, 1, 7, 300]) {
+      const f = framer();
+      const parts: Uint8Array[] = [];
+      for (let o = 0; o < bytes.length; o += size) parts.push(bytes.subarray(o, o + size));
+      assert.deepEqual(run(f, parts), [...want], `reads of ${size}`);
+    }
+  }
+  const l = new LineSplitter(1000);
+  l.push(enc.encode('y'.repeat(999)));
+  l.push(enc.encode('y'.repeat(5000)));
+  assert.equal(l.pending, 0, 'an over-long line is not held');
 });

@@ -179,3 +179,143 @@ test('over HTTP: random splits at the server, text arrives whole (40 runs)', asy
     assert.equal(last.response.tool_calls.length, reply.tool_calls?.length ?? 0);
   }
 });
+
+// ---- every field of every chunk (issue 14) ---------------------------------
+
+type JsonPath = Array<string | number>;
+const MISSING = Symbol('missing');
+/** The replacements of a field: null, missing, a number, a string, an empty array, an empty object. */
+const REPLACEMENTS: Array<{ name: string; value: unknown }> = [
+  { name: 'null', value: null },
+  { name: 'missing', value: MISSING },
+  { name: 'number', value: 7 },
+  { name: 'string', value: 's' },
+  { name: 'empty array', value: [] },
+  { name: 'empty object', value: {} },
+];
+
+/** Every path to a field or array item of `v`, depth first (a parent before its children). */
+function fieldPaths(v: unknown, prefix: JsonPath = []): JsonPath[] {
+  const out: JsonPath[] = [];
+  if (Array.isArray(v)) {
+    v.forEach((x, i) => {
+      out.push([...prefix, i]);
+      out.push(...fieldPaths(x, [...prefix, i]));
+    });
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      out.push([...prefix, k]);
+      out.push(...fieldPaths(x, [...prefix, k]));
+    }
+  }
+  return out;
+}
+
+/** A copy of `v` with the field at `path` replaced by `value` (MISSING deletes it). */
+function replaced(v: unknown, path: JsonPath, value: unknown): unknown {
+  const copy = structuredClone(v) as Record<string | number, unknown>;
+  let parent = copy as Record<string | number, unknown>;
+  for (const k of path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+  const last = path.at(-1)!;
+  if (value !== MISSING) parent[last] = structuredClone(value);
+  else if (Array.isArray(parent)) parent.splice(last as number, 1);
+  else delete parent[last];
+  return copy;
+}
+
+/** A recorded stream cut into its JSON payloads (NDJSON lines, SSE `data:` events; `[DONE]` kept as text). */
+function payloadsOf(rec: Recording): Array<unknown | string> {
+  const text = Buffer.from(rec.bytes).toString('utf8');
+  if (rec.adapter === 'ollama') return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
+  return text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((e) => e.replace(/^data: /, ''))
+    .map((d) => (d === '[DONE]' ? d : (JSON.parse(d) as unknown)));
+}
+
+function bytesOf(adapter: Recording['adapter'], payloads: Array<unknown | string>): Uint8Array {
+  const enc = new TextEncoder();
+  if (adapter === 'ollama') return enc.encode(payloads.map((p) => `${JSON.stringify(p)}\n`).join(''));
+  return enc.encode(payloads.map((p) => `data: ${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`).join(''));
+}
+
+/** What one payload contributes: its content and reasoning pieces and the index of the tool call it carries. */
+function contribution(adapter: Recording['adapter'], p: unknown, callsBefore: number): { content: string; reasoning: string; call?: number } {
+  const o = p as Record<string, any>;
+  if (adapter === 'ollama') {
+    const m = o.message ?? {};
+    return { content: m.content ?? '', reasoning: m.thinking ?? '', ...(m.tool_calls?.length ? { call: callsBefore } : {}) };
+  }
+  const d = o.choices?.[0]?.delta ?? {};
+  return { content: d.content ?? '', reasoning: d.reasoning_content ?? '', ...(d.tool_calls?.length ? { call: d.tool_calls[0].index as number } : {}) };
+}
+
+test('every field of every chunk replaced by null, missing, a number, a string, [] or {}: the adapters never fail, the rest of the stream arrives whole', async () => {
+  let runs = 0;
+  for (const rec of recordings) {
+    const payloads = payloadsOf(rec);
+    let calls = 0;
+    const parts = payloads.map((p) => {
+      if (typeof p === 'string') return { content: '', reasoning: '' };
+      const c = contribution(rec.adapter, p, calls);
+      if (rec.adapter === 'ollama' && c.call !== undefined) calls++;
+      return c;
+    });
+    const expectedCalls = rec.calls.map((c) => JSON.stringify(c));
+    for (let i = 0; i < payloads.length; i++) {
+      const p = payloads[i];
+      if (typeof p === 'string') continue; // [DONE] is framing, not JSON
+      const before = { content: parts.slice(0, i).map((x) => x.content).join(''), reasoning: parts.slice(0, i).map((x) => x.reasoning).join('') };
+      const after = { content: parts.slice(i + 1).map((x) => x.content).join(''), reasoning: parts.slice(i + 1).map((x) => x.reasoning).join('') };
+      for (const path of fieldPaths(p)) {
+        for (const r of REPLACEMENTS) {
+          const mutated = [...payloads];
+          mutated[i] = replaced(p, path, r.value);
+          const label = `${rec.adapter} chunk ${i} ${path.join('.')} = ${r.name}`;
+          const { events, response, error } = await runPipeline(rec, [bytesOf(rec.adapter, mutated)], ['set_light', 'say']);
+          runs++;
+          assert.equal(error, undefined, `${label}: ${String(error)}`);
+          assert.ok(response, label);
+          for (const kind of ['content', 'reasoning'] as const) {
+            const got = kind === 'content' ? response.content : (response.reasoning_content ?? '');
+            const allowed = [before[kind] + parts[i]![kind] + after[kind], before[kind] + after[kind], `${before[kind]}s${after[kind]}`];
+            assert.ok(allowed.includes(got), `${label}: ${kind} ${JSON.stringify(got)}`);
+          }
+          assert.equal(textOf(events, 'content'), response.content, `${label}: the delivered text is the final content`);
+          const got = response.tool_calls.map((c) => JSON.stringify({ name: c.function.name, arguments: c.function.arguments }));
+          assert.ok(got.length <= expectedCalls.length, `${label}: no call made up`);
+          expectedCalls.forEach((c, k) => {
+            if (k !== parts[i]!.call) assert.ok(got.includes(c), `${label}: call ${k} arrives whole`);
+          });
+        }
+      }
+    }
+  }
+  assert.ok(runs > 3000, `runs: ${runs}`);
+});
+
+test('every field of a whole response replaced: transform_response never fails and returns the unified shape', async () => {
+  for (const adapter of ['ollama', 'openai'] as const) {
+    for (const r of replies) {
+      srv.enqueue(r);
+      const path = adapter === 'ollama' ? '/api/chat' : '/v1/chat/completions';
+      const res = await fetch(srv.url + path, { method: 'POST', body: JSON.stringify({ model: 'm', stream: false, messages: [] }) });
+      const body = (await res.json()) as unknown;
+      const a = registry.get(adapter);
+      for (const p of fieldPaths(body)) {
+        for (const rep of REPLACEMENTS) {
+          const u = await a.transformResponse(new TextEncoder().encode(JSON.stringify(replaced(body, p, rep.value))));
+          const label = `${adapter} ${p.join('.')} = ${rep.name}`;
+          assert.ok(u.content === undefined || typeof u.content === 'string', label);
+          for (const c of u.tool_calls ?? []) assert.ok(c.name === undefined || typeof c.name === 'string', label);
+          assert.ok(u.token_usage === undefined || Number.isFinite(u.token_usage.total_tokens), label);
+        }
+      }
+      for (const top of [null, 7, 's', [], {}]) {
+        const u = await a.transformResponse(new TextEncoder().encode(JSON.stringify(top)));
+        assert.ok(typeof u === 'object', `${adapter}: top-level ${JSON.stringify(top)}`);
+      }
+    }
+  }
+});

@@ -177,3 +177,47 @@ test('maxContextTokens: the declared window wins, else Ollama /api/show (num_ctx
   settings.set('core.llm.sources.ollama.model', 'nope');
   assert.equal(await m.maxContextTokens(), undefined);
 });
+
+test('a malformed chunk never marks a source failed when the rest of the stream is good (issue 14)', async (t) => {
+  const { m } = setup();
+  t.after(() => m.close());
+  // ollama source: damaged fields in content and tool-call chunks, a garbage line, a 2 MB line
+  const ollamaFaults: Array<Record<string, unknown>> = [
+    { mutate: [{ chunk: 0, path: ['message'], value: null }], want: ' two three' },
+    { mutate: [{ chunk: 1, path: ['message', 'content'], value: 7 }], want: 'one three' },
+    { mutate: [{ chunk: 3, path: ['message', 'tool_calls', 0], value: null }], tool_calls: [{ name: 'a', arguments: {} }, { name: 'b', arguments: { x: 1 } }] },
+    { mutate: [{ chunk: 3, path: ['message', 'tool_calls', 0, 'function'] }], tool_calls: [{ name: 'a', arguments: {} }, { name: 'b', arguments: { x: 1 } }] },
+    { mutate: [{ chunk: 3, path: ['done'], value: 's' }] },
+    { garbage: { line: '{"message": [}', after: 1 } },
+    { garbage: { line: `{"message":{"content":"${'x'.repeat(2 * 1024 * 1024)}"}}`, after: 1 } },
+  ];
+  for (const f of ollamaFaults) {
+    srv.enqueue({ content: 'one two three', ...f }, { content: 'backup must not be asked' });
+    const r = final(await collect(m.chatStream(ask)));
+    assert.equal(r.content, (f.want as string | undefined) ?? 'one two three', 'the rest of the text arrives');
+    assert.equal(r.source, 'ollama', JSON.stringify(f).slice(0, 200));
+    if (f.tool_calls) assert.deepEqual(r.tool_calls.map((c) => c.function.name), ['b'], 'the good call arrives');
+    assert.deepEqual(m.status().sources.map((s) => [s.name, s.state, s.failures]), [['ollama', 'ok', 0], ['backup', 'untried', 0]]);
+    srv.reset();
+  }
+  // the OpenAI-compatible source alone: choices, delta, tool_calls items, function, content as a number
+  const { m: m2 } = setup(['backup']);
+  t.after(() => m2.close());
+  const calls = [{ name: 'a', arguments: { q: 1 } }, { name: 'b', arguments: { q: 2 } }];
+  const v1Faults: Array<Record<string, unknown>> = [
+    { mutate: [{ chunk: 0, path: ['choices'], value: null }] },
+    { mutate: [{ chunk: 1, path: ['choices', 0, 'delta'], value: 's' }] },
+    { mutate: [{ chunk: 1, path: ['choices', 0, 'delta', 'content'], value: 42 }] },
+    { mutate: [{ chunk: 3, path: ['choices', 0, 'delta', 'tool_calls', 0], value: 7 }], tool_calls: calls },
+    { mutate: [{ chunk: 3, path: ['choices', 0, 'delta', 'tool_calls', 0, 'function'], value: [] }], tool_calls: calls },
+    { mutate: [{ chunk: 3, path: ['choices', 0, 'delta', 'tool_calls'], value: {} }], tool_calls: calls },
+    { mutate: [{ chunk: 2, path: ['usage'], value: 's' }, { chunk: 2, path: ['choices', 0, 'finish_reason'], value: 3 }] },
+  ];
+  for (const f of v1Faults) {
+    srv.enqueue({ content: 'one two', ...f });
+    const r = final(await collect(m2.chatStream(ask)));
+    if (f.tool_calls) assert.ok(r.tool_calls.some((c) => c.function.name === 'b' && (c.function.arguments as { q?: number }).q === 2), 'the undamaged call arrives');
+    assert.deepEqual(m2.status().sources.map((s) => [s.name, s.state, s.failures]), [['backup', 'ok', 0]], JSON.stringify(f));
+    srv.reset();
+  }
+});

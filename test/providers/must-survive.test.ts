@@ -269,8 +269,13 @@ test('failures are typed within the configured timeout and the next source is tr
   // ... ending before any finish_reason is not
   srv.enqueue({ raw: 'data: {"choices":[{"index":0,"delta":{"content":"one"},"finish_reason":null}]}\n\n' });
   await assert.rejects(collect(provider('openai', { timeouts: fast }).chatStream(ask())), TruncatedStreamError);
-  // malformed line
+  // a malformed line in a stream whose rest is good is skipped and logged (issue 14)
+  const lines = captureLogger();
   srv.enqueue({ content: 'one two', garbage: true });
+  assert.equal(done(await collect(provider('ollama', { timeouts: fast, log: lines }).chatStream(ask()))).content, 'one two');
+  assert.ok(lines.lines.some((l) => l.level === 'warn' && /skipped 1 unreadable stream payload/.test(String(l.msg))), 'the skipped line is logged');
+  // ... a stream of nothing but garbage is not an answer
+  srv.enqueue({ raw: Array.from({ length: 100 }, () => '<html>not json</html>\n').join('') });
   await assert.rejects(collect(p.chatStream(ask())), MalformedResponseError);
   // mid-stream error line
   srv.enqueue({ content: 'one', streamError: 'out of memory' });
@@ -297,7 +302,7 @@ test('failures are typed within the configured timeout and the next source is tr
     { headerDelayMs: 2000, content: 'late' },
     { content: 'a b c', stallAfterBytes: 0 },
     { content: 'a b c', dropAfterBytes: 0 },
-    { content: 'a b', garbage: { line: '<html>', after: 0 } },
+    { raw: '<html>\n<body>busy</body>\n</html>\n' },
   ];
   for (const fault of faults) {
     clock += 10 * 60_000; // past any back-off

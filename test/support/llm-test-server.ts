@@ -82,6 +82,13 @@ export interface Reply {
   ollamaToolStyle?: 'current' | 'legacy';
   /** /v1: split each call's arguments string into fragments of this many characters (default 8). */
   argumentFragment?: number;
+  /**
+   * Damage fields of streamed chunks: in JSON chunk `chunk` (0-based, in
+   * sending order, `[DONE]` not counted), the field at `path` (keys and
+   * array indexes, e.g. ['choices', 0, 'delta', 'content']) is set to `value`,
+   * or removed when `value` is undefined (an array item is spliced out).
+   */
+  mutate?: Array<{ chunk: number; path: Array<string | number>; value?: unknown }>;
 }
 
 /** A message as received in a chat body (either protocol). */
@@ -300,6 +307,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
       pieces = v1 ? openaiStream(model, r, includeUsage) : ollamaStream(model, r);
       contentType = v1 ? 'text/event-stream' : 'application/x-ndjson';
     }
+    if (r.mutate?.length && stream && r.raw === undefined) pieces = mutateChunks(pieces, r.mutate, v1);
     if (r.garbage && r.raw === undefined) {
       const g = typeof r.garbage === 'object' ? r.garbage : { line: typeof r.garbage === 'string' ? r.garbage : 'garbage%%{not json', after: 1 };
       pieces.splice(Math.min(g.after ?? 1, pieces.length), 0, v1 ? `${g.line}\n\n` : `${g.line}\n`);
@@ -399,6 +407,27 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
 }
 
 // ---- wire shapes ---------------------------------------------------------
+
+/** Applies Reply.mutate to the streamed pieces (NDJSON lines or SSE `data:` events). */
+function mutateChunks(pieces: string[], mutations: NonNullable<Reply['mutate']>, v1: boolean): string[] {
+  const out = [...pieces];
+  const json = out.map((p, i) => ({ i, p })).filter(({ p }) => !p.startsWith('data: [DONE]'));
+  for (const m of mutations) {
+    const at = json[m.chunk];
+    if (!at) throw new Error(`mutate: there is no chunk ${m.chunk} (the stream has ${json.length})`);
+    const text = out[at.i]!;
+    const obj = JSON.parse(v1 ? text.replace(/^data: /, '') : text) as Record<string | number, unknown>;
+    let parent = obj;
+    for (const k of m.path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+    const last = m.path.at(-1);
+    if (last === undefined || !parent || typeof parent !== 'object') throw new Error(`mutate: no field ${m.path.join('.')} in chunk ${m.chunk}`);
+    if (m.value !== undefined) parent[last] = m.value;
+    else if (Array.isArray(parent)) parent.splice(last as number, 1);
+    else delete parent[last];
+    out[at.i] = v1 ? sse(obj) : `${JSON.stringify(obj)}\n`;
+  }
+  return out;
+}
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
