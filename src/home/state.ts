@@ -42,9 +42,10 @@ function render(entity: Entity, key: string, raw: string): string | undefined {
   return r.ok ? r.value : undefined;
 }
 
+/** A number, or undefined when `v` is not one; ±Infinity (1e400) is kept so that the range check reports it. */
 function num(v: unknown): number | undefined {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-  return Number.isFinite(n) ? n : undefined;
+  return Number.isNaN(n) ? undefined : n;
 }
 
 function onOff(entity: Entity, value: string): string | undefined {
@@ -67,12 +68,71 @@ function rgbFrom(v: unknown): EntityState['color'] {
   return r !== undefined && g !== undefined && b !== undefined ? { r, g, b } : undefined;
 }
 
+/**
+ * Called for a value outside the entity's declared range: `field` is the
+ * EntityState field, `value` what the device sent, `range` [min, max] in the
+ * device's own units (brightness on its brightness_scale, position in
+ * position_closed..position_open, temperatures in its temperature_unit).
+ */
+export type RangeRejection = (field: string, value: unknown, range: [number, number]) => void;
+
+/** The declared ranges of an entity's values (HA option names; HA's defaults where the config says nothing). */
+export function valueRange(entity: Entity, field: 'brightness' | 'color' | 'color_temp' | 'position' | 'current_temperature' | 'target_temperature' | 'percentage' | 'sensor'): [number, number] {
+  const fahrenheit = opt(entity, 'temperature_unit') === 'F';
+  switch (field) {
+    case 'brightness':
+      return [0, optNumber(entity, 'brightness_scale') ?? 255];
+    case 'color':
+      return [0, 255];
+    case 'color_temp':
+      // Mireds (HA min_mireds/max_mireds) or Kelvin (color_temp_kelvin); undeclared: what a bulb can physically be.
+      return entity.config.color_temp_kelvin === true
+        ? [optNumber(entity, 'min_kelvin') ?? 1000, optNumber(entity, 'max_kelvin') ?? 20000]
+        : [optNumber(entity, 'min_mireds') ?? 50, optNumber(entity, 'max_mireds') ?? 1000];
+    case 'position': {
+      const a = optNumber(entity, 'position_closed') ?? 0;
+      const b = optNumber(entity, 'position_open') ?? 100;
+      return [Math.min(a, b), Math.max(a, b)];
+    }
+    case 'target_temperature':
+      return [optNumber(entity, 'min_temp') ?? (fahrenheit ? 44 : 7), optNumber(entity, 'max_temp') ?? (fahrenheit ? 95 : 35)];
+    case 'current_temperature':
+      // A room thermometer: the climate's set-point range does not bound it; the physical range does.
+      return fahrenheit ? [-76, 212] : [-60, 100];
+    case 'percentage':
+      return [0, optNumber(entity, 'speed_range_max') ?? 100];
+    case 'sensor': {
+      const dc = entity.device_class;
+      if (dc === 'humidity' || dc === 'battery' || dc === 'moisture') return [0, 100];
+      return [-1e9, 1e9];
+    }
+  }
+}
+
+/** `v` when it lies in `field`'s range of `entity`, else undefined (and `reject` is told). */
+function inRange(entity: Entity, field: Parameters<typeof valueRange>[1], v: number | undefined, reject: RangeRejection | undefined, label: string = field): number | undefined {
+  if (v === undefined) return undefined;
+  const r = valueRange(entity, field);
+  if (v >= r[0] && v <= r[1]) return v;
+  reject?.(label, v, r);
+  return undefined;
+}
+
+/** Longest sensor text kept, characters: a reading, not a document. */
+export const MAX_SENSOR_TEXT = 255;
+
 function scaleBrightness(entity: Entity, v: number): number {
   const scale = optNumber(entity, 'brightness_scale') ?? 255;
   return Math.round((v / scale) * 255);
 }
 
-function applyJsonLight(entity: Entity, state: EntityState, raw: string): boolean {
+function colourInRange(entity: Entity, c: EntityState['color'], reject: RangeRejection | undefined): EntityState['color'] {
+  if (!c) return undefined;
+  for (const ch of [c.r, c.g, c.b]) if (inRange(entity, 'color', ch, reject) === undefined) return undefined;
+  return c;
+}
+
+function applyJsonLight(entity: Entity, state: EntityState, raw: string, reject: RangeRejection | undefined): boolean {
   let j: unknown;
   try {
     j = JSON.parse(raw);
@@ -89,17 +149,17 @@ function applyJsonLight(entity: Entity, state: EntityState, raw: string): boolea
       changed = true;
     }
   }
-  const b = num(o.brightness);
+  const b = inRange(entity, 'brightness', num(o.brightness), reject);
   if (b !== undefined) {
     state.brightness = scaleBrightness(entity, b);
     changed = true;
   }
-  const c = rgbFrom(o.color);
+  const c = colourInRange(entity, rgbFrom(o.color), reject);
   if (c) {
     state.color = c;
     changed = true;
   }
-  const ct = num(o.color_temp);
+  const ct = inRange(entity, 'color_temp', num(o.color_temp), reject);
   if (ct !== undefined) {
     state.color_temp = ct;
     changed = true;
@@ -130,14 +190,16 @@ function lockState(entity: Entity, v: string): string | undefined {
 /**
  * Apply one state message. Returns true when the state changed. A payload
  * that does not fit (bad JSON, unknown value, template failure) leaves the
- * state as it was and returns false.
+ * state as it was and returns false. Every number is checked against the
+ * entity's declared range (`valueRange`): a value outside it (or not finite)
+ * is ignored, the last valid value stands, and `reject` is told.
  */
-export function applyStateMessage(entity: Entity, state: EntityState, role: Exclude<TopicRole, { availability: number }>, raw: string): boolean {
+export function applyStateMessage(entity: Entity, state: EntityState, role: Exclude<TopicRole, { availability: number }>, raw: string, reject?: RangeRejection): boolean {
   const before = JSON.stringify(state);
   switch (role) {
     case 'state': {
       if (entity.component === 'light' && entity.config.schema === 'json') {
-        applyJsonLight(entity, state, raw);
+        applyJsonLight(entity, state, raw, reject);
         break;
       }
       // HA: light (default schema) and fan read `state_value_template`; the others `value_template`.
@@ -167,7 +229,14 @@ export function applyStateMessage(entity: Entity, state: EntityState, role: Excl
           break;
         }
         case 'sensor': {
-          state.state = v.trim();
+          const text = v.trim();
+          if (text.length > MAX_SENSOR_TEXT) {
+            reject?.('state', `${text.slice(0, 40)}... (${text.length} characters)`, [0, MAX_SENSOR_TEXT]);
+            break;
+          }
+          const n = num(text);
+          if (n !== undefined && inRange(entity, 'sensor', n, reject, 'state') === undefined) break;
+          state.state = text;
           const unit = opt(entity, 'unit_of_measurement');
           if (unit) state.unit = unit;
           break;
@@ -178,23 +247,26 @@ export function applyStateMessage(entity: Entity, state: EntityState, role: Excl
       break;
     }
     case 'brightness_state': {
-      const n = num(render(entity, 'brightness_value_template', raw));
+      const n = inRange(entity, 'brightness', num(render(entity, 'brightness_value_template', raw)), reject);
       if (n !== undefined) state.brightness = scaleBrightness(entity, n);
       break;
     }
     case 'rgb_state': {
       const v = render(entity, 'rgb_value_template', raw);
       const parts = v?.split(',').map((p) => Number(p.trim()));
-      if (parts && parts.length === 3 && parts.every((p) => Number.isFinite(p))) state.color = { r: parts[0] as number, g: parts[1] as number, b: parts[2] as number };
+      if (parts && parts.length === 3 && parts.every((p) => Number.isFinite(p))) {
+        const c = colourInRange(entity, { r: parts[0] as number, g: parts[1] as number, b: parts[2] as number }, reject);
+        if (c) state.color = c;
+      }
       break;
     }
     case 'color_temp_state': {
-      const n = num(render(entity, 'color_temp_value_template', raw));
+      const n = inRange(entity, 'color_temp', num(render(entity, 'color_temp_value_template', raw)), reject);
       if (n !== undefined) state.color_temp = n;
       break;
     }
     case 'position': {
-      const n = num(render(entity, 'position_template', raw));
+      const n = inRange(entity, 'position', num(render(entity, 'position_template', raw)), reject);
       if (n !== undefined) {
         const open = optNumber(entity, 'position_open') ?? 100;
         const closed = optNumber(entity, 'position_closed') ?? 0;
@@ -206,12 +278,12 @@ export function applyStateMessage(entity: Entity, state: EntityState, role: Excl
       break;
     }
     case 'current_temperature': {
-      const n = num(render(entity, 'current_temperature_template', raw));
+      const n = inRange(entity, 'current_temperature', num(render(entity, 'current_temperature_template', raw)), reject);
       if (n !== undefined) state.current_temperature = n;
       break;
     }
     case 'temperature_state': {
-      const n = num(render(entity, 'temperature_state_template', raw));
+      const n = inRange(entity, 'target_temperature', num(render(entity, 'temperature_state_template', raw)), reject);
       if (n !== undefined) state.target_temperature = n;
       break;
     }
@@ -224,7 +296,7 @@ export function applyStateMessage(entity: Entity, state: EntityState, role: Excl
       break;
     }
     case 'percentage_state': {
-      const n = num(render(entity, 'percentage_value_template', raw));
+      const n = inRange(entity, 'percentage', num(render(entity, 'percentage_value_template', raw)), reject);
       if (n !== undefined) state.percentage = n;
       break;
     }

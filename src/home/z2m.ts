@@ -8,6 +8,7 @@
  * carries {"state":"online"|"offline"}; `<prefix>/bridge/...` is the bridge
  * itself and never a device. The coordinator is not a device either.
  */
+import { MAX_NAME_LENGTH } from './discovery-schema.js';
 import { findIeee, nameAliases, type AvailabilitySource, type Component, type Entity } from './entities.js';
 
 type Json = Record<string, unknown>;
@@ -87,6 +88,8 @@ export function parseBridgeDevices(payload: string, prefix: string): Z2mDevice[]
     const friendly = typeof d.friendly_name === 'string' ? d.friendly_name : undefined;
     const ieee = findIeee([typeof d.ieee_address === 'string' ? d.ieee_address : undefined]);
     if (!friendly || !ieee) continue;
+    // A name is spoken and becomes a topic: bounded, printable, no wildcards (else the device is left out).
+    if (friendly.length > MAX_NAME_LENGTH || !/^(?=.*\S)[^\u0000-\u001f\u007f+#]+$/.test(friendly)) continue;
     if (friendly === 'bridge' || friendly.startsWith('bridge/')) continue;
     const def = isObject(d.definition) ? d.definition : {};
     const exposes = Array.isArray(def.exposes) ? def.exposes.map(asFeature).filter((x): x is Feature => !!x) : [];
@@ -136,9 +139,13 @@ function exposesToEntities(dev: Z2mDevice, exposes: Feature[], prefix: string): 
       const bri = byName('brightness');
       const modes: string[] = [];
       if (byName('color_xy') || byName('color_hs')) modes.push('xy');
-      if (byName('color_temp')) modes.push('color_temp');
+      const ct = byName('color_temp');
+      if (ct) modes.push('color_temp');
       entities.push(baseEntity(dev, prefix, 'light', 'light', name, {
         schema: 'json', command_topic: set, brightness: !!bri, brightness_scale: bri?.value_max ?? 254,
+        // The bulb's declared colour-temperature range (exposes value_min/value_max, mireds): states outside it are ignored.
+        ...(ct?.value_min !== undefined ? { min_mireds: ct.value_min } : {}),
+        ...(ct?.value_max !== undefined ? { max_mireds: ct.value_max } : {}),
         ...(modes.length ? { supported_color_modes: modes } : {}),
       }));
     } else if (e.type === 'switch') {

@@ -1,0 +1,136 @@
+/**
+ * JSON Schemas (draft-07, checked with ajv) of a Home Assistant MQTT
+ * discovery config after expansion (full key names, `~` substituted), one
+ * per component the box understands. They say what a config must have
+ * before it becomes a device: the topics the component needs (HA's required
+ * options: a light, lock, fan, button or scene needs `command_topic`, a
+ * sensor `state_topic`), bounded lengths (a name of at most 100 characters,
+ * topics of at most 256), no control characters, no MQTT wildcards in any
+ * `*_topic`, a `unique_id` made of id characters, and no key anywhere named
+ * after an Object.prototype property (`__proto__`, `constructor`, ...).
+ * Everything else HA allows stays allowed (extra options pass).
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Component } from './entities.js';
+
+/** Longest entity, device or area name, characters. */
+export const MAX_NAME_LENGTH = 100;
+/** Longest topic, characters. */
+export const MAX_TOPIC_LENGTH = 256;
+/** Longest unique_id, characters. */
+export const MAX_ID_LENGTH = 128;
+
+/** Names of Object.prototype's properties: never keys or ids. */
+export const PROTOTYPE_KEYS: readonly string[] = Object.getOwnPropertyNames(Object.prototype);
+
+const PROTO_SAFE_KEYS = { not: { enum: [...PROTOTYPE_KEYS] } };
+
+/** Printable text: no C0 control characters or DEL, at least one non-space character. */
+const NAME = { type: 'string', maxLength: MAX_NAME_LENGTH, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]+$' };
+/** An MQTT topic to publish to or read from: printable, no wildcards, not blank. */
+const TOPIC = { type: 'string', maxLength: MAX_TOPIC_LENGTH, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f+#]+$' };
+const TEMPLATE = { type: 'string', maxLength: 4096 };
+const PAYLOAD = { type: ['string', 'number', 'boolean', 'null'], maxLength: 1024 };
+const ID = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[A-Za-z0-9_.:@~+-]+$', ...PROTO_SAFE_KEYS };
+
+const DEVICE = {
+  type: 'object',
+  propertyNames: PROTO_SAFE_KEYS,
+  properties: {
+    name: { anyOf: [NAME, { type: 'null' }] },
+    suggested_area: { anyOf: [NAME, { type: 'null' }] },
+    identifiers: { anyOf: [{ type: 'string', maxLength: 256 }, { type: 'array', maxItems: 32, items: { type: 'string', maxLength: 256 } }] },
+    connections: { type: 'array', maxItems: 32, items: { type: 'array', maxItems: 2, items: { type: 'string', maxLength: 256 } } },
+    manufacturer: { type: 'string', maxLength: 256 },
+    model: { type: 'string', maxLength: 256 },
+  },
+};
+
+const AVAILABILITY_ENTRY = {
+  type: 'object',
+  required: ['topic'],
+  propertyNames: PROTO_SAFE_KEYS,
+  properties: { topic: TOPIC, payload_available: PAYLOAD, payload_not_available: PAYLOAD, value_template: TEMPLATE },
+};
+
+const NEEDS: Readonly<Record<Component, string[]>> = {
+  light: ['command_topic'], lock: ['command_topic'], fan: ['command_topic'], button: ['command_topic'], scene: ['command_topic'],
+  sensor: ['state_topic'], binary_sensor: ['state_topic'], switch: [], cover: [], climate: [],
+};
+
+/** The schema of one expanded discovery config of `component`. */
+export function discoverySchema(component: Component): Record<string, unknown> {
+  return {
+    $id: `homeagent/discovery/${component}`,
+    type: 'object',
+    required: NEEDS[component],
+    propertyNames: PROTO_SAFE_KEYS,
+    properties: {
+      name: { anyOf: [NAME, { type: 'null' }, { const: '' }] },
+      unique_id: { anyOf: [ID, { type: 'integer', minimum: 0 }] },
+      device: DEVICE,
+      device_class: { type: 'string', maxLength: 64 },
+      availability: { type: 'array', maxItems: 16, items: AVAILABILITY_ENTRY },
+      availability_mode: { enum: ['all', 'any', 'latest'] },
+      payload_available: PAYLOAD,
+      payload_not_available: PAYLOAD,
+      brightness_scale: { type: 'number', exclusiveMinimum: 0, maximum: 1e6 },
+      min_temp: { type: 'number' },
+      max_temp: { type: 'number' },
+      min_mireds: { type: 'number', minimum: 0 },
+      max_mireds: { type: 'number', minimum: 0 },
+      position_open: { type: 'number' },
+      position_closed: { type: 'number' },
+    },
+    patternProperties: {
+      '_topic$': { anyOf: [TOPIC, { type: 'null' }] },
+      '_template$': { anyOf: [TEMPLATE, { type: 'null' }] },
+      '^(payload|state)_': PAYLOAD,
+    },
+  };
+}
+
+let validators: Map<Component, ValidateFunction> | undefined;
+
+function compiled(component: Component): ValidateFunction {
+  if (!validators) {
+    const ajv = new Ajv({ allErrors: false, strict: false });
+    validators = new Map();
+    for (const c of Object.keys(NEEDS) as Component[]) validators.set(c, ajv.compile(discoverySchema(c)));
+  }
+  return validators.get(component) as ValidateFunction;
+}
+
+function describe(e: ErrorObject): string {
+  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'config';
+  if (e.keyword === 'required') return `${where === 'config' ? '' : where + ': '}needs ${String((e.params as { missingProperty?: string }).missingProperty)}`;
+  if (e.keyword === 'pattern') {
+    if (/unique_id$/.test(where)) return `${where} must be 1-${MAX_ID_LENGTH} letters, digits or _ . : @ ~ + -`;
+    return `${where} must be printable text, not blank${/topic$/.test(where) ? ', without MQTT wildcards (+, #)' : ''}`;
+  }
+  if (e.keyword === 'propertyNames') return `${where}: key "${String((e.params as { propertyName?: string }).propertyName)}" is not allowed`;
+  return `${where} ${e.message ?? 'is invalid'}`;
+}
+
+/**
+ * Check an expanded discovery config of `component`. Returns undefined when
+ * it is valid, else a short reason ("needs command_topic", "name must NOT
+ * have more than 100 characters", "key "__proto__" is not allowed").
+ */
+export function checkDiscoveryConfig(component: Component, cfg: Record<string, unknown>): string | undefined {
+  const v = compiled(component);
+  if (v(cfg)) return undefined;
+  const e = v.errors?.[0];
+  return e ? describe(e) : 'config does not match its schema';
+}
+
+/** True when a JSON value has, at any depth, a key named after an Object.prototype property. */
+export function hasPrototypeKey(v: unknown, depth = 0): boolean {
+  if (depth > 32 || typeof v !== 'object' || v === null) return false;
+  if (Array.isArray(v)) return v.some((x) => hasPrototypeKey(x, depth + 1));
+  for (const [k, x] of Object.entries(v)) {
+    if (PROTOTYPE_KEYS.includes(k)) return true;
+    if (hasPrototypeKey(x, depth + 1)) return true;
+  }
+  return false;
+}

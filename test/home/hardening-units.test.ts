@@ -1,0 +1,194 @@
+/**
+ * Issue 14's MQTT rules, one unit at a time (no broker): the warning
+ * limiter and the start-up read on the FakeClock, the declared value
+ * ranges, the discovery schemas' reasons, the registry keeping a device's
+ * state through a brief replacement of its config, and the outage reply's
+ * wording.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { WarnLimiter } from '../../src/home/log-limit.js';
+import { StartupRead } from '../../src/home/startup.js';
+import { checkDiscoveryConfig } from '../../src/home/discovery-schema.js';
+import { parseDiscoveryMessage } from '../../src/home/discovery.js';
+import { applyStateMessage, valueRange } from '../../src/home/state.js';
+import { DeviceRegistry } from '../../src/home/registry.js';
+import { actionPhrase } from '../../src/home/replies.js';
+import type { Entity, EntityState } from '../../src/home/entities.js';
+import { MemoryLogger } from '../support/fake-sdk.js';
+
+function entity(topic: string, payload: Record<string, unknown>): Entity {
+  const r = parseDiscoveryMessage(topic, JSON.stringify(payload), 'homeassistant');
+  assert.equal(r.kind, 'config', JSON.stringify(r));
+  return (r as { entities: Entity[] }).entities[0] as Entity;
+}
+
+describe('WarnLimiter', () => {
+  test('one line per key and message per window, then a line with the count', () => {
+    const clock = new FakeClock();
+    const log = new MemoryLogger();
+    const w = new WarnLimiter({ log, now: () => clock.now(), windowMs: 60_000 });
+    for (let i = 0; i < 500; i++) w.warn('a/topic', { i }, 'bad payload');
+    w.warn('b/topic', {}, 'bad payload');
+    w.warn('a/topic', {}, 'other message');
+    assert.deepEqual(log.messages('warn'), ['bad payload', 'bad payload', 'other message']);
+    clock.advance(59_999);
+    assert.equal(w.warn('a/topic', {}, 'bad payload'), false);
+    clock.advance(1);
+    assert.equal(w.warn('a/topic', { i: 'last' }, 'bad payload'), true);
+    const last = log.lines.at(-1);
+    assert.deepEqual(last?.obj, { i: 'last', suppressed: 500 });
+    assert.equal(last?.msg, 'bad payload (500 more since the last report)');
+  });
+
+  test('remembers a bounded number of keys', () => {
+    const log = new MemoryLogger();
+    const w = new WarnLimiter({ log, now: () => 0, maxKeys: 10 });
+    for (let i = 0; i < 1000; i++) w.warn(`t/${i}`, {}, 'x');
+    // The oldest keys were forgotten: t/0 warns again.
+    assert.equal(w.warn('t/0', {}, 'x'), true);
+    assert.equal(w.warn('t/999', {}, 'x'), false);
+  });
+});
+
+describe('StartupRead', () => {
+  test('read once connected and quiet after the last retained message', async () => {
+    const clock = new FakeClock();
+    const s = new StartupRead({ clock, quietMs: 300 });
+    let read: boolean | undefined;
+    void s.whenRead(5000).then((v) => (read = v));
+    s.connection(true);
+    clock.advance(200);
+    s.retained();
+    clock.advance(200);
+    s.retained();
+    clock.advance(299);
+    await Promise.resolve();
+    assert.equal(read, undefined, 'the burst goes on');
+    clock.advance(1);
+    await Promise.resolve();
+    assert.equal(read, true);
+    assert.equal(s.done, true);
+    assert.equal(await s.whenRead(5000), true, 'later commands do not wait');
+  });
+
+  test('a broker that is down releases waiters at once; the wait is bounded', async () => {
+    const clock = new FakeClock();
+    const down = new StartupRead({ clock });
+    const p = down.whenRead(3_600_000);
+    down.connection(false);
+    assert.equal(await p, false);
+    assert.equal(await down.whenRead(3_600_000), false, 'no wait while the broker is down');
+
+    const slow = new StartupRead({ clock });
+    slow.connection(true);
+    let got: boolean | undefined;
+    void slow.whenRead(1000).then((v) => (got = v));
+    for (let i = 0; i < 10; i++) {
+      clock.advance(100);
+      slow.retained();
+    }
+    await Promise.resolve();
+    assert.equal(got, false, 'gave up after 1000 ms of an endless burst');
+  });
+});
+
+describe('declared value ranges', () => {
+  const kitchen = entity('homeassistant/light/k/config', { uniq_id: 'k', schema: 'json', cmd_t: 'k/set', stat_t: 'k/state', brightness: true, bri_scl: 100 });
+  const thermostat = entity('homeassistant/climate/t/config', { uniq_id: 't', temp_stat_t: 't/target', curr_temp_t: 't/current', min_temp: 10, max_temp: 30 });
+  const cover = entity('homeassistant/cover/c/config', { uniq_id: 'c', cmd_t: 'c/set', pos_t: 'c/pos', pos_open: 255, pos_clsd: 0 });
+
+  test('the ranges come from the config (HA defaults otherwise)', () => {
+    assert.deepEqual(valueRange(kitchen, 'brightness'), [0, 100]);
+    assert.deepEqual(valueRange(thermostat, 'target_temperature'), [10, 30]);
+    assert.deepEqual(valueRange(cover, 'position'), [0, 255]);
+    assert.deepEqual(valueRange(entity('homeassistant/climate/f/config', { uniq_id: 'f', temp_unit: 'F' }), 'target_temperature'), [44, 95]);
+  });
+
+  test('a value out of range leaves the last valid one and is reported', () => {
+    const rejected: Array<[string, unknown]> = [];
+    const reject = (f: string, v: unknown): void => void rejected.push([f, v]);
+    const st: EntityState = {};
+    applyStateMessage(kitchen, st, 'state', '{"state":"ON","brightness":40}', reject);
+    assert.equal(st.brightness, 102);
+    for (const p of ['{"brightness":-1e20}', '{"brightness":101}', '{"brightness":"NaN"}', '{"brightness":1e400}']) applyStateMessage(kitchen, st, 'state', p, reject);
+    assert.equal(st.brightness, 102);
+    assert.equal(st.state, 'on');
+    const t: EntityState = {};
+    applyStateMessage(thermostat, t, 'temperature_state', '21', reject);
+    applyStateMessage(thermostat, t, 'temperature_state', '31', reject);
+    applyStateMessage(thermostat, t, 'current_temperature', '1e9', reject);
+    assert.equal(t.target_temperature, 21);
+    assert.equal(t.current_temperature, undefined);
+    const c: EntityState = {};
+    applyStateMessage(cover, c, 'position', '128', reject);
+    applyStateMessage(cover, c, 'position', '-1', reject);
+    applyStateMessage(cover, c, 'position', '256', reject);
+    assert.equal(c.position, 50);
+    // "NaN" is not a number at all (not understood, not a range question); 1e400 is Infinity, out of range.
+    assert.deepEqual(rejected.map(([f]) => f), ['brightness', 'brightness', 'brightness', 'target_temperature', 'current_temperature', 'position', 'position']);
+    assert.deepEqual(rejected.slice(0, 3).map(([, v]) => v), [-1e20, 101, Infinity]);
+  });
+});
+
+describe('discovery schemas', () => {
+  test('each component needs its topics; reasons are readable', () => {
+    assert.equal(checkDiscoveryConfig('light', { name: 'x' }), 'needs command_topic');
+    assert.equal(checkDiscoveryConfig('sensor', { name: 'x' }), 'needs state_topic');
+    assert.equal(checkDiscoveryConfig('switch', { name: 'x' }), undefined);
+    assert.match(checkDiscoveryConfig('light', { name: 'x'.repeat(101), command_topic: 'a' }) ?? '', /name must NOT have more than 100 characters/);
+    assert.match(checkDiscoveryConfig('light', { command_topic: 'a/#' }) ?? '', /command_topic .*without MQTT wildcards/);
+    assert.match(checkDiscoveryConfig('light', { command_topic: 'a', unique_id: 'has space' }) ?? '', /unique_id must be/);
+    assert.match(checkDiscoveryConfig('light', { command_topic: 'a', unique_id: 'hasOwnProperty' }) ?? '', /unique_id/);
+    assert.match(checkDiscoveryConfig('light', { command_topic: 'a', device: { suggested_area: 'K\nitchen' } }) ?? '', /device.suggested_area/);
+  });
+
+  test('prototype keys anywhere in the payload are refused', () => {
+    for (const payload of ['{"cmd_t":"a","__proto__":{"x":1}}', '{"cmd_t":"a","dev":{"constructor":{}}}', '{"cmd_t":"a","avty":[{"t":"a","toString":"x"}]}']) {
+      const r = parseDiscoveryMessage('homeassistant/light/p/config', payload, 'homeassistant');
+      assert.equal(r.kind, 'invalid', payload);
+    }
+  });
+});
+
+describe('the registry keeps a device whole', () => {
+  test("a config briefly replaced on the device's own topic gets its state back", () => {
+    const reg = new DeviceRegistry({ log: new MemoryLogger() });
+    const cfg = { name: 'Kitchen Lights', uniq_id: 'kitchen_light', schema: 'json', cmd_t: 'k/set', stat_t: 'k/state', avty_t: 'k/avail', brightness: true };
+    reg.handleMessage('homeassistant/light/kitchen_light/config', JSON.stringify(cfg));
+    reg.handleMessage('k/avail', 'online');
+    reg.handleMessage('k/state', '{"state":"ON","brightness":200}');
+    reg.handleMessage('homeassistant/light/kitchen_light/config', JSON.stringify({ ...cfg, stat_t: 'other/state', avty_t: 'other/avail' }));
+    assert.equal(reg.view('kitchen_light')?.state.state, undefined);
+    reg.handleMessage('homeassistant/light/kitchen_light/config', JSON.stringify(cfg));
+    assert.equal(reg.view('kitchen_light')?.state.brightness, 200);
+    assert.equal(reg.view('kitchen_light')?.available, true);
+  });
+
+  test('a second device in the same room cannot take a name; another room or the same zigbee device can', () => {
+    const log = new MemoryLogger();
+    const reg = new DeviceRegistry({ log });
+    reg.handleMessage('homeassistant/light/a/config', JSON.stringify({ name: 'Lamp', uniq_id: 'a', cmd_t: 'a/set', dev: { ids: ['a'], sa: 'Kitchen' } }));
+    reg.handleMessage('homeassistant/light/b/config', JSON.stringify({ name: 'lamp', uniq_id: 'b', cmd_t: 'b/set', dev: { ids: ['b'], sa: 'Kitchen' } }));
+    reg.handleMessage('homeassistant/light/c/config', JSON.stringify({ name: 'Lamp', uniq_id: 'c', cmd_t: 'c/set', dev: { ids: ['c'], sa: 'Bedroom' } }));
+    reg.handleMessage('homeassistant/light/d/config', JSON.stringify({ name: 'Lamp', uniq_id: 'd', cmd_t: 'd/set' }));
+    assert.deepEqual(reg.entities().map((e) => e.id).sort(), ['a', 'c']);
+    assert.equal(log.messages('warn').filter((m) => /refused/.test(m)).length, 2);
+    // The owner re-announcing itself (a rename on its own topic) is an update, not a conflict.
+    reg.handleMessage('homeassistant/light/a/config', JSON.stringify({ name: 'Lamp', uniq_id: 'a', cmd_t: 'a/set2', dev: { ids: ['a'], sa: 'Kitchen' } }));
+    assert.equal(reg.get('a')?.config.command_topic, 'a/set2');
+  });
+});
+
+describe('outage replies say what the command was', () => {
+  const e = { name: 'Bed Light' };
+  test('English and Chinese', () => {
+    assert.equal(actionPhrase(e, 'turn_on', { brightness_pct: 40 }, 'en'), 'set the Bed Light to 40 percent');
+    assert.equal(actionPhrase(e, 'turn_on', { color: { r: 255, g: 0, b: 0 } }, 'en'), 'set the Bed Light to red');
+    assert.equal(actionPhrase(e, 'turn_on', {}, 'en'), 'turn on the Bed Light');
+    assert.equal(actionPhrase({ name: 'Sliding Door' }, 'set_position', { position: 30 }, 'en'), 'move the Sliding Door to 30 percent');
+    assert.equal(actionPhrase({ name: 'EcoBee' }, 'set_temperature', { temperature: 21.5 }, 'en'), 'set the EcoBee to 21.5 degrees');
+    assert.equal(actionPhrase({ name: '卧室灯' }, 'turn_on', { brightness_pct: 40 }, 'zh'), '把卧室灯调到40%');
+  });
+});
