@@ -131,7 +131,8 @@ function isObject(v: unknown): v is Json {
 
 function expandKeys(obj: Json, table: Readonly<Record<string, string>>): Json {
   const out: Json = {};
-  for (const [k, v] of Object.entries(obj)) out[table[k] ?? k] = v;
+  // Own keys of the table only: "constructor" or "toString" are not abbreviations (and never look one up on Object.prototype).
+  for (const [k, v] of Object.entries(obj)) Object.defineProperty(out, Object.hasOwn(table, k) ? (table[k] as string) : k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
 
@@ -159,7 +160,7 @@ export function expandDiscoveryPayload(payload: Json): Json {
   }
   if (isObject(out.components)) {
     const comps: Json = {};
-    for (const [id, c] of Object.entries(out.components)) comps[id] = isObject(c) ? expandKeys(c, ABBREVIATIONS) : c;
+    for (const [id, c] of Object.entries(out.components)) Object.defineProperty(comps, id, { value: isObject(c) ? expandKeys(c, ABBREVIATIONS) : c, enumerable: true, writable: true, configurable: true });
     out.components = comps;
   }
   const base = out['~'];

@@ -7,6 +7,7 @@
  * `~`, empty payload = removal, availability defaults).
  */
 import { expandDiscoveryPayload } from './abbreviations.js';
+import { checkDiscoveryConfig, hasPrototypeKey } from './discovery-schema.js';
 import { isHomeAgentBoxConfig } from './box-entity.js';
 import {
   findIeee,
@@ -108,6 +109,8 @@ function humanise(objectId: string): string {
  * config is invalid (wrong types, missing required topics, wildcard topics).
  */
 export function entityFromConfig(component: Component, cfg: Json, ids: { topic: string; node_id?: string; object_id: string }): Entity | string {
+  const bad = checkDiscoveryConfig(component, cfg);
+  if (bad) return bad;
   if (cfg.name !== undefined && cfg.name !== null && typeof cfg.name !== 'string') return 'name must be a string or null';
   if (cfg.unique_id !== undefined && typeof cfg.unique_id !== 'string' && typeof cfg.unique_id !== 'number') return 'unique_id must be a string';
   if (cfg.device !== undefined && !isObject(cfg.device)) return 'device must be an object';
@@ -162,6 +165,7 @@ export function parseDiscoveryMessage(topic: string, payload: string, prefix: st
     return { kind: 'invalid', topic, reason: `payload is not JSON (${(err as Error).message})` };
   }
   if (!isObject(raw)) return { kind: 'invalid', topic, reason: 'payload is not a JSON object' };
+  if (hasPrototypeKey(raw)) return { kind: 'invalid', topic, reason: 'payload has a key named after an Object.prototype property (__proto__, constructor, ...)' };
   const cfg = expandDiscoveryPayload(raw);
   if (isHomeAgentBoxConfig(cfg)) return { kind: 'ignore', topic, reason: "a HomeAgent box's own entity (its controls, not a device to control)" };
   if (t.component === 'device') {
@@ -170,6 +174,7 @@ export function parseDiscoveryMessage(topic: string, payload: string, prefix: st
     delete shared.components;
     const entities: Entity[] = [];
     for (const [cid, comp] of Object.entries(cfg.components)) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(cid)) return { kind: 'invalid', topic, reason: `component id "${cid.slice(0, 40)}" must be 1-64 letters, digits, _ or -` };
       if (!isObject(comp)) return { kind: 'invalid', topic, reason: `component ${cid} is not an object` };
       const platform = str(comp.platform);
       if (!platform || !isComponent(platform)) continue;

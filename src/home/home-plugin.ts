@@ -29,6 +29,7 @@ import { HomeMqttClient, type MqttTls } from './mqtt-client.js';
 import { DeviceRegistry } from './registry.js';
 import { toLang } from './replies.js';
 import { HOME_SETTINGS } from './settings.js';
+import { StartupRead } from './startup.js';
 import { writeFileAtomic } from './store.js';
 import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceControlArgs } from './tools.js';
 
@@ -52,6 +53,12 @@ export interface HomePluginOptions {
   mqtt?: { reconnectMinMs?: number; connectTimeoutMs?: number; keepaliveS?: number };
   /** Software version announced to Home Assistant. */
   version?: string;
+  /**
+   * The first read of the home (src/home/startup.ts): quiet period after the
+   * last retained message (default 300 ms) and how long an early command
+   * waits for it (default 5000 ms); clock default the system clock.
+   */
+  startup?: { quietMs?: number; maxWaitMs?: number; clock?: Clock };
 }
 
 /** See module comment. */
@@ -66,6 +73,7 @@ export class HomePlugin implements Plugin {
   private ctrl: HomeController | undefined;
   private topics: BoxTopics | undefined;
   private matcher: IntentMatcher | undefined;
+  private startupRead: StartupRead | undefined;
   private readonly unsubs: Array<() => void> = [];
   private readonly vocabListeners = new Set<(v: Vocabulary) => void>();
 
@@ -89,6 +97,24 @@ export class HomePlugin implements Plugin {
   /** True while connected to the broker. */
   get connected(): boolean {
     return this.client?.connected === true;
+  }
+
+  /** True once the broker's retained announcements were read after start (see src/home/startup.ts). */
+  get homeRead(): boolean {
+    return this.startupRead?.done === true;
+  }
+
+  /** The MQTT connection (after start). */
+  get mqtt(): HomeMqttClient | undefined {
+    return this.client;
+  }
+
+  /** Wait (bounded) until the home was read at start-up; at once when it was or the broker is down. */
+  private async awaitHome(): Promise<void> {
+    const r = this.startupRead;
+    if (!r || r.done) return;
+    const ok = await r.whenRead(this.opts.startup?.maxWaitMs ?? 5000);
+    if (!ok) this.sdk?.log.info({ broker_connected: this.connected }, 'command before the home was read from the broker; going on with what is known');
   }
 
   /** Answer the open confirmation question (true = yes). Returns false when none is open. */
@@ -160,6 +186,9 @@ export class HomePlugin implements Plugin {
     registry.setConnected(false);
     this.reg = registry;
 
+    const startup = new StartupRead({ clock: this.opts.startup?.clock ?? systemClock, ...(this.opts.startup?.quietMs !== undefined ? { quietMs: this.opts.startup.quietMs } : {}) });
+    this.startupRead = startup;
+
     const tlsSetting = get<unknown>('plugin.mqtt.tls');
     const tls = tlsSetting && typeof tlsSetting === 'object' && Object.keys(tlsSetting).length ? (tlsSetting as MqttTls) : undefined;
     const client = new HomeMqttClient(
@@ -177,9 +206,13 @@ export class HomePlugin implements Plugin {
       },
       {
         log: sdk.log,
-        onMessage: (topic, payload) => this.route(topic, payload),
+        onMessage: (topic, payload, retained) => {
+          if (retained) startup.retained();
+          this.route(topic, payload);
+        },
         onConnectionChange: (up) => {
           registry.setConnected(up);
+          startup.connection(up);
           if (up) this.announce();
         },
       },
@@ -243,6 +276,8 @@ export class HomePlugin implements Plugin {
       // Anything else than yes/no while a question is open: the person moved on; the risky action is off.
       if (gate.pending) gate.cancel();
       if (!get<boolean>('plugin.home.local_intents')) return;
+      // Right after start-up the broker may still be handing over the home: wait for it (bounded).
+      await this.awaitHome();
       const vocab = registry.vocabulary();
       // One path from audio to action: the recogniser's match (the same templates) is acted on, not
       // recomputed, while it fits the home; only text without one (typed, an open-vocabulary engine) is matched.
@@ -276,7 +311,9 @@ export class HomePlugin implements Plugin {
 
     sdk.registerStage('before_toolcall', async (ctx: StageContext) => {
       const call = ctx.tool_call;
-      if (!call || call.function.name !== 'device_control') return;
+      if (!call || !call.function.name.startsWith('device_')) return;
+      await this.awaitHome();
+      if (call.function.name !== 'device_control') return;
       // Invalid arguments are the registry's to reject after this stage; only a valid call can be risky.
       const args = call.function.arguments;
       if (!isDeviceControlArgs(args)) return;
@@ -330,12 +367,9 @@ export class HomePlugin implements Plugin {
       }),
     );
 
+    // Start connecting and return: READY never waits for the broker. Commands that arrive before the
+    // retained announcements were read wait for them (awaitHome); a broker that is down is logged and retried.
     client.start();
-    // Give the broker a moment to deliver the retained device announcements, so the
-    // first command after start-up already knows the home (bounded: an absent broker never blocks start).
-    const until = Date.now() + 3000;
-    while (!this.connected && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    if (this.connected) await new Promise((r) => setTimeout(r, 300));
   }
 
   /** Publish the box's discovery and current state (after every connect). */
@@ -394,6 +428,7 @@ export class HomePlugin implements Plugin {
 
   async stop(): Promise<void> {
     for (const u of this.unsubs.splice(0)) u();
+    this.startupRead?.close();
     this.gateRef?.cancel();
     await this.client?.stop();
     this.client = undefined;

@@ -22,7 +22,7 @@ import type { Entity } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
-import { areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
+import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
 
 /**
  * The matcher's signature (src/intents/index.ts `matchIntent`): null or
@@ -252,7 +252,8 @@ export class LocalIntents {
 
   private failure(e: Entity, action: DeviceAction, err: unknown, lang: Lang): string {
     const zh = lang === 'zh';
-    const act = verb(normaliseAction(e, action.action), lang);
+    // What was asked, with its values ("set the Bed Light to 40 percent"), not only the verb it maps to.
+    const what = actionPhrase(e, normaliseAction(e, action.action), action, lang);
     if (err instanceof HomeError) {
       switch (err.code) {
         case 'UNSUPPORTED_ACTION':
@@ -260,7 +261,7 @@ export class LocalIntents {
         case 'COMMAND_TIMEOUT':
         case 'COMMAND_FAILED':
         case 'MQTT_NOT_STARTED':
-          return zh ? `没能${act}${e.name}：MQTT服务器没有确认。` : `I could not ${act} ${the(e, lang)}: the MQTT broker did not confirm the command.`;
+          return zh ? `没能${what}：MQTT服务器没有确认。` : `I could not ${what}: the MQTT broker did not confirm the command.`;
         case 'BAD_ARGUMENT':
           return zh ? `${e.name}：${err.message}。` : `${cap(the(e, lang))}: ${err.message}.`;
         default:
@@ -268,7 +269,7 @@ export class LocalIntents {
       }
     }
     this.d.log.warn({ entity: e.id, err: (err as Error)?.message }, 'local intent failed');
-    return zh ? `没能${act}${e.name}。` : `I could not ${act} ${the(e, lang)}.`;
+    return zh ? `没能${what}。` : `I could not ${what}.`;
   }
 
   private summary(ok: Entity[], action: DeviceAction, unavailable: Entity[], problems: string[], lang: Lang, s: IntentSlots): string {

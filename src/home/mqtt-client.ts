@@ -3,7 +3,10 @@
  * settings; a client id given by the caller (unique per box and per role,
  * persisted by the plugin) placed in a fresh options object on every
  * connect, so two clients never share one; reconnect with exponential
- * backoff; the wanted subscriptions re-made after every (re)connect; a
+ * backoff from `reconnectMinMs` capped at `reconnectMaxMs` (default 2 s)
+ * with jitter (each pause drawn from the upper half of the current step, so
+ * boxes that lost one broker do not come back in lock-step, and a box is
+ * back within the cap of the broker's return); the wanted subscriptions re-made after every (re)connect; a
  * retained last-will `offline` on the availability topic and `online` once
  * connected. Commands are QoS 1: `publishCommand` resolves when the broker
  * acknowledges (PUBACK), also when the message had to wait for a reconnect,
@@ -15,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from '../kernel/log-types.js';
 import { HomeError } from './errors.js';
+import { WarnLimiter } from './log-limit.js';
 import type { MqttCommand } from './commands.js';
 
 /** TLS options; `ca`/`cert`/`key` are PEM text or file paths. */
@@ -38,7 +42,7 @@ export interface MqttConnectionSettings {
   availabilityTopic?: string;
   /** Keepalive in s (default 30). */
   keepaliveS?: number;
-  /** First reconnect delay in ms (default 500), doubled up to reconnectMaxMs (default 30000). */
+  /** First reconnect delay in ms (default 500), doubled up to reconnectMaxMs (default 2000), with jitter. */
   reconnectMinMs?: number;
   reconnectMaxMs?: number;
   /** Connect timeout in ms (default 10000). */
@@ -50,7 +54,12 @@ export interface MqttClientHooks {
   log: Logger;
   onMessage(topic: string, payload: Buffer, retained: boolean): void;
   onConnectionChange?(connected: boolean): void;
+  /** Random number in [0, 1) for the jitter (tests inject one); default Math.random. */
+  random?: () => number;
 }
+
+/** Default cap of the reconnect back-off, ms: a box is back within about 2 s of its broker. */
+export const DEFAULT_RECONNECT_MAX_MS = 2000;
 
 function pem(v: string | undefined): string | undefined {
   if (!v) return undefined;
@@ -64,9 +73,38 @@ export class HomeMqttClient {
   private readonly wanted = new Set<string>();
   private backoff: number;
   private closing = false;
+  private readonly errors: WarnLimiter;
+  private readonly delays: number[] = [];
 
   constructor(private readonly settings: MqttConnectionSettings, private readonly hooks: MqttClientHooks) {
-    this.backoff = settings.reconnectMinMs ?? 500;
+    this.backoff = this.minMs;
+    this.errors = new WarnLimiter({ log: hooks.log, now: Date.now, windowMs: 30_000 });
+  }
+
+  private get minMs(): number {
+    return this.settings.reconnectMinMs ?? 500;
+  }
+
+  private get maxMs(): number {
+    return Math.max(this.minMs, this.settings.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS);
+  }
+
+  /** One pause of the current step: uniformly in [step/2, step], ms. */
+  private jittered(step: number): number {
+    const r = (this.hooks.random ?? Math.random)();
+    return Math.max(1, Math.round(step / 2 + (step / 2) * Math.min(Math.max(r, 0), 1)));
+  }
+
+  /** The reconnect pauses chosen so far (newest last, at most 100), ms: what the back-off did. */
+  get reconnectDelays(): readonly number[] {
+    return this.delays;
+  }
+
+  private schedule(client: MqttClient, step: number): void {
+    const ms = this.jittered(step);
+    client.options.reconnectPeriod = ms;
+    this.delays.push(ms);
+    if (this.delays.length > 100) this.delays.shift();
   }
 
   /** True while connected to the broker. */
@@ -85,7 +123,7 @@ export class HomeMqttClient {
       clientId: s.clientId,
       clean: true,
       keepalive: s.keepaliveS ?? 30,
-      reconnectPeriod: s.reconnectMinMs ?? 500,
+      reconnectPeriod: this.jittered(this.minMs),
       connectTimeout: s.connectTimeoutMs ?? 10_000,
       resubscribe: false,
       protocolVersion: 4,
@@ -102,8 +140,8 @@ export class HomeMqttClient {
     const client = mqtt.connect(s.url, opts);
     this.client = client;
     client.on('connect', () => {
-      this.backoff = s.reconnectMinMs ?? 500;
-      client.options.reconnectPeriod = this.backoff;
+      this.backoff = this.minMs;
+      client.options.reconnectPeriod = this.jittered(this.backoff);
       this.hooks.log.info({ url: s.url, clientId: s.clientId }, 'MQTT connected');
       if (this.wanted.size) {
         client.subscribe([...this.wanted], { qos: 1 }, (err) => {
@@ -113,14 +151,19 @@ export class HomeMqttClient {
       if (s.availabilityTopic) client.publish(s.availabilityTopic, 'online', { qos: 1, retain: true });
       this.hooks.onConnectionChange?.(true);
     });
+    // mqtt.js arms its reconnect timer from options.reconnectPeriod when the connection closes, before our
+    // 'close' listener runs: the pause after an attempt is therefore chosen when the attempt starts ('reconnect').
+    client.on('reconnect', () => {
+      this.backoff = Math.min(this.backoff * 2, this.maxMs);
+      this.schedule(client, this.backoff);
+    });
     client.on('close', () => {
       if (this.closing) return;
-      this.backoff = Math.min(this.backoff * 2, s.reconnectMaxMs ?? 30_000);
-      client.options.reconnectPeriod = this.backoff;
       this.hooks.onConnectionChange?.(false);
     });
-    client.on('offline', () => this.hooks.log.warn({ url: s.url, retry_ms: client.options.reconnectPeriod }, 'MQTT broker unreachable; retrying'));
-    client.on('error', (err) => this.hooks.log.warn({ err: err.message }, 'MQTT error'));
+    client.on('offline', () => this.hooks.log.warn({ url: s.url, retry_ms: client.options.reconnectPeriod, retry_max_ms: this.maxMs }, 'MQTT broker unreachable; retrying'));
+    // A broker that stays down fails every attempt the same way: one line per kind of error and window, with a count.
+    client.on('error', (err) => this.errors.warn(err.message.replace(/\d+/g, 'N'), { err: err.message, url: s.url }, 'MQTT error'));
     client.on('message', (topic, payload, packet) => {
       try {
         this.hooks.onMessage(topic, payload, packet.retain === true);

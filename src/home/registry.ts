@@ -16,6 +16,7 @@ import { applyStateMessage, entityTopics, readAvailability, type TopicRole } fro
 import type { JsonStoreSpec } from '../kernel/store-version.js';
 import { JsonFileStore } from './store.js';
 import { parseBridgeDevices, type Z2mDevice } from './z2m.js';
+import { WarnLimiter } from './log-limit.js';
 
 /** Options of DeviceRegistry. */
 export interface RegistryOptions {
@@ -36,6 +37,8 @@ export interface RegistryOptions {
   now?: () => number;
   /** Discovery topics to skip (the box's own announcements). */
   ignoreTopic?: (topic: string) => boolean;
+  /** Quiet window of repeated warnings per topic, ms (default 60000; see WarnLimiter). */
+  warnWindowMs?: number;
 }
 
 /** What changed: the set of entities (names, rooms) or one entity's state/availability. */
@@ -85,6 +88,9 @@ export const REGISTRY_STORE: JsonStoreSpec = {
   ],
 };
 
+/** Last messages of topics no entity reads kept in memory (see rebuild). */
+const MAX_ORPHAN_TOPICS = 256;
+
 /** See module comment. */
 export class DeviceRegistry {
   readonly discoveryPrefix: string;
@@ -110,6 +116,7 @@ export class DeviceRegistry {
   private dirty = false;
   private pendingBuild: NodeJS.Immediate | undefined;
   private readonly listeners = new Set<(c: RegistryChange) => void>();
+  private readonly warnings: WarnLimiter;
 
   constructor(opts: RegistryOptions) {
     this.discoveryPrefix = opts.discoveryPrefix ?? 'homeassistant';
@@ -119,6 +126,7 @@ export class DeviceRegistry {
     this.maxBridgePayload = opts.maxBridgePayloadBytes ?? 8 * 1024 * 1024;
     this.now = opts.now ?? Date.now;
     this.ignoreTopic = opts.ignoreTopic ?? (() => false);
+    this.warnings = new WarnLimiter({ log: opts.log, now: this.now, ...(opts.warnWindowMs !== undefined ? { windowMs: opts.warnWindowMs } : {}) });
     if (opts.storePath) this.store = new JsonFileStore<Persisted>(opts.storePath, opts.log, { spec: REGISTRY_STORE, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) });
   }
 
@@ -187,7 +195,7 @@ export class DeviceRegistry {
     const isBridge = topic === `${this.z2mPrefix}/bridge/devices`;
     const limit = isBridge ? this.maxBridgePayload : this.maxPayload;
     if (size > limit) {
-      this.log.warn({ topic, bytes: size, limit }, 'oversized MQTT payload ignored');
+      this.warnings.warn(topic, { topic, bytes: size, limit }, 'oversized MQTT payload ignored');
       return;
     }
     const raw = typeof payload === 'string' ? payload : payload.toString('utf8');
@@ -203,6 +211,15 @@ export class DeviceRegistry {
     this.ensureBuilt();
     const targets = this.index.get(topic);
     if (!targets) return;
+    // Availability: a payload that is neither the available nor the not-available payload of any source reading
+    // this topic is not a statement about the device; the last valid one stands (HA ignores it too).
+    const avail = targets.filter((t) => typeof t.role === 'object');
+    if (avail.length === targets.length && !avail.some((t) => this.readsAvailability(t, raw))) {
+      this.warnings.warn(topic, { topic, payload: raw.slice(0, 80), entities: avail.map((t) => t.id).slice(0, 5) }, 'availability payload matches neither payload_available nor payload_not_available; ignored');
+      return;
+    }
+    const previous = this.topicRaw.get(topic);
+    let rejected = false;
     this.topicRaw.set(topic, { raw, seq: ++this.seq });
     for (const t of targets) {
       const entity = this.byId.get(t.id);
@@ -212,7 +229,11 @@ export class DeviceRegistry {
         continue;
       }
       const state = this.states.get(t.id) ?? {};
-      if (applyStateMessage(entity, state, t.role, raw)) {
+      const reject = (field: string, value: unknown, range: [number, number]): void => {
+        rejected = true;
+        this.warnings.warn(topic, { topic, entity: t.id, field, value, range }, 'device value outside its declared range ignored');
+      };
+      if (applyStateMessage(entity, state, t.role, raw, reject)) {
         state.updated_at = this.now();
         this.states.set(t.id, state);
         this.emit({ kind: 'state', id: t.id });
@@ -220,7 +241,41 @@ export class DeviceRegistry {
         this.log.debug({ topic, entity: t.id }, 'state payload not understood');
       }
     }
+    // A message with a value out of range is not kept as the topic's last message: a rebuild or a restart
+    // recomputes the state from the last message that was valid (its valid parts were applied above).
+    if (rejected && previous) this.topicRaw.set(topic, previous);
     this.save();
+  }
+
+  /** True when `raw` is a valid (available or not-available) payload for the availability source `t` names. */
+  private readsAvailability(t: { id: string; role: TopicRole }, raw: string): boolean {
+    if (typeof t.role !== 'object') return false;
+    const src = this.byId.get(t.id)?.availability[t.role.availability];
+    return !!src && readAvailability(src, raw) !== undefined;
+  }
+
+  /**
+   * Why the entities of a new config at `topic` may not be taken, or
+   * undefined. A config may not take a unique_id another discovery topic
+   * already announced (HA ignores such a duplicate too), nor the spoken name
+   * of another device in the same room (or where either has no room), unless
+   * both are the same zigbee device (same IEEE). The first announcement keeps
+   * its id and name; a re-announcement on its own topic updates it.
+   */
+  private conflict(topic: string, entities: Entity[]): string | undefined {
+    const norm = (n: string): string => n.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+    const others: Entity[] = [];
+    for (const [t, list] of this.discovery) if (t !== topic) others.push(...list);
+    for (const d of this.z2mDevices) others.push(...d.entities);
+    for (const e of entities) {
+      for (const o of others) {
+        if (o.ieee && e.ieee && o.ieee === e.ieee) continue;
+        if (o.id === e.id) return `unique_id "${e.id}" is already announced by ${o.discovery_topic ?? 'zigbee2mqtt'}`;
+        const sameRoom = !o.area || !e.area || norm(o.area) === norm(e.area);
+        if (sameRoom && norm(o.name) === norm(e.name)) return `the name "${e.name}" already belongs to ${o.id} (${o.discovery_topic ?? 'zigbee2mqtt'})`;
+      }
+    }
+    return undefined;
   }
 
   private acceptDiscovery(topic: string, raw: string, live: boolean): boolean {
@@ -234,15 +289,21 @@ export class DeviceRegistry {
         }
         return false;
       case 'invalid':
-        this.log.warn({ topic, reason: r.reason }, 'malformed discovery payload ignored');
+        this.warnings.warn(topic, { topic, reason: r.reason }, 'malformed discovery payload ignored');
         return false;
       case 'ignore':
         this.log.debug({ topic, reason: r.reason }, 'discovery message ignored');
         return false;
-      case 'config':
+      case 'config': {
+        const clash = this.conflict(topic, r.entities);
+        if (clash) {
+          this.warnings.warn(topic, { topic, reason: clash }, 'discovery config refused: it would take another device\'s id or name');
+          return false;
+        }
         this.discoveryRaw.set(topic, raw);
         this.discovery.set(topic, r.entities);
         return true;
+      }
     }
   }
 
@@ -254,7 +315,7 @@ export class DeviceRegistry {
     }
     const r = parseBridgeDevices(raw, this.z2mPrefix);
     if (typeof r === 'string') {
-      this.log.warn({ reason: r }, 'malformed zigbee2mqtt bridge/devices ignored');
+      this.warnings.warn(`${this.z2mPrefix}/bridge/devices`, { reason: r }, 'malformed zigbee2mqtt bridge/devices ignored');
       return false;
     }
     this.bridgeRaw = raw;
@@ -317,7 +378,11 @@ export class DeviceRegistry {
       if (prev?.updated_at !== undefined) st.updated_at = prev.updated_at;
       states.set(e.id, st);
     }
-    for (const topic of [...this.topicRaw.keys()]) if (!index.has(topic)) this.topicRaw.delete(topic);
+    // The last message of a topic no entity reads any more is kept (a few hundred at most, newest first), so a
+    // config that comes back (or an announcement that briefly replaced it) finds its device's state again;
+    // only the topics entities read are saved.
+    const orphans = [...this.topicRaw.entries()].filter(([t]) => !index.has(t)).sort((a, b) => b[1].seq - a[1].seq);
+    for (const [t] of orphans.slice(MAX_ORPHAN_TOPICS)) this.topicRaw.delete(t);
     this.byId = byId;
     this.index = index;
     this.states = states;
@@ -332,7 +397,7 @@ export class DeviceRegistry {
     this.store?.write(() => ({
       discovery: Object.fromEntries(this.discoveryRaw),
       ...(this.bridgeRaw !== undefined ? { bridge_devices: this.bridgeRaw } : {}),
-      topics: Object.fromEntries(this.topicRaw),
+      topics: Object.fromEntries([...this.topicRaw].filter(([t]) => this.index.has(t))),
     }));
   }
 

@@ -128,3 +128,34 @@ export function areaName(area: string, lang: Lang): string {
   for (const [zh, names] of Object.entries(AREA_NAMES_ZH)) if (names.includes(l)) return zh;
   return area;
 }
+
+/** The colour name of an RGB value when it is one of COLOUR_RGB, else undefined. */
+function colourOf(c: { r: number; g: number; b: number }): string | undefined {
+  for (const [name, v] of Object.entries(COLOUR_RGB)) if (v.r === c.r && v.g === c.g && v.b === c.b) return name;
+  return undefined;
+}
+
+/**
+ * What a command was, as a verb phrase after "I could not" / "没能": "set the
+ * Bed Light to 40 percent", "set the Bed Light to red", "set the EcoBee to 21
+ * degrees", "move the Sliding Door to 30 percent", "turn on the Standing
+ * Light". `act` is the component's normalised action (commands.ts
+ * normaliseAction); `a` the action with its values.
+ */
+export function actionPhrase(e: Pick<Entity, 'name'>, act: string, a: { brightness_pct?: number; color?: { r: number; g: number; b: number }; temperature?: number; position?: number; percentage?: number }, lang: Lang): string {
+  const zh = lang === 'zh';
+  const to: string[] = [];
+  if (a.brightness_pct !== undefined) to.push(zh ? `${Math.round(a.brightness_pct)}%` : `${Math.round(a.brightness_pct)} percent`);
+  if (a.color) {
+    const n = colourOf(a.color);
+    to.push(n ? colourName(n, lang) : zh ? `颜色${a.color.r},${a.color.g},${a.color.b}` : `the colour ${a.color.r}, ${a.color.g}, ${a.color.b}`);
+  }
+  if (act === 'set_temperature' && a.temperature !== undefined) to.push(zh ? `${num(a.temperature)}度` : `${num(a.temperature)} degrees`);
+  if (act === 'set_position' && a.position !== undefined) to.push(zh ? `${Math.round(a.position)}%` : `${Math.round(a.position)} percent`);
+  if (a.percentage !== undefined && to.length === 0) to.push(zh ? `${Math.round(a.percentage)}%` : `${Math.round(a.percentage)} percent`);
+  if (to.length) {
+    const verbEn = act === 'set_position' ? 'move' : 'set';
+    return zh ? `把${e.name}调到${to.join('，')}` : `${verbEn} ${the(e, lang)} to ${to.join(' and ')}`;
+  }
+  return zh ? `${verb(act, lang)}${e.name}` : `${verb(act, lang)} ${the(e, lang)}`;
+}
