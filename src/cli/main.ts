@@ -142,9 +142,11 @@ program
   });
 program.command('rollback').description('switch back to the previous release').action(async () => {
   const { runRollback } = await import('../service/update.js');
-  const r = await runRollback();
-  printResult('rollback', r, program.opts<{ json?: boolean }>().json === true);
-  if (!(r as { ok?: boolean }).ok) process.exitCode = 1;
+  const json = program.opts<{ json?: boolean }>().json === true;
+  const r = await runRollback({ onProgress: json ? undefined : (line) => process.stderr.write(`${line}\n`) });
+  if (json) printResult('rollback', r, true);
+  else process.stdout.write(`${r.message}\n`);
+  if (!r.ok) process.exitCode = 1;
 });
 
 const keys = program
