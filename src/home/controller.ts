@@ -10,7 +10,8 @@ import type { Logger } from '../kernel/log-types.js';
 import { buildCommands, normaliseAction, type DeviceAction, type MqttCommand } from './commands.js';
 import { isRiskyAction } from './confirm.js';
 import type { Entity } from './entities.js';
-import { HomeError } from './errors.js';
+import { HomeError, type HomeErrorCode } from './errors.js';
+import { actionPhrase } from './replies.js';
 import type { DeviceRegistry } from './registry.js';
 
 /** Publishes one command; resolves on broker acknowledgement (HomeMqttClient.publishCommand). */
@@ -75,6 +76,8 @@ export class HomeController {
         await this.opts.publish(cmd, timeout);
       } catch (err) {
         this.opts.log.warn({ who, entity: id, action: action.action, topic: cmd.topic, err: (err as Error).message }, 'device command failed');
+        // The error names the command with its values ("set the Bed Light to 40 percent"), not only its topic.
+        if (err instanceof HomeError) throw new HomeError(err.code as HomeErrorCode, `could not ${actionPhrase(entity, normaliseAction(entity, action.action), action, 'en')}: ${err.message}`, { cause: err });
         throw err;
       }
     }

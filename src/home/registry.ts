@@ -141,10 +141,16 @@ export class DeviceRegistry {
     for (const [topic, raw] of Object.entries(p.discovery ?? {})) this.acceptDiscovery(topic, raw, false);
     if (typeof p.bridge_devices === 'string') this.acceptBridge(p.bridge_devices, false);
     for (const [topic, m] of Object.entries(p.topics ?? {})) {
+      if (!m || typeof m.raw !== 'string' || typeof m.seq !== 'number') continue;
       this.topicRaw.set(topic, m);
       this.seq = Math.max(this.seq, m.seq);
     }
     this.rebuild();
+    // A file written before availability was checked may hold junk on an availability topic: it says nothing.
+    for (const [topic, targets] of this.index) {
+      const m = this.topicRaw.get(topic);
+      if (m && targets.every((t) => typeof t.role === 'object') && !targets.some((t) => this.readsAvailability(t, m.raw))) this.topicRaw.delete(topic);
+    }
   }
 
   /** Rebuild now if needed and write pending changes (called on stop). */

@@ -6,6 +6,9 @@
  * wording.
  */
 import { describe, test } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { WarnLimiter } from '../../src/home/log-limit.js';
@@ -164,6 +167,28 @@ describe('the registry keeps a device whole', () => {
     reg.handleMessage('homeassistant/light/kitchen_light/config', JSON.stringify(cfg));
     assert.equal(reg.view('kitchen_light')?.state.brightness, 200);
     assert.equal(reg.view('kitchen_light')?.available, true);
+  });
+
+  test('a file from an older release: junk configs and junk availability are dropped on load', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'h14-reg-'));
+    try {
+      const file = path.join(dir, 'registry.json');
+      const good = JSON.stringify({ name: 'Lamp', uniq_id: 'lamp', cmd_t: 'l/set', stat_t: 'l/state', avty_t: 'l/avail' });
+      writeFileSync(file, JSON.stringify({ schema_version: 1, registry: {
+        discovery: { 'homeassistant/light/lamp/config': good, 'homeassistant/light/junk/config': JSON.stringify({ name: 'x'.repeat(100_000), uniq_id: 'junk', cmd_t: 'j/set' }), 'homeassistant/light/proto/config': JSON.stringify({ name: 'P', uniq_id: '__proto__', cmd_t: 'p/set' }) },
+        topics: { 'l/avail': { raw: 'garbage', seq: 1 }, 'l/state': { raw: 'ON', seq: 2 } },
+      } }));
+      const reg = new DeviceRegistry({ log: new MemoryLogger(), storePath: file, dataDir: dir });
+      reg.load();
+      assert.deepEqual(reg.entities().map((e) => e.id), ['lamp']);
+      assert.equal(reg.view('lamp')?.state.state, 'on');
+      reg.handleMessage('l/state', 'OFF');
+      reg.flush();
+      const saved = readFileSync(file, 'utf8');
+      assert.doesNotMatch(saved, /garbage|xxxxxxxxxx|__proto__/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a second device in the same room cannot take a name; another room or the same zigbee device can', () => {

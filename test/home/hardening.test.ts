@@ -266,6 +266,11 @@ describe('broker outages', () => {
       assert.equal(t.response, 'I could not set the EcoBee to 22 degrees: the MQTT broker did not confirm the command.');
       const o = await rig.sdk.runInput('turn on standing light');
       assert.equal(o.response, 'I could not turn on the Standing Light: the MQTT broker did not confirm the command.');
+      // The LLM path: the tool error names the command too.
+      const tool = await rig.sdk.callTool('device_control', { device: 'Bed Light', action: 'turn_on', brightness: 40 });
+      const err = tool.error as { code?: string; message?: string };
+      assert.equal(err.code, 'COMMAND_TIMEOUT');
+      assert.match(err.message ?? '', /^could not set the Bed Light to 40 percent: the broker did not acknowledge/);
     } finally {
       rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 10_000);
       await broker.start();
