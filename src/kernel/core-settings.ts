@@ -13,7 +13,33 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
   s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: 'Context window in tokens for the prompt budget; 0 = ask the LLM source (Ollama /api/show), else 8192.' });
   s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
-  s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now. I can still control your devices.", description: 'Said when every LLM source failed.' });
+  s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now. I can still control your devices.", description: 'Said when every LLM source failed (after an English input).' });
+  s.register({ key: 'core.agent.llm_unavailable_message_zh', type: 'string', default: '抱歉，我现在连不上语言模型。设备控制仍然可以用。', description: 'Said when every LLM source failed, after a Chinese input.' });
+  // Limits of what one turn accepts (issue 14): a runaway model or tool cannot fill the memory of a Pi or its databases.
+  s.register({
+    key: 'core.agent.max_reply_chars',
+    type: 'integer',
+    default: 20000,
+    min: 100,
+    max: 10000000,
+    description: 'Most characters the model may write in one LLM round (answer, reasoning and tool-call arguments together); past it the stream is closed, the text up to here kept, and the user told the answer was too long.',
+  });
+  s.register({
+    key: 'core.agent.max_tool_result_bytes',
+    type: 'integer',
+    default: 32768,
+    min: 256,
+    max: 10000000,
+    description: 'Longest tool result fed back to the model and recorded, bytes (UTF-8); a longer one is cut there with a note saying so.',
+  });
+  s.register({
+    key: 'core.agent.max_tool_calls',
+    type: 'integer',
+    default: 16,
+    min: 1,
+    max: 1000,
+    description: 'Most tool calls the model may ask for in one LLM round; past it the stream is closed, none of the calls run, and the user is told.',
+  });
   s.register({
     key: 'core.output.first_clause',
     type: 'boolean',

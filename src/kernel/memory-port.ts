@@ -7,6 +7,7 @@
  */
 import type { MemItem } from './memory-types.js';
 import type { ToolDef } from './stage-types.js';
+import type { CutReason } from './turn-types.js';
 
 /**
  * One event of the context window (seed 001 RelevanceContext event).
@@ -28,6 +29,8 @@ export interface ContextEvent {
   tool?: string;
   /** Set on agent events whose reply was cut by stop. */
   interrupted?: boolean;
+  /** Set on agent events whose reply ended early for another reason (the stream broke, a limit); `response` is the text that arrived. */
+  cut?: CutReason;
   /** Who spoke (user events). */
   speaker?: string;
 }

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from './llm-types.js';
 import type { ContextEvent } from './memory-port.js';
+import type { CutReason } from './turn-types.js';
 import { estimateTokens } from './memory-port.js';
 
 /** Token budget of one turn. */
@@ -34,6 +35,13 @@ export function outputRules(mode: 'auto' | 'explicit', channel: string, channels
   return `Your plain text reply goes back to the channel the input came from ("${channel}"); keep it short and speakable. To send something to another channel, call output_send__<channel>. Channels: ${list}. To call a tool, use the tool-calling interface; never write tool calls as text.`;
 }
 
+/** What the model reads after a reply of its own that was cut short: the true reason, never "interrupted by the user". */
+const CUT_MARKS: Record<CutReason, string> = {
+  connection_lost: '[cut off: the connection to the language model was lost]',
+  reply_limit: '[cut off: the reply reached the length limit]',
+  tool_call_limit: '[cut off: too many tool calls at once; none of them ran]',
+};
+
 /** Render the timeline as chat messages (past turns; tool events as compact notes). */
 export function timelineMessages(events: ContextEvent[]): ChatMessage[] {
   const out: ChatMessage[] = [];
@@ -43,7 +51,7 @@ export function timelineMessages(events: ContextEvent[]): ChatMessage[] {
         out.push({ role: 'user', content: e.speaker ? `${e.speaker}: ${e.input}` : e.input });
         break;
       case 'agent':
-        if (e.response) out.push({ role: 'assistant', content: e.interrupted ? `${e.response} [interrupted by the user]` : e.response });
+        if (e.response) out.push({ role: 'assistant', content: e.interrupted ? `${e.response} [interrupted by the user]` : e.cut ? `${e.response} ${CUT_MARKS[e.cut]}` : e.response });
         break;
       case 'tool':
         out.push({ role: 'system', content: `[tool ${e.tool ?? ''}] ${e.input} -> ${truncate(e.response, 600)}` });

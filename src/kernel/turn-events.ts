@@ -12,7 +12,7 @@
 import type { ChatMessage, CompletionResponse } from './llm-types.js';
 import type { OutputMessage } from './output-types.js';
 import type { StageName } from './stage-types.js';
-import type { InputMessage, TurnResult } from './turn-types.js';
+import type { CutReason, InputMessage, TurnResult } from './turn-types.js';
 
 /**
  * How a turn ended, as a value (never a throw):
@@ -20,6 +20,9 @@ import type { InputMessage, TurnResult } from './turn-types.js';
  * - `short_circuit`: a stage answered (`stage` says which) and the answer was delivered.
  * - `interrupted`: stop cut it; `reply` is what was delivered before; `cancelled` when it was
  *   queued at the stop and never ran a stage.
+ * - `cut_short`: the reply ended early for `reason` (CutReason: the stream broke, or a limit was
+ *   reached); `reply` is what was delivered (the text that arrived, then one short ending saying
+ *   why), `said` in `turn.finished` the model's text that arrived; `message` the cause.
  * - `preempted`: a higher interrupt took over at the LLM boundary; the turn resumes later.
  * - `error`: it failed (`message`); `reply` is the apology delivered, if any.
  */
@@ -27,6 +30,7 @@ export type TurnOutcome =
   | { kind: 'reply'; reply: string }
   | { kind: 'short_circuit'; reply: string; stage: StageName }
   | { kind: 'interrupted'; reply: string; cancelled: boolean }
+  | { kind: 'cut_short'; reply: string; reason: CutReason; message: string }
   | { kind: 'preempted' }
   | { kind: 'error'; reply: string; message: string };
 
@@ -64,7 +68,9 @@ export type TurnEvent =
    * `ask` result (TurnResult) names them. `said` is the agent's words for the
    * memory window: the reply, or the model's final text when it went to no
    * channel (explicit output mode, where plain text is the model's
-   * reasoning; consolidation).
+   * reasoning; consolidation). When the outcome is `cut_short`, `said` is the
+   * model's text that arrived (without the spoken ending) and the memory
+   * window marks it with the outcome's reason.
    */
   | { type: 'turn.finished'; turn: string; outcome: FinalOutcome; status: TurnResult['status']; reply: string; said: string };
 
@@ -77,6 +83,8 @@ export function statusOf(outcome: FinalOutcome): TurnResult['status'] {
       return 'short_circuit';
     case 'interrupted':
       return outcome.cancelled ? 'cancelled' : 'interrupted';
+    case 'cut_short':
+      return 'cut_short';
     case 'error':
       return 'error';
   }

@@ -38,7 +38,8 @@ export function runLogSubscriber(runLog: () => RunLog, log: Logger): TurnEventLi
  * ContextEvent ids `<turn>:user`, `<turn>:tool:<call id>`, `<turn>:agent`).
  * The user event carries what was said (`input.text`); an on_input rewrite
  * reaches only this turn's model. An agent event is recorded when the agent
- * said something or the turn was interrupted (then marked so).
+ * said something or the turn was interrupted (then marked so); a reply cut
+ * short carries its reason (`cut`), never the user's stop mark.
  */
 export function memoryWindowSubscriber(memory: () => KernelMemory, clock: Clock): TurnEventListener {
   const sources = new Map<string, string>();
@@ -66,8 +67,9 @@ export function memoryWindowSubscriber(memory: () => KernelMemory, clock: Clock)
         const source = sources.get(ev.turn) ?? '';
         sources.delete(ev.turn);
         const interrupted = ev.outcome.kind === 'interrupted';
-        if (!ev.said && !interrupted) return;
-        memory().append({ id: `${ev.turn}:agent`, time: clock.now(), kind: 'agent', source, input: '', response: ev.said, interrupted });
+        const cut = ev.outcome.kind === 'cut_short' ? ev.outcome.reason : undefined;
+        if (!ev.said && !interrupted && !cut) return;
+        memory().append({ id: `${ev.turn}:agent`, time: clock.now(), kind: 'agent', source, input: '', response: ev.said, interrupted, ...(cut ? { cut } : {}) });
         return;
       }
       default:
@@ -97,6 +99,10 @@ export class TurnResultCollector {
       this.value.status = ev.status;
       this.value.reply = ev.reply;
       if (ev.outcome.kind === 'error') this.value.error = ev.outcome.message;
+      if (ev.outcome.kind === 'cut_short') {
+        this.value.cut_reason = ev.outcome.reason;
+        this.value.error = ev.outcome.message;
+      }
     }
   };
 

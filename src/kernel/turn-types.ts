@@ -37,13 +37,35 @@ export interface InjectOptions {
   meta?: Record<string, unknown>;
 }
 
+/**
+ * Why a reply ended before the model finished it, other than the user's stop
+ * (issue 14). The reason is a value of the turn's outcome, recorded once in
+ * `turn.finished`; the run log, the memory window and the `ask` result take
+ * it from there.
+ * - `connection_lost`: the stream broke after text had arrived (cut, reset,
+ *   stalled, or the server reported an error mid-answer); the text that
+ *   arrived is kept.
+ * - `reply_limit`: the model wrote more than core.agent.max_reply_chars in
+ *   one round; the stream was closed there and the text up to the cap kept.
+ * - `tool_call_limit`: one round asked for more than core.agent.max_tool_calls
+ *   tool calls; the stream was closed and none of them ran.
+ */
+export type CutReason = 'connection_lost' | 'reply_limit' | 'tool_call_limit';
+
 /** What a finished turn reports to whoever injected the input. */
 export interface TurnResult {
   input_id: string;
   /** The reply text delivered to the input's channel ('' when none). */
   reply: string;
-  /** 'done' normally; 'interrupted' when stop cut it; 'short_circuit' when a stage answered; 'error' on failure; 'cancelled' when stop dropped it before it ran. */
-  status: 'done' | 'interrupted' | 'short_circuit' | 'error' | 'cancelled';
+  /**
+   * 'done' normally; 'interrupted' when stop cut it; 'cut_short' when the
+   * reply ended early for `cut_reason` (what arrived is in `reply`);
+   * 'short_circuit' when a stage answered; 'error' on failure; 'cancelled'
+   * when stop dropped it before it ran.
+   */
+  status: 'done' | 'interrupted' | 'cut_short' | 'short_circuit' | 'error' | 'cancelled';
+  /** Why the reply was cut short (status 'cut_short'). */
+  cut_reason?: CutReason;
   /** Tools the turn executed, in order. */
   tools: Array<{ name: string; arguments: Record<string, unknown>; result: string; is_error: boolean; denied?: boolean }>;
   error?: string;

@@ -13,6 +13,14 @@
  * (seed 001 three delivery paths). A stop ends it as interrupted, never
  * retried; a turn cancelled by stop before it ran runs no stage at all.
  *
+ * A reply can also end early without a stop (issue 14): the stream breaks
+ * after text arrived, or the model passes a limit of what one round may
+ * bring (core.agent.max_reply_chars, max_tool_calls; the stream is closed
+ * there). The text that arrived is kept (reply, run log, memory) and the
+ * turn ends `cut_short` with its reason and one short ending in the input's
+ * language (turn-endings.ts). Tool results are cut at
+ * core.agent.max_tool_result_bytes.
+ *
  * The turn records nothing itself: it emits each fact once on the kernel's
  * turn stream (src/kernel/turn-events.ts), whose subscribers keep the run
  * log, the memory window, the bus and the `ask` result. Every phase returns
@@ -21,7 +29,7 @@
 import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-types.js';
 import type { MemItem } from './memory-types.js';
 import type { StageContext, StageName } from './stage-types.js';
-import type { InputMessage } from './turn-types.js';
+import type { CutReason, InputMessage } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import { statusOf, type FinalOutcome, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
@@ -30,6 +38,8 @@ import { computeTokenBudget, messagesTokens, outputRules, timelineMessages } fro
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
+import { cutEnding } from './turn-endings.js';
+import { detectLanguage } from './language.js';
 
 /** Why the in-flight work was aborted. */
 export type AbortReason = 'stop' | 'preempt';
@@ -39,13 +49,43 @@ type Exit =
   | { exit: 'short_circuit'; response: string; stage: StageName }
   | { exit: 'stopped' }
   | { exit: 'preempted' }
-  | { exit: 'llm_failed'; err: unknown };
+  | { exit: 'llm_failed'; err: unknown }
+  /** The reply ended early; `rest` is the model's text that arrived and reached no channel yet. */
+  | { exit: 'cut_short'; reason: CutReason; rest: string; message: string };
+
+/**
+ * What one LLM call gave: the whole response; or a failure (`err`) with the
+ * text that arrived before it; or a stream the turn closed at a limit
+ * (`cut`). `rest` is the arrived text no channel got yet (on a stream
+ * channel: the unfinished sentence; elsewhere: all of it).
+ */
+type ModelAnswer =
+  | { response: CompletionResponse }
+  | { err: unknown; arrived: boolean; rest: string }
+  | { cut: 'reply_limit' | 'tool_call_limit'; rest: string; message: string };
 
 const STOPPED: Exit = { exit: 'stopped' };
 const PREEMPTED: Exit = { exit: 'preempted' };
 
 function isExit(v: unknown): v is Exit {
   return typeof v === 'object' && v !== null && 'exit' in v;
+}
+
+/** Text of a streamed answer held back while it may be a JSON tool call (`holding` undecided until the first non-space character). */
+interface HoldState {
+  held: string;
+  holding: boolean | undefined;
+}
+
+/**
+ * `text` cut to at most `n` UTF-16 units, never between the two halves of a
+ * surrogate pair.
+ */
+function cutAt(text: string, n: number): string {
+  if (n <= 0) return '';
+  if (text.length <= n) return text;
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
 }
 
 /** The resumable state of a turn (its "frame"). */
@@ -167,6 +207,8 @@ export class Turn {
         return this.finishShortCircuit(exit.response, exit.stage);
       case 'llm_failed':
         return this.llmUnavailable(exit.err);
+      case 'cut_short':
+        return this.finishCutShort(exit.reason, exit.rest, exit.message);
     }
   }
 
@@ -236,6 +278,7 @@ export class Turn {
       const started = performance.now();
       const answer = await this.callModel(provider);
       this.controller = undefined;
+      if ('cut' in answer) return { exit: 'cut_short', reason: answer.cut, rest: answer.rest, message: answer.message };
       if ('err' in answer) {
         if (this.abortReason === 'preempt' && !this.stopped) {
           this.abortReason = undefined;
@@ -243,9 +286,20 @@ export class Turn {
           return PREEMPTED;
         }
         if (this.stopped) return STOPPED;
+        // Text arrived before the stream broke: keep it and say why it ends here.
+        if (answer.arrived) {
+          k.log.warn({ input: this.input.id, err: errorMessage(answer.err) }, 'the LLM stream broke mid-answer; keeping the text that arrived');
+          this.emit({ type: 'error', turn: this.input.id, where: 'llm', message: errorMessage(answer.err) });
+          return { exit: 'cut_short', reason: 'connection_lost', rest: answer.rest, message: errorMessage(answer.err) };
+        }
         return { exit: 'llm_failed', err: answer.err };
       }
       const resp = answer.response;
+      const maxCalls = k.settings.get<number>('core.agent.max_tool_calls');
+      if (resp.tool_calls.length > maxCalls) {
+        // Calls written as text (or a whole non-streamed body) are counted here, once the answer is complete.
+        return { exit: 'cut_short', reason: 'tool_call_limit', rest: this.streamChannel() ? '' : resp.content, message: `${resp.tool_calls.length} tool calls in one round (limit ${maxCalls})` };
+      }
       this.frame.round++;
       this.emit({ type: 'llm.completed', turn: this.input.id, round: this.frame.round, response: resp, duration_ms: performance.now() - started });
       // post_action
@@ -296,67 +350,123 @@ export class Turn {
     this.toolAborts.add(onStop);
     const exec = await k.tools.execute(name, args, { input: this.input, signal: controller.signal, call_id: call.id });
     this.toolAborts.delete(onStop);
-    const c2 = await this.stage('after_toolcall', { tool_call: call, tool_result: { call_id: call.id, name, content: exec.content, is_error: exec.is_error } });
+    const maxBytes = k.settings.get<number>('core.agent.max_tool_result_bytes');
+    const content = this.capToolResult(name, exec.content, maxBytes);
+    const c2 = await this.stage('after_toolcall', { tool_call: call, tool_result: { call_id: call.id, name, content, is_error: exec.is_error } });
     if (c2.response !== undefined) return { exit: 'short_circuit', response: c2.response, stage: 'after_toolcall' };
-    const result = c2.tool_result ?? { call_id: call.id, name, content: exec.content, is_error: exec.is_error };
+    const result = c2.tool_result ?? { call_id: call.id, name, content, is_error: exec.is_error };
+    // A stage may have rewritten the result: the limit holds for what is fed back and recorded.
+    result.content = this.capToolResult(name, result.content, maxBytes);
     this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result.content });
     this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
     return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';
   }
 
+  /** The stream channel model text goes to sentence by sentence (auto mode, a stream channel), else undefined. */
+  private streamChannel(): string | undefined {
+    const ch = this.input.channel;
+    return this.mode === 'auto' && ch !== '_consolidation_' && this.k.outputs.isStream(ch) ? ch : undefined;
+  }
+
   /**
    * Stream the model (each piece a live `llm.delta`); in auto mode, sentences
-   * go to a stream channel as they complete. A failed or aborted call is
-   * returned as `{ err }`.
+   * go to a stream channel as they complete. What the model writes is
+   * counted: past core.agent.max_reply_chars characters (answer, reasoning
+   * and tool-call arguments) or core.agent.max_tool_calls calls the loop
+   * stops reading, which closes the connection, and the answer is `cut`. A
+   * failed or aborted call is returned as `{ err }` with the text that had
+   * arrived.
    */
-  private async callModel(provider: Provider): Promise<{ response: CompletionResponse } | { err: unknown }> {
+  private async callModel(provider: Provider): Promise<ModelAnswer> {
     const k = this.k;
     this.controller = new AbortController();
     this.abortReason = undefined;
     const signal = this.controller.signal;
-    const streamTo = this.mode === 'auto' && this.input.channel !== '_consolidation_' && k.outputs.isStream(this.input.channel) ? this.input.channel : undefined;
+    const streamTo = this.streamChannel();
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
     const round = this.frame.round + 1;
     for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
     const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
-    let held = '';
-    let holding: boolean | undefined; // undecided until the first non-space character
+    const maxChars = k.settings.get<number>('core.agent.max_reply_chars');
+    const maxCalls = k.settings.get<number>('core.agent.max_tool_calls');
+    const st: HoldState = { held: '', holding: undefined };
     let final: CompletionResponse | undefined;
+    /** Content that arrived this round (all of it: what went to a channel and what did not yet). */
+    let arrived = '';
+    /** Characters the model wrote this round; tool calls it started. */
+    let used = 0;
+    const calls = new Set<number>();
+    let cut: 'reply_limit' | 'tool_call_limit' | undefined;
+    /** The arrived text no channel got: the unfinished sentence on a stream channel, all of it elsewhere; held JSON-like text is not text. */
+    const rest = (): string => (streamTo ? (st.holding ? '' : st.held + splitter.flush()) : arrived);
+    /** Whether text that is not a held JSON-like answer arrived. */
+    const said = (): boolean => arrived.trim() !== '' && !(streamTo && st.holding);
     try {
       for await (const ev of provider.chatStream(req, signal)) {
         if (ev.type === 'done') {
           final = ev.response;
           continue;
         }
-        if (ev.type === 'content' || ev.type === 'reasoning') this.emit({ type: 'llm.delta', turn: this.input.id, round, kind: ev.type, text: ev.text });
-        if (ev.type !== 'content' || !streamTo) continue;
-        if (holding === undefined) {
-          held += ev.text;
-          const t = held.trimStart();
-          if (!t) continue;
-          holding = t.startsWith('{') || t.startsWith('```') || t.startsWith('[');
-          if (!holding) {
-            const text = held;
-            held = '';
-            for (const s of splitter.push(text)) await this.deliverSentence(streamTo, s);
-          }
-        } else if (holding) {
-          held += ev.text;
-        } else {
-          for (const s of splitter.push(ev.text)) await this.deliverSentence(streamTo, s);
+        if (ev.type === 'tool_call_delta') {
+          calls.add(ev.index);
+          used += ev.arguments?.length ?? 0;
+          if (calls.size > maxCalls) cut = 'tool_call_limit';
+          else if (used > maxChars) cut = 'reply_limit';
+          if (cut) break;
+          continue;
         }
+        let text = ev.text;
+        if (used + text.length > maxChars) {
+          text = cutAt(text, maxChars - used);
+          cut = 'reply_limit';
+        }
+        used += text.length;
+        if (text) this.emit({ type: 'llm.delta', turn: this.input.id, round, kind: ev.type, text });
+        if (ev.type === 'content' && text) {
+          arrived += text;
+          if (streamTo) await this.streamText(streamTo, text, splitter, st);
+        }
+        if (cut) break;
       }
     } catch (err) {
-      return { err };
+      return { err, arrived: said(), rest: rest() };
     }
-    if (!final) return { err: new Error('stream ended without a final response') };
+    if (cut) {
+      // Leaving the loop closed the stream (and with it the connection).
+      const message = cut === 'tool_call_limit' ? `more than ${maxCalls} tool calls in one round` : `the reply passed ${maxChars} characters`;
+      k.log.warn({ input: this.input.id, round, limit: cut, chars: used, tool_calls: calls.size }, `LLM reply cut: ${message}`);
+      return { cut, rest: rest(), message };
+    }
+    if (!final) return { err: new Error('stream ended without a final response'), arrived: said(), rest: rest() };
     if (streamTo) {
       // Held text that was not a tool call is spoken now; the splitter's rest too.
-      if (final.tool_calls.length === 0 && holding && held) for (const s of splitter.push(held)) await this.deliverSentence(streamTo, s);
-      const rest = splitter.flush();
-      if (rest) await this.deliverSentence(streamTo, rest);
+      if (final.tool_calls.length === 0 && st.holding && st.held) for (const s of splitter.push(st.held)) await this.deliverSentence(streamTo, s);
+      const tail = splitter.flush();
+      if (tail) await this.deliverSentence(streamTo, tail);
     }
     return { response: final };
+  }
+
+  /**
+   * One content piece towards a stream channel: text that may open a JSON
+   * tool call (`{`, `[`, a code fence) is held in `st` until the answer is
+   * complete; other text goes through the sentence splitter, each finished
+   * sentence to the channel.
+   */
+  private async streamText(channel: string, text: string, splitter: SentenceSplitter, st: HoldState): Promise<void> {
+    if (st.holding === undefined) {
+      st.held += text;
+      const t = st.held.trimStart();
+      if (!t) return;
+      st.holding = t.startsWith('{') || t.startsWith('```') || t.startsWith('[');
+      if (st.holding) return;
+      text = st.held;
+      st.held = '';
+    } else if (st.holding) {
+      st.held += text;
+      return;
+    }
+    for (const s of splitter.push(text)) await this.deliverSentence(channel, s);
   }
 
   /** One sentence of a streamed reply: before_output (partial) -> channel. */
@@ -413,11 +523,52 @@ export class Turn {
     return { kind: 'interrupted', reply: full, cancelled: false };
   }
 
+  /**
+   * A reply that ended early for `reason` (not a stop): what was delivered
+   * stays, the arrived text no channel got (`rest`) goes to the channel
+   * (except on a stream channel, where an unfinished sentence is not spoken),
+   * then one short ending in the input's language. The memory window gets
+   * the model's text that arrived (`said`), marked with the reason by the
+   * outcome.
+   */
+  private async finishCutShort(reason: CutReason, rest: string, message: string): Promise<FinalOutcome> {
+    const k = this.k;
+    const channel = this.input.channel;
+    const ending = cutEnding(reason, this.input.text, k.settings.get<number>('core.agent.max_tool_calls'));
+    const kept = rest.trim();
+    if (channel === '_consolidation_' || this.mode === 'explicit') {
+      // Plain text reached no channel (it is the model's reasoning here); the input's channel still hears why the answer stopped.
+      if (channel !== '_consolidation_') await this.deliver(channel, 'full', ending);
+      this.said = kept;
+      await this.afterOutput(kept);
+      return { kind: 'cut_short', reply: channel === '_consolidation_' ? '' : ending, reason, message };
+    }
+    if (k.outputs.isStream(channel)) {
+      const spoken = this.streamed.join(' ');
+      if (!this.stopped) await this.deliver(channel, 'sentence', ending);
+      const reply = [spoken, ending].filter(Boolean).join(' ');
+      await this.deliver(channel, 'end', reply);
+      this.said = [spoken, kept].filter(Boolean).join(' ');
+      await this.afterOutput(this.said);
+      return { kind: 'cut_short', reply, reason, message };
+    }
+    let text = kept;
+    if (text) {
+      const c = await this.stage('before_output', { final_text: text });
+      text = c.skip_output ? '' : c.final_text;
+    }
+    const reply = [text, ending].filter(Boolean).join(' ');
+    await this.deliver(channel, 'full', reply);
+    this.said = kept;
+    await this.afterOutput(kept);
+    return { kind: 'cut_short', reply, reason, message };
+  }
+
   private async llmUnavailable(err: unknown): Promise<FinalOutcome> {
     const k = this.k;
     k.log.error({ input: this.input.id, err: errorMessage(err) }, 'LLM call failed');
     this.emit({ type: 'error', turn: this.input.id, where: 'llm', message: errorMessage(err) });
-    const msg = k.settings.get<string>('core.agent.llm_unavailable_message');
+    const msg = k.settings.get<string>(detectLanguage(this.input.text) === 'zh' ? 'core.agent.llm_unavailable_message_zh' : 'core.agent.llm_unavailable_message');
     if (this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', msg);
     this.said = msg;
     await this.afterOutput(msg);
@@ -439,6 +590,22 @@ export class Turn {
   }
 
   // ---- helpers ------------------------------------------------------------
+
+  /**
+   * `content` when it is at most `maxBytes` bytes of UTF-8; else its first
+   * `maxBytes` bytes (never half a character) and a note saying it was cut
+   * and from how many bytes (logged).
+   */
+  private capToolResult(tool: string, content: string, maxBytes: number): string {
+    const text = typeof content === 'string' ? content : String(content);
+    // A UTF-16 unit is at most 3 bytes of UTF-8: short strings need no count.
+    if (text.length * 3 <= maxBytes) return text;
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= maxBytes) return text;
+    const head = new TextDecoder().decode(Buffer.from(text.slice(0, maxBytes)).subarray(0, maxBytes)).replace(/\uFFFD$/, '');
+    this.k.log.warn({ input: this.input.id, tool, bytes, limit: maxBytes }, 'tool result cut at core.agent.max_tool_result_bytes');
+    return `${head}\n[result cut: ${bytes} bytes, only the first ${maxBytes} kept]`;
+  }
 
   private async stage(stage: StageName, init: StageInit): Promise<StageContext> {
     const ctx = newStageContext(stage, this.input, { memory: this.frame.memory, signal: this.stopSignal.signal, ...init });

@@ -6,6 +6,7 @@
  * into documents at their original timestamps.
  */
 import type { ContextEvent } from '../kernel/memory-port.js';
+import type { CutReason } from '../kernel/turn-types.js';
 import { estimateTokens } from '../kernel/memory-port.js';
 import type { Db } from './db.js';
 import type { DocStore } from './documents.js';
@@ -81,6 +82,24 @@ export function textForVector(ev: ContextEvent, policy: ToolMemoryPolicy | undef
   }
 }
 
+/**
+ * The `interrupted` column: 0 a whole reply, 1 cut by the user's stop, and
+ * (issue 14) a reply cut short for another reason: 2 connection lost, 3
+ * reply limit, 4 tool-call limit. An older release reads 2-4 as interrupted.
+ */
+const CUT_CODES: Record<CutReason, number> = { connection_lost: 2, reply_limit: 3, tool_call_limit: 4 };
+
+function interruptionCode(ev: ContextEvent): number {
+  if (ev.interrupted) return 1;
+  return ev.cut ? CUT_CODES[ev.cut] : 0;
+}
+
+function interruptionOf(code: number): Pick<ContextEvent, 'interrupted' | 'cut'> {
+  if (!code) return {};
+  const cut = (Object.keys(CUT_CODES) as CutReason[]).find((k) => CUT_CODES[k] === code);
+  return cut ? { cut } : { interrupted: true };
+}
+
 /** The context window over the memory database. */
 export class ContextWindow {
   private entries: WindowEntry[] = [];
@@ -114,7 +133,7 @@ export class ContextWindow {
         input: r.input,
         response: r.response,
         ...(r.tool !== null ? { tool: r.tool } : {}),
-        ...(r.interrupted ? { interrupted: true } : {}),
+        ...interruptionOf(r.interrupted),
         ...(r.speaker !== null ? { speaker: r.speaker } : {}),
       };
       let tf = parseVector(r.vec);
@@ -148,7 +167,7 @@ export class ContextWindow {
           input: ev.input,
           response: ev.response,
           tool: ev.tool ?? null,
-          interrupted: ev.interrupted ? 1 : 0,
+          interrupted: interruptionCode(ev),
           speaker: ev.speaker ?? null,
           vec: JSON.stringify(tf),
           fp: VECTOR_FINGERPRINT,

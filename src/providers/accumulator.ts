@@ -14,7 +14,10 @@
  *
  * With tools declared, text that may be a JSON tool call is held back until
  * the end (raw JSON is never spoken); at the end it becomes tool calls when
- * it names declared tools, otherwise it is released as text.
+ * it names declared tools, otherwise it is released as text. Held text is
+ * released as text once it passes MAX_HELD_CHARS (no tool call is that long),
+ * so a runaway reply that starts like JSON still reaches the caller piece by
+ * piece, where its length limit applies.
  */
 import { randomBytes } from 'node:crypto';
 import type { CompletionResponse, StreamEvent, TokenUsage, ToolCall } from '../kernel/llm-types.js';
@@ -121,6 +124,9 @@ export function normalizeResponse(raw: Record<string, unknown>): UnifiedResponse
   return u;
 }
 
+/** The most text held back as a possible JSON tool call, characters (64 Ki). */
+export const MAX_HELD_CHARS = 65536;
+
 interface Slot {
   index: number;
   id?: string;
@@ -188,7 +194,7 @@ export class StreamAccumulator {
       this.content += c.content;
       if (this.holding) {
         this.held += c.content;
-        if (!mayBeTextToolCall(this.held)) {
+        if (this.held.length > MAX_HELD_CHARS || !mayBeTextToolCall(this.held)) {
           this.holding = false;
           ev.push({ type: 'content', text: this.held });
           this.held = '';

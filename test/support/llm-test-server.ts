@@ -51,10 +51,23 @@ export interface Reply {
   splitAt?: number[];
   /** Pause between split writes, ms (default 2 when splitting, so reads stay separate). */
   splitDelayMs?: number;
+  /**
+   * A huge streamed answer, generated as it is written (never held whole):
+   * `count` content chunks each carrying `piece`, then the final chunk. The
+   * server waits for the client to read (backpressure), so a client that
+   * stops reading stops it; `socket-closed` reports how far it got.
+   */
+  repeatContent?: { piece: string; count: number };
   /** Stop writing after this many body bytes and keep the connection open. */
   stallAfterBytes?: number;
   /** Destroy the connection after this many body bytes. */
   dropAfterBytes?: number;
+  /** Streamed answers: destroy the connection (a reset) once this many chunks (lines / SSE events, garbage included) were written. */
+  dropAfterChunks?: number;
+  /** Streamed answers: end the response cleanly (a truncated stream) once this many chunks were written. */
+  endAfterChunks?: number;
+  /** Streamed answers: stop writing once this many chunks were written and keep the connection open (a stall; emits `stalled`). */
+  stallAfterChunks?: number;
   /** Garbage lines inserted into a stream: true = one line after the first chunk; a string = that line; an object = line + position (chunk index). */
   garbage?: boolean | string | { line: string; after?: number };
   /** HTTP status; >= 400 sends an error body. */
@@ -294,6 +307,37 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
       return;
     }
 
+    if (r.repeatContent && stream && r.raw === undefined) {
+      const { piece, count } = r.repeatContent;
+      res.writeHead(200, { 'Content-Type': v1 ? 'text/event-stream' : 'application/x-ndjson' });
+      const head = chunkHead(`chatcmpl-${++idCounter}`, Math.floor(Date.now() / 1000), model);
+      const line = (i: number): string =>
+        i < count
+          ? v1
+            ? sse({ ...head, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })
+            : ollamaLine(model, { content: piece })
+          : v1
+            ? `${sse({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}data: [DONE]\n\n`
+            : `${JSON.stringify({ model, created_at: createdAt(), message: { role: 'assistant', content: '' }, done_reason: 'stop', done: true, ...metrics(r, count) })}\n`;
+      for (let i = 0; i <= count; i++) {
+        if (res.destroyed) return;
+        const b = Buffer.from(line(i));
+        bytesSent += b.length;
+        if (!res.write(b)) {
+          const go = await new Promise<boolean>((resolve) => {
+            const onDrain = (): void => (res.off('close', onClose), resolve(true));
+            const onClose = (): void => (res.off('drain', onDrain), resolve(false));
+            res.once('drain', onDrain);
+            res.once('close', onClose);
+          });
+          if (!go) return;
+        }
+      }
+      finished = true;
+      res.end();
+      return;
+    }
+
     let pieces: string[];
     let contentType: string;
     if (r.raw !== undefined) {
@@ -320,11 +364,22 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     res.writeHead(200, headers);
     res.flushHeaders();
 
+    let lastWrite: Promise<void> = Promise.resolve();
     const splits = new Set(r.splitAt ?? []);
     const splitting = splits.size > 0 || !!r.chunkBytes;
     const splitDelay = r.splitDelayMs ?? (splitting ? 2 : 0);
     const pace = (r.tokensPerSecond ? 1000 / r.tokensPerSecond : 0) + (r.delayMs ?? 0);
     for (let i = 0; i < bodies.length; i++) {
+      if (i === r.dropAfterChunks) {
+        await lastWrite; // what was written reaches the client before the reset
+        res.socket?.destroy();
+        return;
+      }
+      if (i === r.endAfterChunks) break;
+      if (i === r.stallAfterChunks) {
+        events.emit('stalled', { path: rec.path, bytesSent } satisfies StalledInfo);
+        return;
+      }
       if (i > 0 && pace > 0) await sleep(pace);
       if (res.destroyed) return;
       let b = bodies[i]!;
@@ -335,7 +390,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
         for (const s of splits) if (s > bytesSent && s < bytesSent + n) n = s - bytesSent;
         for (const lim of [r.stallAfterBytes, r.dropAfterBytes]) if (lim !== undefined && lim >= bytesSent && lim < bytesSent + n) n = lim - bytesSent;
         if (n > 0) {
-          res.write(b.subarray(0, n));
+          lastWrite = new Promise<void>((resolve) => res.write(b.subarray(0, n), () => resolve()));
           rec.writes = (rec.writes ?? 0) + 1;
           bytesSent += n;
           b = b.subarray(n);
