@@ -30,6 +30,7 @@ import { DeviceRegistry } from './registry.js';
 import { toLang } from './replies.js';
 import { HOME_SETTINGS } from './settings.js';
 import { StartupRead } from './startup.js';
+import { WarnLimiter } from './log-limit.js';
 import { writeFileAtomic } from './store.js';
 import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceControlArgs } from './tools.js';
 
@@ -74,6 +75,8 @@ export class HomePlugin implements Plugin {
   private topics: BoxTopics | undefined;
   private matcher: IntentMatcher | undefined;
   private startupRead: StartupRead | undefined;
+  /** Repeated warnings about the box's own command topics, per topic (log-limit.ts). */
+  private warnings: WarnLimiter | undefined;
   private readonly unsubs: Array<() => void> = [];
   private readonly vocabListeners = new Set<(v: Vocabulary) => void>();
 
@@ -186,6 +189,7 @@ export class HomePlugin implements Plugin {
     registry.setConnected(false);
     this.reg = registry;
 
+    this.warnings = new WarnLimiter({ log: sdk.log, now: () => clock.now() });
     const startup = new StartupRead({ clock: this.opts.startup?.clock ?? systemClock, ...(this.opts.startup?.quietMs !== undefined ? { quietMs: this.opts.startup.quietMs } : {}) });
     this.startupRead = startup;
 
@@ -412,7 +416,7 @@ export class HomePlugin implements Plugin {
     if (topic === topics.volumeCommand) {
       const v = Number(payload.toString('utf8').trim());
       if (!Number.isFinite(v) || v < 0 || v > 100) {
-        sdk.log.warn({ payload: payload.toString('utf8').slice(0, 50) }, 'volume command ignored: not 0-100');
+        this.warnings?.warn(topic, { topic, payload: payload.toString('utf8').slice(0, 50) }, 'volume command ignored: not 0-100');
         return;
       }
       try {
