@@ -12,9 +12,9 @@ export const KEY_ID_PATTERN: RegExp;
 /** The lines --allow-unsigned prints. */
 export const UNSIGNED_WARNING: readonly string[];
 
-/** A key or signature problem; `code` is KEY_INVALID, KEYS_DIR or SIGNATURE. */
+/** A key problem; `code` is KEY_INVALID (not an ed25519 key of the expected kind) or KEYS_DIR (the keys directory cannot be written). */
 export class ReleaseKeyError extends Error {
-  code: 'KEY_INVALID' | 'KEYS_DIR' | 'SIGNATURE';
+  code: 'KEY_INVALID' | 'KEYS_DIR';
   constructor(code: string, message: string);
 }
 

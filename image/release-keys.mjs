@@ -45,7 +45,7 @@ export const SIGNATURE_CONTEXT = 'homeagent-release-manifest-v1\n';
 /** Key ids: the first 16 hex digits of the sha256 of the key's DER SubjectPublicKeyInfo. */
 export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
 
-/** A key or signature problem; `code` is KEY_INVALID, KEYS_DIR or SIGNATURE. */
+/** A key problem; `code` is KEY_INVALID (not an ed25519 key of the expected kind) or KEYS_DIR (the keys directory cannot be written). */
 export class ReleaseKeyError extends Error {
   /**
    * @param {string} code

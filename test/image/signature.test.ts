@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { verifyBundleDir } from '../../image/verify-bundle.mjs';
 import { addTrustedKeys, listTrustedKeys, removeTrustedKey, runUpdate, type ReleaseScriptResult } from '../../src/service/update.js';
 import { bundleProject, deviceOptions, makeDevice, makeKey, makeProject, releaseDirs, runBundleCli, stagingLeftovers, tempDir, testKey, type FakeDevice, type SignOptions, type TestKey } from './release-fixture.js';
 
@@ -173,6 +174,22 @@ test('first install without a key: refused and says how to enroll one; after `ke
   assert.equal(d.current(), '1.0.0');
 });
 
+test("README's first install: the bundle's own release-keys.mjs enrolls the key, then its install.sh installs", () => {
+  const d = makeDevice(work, { trust: [] });
+  const ha = join(d.dir, 'ha');
+  mkdirSync(ha);
+  assert.equal(spawnSync('tar', ['-xzf', good, '-C', ha]).status, 0);
+  const env = { ...process.env, ...d.env, HOMEAGENT_ROOT: d.root, SYSTEMCTL: d.systemctl, HOMEAGENT_NPM: d.npm, HOMEAGENT_NODE: process.execPath, HOMEAGENT_READY_TIMEOUT: '5', HOMEAGENT_SETTLE: '0' };
+  delete env.HOMEAGENT_KEYS_DIR;
+  const add = spawnSync(process.execPath, [join(ha, 'homeagent-1.0.0/image/release-keys.mjs'), 'add', testKey().publicKeyFile], { encoding: 'utf8', env });
+  assert.equal(add.status, 0, add.stderr);
+  assert.equal(add.stdout.trim(), `trusted key ${testKey().id} (${d.keysDir}/${testKey().id}.pub)`);
+  const install = spawnSync('bash', [join(ha, 'homeagent-1.0.0/image/install.sh'), good], { encoding: 'utf8', env });
+  assert.equal(install.status, 0, install.stderr);
+  assert.match(install.stdout, new RegExp(`homeagent-release: result=installed version=1\\.0\\.0 signed_by=${testKey().id}`));
+  assert.equal(d.current(), '1.0.0');
+});
+
 test('rotation: a release signed by the old key brings the new key; later releases are signed by the new key and retire the old one', async () => {
   const oldKey = testKey();
   const newKey = makeKey('rotated');
@@ -211,6 +228,29 @@ test('rotation: a release signed by the old key brings the new key; later releas
   assert.equal(r3.keysRetired, undefined);
   assert.match(r3.log, new RegExp(`not retiring ${newKey.id}: it is the last trusted key`));
   assert.deepEqual(d.trustedKeys(), [newKey.id]);
+});
+
+test('a bundle whose manifest adds a key it does not contain, or names keys oddly, does not verify', async () => {
+  const newKey = makeKey('missing-from-bundle');
+  const rotation = await bundle('1.1.0', { addKeys: [newKey] });
+  const dir = join(work, 'keys-shape');
+  mkdirSync(dir);
+  assert.equal(spawnSync('tar', ['-xzf', rotation, '-C', dir]).status, 0);
+  const top = join(dir, 'homeagent-1.1.0');
+  assert.deepEqual(await verifyBundleDir(top), { ok: true, version: '1.1.0', files: (JSON.parse(readFileSync(join(top, 'manifest.json'), 'utf8')) as { files: unknown[] }).files.length });
+  const m = JSON.parse(readFileSync(join(top, 'manifest.json'), 'utf8')) as { keys: { add: string[]; retire: unknown }; files: Array<{ path: string }> };
+  assert.deepEqual(m.keys.add, [newKey.id]);
+  rmSync(join(top, 'keys', `${newKey.id}.pub`));
+  m.files = m.files.filter((f) => f.path !== `keys/${newKey.id}.pub`);
+  m.keys.retire = ['not-a-key-id'];
+  writeFileSync(join(top, 'manifest.json'), JSON.stringify(m));
+  const r = await verifyBundleDir(top);
+  assert.equal(r.ok, false);
+  assert.match(r.ok ? '' : r.problems.join('\n'), /manifest "keys" is not \{ add: \[key id\.\.\.\], retire: \[key id\.\.\.\] \}/);
+  m.keys.retire = [];
+  writeFileSync(join(top, 'manifest.json'), JSON.stringify(m));
+  const r2 = await verifyBundleDir(top);
+  assert.match(r2.ok ? '' : r2.problems.join('\n'), new RegExp(`manifest adds key ${newKey.id} but keys/${newKey.id}\\.pub is not in the bundle`));
 });
 
 test('a release whose update is rolled back does not enroll the keys it carries', async () => {
