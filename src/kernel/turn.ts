@@ -356,7 +356,7 @@ export class Turn {
     if (c2.response !== undefined) return { exit: 'short_circuit', response: c2.response, stage: 'after_toolcall' };
     const result = c2.tool_result ?? { call_id: call.id, name, content, is_error: exec.is_error };
     // A stage may have rewritten the result: the limit holds for what is fed back and recorded.
-    result.content = this.capToolResult(name, result.content, maxBytes);
+    if (result.content !== content) result.content = this.capToolResult(name, result.content, maxBytes);
     this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result.content });
     this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
     return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';

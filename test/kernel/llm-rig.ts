@@ -34,9 +34,10 @@ export interface LlmRig {
 
 /**
  * Start a rig whose one LLM source uses `adapter`. `core` holds core.*
- * settings set after the kernel registered them (e.g. limits, timeouts).
+ * settings set after the kernel registered them (e.g. limits, timeouts);
+ * `beforeStart` adds plugins.
  */
-export async function startLlmRig(adapter: 'ollama' | 'openai', core: Record<string, unknown> = {}): Promise<LlmRig> {
+export async function startLlmRig(adapter: 'ollama' | 'openai', core: Record<string, unknown> = {}, beforeStart?: (k: Kernel) => void): Promise<LlmRig> {
   const srv = await startLlmTestServer();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-llm-rig-'));
   const settings = new ConfigRegistry(':memory:', { env: {} });
@@ -51,6 +52,7 @@ export async function startLlmRig(adapter: 'ollama' | 'openai', core: Record<str
   const outputs: OutputMessage[] = [];
   kernel.registerOutputChannel('_test_', 'console', Cap.Text, 'test console', (m) => void outputs.push(m));
   kernel.registerOutputChannel('_test_', 'speaker', Cap.Text | Cap.Audio | Cap.Stream, 'test speaker', (m) => void outputs.push(m));
+  beforeStart?.(kernel);
   await kernel.start();
   return {
     kernel,
