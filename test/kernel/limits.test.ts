@@ -151,3 +151,24 @@ test('the limits have settings with defaults sane for a Pi', async () => {
     await rig.close();
   }
 });
+
+test('a runaway reply that starts like a JSON tool call is still counted and cut (held text is released past 64 Ki characters)', async () => {
+  const tool: Plugin = {
+    name: 'noop',
+    start(sdk) {
+      sdk.registerTool({ name: 'noop', description: 'x', parameters: { type: 'object', properties: {} }, handler: () => 'ok' });
+    },
+  };
+  const rig = await startLlmRig('ollama', { 'core.agent.max_reply_chars': 5000 }, (k) => k.use(tool));
+  try {
+    rig.srv.enqueue({ repeatContent: { piece: '[1,2,3,', count: 3_000_000 } });
+    const closed = rig.srv.nextSocketClosed();
+    const r = await rig.kernel.injectInput('console', 'console', 'numbers');
+    const seen = await closed;
+    assert.ok(seen.bytesSent < 8 * MB, `${seen.bytesSent} bytes sent of ~${(3_000_000 * 130) / MB} MB`);
+    assert.equal(r.status, 'cut_short');
+    assert.equal(r.cut_reason, 'reply_limit');
+  } finally {
+    await rig.close();
+  }
+});
