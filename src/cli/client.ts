@@ -29,6 +29,26 @@ export function defaultSocketPath(dataDir: string, env: NodeJS.ProcessEnv = proc
   return path.join(dataDir, 'homeagent.sock');
 }
 
+/**
+ * Whether the service runs, told by its single-instance socket (the service
+ * refuses to start while something answers on it): 'running' when a
+ * connection is accepted, 'down' when the socket is absent or refuses
+ * (ENOENT, ECONNREFUSED: a stale file from a crash), 'no-access' when this
+ * user may not open it (EACCES: the service most likely runs; use sudo or the
+ * homeagent group).
+ */
+export function probeService(socketPath: string): Promise<'running' | 'down' | 'no-access'> {
+  return new Promise((resolve) => {
+    if (!existsSync(socketPath)) return resolve('down');
+    const c = net.connect(socketPath);
+    c.once('connect', () => {
+      c.destroy();
+      resolve('running');
+    });
+    c.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EACCES' || err.code === 'EPERM' ? 'no-access' : 'down'));
+  });
+}
+
 /** Send `cmd`; `onData` receives streamed lines; resolves with the result. */
 export function request(socketPath: string, cmd: string, args: Record<string, unknown>, onData?: (d: unknown) => void, opts: { timeoutMs?: number } = {}): Promise<unknown> {
   return new Promise((resolve, reject) => {

@@ -2,12 +2,14 @@
 /**
  * `homeagent`: one executable. `homeagent run` is the service (systemd
  * ExecStart); every other subcommand is a client of the running service over
- * its Unix socket (see protocol.ts).
+ * its Unix socket (see protocol.ts). `config` and `doctor` also work while
+ * the service is down (local.ts: settings.db directly). Output to a closed
+ * pipe (`homeagent config list | head`) ends the command quietly.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { defaultSocketPath, request } from './client.js';
+import { defaultSocketPath, probeService, request } from './client.js';
 import { resolveDataDir } from '../service/paths.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
@@ -17,6 +19,16 @@ import type { KeysResult } from '../service/update.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
 const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
+
+// A reader that went away (`| head`) ends a client command quietly: what it wanted was printed. The service
+// (`run`, whose console writes to stdout) ignores it: losing the console must not stop the box.
+let serving = false;
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (!serving) process.exit(process.exitCode ?? 0);
+  });
+}
 
 const program = new Command();
 const version = (() => {
@@ -50,16 +62,64 @@ function failed(cmd: string, result: unknown): boolean {
   return false;
 }
 
+function json(): boolean {
+  return program.opts<{ json?: boolean }>().json === true;
+}
+
+function dataDir(): string {
+  return resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
+}
+
+/** Print an error of `cmd` and set the exit code (3: the service is unreachable). */
+function fail(cmd: string, err: unknown): void {
+  process.stderr.write(`homeagent ${cmd}: ${errorMessage(err)}\n`);
+  process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
+}
+
 /** Run one client command and print its result. */
 async function call(cmd: string, args: Record<string, unknown> = {}, onData?: (d: unknown) => void): Promise<void> {
-  const json = program.opts<{ json?: boolean }>().json === true;
+  await callResult(cmd, args, onData);
+}
+
+/** Run one client command and print its result (`print`: how; default printResult). Resolves with the result, undefined after an error. */
+async function callResult(cmd: string, args: Record<string, unknown> = {}, onData?: (d: unknown) => void, print: (result: unknown) => void = (r) => printResult(cmd, r, json())): Promise<unknown> {
   try {
-    const result = await request(socketPath(), cmd, args, onData ?? ((d) => printResult('data', d, json)));
-    printResult(cmd, result, json);
+    const result = await request(socketPath(), cmd, args, onData ?? ((d) => printResult('data', d, json())));
+    print(result);
+    if (failed(cmd, result)) process.exitCode = 1;
+    return result;
+  } catch (err) {
+    fail(cmd, err);
+    return undefined;
+  }
+}
+
+/**
+ * A settings or doctor command: through the service when it runs (its
+ * listeners see the change at once), else on settings.db directly.
+ */
+async function serviceOrLocal(cmd: string, args: Record<string, unknown> = {}): Promise<void> {
+  const sock = socketPath();
+  const state = await probeService(sock);
+  if (state === 'no-access') return fail(cmd, new HomeAgentError('SERVICE_UNREACHABLE', `the service's socket ${sock} exists but this user may not open it; run with sudo or join the homeagent group`));
+  if (state === 'running') {
+    if (cmd !== 'config.set') return void (await call(cmd, args));
+    const result = await callResult(cmd, args, undefined, () => undefined);
+    if (result === undefined) return;
+    // Say when the running service will not use the new value until it restarts.
+    const rows = await request(sock, 'config.list', { prefix: String(args.key) }).catch(() => []);
+    const restart = Array.isArray(rows) && (rows as Array<{ key?: string; restart?: boolean }>).some((r) => r.key === args.key && r.restart);
+    const r = result as { note?: string };
+    const note = [r.note, restart ? `${String(args.key)} is read when the service starts: the running service keeps the old value until a restart (sudo systemctl restart homeagent)` : undefined].filter(Boolean).join('; ');
+    return printResult(cmd, { ...r, ...(note ? { note } : {}) }, json());
+  }
+  try {
+    const { localConfig, localDoctor } = await import('./local.js');
+    const result = cmd === 'doctor' ? await localDoctor(dataDir(), sock) : localConfig(dataDir(), cmd, args);
+    printResult(cmd, result, json());
     if (failed(cmd, result)) process.exitCode = 1;
   } catch (err) {
-    process.stderr.write(`homeagent ${cmd}: ${errorMessage(err)}\n`);
-    process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
+    fail(cmd, err);
   }
 }
 
@@ -69,14 +129,46 @@ program
   .option('--console', 'attach the text console even when stdin is not a terminal')
   .option('--no-console', 'do not attach the text console')
   .action(async (o: { console?: boolean }) => {
+    serving = true;
+    const dir = dataDir();
+    // With the console attached, logs go to the journal or a file, set before any module makes its logger.
+    const { routeLogsForConsole } = await import('../plugins/console/log-route.js');
+    const useConsole = o.console ?? !!process.stdin.isTTY;
+    const logFile = useConsole ? routeLogsForConsole(dir) : undefined;
     const { runService } = await import('../service/app.js');
-    const dataDir = resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
-    await runService({ dataDir, console: o.console, socketPath: program.opts<{ socket?: string }>().socket });
+    await runService({ dataDir: dir, console: o.console, socketPath: program.opts<{ socket?: string }>().socket, ...(logFile ? { logFile } : {}) });
   });
 
-program.command('status').description('uptime, LLM source and model, broker, devices, last errors').action(() => call('status'));
+program.command('status').description('uptime, LLM sources, broker, devices, voice, plugins, settings awaiting a restart, last problems (--json: everything)').action(() => call('status'));
 program.command('say <text...>').description('speak TEXT on the speaker').action((t: string[]) => call('say', { text: t.join(' ') }));
-program.command('ask <text...>').description('ask the agent and print its reply').action((t: string[]) => call('ask', { text: t.join(' ') }, () => undefined));
+program
+  .command('ask <text...>')
+  .description('ask the agent and print its reply as it streams')
+  .action(async (t: string[]) => {
+    // The reply arrives sentence by sentence on the `cli` channel; print each as it comes.
+    let streamed = false;
+    let midLine = false;
+    const onData = (d: unknown) => {
+      if (json()) return;
+      const m = d as { kind?: string; content?: string };
+      if (m.kind === 'sentence' && m.content) {
+        process.stdout.write((midLine ? ' ' : '') + m.content);
+        midLine = streamed = true;
+      } else if (m.kind === 'end' || m.kind === 'full') {
+        if (m.kind === 'full' && m.content) process.stdout.write((midLine ? '\n' : '') + m.content);
+        if (midLine || (m.kind === 'full' && m.content)) process.stdout.write('\n');
+        streamed = streamed || (m.kind === 'full' && !!m.content);
+        midLine = false;
+      }
+    };
+    await callResult('ask', { text: t.join(' ') }, onData, (result) => {
+      if (midLine) process.stdout.write('\n');
+      if (json() || !streamed) return printResult('ask', result, json());
+      const r = result as { status?: string; error?: string; tools?: Array<Record<string, unknown>> };
+      for (const tool of r.tools ?? []) process.stdout.write(`  tool ${String(tool.name)} ${JSON.stringify(tool.arguments)} -> ${String(tool.result).slice(0, 200)}\n`);
+      if (r.status === 'error' && r.error) process.stderr.write(`homeagent ask: ${r.error}\n`);
+    });
+  });
 program.command('stop').description('the stop button: cut the reply, silence the speaker, drop queued inputs').action(() => call('stop'));
 program
   .command('listen <files...>')
@@ -107,21 +199,21 @@ program
       process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript ?? '')}\n`);
     });
   });
-program.command('logs').description('follow live events (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, program.opts<{ json?: boolean }>().json === true)));
+program.command('logs').description('follow live events: inputs, replies, MQTT commands sent, warnings and errors (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, json())));
 
-const config = program.command('config').description('read and change settings');
-config.command('get <key>').action((key: string) => call('config.get', { key }));
-config.command('set <key> <value>').action((key: string, raw: string) => call('config.set', { key, raw }));
-config.command('list [prefix]').action((prefix?: string) => call('config.list', { prefix: prefix ?? '' }));
-config.command('delete <key>').description('remove a stored value (the default applies again)').action((key: string) => call('config.delete', { key }));
+const config = program.command('config').description('read and change settings (through the service, or settings.db directly when it is not running)');
+config.command('get <key>').description('the value of one setting').action((key: string) => serviceOrLocal('config.get', { key }));
+config.command('set <key> <value>').description('validate and store a value; says when it needs a restart').action((key: string, raw: string) => serviceOrLocal('config.set', { key, raw }));
+config.command('list [prefix]').description('settings, their values and where they come from').action((prefix?: string) => serviceOrLocal('config.list', { prefix: prefix ?? '' }));
+config.command('delete <key>').description('remove a stored value (the default applies again)').action((key: string) => serviceOrLocal('config.delete', { key }));
 
 const memory = program.command('memory').description('inspect the memory');
 memory.command('stats').action(() => call('memory.stats'));
 memory.command('recall <query...>').action((q: string[]) => call('memory.recall', { query: q.join(' ') }));
 
-program.command('devices').description('devices known from MQTT, with room, state and availability').action(() => call('devices'));
+program.command('devices').description('devices known from MQTT, with room, state and availability (--json: raw, brightness also in percent)').action(() => call('devices'));
 program.command('plugins').description('plugins and their state').action(() => call('plugins'));
-program.command('doctor').description('check audio, GPIO, broker, LLM sources, disk and databases; say what to fix').action(() => call('doctor'));
+program.command('doctor').description('check the service, audio, GPIO, listening, espeak-ng and pocketsphinx, broker, LLM sources, disk and databases; say what to fix (works with the service down)').action(() => serviceOrLocal('doctor'));
 program
   .command('update <bundle>')
   .description('install a release bundle signed by a trusted key (with automatic rollback)')

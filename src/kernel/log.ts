@@ -19,6 +19,14 @@ export interface RecentProblem {
 const recent: RecentProblem[] = [];
 const RECENT_MAX = 20;
 
+const problemListeners = new Set<(p: RecentProblem) => void>();
+
+/** Call `cb` with every warning and error logged from now on (`homeagent logs`); returns the unsubscribe function. */
+export function onLogProblem(cb: (p: RecentProblem) => void): () => void {
+  problemListeners.add(cb);
+  return () => void problemListeners.delete(cb);
+}
+
 /** The last warnings and errors logged, newest last. */
 export function recentProblems(): RecentProblem[] {
   return [...recent];
@@ -33,28 +41,48 @@ function remember(this: pino.Logger, args: unknown[], level: number): void {
     else if (a && typeof a === 'object' && 'err' in a) err = String((a as { err: unknown }).err);
   }
   const ns = String((this.bindings() as { ns?: string }).ns ?? '');
-  recent.push({ time: new Date().toISOString(), level: level >= 60 ? 'fatal' : level >= 50 ? 'error' : 'warn', ns, msg, ...(err ? { err } : {}) });
+  const problem: RecentProblem = { time: new Date().toISOString(), level: level >= 60 ? 'fatal' : level >= 50 ? 'error' : 'warn', ns, msg, ...(err ? { err } : {}) };
+  recent.push(problem);
   if (recent.length > RECENT_MAX) recent.shift();
+  for (const l of problemListeners) {
+    try {
+      l(problem);
+    } catch {
+      /* a listener's failure is its own */
+    }
+  }
+}
+
+function makeRoot(dest: pino.DestinationStream): pino.Logger {
+  const level = process.env.HOMEAGENT_LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
+  return pino(
+    {
+      level,
+      base: undefined,
+      hooks: {
+        logMethod(args, method, lvl) {
+          remember.call(this, args as unknown[], lvl);
+          return method.apply(this, args);
+        },
+      },
+    },
+    dest,
+  );
 }
 
 function rootLogger(): pino.Logger {
-  if (!root) {
-    const level = process.env.HOMEAGENT_LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
-    root = pino(
-      {
-        level,
-        base: undefined,
-        hooks: {
-          logMethod(args, method, lvl) {
-            remember.call(this, args as unknown[], lvl);
-            return method.apply(this, args);
-          },
-        },
-      },
-      pino.destination({ fd: 2, sync: true }),
-    );
-  }
+  root ??= makeRoot(pino.destination({ fd: 2, sync: true }));
   return root;
+}
+
+/**
+ * Send every log line to `file` (appended, synchronous writes, parent
+ * directory created) instead of stderr, keeping the level and what `status`
+ * remembers: used when the text console owns the terminal. Loggers made
+ * before the call keep writing where they did, so call it first.
+ */
+export function logToFile(file: string): void {
+  root = makeRoot(pino.destination({ dest: file, sync: true, mkdir: true, append: true }));
 }
 
 /** A logger for module `ns` (e.g. 'kernel', 'plugin:console'). */

@@ -12,24 +12,24 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { ConfigRegistry } from '../config/registry.js';
 import { INSTALL_ROOT, Kernel } from '../kernel/kernel.js';
-import { createLogger, recentProblems, setLogLevel, setRootLogger } from '../kernel/log.js';
+import { createLogger, recentProblems, setRootLogger } from '../kernel/log.js';
 import type { Logger } from '../kernel/log-types.js';
 import type { Plugin } from '../kernel/sdk.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import { SqliteRunLog } from '../kernel/run-log.js';
-import { ConsolePlugin } from '../plugins/console/index.js';
+import { ConsolePlugin, type ConsoleBanner } from '../plugins/console/index.js';
 import { ControlPlugin, socketAnswers } from '../plugins/control/index.js';
 import type { CommandHandler } from '../kernel/commands.js';
 import { defaultSocketPath } from '../cli/client.js';
 import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
 import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
 import { TimersPlugin } from '../plugins/timers/index.js';
-import { GpioPlugin, SerialPlugin, CameraPlugin } from '../../hal/index.js';
+import { GpioPlugin, SerialPlugin, CameraPlugin, SimGpioDriver } from '../../hal/index.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './embedded-broker.js';
 import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from './sd-notify.js';
 import { isJournalStream, journalDestination } from './journal-stream.js';
-import { runDoctor } from './doctor.js';
+import { doctorInputFromSettings, runDoctor } from './doctor.js';
 import { registerServiceSettings } from './settings.js';
 import { audioSimulated, VoiceServicePlugin } from './voice-wiring.js';
 import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
@@ -44,6 +44,8 @@ export interface AppOptions {
   env?: NodeJS.ProcessEnv;
   /** Port of the embedded broker when no broker is configured (default core.service.embedded_broker_port, 1883; 0 = any free port). */
   embeddedBrokerPort?: number;
+  /** Where the logs go while the console is attached (routeLogsForConsole); the console's banner says it. */
+  logFile?: string;
 }
 
 /** A running service. */
@@ -157,8 +159,18 @@ export async function startApp(opts: AppOptions): Promise<App> {
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   if (optional.includes('camera')) plugins.push(new CameraPlugin());
   const useConsole = opts.console ?? !!process.stdin.isTTY;
-  if (useConsole && process.stderr.isTTY && !env.HOMEAGENT_LOG_LEVEL) setLogLevel('warn');
-  if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
+  // The logs go to a file or the journal while the console is attached (homeagent run: routeLogsForConsole).
+  const banner = (): ConsoleBanner => ({
+    title: `HomeAgent ${packageVersion()}`,
+    simulated: [
+      ...(simulated ? ['microphone and speaker (no sound card: spoken replies are written as WAV files to the data directory)'] : []),
+      ...(gpio.gpio instanceof SimGpioDriver ? ['buttons and LEDs (no GPIO)'] : []),
+      ...(demo ? ['a demo home (Kitchen Light, Living Room Lamp, Front Door lock, Thermostat, Bedroom Temperature) on the embedded MQTT broker'] : []),
+    ],
+    examples: demo ? ['turn on the kitchen light', 'what is the temperature in the bedroom', 'set a timer for 2 minutes'] : ['what time is it', 'set a timer for 5 minutes', 'what can you do'],
+    logs: opts.logFile ?? (isJournalStream(2, env) ? 'the journal (journalctl -u homeagent -f)' : undefined),
+  });
+  if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);
   registerCommands(app, commands);
 
@@ -212,23 +224,15 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       agent: kernel.agent.stats(),
       plugins: kernel.host.status().map((s) => ({ name: s.name, state: s.state, ...(s.error ? { error: s.error } : {}) })),
       last_errors: recentProblems().slice(-10),
+      // Settings read only at start that were changed since (homeagent config set): a restart applies them.
+      restart_pending: app.settings.restartPending(app.startedAt),
     };
   };
   commands.plugins = () => kernel.host.status();
   commands.devices = () => (home.registry ? home.registry.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, area: v.entity.area, available: v.available, state: v.state })) : []);
   commands['memory.stats'] = () => app.memory?.stats() ?? { error: 'memory not running' };
   commands['memory.recall'] = async (args) => app.memory?.recall(String(args.query ?? '')) ?? [];
-  commands.doctor = async () => {
-    const s = app.settings;
-    const sources = providers.status().sources.map((x) => ({ name: x.name, adapter: x.adapter, base_url: x.base_url, model: x.model, api_key: s.tryGet<string>(`core.llm.sources.${x.name}.api_key`) ?? '' }));
-    const configured = s.get<string>('plugin.mqtt.url');
-    return runDoctor({
-      dataDir: app.dataDir,
-      ...(configured ? { brokerUrl: configured, brokerUsername: s.tryGet<string>('plugin.mqtt.username'), brokerPassword: s.tryGet<string>('plugin.mqtt.password') } : {}),
-      sources,
-      sysfsRoot: s.tryGet<string>('plugin.gpio.sysfs_root') ?? '/sys',
-    });
-  };
+  commands.doctor = async () => runDoctor({ ...doctorInputFromSettings(app.settings, app.dataDir), service: { running: true, socket: app.socketPath } });
   // The voice plugin serves `listen` itself while it runs (PluginSDK.registerCommand); this answers otherwise.
   commands.listen = () => {
     throw new Error('the voice pipeline is not running');

@@ -1,11 +1,15 @@
 /**
  * `homeagent doctor`: checks what the box depends on and says what to fix for
- * each failure — audio devices, GPIO access, the MQTT broker, each LLM source
- * (reachable, model present, supports tools), disk space, database
- * integrity. Every check has a time limit and never throws.
+ * each failure — whether the service runs, audio devices, GPIO access,
+ * whether anything can start listening (a push-to-talk pin or a wake word),
+ * the programs speech needs (espeak-ng, pocketsphinx and its model), the MQTT
+ * broker, each LLM source (reachable, model present, supports tools), disk
+ * space, database integrity. Every check has a time limit and never throws.
+ * Runs inside the service or, when it is down, in `homeagent doctor` itself
+ * from settings.db (doctorInputFromSettings).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import mqtt from 'mqtt';
@@ -14,6 +18,8 @@ import { SETTINGS_STORE } from '../config/registry.js';
 import { RUN_LOG_STORE } from '../kernel/run-log.js';
 import { MEMORY_STORE } from '../memory/db.js';
 import { TIMERS_STORE } from '../plugins/timers/timer-service.js';
+import type { SettingsAPI } from '../kernel/settings-types.js';
+import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -38,6 +44,116 @@ export interface DoctorInput {
   /** Free-space threshold, bytes (default 200 MB). */
   minFreeBytes?: number;
   fetchImpl?: typeof fetch;
+  /** How listening starts and what speaks (from plugin.gpio.* and plugin.voice.*); checks skipped when absent. */
+  voice?: VoiceDoctorInput;
+  /** PATH searched for espeak-ng and pocketsphinx_batch (default process.env.PATH; tests). */
+  pathEnv?: string;
+  /** The pocketsphinx model directory (default Debian's /usr/share/pocketsphinx/model/en-us). */
+  pocketsphinxModelDir?: string;
+  /** Whether the service answers on its socket (checked by `homeagent doctor` when it runs without the service). */
+  service?: { running: boolean; socket: string };
+}
+
+/** What the listening and speech checks read from the settings. */
+export interface VoiceDoctorInput {
+  /** plugin.gpio.ptt_pin (-1: none). */
+  pttPin: number;
+  /** plugin.gpio.driver ('auto' | 'real' | 'sim'). */
+  gpioDriver: string;
+  /** plugin.voice.wyoming_wake_host ('' = no wake word). */
+  wakeHost: string;
+  wakePort: number;
+  /** plugin.voice.tts_engine. */
+  ttsEngine: string;
+}
+
+/** `name` as an executable file in a directory of `pathEnv`, or undefined. */
+export function findOnPath(name: string, pathEnv = process.env.PATH ?? ''): string | undefined {
+  for (const dir of pathEnv.split(path.delimiter)) {
+    if (!dir) continue;
+    const f = path.join(dir, name);
+    try {
+      if (statSync(f).isFile()) {
+        accessSync(f, constants.X_OK);
+        return f;
+      }
+    } catch {
+      /* not here */
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Can anything start listening? The voice pipeline listens after a press of
+ * the push-to-talk button (plugin.gpio.ptt_pin) or a wake word (a Wyoming
+ * wake-word service, plugin.voice.wyoming_wake_host). With neither, the box
+ * only hears `homeagent listen` and the console.
+ */
+export function checkListening(v: VoiceDoctorInput): DoctorCheck {
+  const ways: string[] = [];
+  if (v.pttPin >= 0) ways.push(`push-to-talk on BCM pin ${v.pttPin}${v.gpioDriver === 'sim' ? ' (simulated GPIO: plugin.gpio.driver is sim)' : ''}`);
+  if (v.wakeHost) ways.push(`wake word from ${v.wakeHost}:${v.wakePort}`);
+  if (ways.length === 0) {
+    return {
+      name: 'listening',
+      ok: false,
+      detail: 'nothing can start listening: no push-to-talk pin (plugin.gpio.ptt_pin is -1) and no wake word (plugin.voice.wyoming_wake_host is empty); only the console and `homeagent listen` reach the box',
+      fix: 'wire a button and run: homeagent config set plugin.gpio.ptt_pin 27 (its BCM pin), or run openWakeWord (Wyoming, port 10400) and: homeagent config set plugin.voice.wyoming_wake_host 127.0.0.1',
+    };
+  }
+  return { name: 'listening', ok: true, detail: ways.join('; ') };
+}
+
+/** The programs speech needs: espeak-ng (the default TTS, and pronunciations) and pocketsphinx_batch with its model. */
+export function checkSpeechPrograms(v: VoiceDoctorInput | undefined, pathEnv?: string, modelDir = DEBIAN_MODEL_DIR): DoctorCheck[] {
+  const out: DoctorCheck[] = [];
+  const espeak = findOnPath('espeak-ng', pathEnv);
+  const needs = v?.ttsEngine === 'espeak-ng' ? 'the voice (plugin.voice.tts_engine is espeak-ng) and the pronunciations of device names need it' : 'the pronunciations of device names need it';
+  out.push(espeak ? { name: 'espeak-ng', ok: true, detail: espeak } : { name: 'espeak-ng', ok: false, detail: `espeak-ng is not installed (not on PATH): ${needs}`, fix: 'sudo apt-get install espeak-ng' });
+  const ps = findOnPath('pocketsphinx_batch', pathEnv);
+  const hmm = path.join(modelDir, 'en-us');
+  if (!ps) out.push({ name: 'pocketsphinx', ok: false, detail: 'pocketsphinx_batch is not installed (not on PATH): spoken device commands are not recognised', fix: 'sudo apt-get install pocketsphinx pocketsphinx-en-us' });
+  else if (!existsSync(hmm)) out.push({ name: 'pocketsphinx', ok: false, detail: `${ps} is installed but its acoustic model ${hmm} is missing`, fix: 'sudo apt-get install pocketsphinx-en-us' });
+  else out.push({ name: 'pocketsphinx', ok: true, detail: `${ps}, model ${hmm}` });
+  return out;
+}
+
+/**
+ * What the doctor needs, read from the settings (the running service's, or
+ * settings.db opened by `homeagent doctor` while the service is down): the
+ * broker (empty plugin.mqtt.url = the embedded broker), the LLM sources in
+ * core.llm.sources_order, GPIO and voice settings. Unregistered keys read as
+ * their absence.
+ */
+export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): DoctorInput {
+  const get = <T>(key: string, dflt: T): T => {
+    try {
+      const v = s.get<T>(key);
+      return v === undefined || v === null ? dflt : v;
+    } catch {
+      return dflt;
+    }
+  };
+  const order = get<unknown>('core.llm.sources_order', []);
+  const sources = (Array.isArray(order) ? order : []).filter((n): n is string => typeof n === 'string').map((name) => {
+    const p = `core.llm.sources.${name}`;
+    return { name, adapter: get(`${p}.adapter`, ''), base_url: get(`${p}.base_url`, ''), model: get(`${p}.model`, ''), api_key: get(`${p}.api_key`, '') };
+  });
+  const brokerUrl = get('plugin.mqtt.url', '');
+  return {
+    dataDir,
+    ...(brokerUrl ? { brokerUrl, brokerUsername: get('plugin.mqtt.username', ''), brokerPassword: get('plugin.mqtt.password', '') } : {}),
+    sources,
+    sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
+    voice: {
+      pttPin: get('plugin.gpio.ptt_pin', -1),
+      gpioDriver: get('plugin.gpio.driver', 'auto'),
+      wakeHost: get('plugin.voice.wyoming_wake_host', ''),
+      wakePort: get('plugin.voice.wyoming_wake_port', 10400),
+      ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng'),
+    },
+  };
 }
 
 function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: number | null; stdout: string; stderr: string; error?: NodeJS.ErrnoException }> {
@@ -189,8 +305,17 @@ export function checkDatabases(dataDir: string): DoctorCheck[] {
 /** Run every check. */
 export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; checks: DoctorCheck[] }> {
   const checks: DoctorCheck[] = [];
+  if (input.service) {
+    checks.push(
+      input.service.running
+        ? { name: 'service', ok: true, detail: `running (its socket ${input.service.socket} answers)` }
+        : { name: 'service', ok: false, detail: `not running (nothing answers on ${input.service.socket}); these checks read settings.db directly`, fix: 'sudo systemctl start homeagent; if it does not stay up, journalctl -u homeagent -e says why' },
+    );
+  }
   checks.push(...(await checkAudio()));
   checks.push(checkGpio(input.sysfsRoot));
+  if (input.voice) checks.push(checkListening(input.voice));
+  checks.push(...checkSpeechPrograms(input.voice, input.pathEnv, input.pocketsphinxModelDir));
   checks.push(await checkBroker(input.brokerUrl, input.brokerUsername, input.brokerPassword));
   for (const s of input.sources) checks.push(await checkLlmSource(s, input.fetchImpl));
   if (input.sources.length === 0) checks.push({ name: 'llm sources', ok: false, detail: 'no LLM source configured', fix: 'homeagent config set core.llm.sources.ollama.base_url http://HOST:11434' });

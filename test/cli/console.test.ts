@@ -1,19 +1,29 @@
 /**
  * The text console: typed lines reach the agent, streamed replies are printed
- * sentence by sentence, /stop is the stop button, and `homeagent run` shuts
- * down cleanly on Ctrl-C (SIGINT): plugins stopped, databases closed, exit 0.
+ * sentence by sentence, /stop and `stop` are the stop button (acknowledged
+ * when idle too), a banner greets, the prompt comes back under messages nobody
+ * asked for (a timer), the logs never reach the console (a file in the data
+ * directory), and `homeagent run` shuts down cleanly on Ctrl-C (SIGINT):
+ * plugins stopped, databases closed, exit 0.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry } from '../../src/config/registry.js';
 import { Kernel } from '../../src/kernel/kernel.js';
 import { ConsolePlugin } from '../../src/plugins/console/index.js';
 import { FakeProvider, deferred } from '../support/fake-provider.js';
+import { waitUntil } from '../support/wait.js';
+
+/** The log file of a console run in `dir` (routeLogsForConsole), '' while absent. */
+function logOf(dir: string): string {
+  const f = path.join(dir, 'homeagent.log');
+  return existsSync(f) ? readFileSync(f, 'utf8') : '';
+}
 
 test('typed lines go to the agent; replies stream to the terminal; /stop cuts the reply', async () => {
   const input = new PassThrough();
@@ -55,15 +65,22 @@ test('homeagent run exits cleanly on SIGINT', async () => {
       env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
     });
     let err = '';
+    let out = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    while (!err.includes('plugin started') || !err.includes('"console"')) {
-      if (child.exitCode !== null) assert.fail(`exited early: ${err}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await waitUntil(() => child.exitCode !== null || (logOf(dir).includes('plugin started') && logOf(dir).includes('"console"')), 'the console plugin started (in the log file)', 120_000);
+    assert.equal(child.exitCode, null, `exited early: ${err}${logOf(dir)}`);
+    // The console shows the banner, and no log line reaches the terminal.
+    await waitUntil(() => out.includes('/help'), 'the banner');
+    assert.match(out, /HomeAgent .*text console/);
+    assert.match(out, /Simulated here: .*microphone and speaker/);
+    assert.match(out, /Try: "turn on the kitchen light", .*, .*\./);
+    assert.match(out, new RegExp(`Logs: ${path.join(dir, 'homeagent.log').replace(/[.\\/]/g, '\\$&')}`));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     assert.equal(code, 0, err);
-    assert.match(err, /"msg":"stopped"/);
+    assert.match(logOf(dir), /"msg":"stopped"/);
+    assert.doesNotMatch(out + err, /"level":\d+/, 'no pino JSON line on the terminal');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -79,14 +96,12 @@ test('a SIGTERM while the service is still starting stops it cleanly once it is 
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     // The first log line: the service is starting, its plugins are not up yet.
-    while (!err.includes('embedded MQTT broker')) {
-      if (child.exitCode !== null) assert.fail(`exited early: ${err}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitUntil(() => child.exitCode !== null || logOf(dir).includes('embedded MQTT broker'), 'the first log line', 120_000);
+    assert.equal(child.exitCode, null, `exited early: ${err}${logOf(dir)}`);
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     assert.equal(code, 0, err);
-    assert.match(err, /"msg":"stopped"/);
+    assert.match(logOf(dir), /"msg":"stopped"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -109,11 +124,66 @@ test('end of input (Ctrl-D or the end of a piped script) quits after what was ty
     input.write('/bogus\n');
     input.end('hi\n');
     while (!quit) await new Promise((r) => setTimeout(r, 5));
-    assert.match(printed, /\/stop is the stop button/);
+    assert.match(printed, /stop or \/stop +the stop button/);
     assert.match(printed, /unknown console command \/bogus/);
     assert.match(printed, /Hello there\./, 'the line before the end of input was answered');
     assert.match(printed, /end of input/);
     assert.equal(provider.requests.length, 1, '/help and /bogus never reached the model');
+  } finally {
+    await kernel.stop();
+    settings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('stop alone is the stop button; /stop and stop are acknowledged when nothing runs; the prompt comes back', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (d: Buffer) => (printed += d.toString()));
+  const gate = deferred();
+  const provider = new FakeProvider([{ content: 'A very long story. ', pieces: ['A very long story. '], gate: gate.promise }]);
+  const settings = new ConfigRegistry(':memory:', { env: {} });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
+  const kernel = new Kernel({ settings, dataDir: dir, provider });
+  kernel.use(new ConsolePlugin({ input, output, prompt: true, banner: () => ({ title: 'HomeAgent 9.9.9', simulated: ['buttons and LEDs (no GPIO)'], examples: ['a', 'b', 'c'], logs: '/x/homeagent.log' }) }));
+  await kernel.start();
+  try {
+    assert.equal(printed, 'HomeAgent 9.9.9: text console.\nSimulated here: buttons and LEDs (no GPIO).\nTry: "a", "b", "c".\nType stop (or /stop) to cut a reply, /help for help, /quit or Ctrl-D to end.\nLogs: /x/homeagent.log\n> ');
+    printed = '';
+    input.write('/stop\n');
+    await waitUntil(() => printed.includes('(stopped)'), 'the idle /stop acknowledged');
+    assert.equal(printed, '(stopped)\n> ');
+    printed = '';
+    input.write('tell me a story\n');
+    await waitUntil(() => printed.includes('A very long story.'), 'the reply streaming');
+    input.write('stop\n');
+    await waitUntil(() => printed.includes('[stopped]') && printed.endsWith('> '), 'the reply cut and the prompt back');
+    assert.equal(printed, 'A very long story. [stopped]\n> ');
+    assert.equal(provider.aborted, 1, '"stop" typed alone is the stop button, not a message to the model');
+    assert.equal(provider.requests.length, 1);
+  } finally {
+    gate.resolve();
+    await kernel.stop();
+    settings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a message nobody asked for (a timer) gets its own line and the prompt is drawn again', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (d: Buffer) => (printed += d.toString()));
+  const settings = new ConfigRegistry(':memory:', { env: {} });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
+  const kernel = new Kernel({ settings, dataDir: dir, provider: new FakeProvider([]) });
+  kernel.use(new ConsolePlugin({ input, output, prompt: true }));
+  await kernel.start();
+  try {
+    assert.equal(printed, '> ');
+    await kernel.outputs.send({ channel: 'console', kind: 'full', content: 'Your 2 minute timer is done.', type: 'text', meta: {} });
+    assert.equal(printed, '> \nYour 2 minute timer is done.\n> ');
   } finally {
     await kernel.stop();
     settings.close();

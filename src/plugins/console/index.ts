@@ -2,13 +2,30 @@
  * Text console plugin: talk to the box in a terminal with no audio hardware.
  * Lines typed on `input` become inputs on the `console` channel; replies are
  * printed to `output` as they stream (Cap.Stream: sentence by sentence).
- * `/stop` is the stop button; `/quit` asks the service to shut down.
+ * It starts with a banner (what is simulated, three example commands, /help,
+ * where the logs go; the logs never go to the console itself: log-route.ts).
+ * `/stop`, or `stop` alone, is the stop button (acknowledged even when nothing
+ * was running); `/quit` asks the service to shut down. A message that arrives
+ * while nobody waits for a reply (a timer, a confirmation timing out) is
+ * printed on its own line and the prompt is drawn again under it.
  */
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputMessage } from '../../kernel/output-types.js';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import { Cap } from '../../kernel/output-types.js';
+
+/** What the banner says. */
+export interface ConsoleBanner {
+  /** e.g. "HomeAgent 1.4.0". */
+  title: string;
+  /** What is simulated on this machine ("microphone and speaker (no sound card)"); empty: nothing. */
+  simulated: string[];
+  /** Example commands to type (three). */
+  examples: string[];
+  /** Where the logs go ("/var/lib/homeagent/homeagent.log", "the journal"). */
+  logs?: string;
+}
 
 /** Options of the console plugin. */
 export interface ConsoleOptions {
@@ -18,6 +35,29 @@ export interface ConsoleOptions {
   onQuit?: () => void;
   /** Show a "> " prompt (interactive terminals). */
   prompt?: boolean;
+  /** The start-up banner, read when the console starts (after the plugins before it started). */
+  banner?: () => ConsoleBanner;
+}
+
+/** Typed alone, these are the stop button (English and Chinese). */
+const STOP_WORDS = /^(\/stop|stop|停|停止|别说了)[.!。！]?$/i;
+
+const HELP = [
+  'Type a message to talk to the box; the reply is printed as it comes.',
+  '  stop or /stop   the stop button: cut the reply, silence the speaker, drop what is queued',
+  '  /help           this help',
+  '  /quit, Ctrl-D   shut the service down',
+  'Maintenance in another terminal: homeagent status | devices | logs | config list | doctor',
+].join('\n');
+
+/** The banner's text. */
+export function bannerText(b: ConsoleBanner): string {
+  const lines = [`${b.title}: text console.`];
+  lines.push(b.simulated.length ? `Simulated here: ${b.simulated.join('; ')}.` : 'Running on real hardware (audio, GPIO).');
+  if (b.examples.length) lines.push(`Try: ${b.examples.map((e) => `"${e}"`).join(', ')}.`);
+  lines.push('Type stop (or /stop) to cut a reply, /help for help, /quit or Ctrl-D to end.');
+  if (b.logs) lines.push(`Logs: ${b.logs}`);
+  return lines.join('\n') + '\n';
 }
 
 /** The console plugin. Kernel-level: its /stop is the user's stop. */
@@ -27,6 +67,8 @@ export class ConsolePlugin implements Plugin {
   private rl?: readline.Interface;
   private sdk?: PluginSDK;
   private midLine = false;
+  /** The prompt is on screen and nothing was printed after it. */
+  private promptShown = false;
   private readonly inFlight = new Set<Promise<unknown>>();
   private quitting = false;
 
@@ -34,7 +76,6 @@ export class ConsolePlugin implements Plugin {
 
   start(sdk: PluginSDK): void {
     this.sdk = sdk;
-    const out = this.opts.output ?? process.stdout;
     sdk.registerOutputChannel('console', Cap.Text | Cap.Stream, 'the text console (a terminal)', (m) => this.print(m));
     sdk.subscribe('stop', () => {
       if (this.midLine) this.write(' [stopped]\n');
@@ -52,7 +93,8 @@ export class ConsolePlugin implements Plugin {
         this.opts.onQuit?.();
       });
     });
-    if (this.opts.prompt) out.write('> ');
+    if (this.opts.banner) this.write(bannerText(this.opts.banner()));
+    this.showPrompt();
   }
 
   stop(): void {
@@ -64,18 +106,25 @@ export class ConsolePlugin implements Plugin {
   private onLine(raw: string): void {
     const line = raw.trim();
     const sdk = this.sdk;
-    if (!sdk || !line) return;
-    if (line === '/stop') {
+    this.promptShown = false;
+    if (!sdk) return;
+    if (!line) return this.showPrompt();
+    if (STOP_WORDS.test(line)) {
+      // A reply being printed is cut with " [stopped]" (the stop event); otherwise the stop is acknowledged here,
+      // also when nothing was running (a timer's alarm or the speaker may have been).
+      const cutting = this.midLine;
       sdk.stop('console');
+      if (!cutting) this.write('(stopped)\n');
+      if (this.inFlight.size === 0) this.showPrompt();
       return;
     }
     if (line === '/help' || line === '/?') {
-      this.write('Type a message to talk to the box. /stop is the stop button, /quit (or Ctrl-D) shuts the service down. Maintenance: homeagent status|logs|config|devices|doctor in another terminal.\n');
-      return;
+      this.write(HELP + '\n');
+      return this.showPrompt();
     }
     if (/^\/[a-z]+$/i.test(line) && line !== '/quit' && line !== '/exit') {
       this.write(`unknown console command ${line}; /help lists them\n`);
-      return;
+      return this.showPrompt();
     }
     if (line === '/quit' || line === '/exit') {
       // Let what was typed before /quit finish (piped scripts), then quit.
@@ -85,17 +134,30 @@ export class ConsolePlugin implements Plugin {
     }
     const p = sdk.injectInput('console', line, { user: 'console' }).then((r) => {
       if (r.status === 'error' && !r.reply) this.write(`(error: ${r.error ?? 'unknown'})\n`);
-      if (this.opts.prompt) this.write('> ');
     });
     this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
+    void p.finally(() => {
+      this.inFlight.delete(p);
+      if (this.inFlight.size === 0) this.showPrompt();
+    });
+  }
+
+  /** Draw the prompt (interactive terminals) unless it is already there or the console is closing. */
+  private showPrompt(): void {
+    if (!this.opts.prompt || this.promptShown || this.quitting || !this.rl) return;
+    this.write('> ');
+    this.promptShown = true;
   }
 
   private print(m: OutputMessage): void {
+    // Nobody waits for this (a timer, a confirmation's outcome): it gets its own line and the prompt comes back.
+    const unprompted = this.inFlight.size === 0;
     if (m.kind === 'sentence') {
       this.write((this.midLine ? ' ' : '') + m.content);
       this.midLine = true;
-    } else if (m.kind === 'end') {
+      return;
+    }
+    if (m.kind === 'end') {
       if (this.midLine) this.write('\n');
       this.midLine = false;
     } else {
@@ -103,9 +165,15 @@ export class ConsolePlugin implements Plugin {
       this.midLine = false;
       this.write(m.content + '\n');
     }
+    if (unprompted) this.showPrompt();
   }
 
   private write(s: string): void {
+    // A message printed over the prompt starts on a fresh line; the prompt is drawn again afterwards.
+    if (this.promptShown && s !== '> ') {
+      s = '\n' + s;
+      this.promptShown = false;
+    }
     (this.opts.output ?? process.stdout).write(s);
   }
 }

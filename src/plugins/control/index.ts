@@ -18,6 +18,7 @@ import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import type { CommandHandler, CommandIO, CommandRegistry } from '../../kernel/commands.js';
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
 import { envNameFor } from '../../config/registry.js';
+import { onLogProblem } from '../../kernel/log.js';
 
 /** Options of the control plugin. */
 export interface ControlOptions {
@@ -30,7 +31,8 @@ export interface ControlOptions {
 
 /**
  * What `homeagent logs` follows: inputs, the turn events (src/kernel/turn-events.ts) but the bulky or per-token
- * ones (context.projected, llm.requested, llm.delta), and the kernel's own events.
+ * ones (context.projected, llm.requested, llm.delta), the kernel's own events and the MQTT commands the home
+ * plugin sent (plugin.home.command); the `logs` command adds every warning and error logged (event `log`).
  */
 const LOG_EVENTS: EventType[] = [
   'raw_input',
@@ -45,6 +47,7 @@ const LOG_EVENTS: EventType[] = [
   'system',
   'assistant_state',
   'stop',
+  'plugin.home.command',
 ];
 
 /** Whether a homeagent service answers on `socketPath`. */
@@ -173,6 +176,7 @@ export class ControlPlugin implements Plugin {
     });
     this.commands.set('logs', (_args, io) => {
       const offs = LOG_EVENTS.map((t) => sdk.subscribe(t, (payload) => io.send({ event: t, at: new Date().toISOString(), payload })));
+      offs.push(onLogProblem((p) => io.send({ event: 'log', at: p.time, payload: p })));
       return new Promise((resolve) => {
         io.signal.addEventListener('abort', () => {
           for (const off of offs) off();
