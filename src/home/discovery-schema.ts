@@ -3,8 +3,9 @@
  * discovery config after expansion (full key names, `~` substituted), one
  * per component the box understands. They say what a config must have
  * before it becomes a device: the topics the component needs (HA's required
- * options: a light, lock, fan, button or scene needs `command_topic`, a
- * sensor `state_topic`), bounded lengths (a name of at most 100 characters,
+ * options: a light, switch, lock, fan, button or scene needs `command_topic`, a
+ * sensor `state_topic`; a template light its on/off templates),
+ * at most 256 options, bounded lengths (a name of at most 100 characters,
  * topics of at most 256), no control characters, no MQTT wildcards in any
  * `*_topic`, a `unique_id` made of id characters, and no key anywhere named
  * after an Object.prototype property (`__proto__`, `constructor`, ...).
@@ -25,10 +26,17 @@ export const PROTOTYPE_KEYS: readonly string[] = Object.getOwnPropertyNames(Obje
 
 const PROTO_SAFE_KEYS = { not: { enum: [...PROTOTYPE_KEYS] } };
 
-/** Printable text: no C0 control characters or DEL, at least one non-space character. */
-const NAME = { type: 'string', maxLength: MAX_NAME_LENGTH, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]+$' };
+/**
+ * Characters never in a name or topic: C0 and C1 controls, DEL, and the invisible format characters that
+ * can make a name read as another (zero-width spaces and joiners, bidirectional overrides and isolates, BOM).
+ */
+const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff';
+/** Printable text: none of UNPRINTABLE, at least one non-space character. */
+const NAME = { type: 'string', maxLength: MAX_NAME_LENGTH, pattern: `^(?=.*\\S)[^${UNPRINTABLE}]+$` };
 /** An MQTT topic to publish to or read from: printable, no wildcards, not blank. */
-const TOPIC = { type: 'string', maxLength: MAX_TOPIC_LENGTH, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f+#]+$' };
+const TOPIC = { type: 'string', maxLength: MAX_TOPIC_LENGTH, pattern: `^(?=.*\\S)[^${UNPRINTABLE}+#]+$` };
+/** A name that is also part of topics (a zigbee2mqtt friendly_name): TOPIC's rule as a RegExp. */
+export const TOPIC_TEXT_RE = new RegExp(TOPIC.pattern, 'u');
 const TEMPLATE = { type: 'string', maxLength: 4096 };
 const PAYLOAD = { type: ['string', 'number', 'boolean', 'null'], maxLength: 1024 };
 const ID = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '^[A-Za-z0-9_.:@~+-]+$', ...PROTO_SAFE_KEYS };
@@ -53,9 +61,22 @@ const AVAILABILITY_ENTRY = {
   properties: { topic: TOPIC, payload_available: PAYLOAD, payload_not_available: PAYLOAD, value_template: TEMPLATE },
 };
 
+/** HA's required options per platform (MQTT_RW_SCHEMA: command_topic; MQTT_RO_SCHEMA: state_topic). */
 const NEEDS: Readonly<Record<Component, string[]>> = {
   light: ['command_topic'], lock: ['command_topic'], fan: ['command_topic'], button: ['command_topic'], scene: ['command_topic'],
-  sensor: ['state_topic'], binary_sensor: ['state_topic'], switch: [], cover: [], climate: [],
+  switch: ['command_topic'], sensor: ['state_topic'], binary_sensor: ['state_topic'], cover: [], climate: [],
+};
+
+/** Most options one config may have (HA's largest platforms have about 100). */
+export const MAX_OPTIONS = 256;
+
+/** Per-component extra rules: a template-schema light needs its on/off templates (HA light schema_template). */
+const EXTRA: Readonly<Partial<Record<Component, Record<string, unknown>>>> = {
+  light: {
+    properties: { schema: { enum: ['default', 'basic', 'json', 'template'] } },
+    if: { properties: { schema: { const: 'template' } }, required: ['schema'] },
+    then: { required: ['command_on_template', 'command_off_template'] },
+  },
 };
 
 /** The schema of one expanded discovery config of `component`. */
@@ -64,8 +85,12 @@ export function discoverySchema(component: Component): Record<string, unknown> {
     $id: `homeagent/discovery/${component}`,
     type: 'object',
     required: NEEDS[component],
+    maxProperties: MAX_OPTIONS,
     propertyNames: PROTO_SAFE_KEYS,
+    ...(EXTRA[component] ? { allOf: [EXTRA[component]] } : {}),
     properties: {
+      // Expansion removes a string `~` (the base topic); one left over was not a string.
+      '~': false,
       name: { anyOf: [NAME, { type: 'null' }, { const: '' }] },
       unique_id: { anyOf: [ID, { type: 'integer', minimum: 0 }] },
       device: DEVICE,
@@ -102,12 +127,14 @@ function compiled(component: Component): ValidateFunction {
 }
 
 function describe(e: ErrorObject): string {
-  const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'config';
+  const where = e.instancePath ? e.instancePath.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.') : 'config';
   if (e.keyword === 'required') return `${where === 'config' ? '' : where + ': '}needs ${String((e.params as { missingProperty?: string }).missingProperty)}`;
   if (e.keyword === 'pattern') {
     if (/unique_id$/.test(where)) return `${where} must be 1-${MAX_ID_LENGTH} letters, digits or _ . : @ ~ + -`;
     return `${where} must be printable text, not blank${/topic$/.test(where) ? ', without MQTT wildcards (+, #)' : ''}`;
   }
+  if (e.keyword === 'false schema') return `${where} must be a string (the base topic)`;
+  if (e.keyword === 'maxProperties') return `config has more than ${MAX_OPTIONS} options`;
   if (e.keyword === 'propertyNames') return `${where}: key "${String((e.params as { propertyName?: string }).propertyName)}" is not allowed`;
   return `${where} ${e.message ?? 'is invalid'}`;
 }

@@ -8,7 +8,7 @@
  * carries {"state":"online"|"offline"}; `<prefix>/bridge/...` is the bridge
  * itself and never a device. The coordinator is not a device either.
  */
-import { MAX_NAME_LENGTH } from './discovery-schema.js';
+import { MAX_NAME_LENGTH, TOPIC_TEXT_RE } from './discovery-schema.js';
 import { findIeee, nameAliases, type AvailabilitySource, type Component, type Entity } from './entities.js';
 
 type Json = Record<string, unknown>;
@@ -89,7 +89,7 @@ export function parseBridgeDevices(payload: string, prefix: string): Z2mDevice[]
     const ieee = findIeee([typeof d.ieee_address === 'string' ? d.ieee_address : undefined]);
     if (!friendly || !ieee) continue;
     // A name is spoken and becomes a topic: bounded, printable, no wildcards (else the device is left out).
-    if (friendly.length > MAX_NAME_LENGTH || !/^(?=.*\S)[^\u0000-\u001f\u007f+#]+$/.test(friendly)) continue;
+    if (friendly.length > MAX_NAME_LENGTH || !TOPIC_TEXT_RE.test(friendly)) continue;
     if (friendly === 'bridge' || friendly.startsWith('bridge/')) continue;
     const def = isObject(d.definition) ? d.definition : {};
     const exposes = Array.isArray(def.exposes) ? def.exposes.map(asFeature).filter((x): x is Feature => !!x) : [];

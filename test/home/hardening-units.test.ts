@@ -139,7 +139,13 @@ describe('discovery schemas', () => {
   test('each component needs its topics; reasons are readable', () => {
     assert.equal(checkDiscoveryConfig('light', { name: 'x' }), 'needs command_topic');
     assert.equal(checkDiscoveryConfig('sensor', { name: 'x' }), 'needs state_topic');
-    assert.equal(checkDiscoveryConfig('switch', { name: 'x' }), undefined);
+    assert.equal(checkDiscoveryConfig('switch', { name: 'x' }), 'needs command_topic', 'HA: a switch is read-write');
+    assert.equal(checkDiscoveryConfig('cover', { name: 'x' }), undefined, 'HA: every cover topic is optional');
+    assert.equal(checkDiscoveryConfig('light', { command_topic: 'a', schema: 'template' }), 'needs command_on_template');
+    assert.equal(checkDiscoveryConfig('light', { command_topic: 'a', '~': 5 }), '~ must be a string (the base topic)');
+    assert.equal(checkDiscoveryConfig('light', Object.fromEntries([['command_topic', 'a'], ...Array.from({ length: 300 }, (_, i) => [`k${i}`, i])])), 'config has more than 256 options');
+    assert.match(checkDiscoveryConfig('light', { command_topic: 'a', name: '\u202eKitchen' }) ?? '', /name must be printable/);
+    assert.match(checkDiscoveryConfig('light', { command_topic: 'a', name: 'Kit\u200bchen' }) ?? '', /name must be printable/);
     assert.match(checkDiscoveryConfig('light', { name: 'x'.repeat(101), command_topic: 'a' }) ?? '', /name must NOT have more than 100 characters/);
     assert.match(checkDiscoveryConfig('light', { command_topic: 'a/#' }) ?? '', /command_topic .*without MQTT wildcards/);
     assert.match(checkDiscoveryConfig('light', { command_topic: 'a', unique_id: 'has space' }) ?? '', /unique_id must be/);
