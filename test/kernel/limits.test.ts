@@ -172,3 +172,25 @@ test('a runaway reply that starts like a JSON tool call is still counted and cut
     await rig.close();
   }
 });
+
+test('tool-call arguments count towards the reply limit: a call with 5 MB of arguments is cut and never runs', async () => {
+  let ran = 0;
+  const echo: Plugin = {
+    name: 'echo',
+    start(sdk) {
+      sdk.registerTool({ name: 'echo', description: 'x', parameters: { type: 'object', properties: { text: { type: 'string' } } }, handler: () => String(++ran) });
+    },
+  };
+  const rig = await startLlmRig('openai', { 'core.agent.max_reply_chars': 20000 }, (k) => k.use(echo));
+  try {
+    const runlog0 = storeBytes(rig, 'runlog.db');
+    rig.srv.enqueue({ tool_calls: [{ name: 'echo', arguments: { text: 'x'.repeat(5 * MB) } }], argumentFragment: 4096 });
+    const r = await rig.kernel.injectInput('console', 'console', 'echo a lot');
+    assert.equal(ran, 0);
+    assert.equal(r.status, 'cut_short');
+    assert.equal(r.cut_reason, 'reply_limit');
+    assert.ok(storeBytes(rig, 'runlog.db') - runlog0 < MB);
+  } finally {
+    await rig.close();
+  }
+});
