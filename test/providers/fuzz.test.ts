@@ -4,6 +4,13 @@
  * merging). Splits never lose or change text; corruptions never crash: they
  * end in a complete answer or a typed ProviderError, and the text delivered
  * is always exactly what the events carried. A smaller round goes over HTTP.
+ *
+ * Issue 14: every field of every chunk of the recorded streams (Ollama NDJSON
+ * and OpenAI-compatible SSE, as the LLM test server sends them, with and
+ * without tool calls and reasoning) and of whole responses is replaced, one
+ * at a time, by null, missing, a number, a string, [] and {}: the adapters
+ * never raise, the stream still completes, and the text and tool calls of
+ * every other chunk arrive unchanged.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
