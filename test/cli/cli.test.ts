@@ -14,7 +14,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -26,25 +25,7 @@ import { printResult } from '../../src/cli/format.js';
 import { boxDiscovery, boxTopics } from '../../src/home/box-entity.js';
 import { createLogger, setLogLevel } from '../../src/kernel/log.js';
 import { waitUntil } from '../support/wait.js';
-
-const CLI = path.resolve('src/cli/main.ts');
-
-/** Run `homeagent ARGS`; `closeStdout`: the reader is gone before the command writes (`| head` that already quit). */
-export function cli(args: string[], o: { env?: NodeJS.ProcessEnv; closeStdout?: boolean; onStdout?: (all: string) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
-    let stdout = '';
-    let stderr = '';
-    if (o.closeStdout) child.stdout.destroy();
-    else
-      child.stdout.on('data', (d: Buffer) => {
-        stdout += d.toString();
-        o.onStdout?.(stdout);
-      });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { cli } from './run-cli.js';
 
 describe('the homeagent CLI against a running service', () => {
   let app: App;

@@ -1,0 +1,122 @@
+/**
+ * `homeagent config` and `homeagent doctor` while the service is down
+ * (issue 14: a box that will not start can be diagnosed and fixed): they read
+ * and write settings.db directly, validate as the service would, and are safe
+ * against a service starting at the same moment (SQLite WAL, busy timeout).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigRegistry } from '../../src/config/registry.js';
+import { probeService } from '../../src/cli/client.js';
+import { waitUntil } from '../support/wait.js';
+import { cli } from './run-cli.js';
+
+const HERMETIC = { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT_SOCKET: '' };
+
+function tmp(): { dir: string; socket: string; done: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-offline-'));
+  return { dir, socket: path.join(dir, 'homeagent.sock'), done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+test('config get/set/list/delete without the service: settings.db directly, validated as the service would', async () => {
+  const { dir, socket, done } = tmp();
+  try {
+    const base = ['--data-dir', dir, '--socket', socket];
+    const set = await cli([...base, 'config', 'set', 'plugin.voice.language', 'zh'], { env: HERMETIC });
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(set.stdout.trim(), '"zh"');
+    assert.match(set.stderr, /the service is not running: settings\.db was changed directly/);
+    const c = new ConfigRegistry(path.join(dir, 'settings.db'), { env: {} });
+    assert.equal(c.get('plugin.voice.language'), 'zh', 'stored where the service reads it');
+    c.close();
+    assert.equal((await cli([...base, 'config', 'get', 'plugin.voice.language'], { env: HERMETIC })).stdout.trim(), '"zh"');
+    const list = await cli([...base, 'config', 'list', 'plugin.voice.lang'], { env: HERMETIC });
+    assert.match(list.stdout, /plugin\.voice\.language +"zh" +stored/);
+    const bad = await cli([...base, 'config', 'set', 'plugin.voice.language', 'fr'], { env: HERMETIC });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /plugin\.voice\.language.*one of en, zh/);
+    const keyless = await cli([...base, 'config', 'set', 'core.llm.sources_order', '["deepseek"]'], { env: HERMETIC });
+    assert.equal(keyless.code, 1);
+    assert.match(keyless.stderr, /deepseek, whose API key is not set/);
+    const del = await cli([...base, 'config', 'delete', 'plugin.voice.language'], { env: HERMETIC });
+    assert.equal(del.code, 0, del.stderr);
+    assert.equal((await cli([...base, 'config', 'get', 'plugin.voice.language'], { env: HERMETIC })).stdout.trim(), '"en"');
+  } finally {
+    done();
+  }
+});
+
+test('config get on a data directory that has no settings yet reads the defaults and creates nothing', async () => {
+  const { dir, socket, done } = tmp();
+  try {
+    const empty = path.join(dir, 'fresh');
+    mkdirSync(empty);
+    const r = await cli(['--data-dir', empty, '--socket', socket, 'config', 'get', 'core.output.mode'], { env: HERMETIC });
+    assert.equal(r.stdout.trim(), '"auto"', r.stderr);
+    const { readdirSync } = await import('node:fs');
+    assert.deepEqual(readdirSync(empty), []);
+  } finally {
+    done();
+  }
+});
+
+test('doctor without the service: says it is not running, and that nothing can listen and espeak-ng and pocketsphinx are missing', async () => {
+  const { dir, socket, done } = tmp();
+  try {
+    const emptyPath = path.join(dir, 'bin');
+    mkdirSync(emptyPath);
+    const r = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^FAIL service: not running/m);
+    assert.match(r.stdout, /^FAIL listening: nothing can start listening/m);
+    assert.match(r.stdout, /^FAIL espeak-ng: espeak-ng is not installed/m);
+    assert.match(r.stdout, /^FAIL pocketsphinx: pocketsphinx_batch is not installed/m);
+    assert.match(r.stdout, /fix: sudo apt-get install espeak-ng/);
+    // Fixed offline, seen by the next doctor.
+    assert.equal((await cli(['--data-dir', dir, '--socket', socket, 'config', 'set', 'plugin.gpio.ptt_pin', '27'], { env: HERMETIC })).code, 0);
+    const again = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });
+    assert.match(again.stdout, /^ok {3}listening: push-to-talk on BCM pin 27/m);
+  } finally {
+    done();
+  }
+});
+
+test('config set while the service is starting: every write lands, none fails', async () => {
+  const { dir, socket, done } = tmp();
+  const service = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, '--socket', socket, 'run', '--no-console'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...HERMETIC, NODE_ENV: 'production', HOMEAGENT_LOG_LEVEL: 'warn', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0' },
+  });
+  let err = '';
+  service.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  try {
+    // Started together with the service: some go to settings.db directly, later ones through the service.
+    const writes = [
+      ['core.agent.max_tool_rounds', '3', 3],
+      ['plugin.home.area', 'Kitchen', 'Kitchen'],
+      ['core.output.mode', 'explicit', 'explicit'],
+      ['plugin.gpio.ptt_pin', '27', 27],
+    ] as const;
+    const results = await Promise.all(writes.map(([k, v]) => cli(['--data-dir', dir, '--socket', socket, 'config', 'set', k, v], { env: HERMETIC })));
+    for (const [i, r] of results.entries()) assert.equal(r.code, 0, `${writes[i]![0]}: ${r.stderr}`);
+    // Once it answers, the service sees every value.
+    let up = false;
+    await waitUntil(() => {
+      void probeService(socket).then((s) => (up = s === 'running'));
+      return up || service.exitCode !== null;
+    }, 'the service to answer', 120_000);
+    assert.equal(service.exitCode, null, err);
+    for (const [k, , want] of writes) {
+      const r = await cli(['--data-dir', dir, '--socket', socket, '--json', 'config', 'get', k], { env: HERMETIC });
+      assert.deepEqual((JSON.parse(r.stdout) as { value: unknown }).value, want, k);
+    }
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((r) => (service.exitCode !== null ? r(null) : service.once('exit', r)));
+    done();
+  }
+});

@@ -1,0 +1,25 @@
+/**
+ * Runs the `homeagent` executable (src/cli/main.ts through tsx) as a user
+ * would, for the CLI tests.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const CLI = path.resolve('src/cli/main.ts');
+
+/** Run `homeagent ARGS`; `closeStdout`: the reader is gone before the command writes (`| head` that already quit). */
+export function cli(args: string[], o: { env?: NodeJS.ProcessEnv; closeStdout?: boolean; onStdout?: (all: string) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
+    let stdout = '';
+    let stderr = '';
+    if (o.closeStdout) child.stdout.destroy();
+    else
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        o.onStdout?.(stdout);
+      });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
