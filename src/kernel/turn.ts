@@ -544,6 +544,8 @@ export class Turn {
       return { kind: 'cut_short', reply: channel === '_consolidation_' ? '' : ending, reason, message };
     }
     if (k.outputs.isStream(channel)) {
+      // Text written before tool calls is whole: its last sentence is spoken too. A stream cut inside the text leaves a fragment, which is not.
+      if (reason === 'tool_call_limit' && kept) await this.deliverSentence(channel, kept);
       const spoken = this.streamed.join(' ');
       if (!this.stopped) await this.deliver(channel, 'sentence', ending);
       const reply = [spoken, ending].filter(Boolean).join(' ');

@@ -129,6 +129,14 @@ for (const adapter of ['ollama', 'openai'] as const) {
       const events = rig.kernel.services.runLog.turn(r.input_id).map((e) => e.type);
       assert.ok(!events.includes('tool.pre_execute') && !events.includes('llm.completed'), events.join(' '));
       assert.equal(rig.srv.chatRequests().length, 1, 'no second round');
+      // on the speaker the text before the calls is spoken whole, then the ending
+      rig.srv.enqueue({ content: 'Counting now.', tool_calls: calls });
+      const spoken = await rig.kernel.injectInput('voice', 'speaker', 'count to five thousand');
+      assert.deepEqual(
+        rig.outputs.filter((o) => o.input_id === spoken.input_id && o.kind === 'sentence').map((o) => o.content),
+        ['Counting now.', 'That needed more than 16 actions at once, so I did none of them.'],
+      );
+      assert.equal(ran, 0);
       // a round within the limit runs
       rig.srv.enqueue({ tool_calls: calls.slice(0, 16) }, { content: 'Done.' });
       const ok = await rig.kernel.injectInput('console', 'console', 'count to sixteen');
