@@ -39,6 +39,7 @@ import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
 import { cutEnding } from './turn-endings.js';
+import { ReplyBudget, capToolResult } from './turn-limits.js';
 import { detectLanguage } from './language.js';
 
 /** Why the in-flight work was aborted. */
@@ -75,17 +76,6 @@ function isExit(v: unknown): v is Exit {
 interface HoldState {
   held: string;
   holding: boolean | undefined;
-}
-
-/**
- * `text` cut to at most `n` UTF-16 units, never between the two halves of a
- * surrogate pair.
- */
-function cutAt(text: string, n: number): string {
-  if (n <= 0) return '';
-  if (text.length <= n) return text;
-  const code = text.charCodeAt(n - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
 }
 
 /** The resumable state of a turn (its "frame"). */
@@ -387,16 +377,11 @@ export class Turn {
     const round = this.frame.round + 1;
     for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
     const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
-    const maxChars = k.settings.get<number>('core.agent.max_reply_chars');
-    const maxCalls = k.settings.get<number>('core.agent.max_tool_calls');
+    const budget = new ReplyBudget(k.settings.get<number>('core.agent.max_reply_chars'), k.settings.get<number>('core.agent.max_tool_calls'));
     const st: HoldState = { held: '', holding: undefined };
     let final: CompletionResponse | undefined;
     /** Content that arrived this round (all of it: what went to a channel and what did not yet). */
     let arrived = '';
-    /** Characters the model wrote this round; tool calls it started. */
-    let used = 0;
-    const calls = new Set<number>();
-    let cut: 'reply_limit' | 'tool_call_limit' | undefined;
     /** The arrived text no channel got: the unfinished sentence on a stream channel, all of it elsewhere; held JSON-like text is not text. */
     const rest = (): string => (streamTo ? (st.holding ? '' : st.held + splitter.flush()) : arrived);
     /** Whether text that is not a held JSON-like answer arrived. */
@@ -408,34 +393,24 @@ export class Turn {
           continue;
         }
         if (ev.type === 'tool_call_delta') {
-          calls.add(ev.index);
-          used += ev.arguments?.length ?? 0;
-          if (calls.size > maxCalls) cut = 'tool_call_limit';
-          else if (used > maxChars) cut = 'reply_limit';
-          if (cut) break;
+          if (!budget.toolCall(ev.index, ev.arguments)) break;
           continue;
         }
-        let text = ev.text;
-        if (used + text.length > maxChars) {
-          text = cutAt(text, maxChars - used);
-          cut = 'reply_limit';
-        }
-        used += text.length;
+        const text = budget.text(ev.text);
         if (text) this.emit({ type: 'llm.delta', turn: this.input.id, round, kind: ev.type, text });
         if (ev.type === 'content' && text) {
           arrived += text;
           if (streamTo) await this.streamText(streamTo, text, splitter, st);
         }
-        if (cut) break;
+        if (budget.cut) break;
       }
     } catch (err) {
       return { err, arrived: said(), rest: rest() };
     }
-    if (cut) {
+    if (budget.cut) {
       // Leaving the loop closed the stream (and with it the connection).
-      const message = cut === 'tool_call_limit' ? `more than ${maxCalls} tool calls in one round` : `the reply passed ${maxChars} characters`;
-      k.log.warn({ input: this.input.id, round, limit: cut, chars: used, tool_calls: calls.size }, `LLM reply cut: ${message}`);
-      return { cut, rest: rest(), message };
+      k.log.warn({ input: this.input.id, round, limit: budget.cut, chars: budget.used, tool_calls: budget.toolCalls }, `LLM reply cut: ${budget.message}`);
+      return { cut: budget.cut, rest: rest(), message: budget.message };
     }
     if (!final) return { err: new Error('stream ended without a final response'), arrived: said(), rest: rest() };
     if (streamTo) {
@@ -593,20 +568,11 @@ export class Turn {
 
   // ---- helpers ------------------------------------------------------------
 
-  /**
-   * `content` when it is at most `maxBytes` bytes of UTF-8; else its first
-   * `maxBytes` bytes (never half a character) and a note saying it was cut
-   * and from how many bytes (logged).
-   */
+  /** A tool result within core.agent.max_tool_result_bytes (turn-limits.ts capToolResult); a cut one is logged. */
   private capToolResult(tool: string, content: string, maxBytes: number): string {
-    const text = typeof content === 'string' ? content : String(content);
-    // A UTF-16 unit is at most 3 bytes of UTF-8: short strings need no count.
-    if (text.length * 3 <= maxBytes) return text;
-    const bytes = Buffer.byteLength(text);
-    if (bytes <= maxBytes) return text;
-    const head = new TextDecoder().decode(Buffer.from(text.slice(0, maxBytes)).subarray(0, maxBytes)).replace(/\uFFFD$/, '');
-    this.k.log.warn({ input: this.input.id, tool, bytes, limit: maxBytes }, 'tool result cut at core.agent.max_tool_result_bytes');
-    return `${head}\n[result cut: ${bytes} bytes, only the first ${maxBytes} kept]`;
+    const r = capToolResult(typeof content === 'string' ? content : String(content), maxBytes);
+    if (r.bytes !== undefined) this.k.log.warn({ input: this.input.id, tool, bytes: r.bytes, limit: maxBytes }, 'tool result cut at core.agent.max_tool_result_bytes');
+    return r.text;
   }
 
   private async stage(stage: StageName, init: StageInit): Promise<StageContext> {
