@@ -8,6 +8,7 @@
  * IEEE address) is one device. Changes are announced to `onChange` listeners
  * (the intent vocabulary and the STT grammar are rebuilt from them).
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from '../kernel/log-types.js';
 import type { Vocabulary, VocabEntity } from '../intents/types.js';
 import { parseDiscoveryMessage, parseDiscoveryTopic } from './discovery.js';
@@ -62,6 +63,12 @@ interface Persisted {
   discovery: Record<string, string>;
   bridge_devices?: string;
   topics: Record<string, RawMessage>;
+  /**
+   * Each entity's tracked state with the hash of the config it was read with (optional: files before
+   * issue 14 have none). Devices send partial updates (zigbee2mqtt's `{"linkquality":50}`, a value the
+   * box ignores): the state is what all of them made, which the last message of each topic alone is not.
+   */
+  states?: Record<string, { config: string; state: EntityState }>;
 }
 
 /**
@@ -88,6 +95,11 @@ export const REGISTRY_STORE: JsonStoreSpec = {
   ],
 };
 
+/** What an entity's state is read with (component and options: topics, templates, payloads, scales), hashed. */
+function configHash(e: Entity): string {
+  return createHash('sha256').update(JSON.stringify([e.component, e.config, e.availability])).digest('hex').slice(0, 16);
+}
+
 /** Last messages of topics no entity reads kept in memory (see rebuild). */
 const MAX_ORPHAN_TOPICS = 256;
 
@@ -109,6 +121,8 @@ export class DeviceRegistry {
   private seq = 0;
   private byId = new Map<string, Entity>();
   private states = new Map<string, EntityState>();
+  /** Hash of the config each entry of `states` was read with (configHash). */
+  private stateConfig = new Map<string, string>();
   private index = new Map<string, Array<{ id: string; role: TopicRole }>>();
   private signature = '';
   private connected = true;
@@ -144,6 +158,13 @@ export class DeviceRegistry {
       if (!m || typeof m.raw !== 'string' || typeof m.seq !== 'number') continue;
       this.topicRaw.set(topic, m);
       this.seq = Math.max(this.seq, m.seq);
+    }
+    if (p.states && typeof p.states === 'object') {
+      for (const [id, v] of Object.entries(p.states)) {
+        if (!v || typeof v.config !== 'string' || !v.state || typeof v.state !== 'object' || Array.isArray(v.state)) continue;
+        this.states.set(id, { ...v.state });
+        this.stateConfig.set(id, v.config);
+      }
     }
     this.rebuild();
     // A file written before availability was checked may hold junk on an availability topic: it says nothing.
@@ -372,7 +393,16 @@ export class DeviceRegistry {
       }
     }
     const states = new Map<string, EntityState>();
+    const stateConfig = new Map<string, string>();
     for (const e of byId.values()) {
+      const hash = configHash(e);
+      stateConfig.set(e.id, hash);
+      const prev = this.states.get(e.id);
+      if (prev && this.stateConfig.get(e.id) === hash) {
+        // Read with the same config: the tracked state stands (it is more than the last message of each topic).
+        states.set(e.id, prev);
+        continue;
+      }
       const st: EntityState = {};
       const msgs = entityTopics(e)
         .filter((t) => typeof t.role === 'string')
@@ -380,7 +410,6 @@ export class DeviceRegistry {
         .filter((t): t is typeof t & { msg: RawMessage } => !!t.msg)
         .sort((a, b) => a.msg.seq - b.msg.seq);
       for (const m of msgs) if (typeof m.role === 'string') applyStateMessage(e, st, m.role, m.msg.raw);
-      const prev = this.states.get(e.id);
       if (prev?.updated_at !== undefined) st.updated_at = prev.updated_at;
       states.set(e.id, st);
     }
@@ -392,6 +421,7 @@ export class DeviceRegistry {
     this.byId = byId;
     this.index = index;
     this.states = states;
+    this.stateConfig = stateConfig;
     const sig = JSON.stringify([...byId.values()].map((e) => [e.id, e.name, e.area, e.component, e.aliases, e.device_class]).sort());
     if (sig !== this.signature) {
       this.signature = sig;
@@ -404,6 +434,7 @@ export class DeviceRegistry {
       discovery: Object.fromEntries(this.discoveryRaw),
       ...(this.bridgeRaw !== undefined ? { bridge_devices: this.bridgeRaw } : {}),
       topics: Object.fromEntries([...this.topicRaw].filter(([t]) => this.index.has(t))),
+      states: Object.fromEntries([...this.states].filter(([id]) => this.stateConfig.has(id)).map(([id, state]) => [id, { config: this.stateConfig.get(id) as string, state }])),
     }));
   }
 

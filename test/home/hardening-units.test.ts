@@ -197,6 +197,39 @@ describe('the registry keeps a device whole', () => {
     }
   });
 
+  test('the tracked state survives a restart, not only the last message of each topic', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'h14-reg-'));
+    try {
+      const file = path.join(dir, 'registry.json');
+      const open = (): DeviceRegistry => {
+        const r = new DeviceRegistry({ log: new MemoryLogger(), storePath: file, dataDir: dir });
+        r.load();
+        return r;
+      };
+      const reg = open();
+      reg.handleMessage('homeassistant/light/z/config', JSON.stringify({ name: 'Z', uniq_id: 'z', schema: 'json', cmd_t: 'z/set', stat_t: 'z/state', brightness: true }));
+      reg.handleMessage('homeassistant/climate/t/config', JSON.stringify({ name: 'T', uniq_id: 't', temp_stat_t: 't/target' }));
+      reg.entities();
+      reg.handleMessage('z/state', '{"state":"ON","brightness":200}');
+      reg.handleMessage('t/target', '21');
+      // Partial updates and values the box does not take: the last messages of the topics now say less.
+      reg.handleMessage('z/state', '{"linkquality":50}');
+      reg.handleMessage('z/state', '{"state":"ON","brightness":"bright"}');
+      reg.handleMessage('t/target', 'NaN');
+      assert.equal(reg.view('z')?.state.brightness, 200);
+      reg.flush();
+      const again = open();
+      assert.equal(again.view('z')?.state.brightness, 200);
+      assert.equal(again.view('z')?.state.state, 'on');
+      assert.equal(again.view('t')?.state.target_temperature, 21);
+      // A changed config reads its state afresh (its topics, templates or scale may mean something else now).
+      again.handleMessage('homeassistant/light/z/config', JSON.stringify({ name: 'Z', uniq_id: 'z', schema: 'json', cmd_t: 'z/set', stat_t: 'z/state', brightness: true, bri_scl: 100 }));
+      assert.equal(again.view('z')?.state.brightness, undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a second device in the same room cannot take a name; another room or the same zigbee device can', () => {
     const log = new MemoryLogger();
     const reg = new DeviceRegistry({ log });
