@@ -82,7 +82,16 @@ function rootLogger(): pino.Logger {
  * before the call keep writing where they did, so call it first.
  */
 export function logToFile(file: string): void {
-  root = makeRoot(pino.destination({ dest: file, sync: true, mkdir: true, append: true }));
+  logTo(pino.destination({ dest: file, sync: true, mkdir: true, append: true }));
+}
+
+/**
+ * Send every log line to `dest` (e.g. the journal, src/service/journal-stream.ts),
+ * keeping the level and what `status` and `homeagent logs` see of warnings and
+ * errors (unlike setRootLogger with a bare pino logger).
+ */
+export function logTo(dest: pino.DestinationStream): void {
+  root = makeRoot(dest);
 }
 
 /** A logger for module `ns` (e.g. 'kernel', 'plugin:console'). */

@@ -9,10 +9,9 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
 import { ConfigRegistry } from '../config/registry.js';
 import { INSTALL_ROOT, Kernel } from '../kernel/kernel.js';
-import { createLogger, recentProblems, setRootLogger } from '../kernel/log.js';
+import { createLogger, logTo, recentProblems } from '../kernel/log.js';
 import type { Logger } from '../kernel/log-types.js';
 import type { Plugin } from '../kernel/sdk.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
@@ -241,7 +240,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
 
 /** Journal logging with syslog priorities when stderr is the journal (systemd). */
 function setupJournalLogging(env: NodeJS.ProcessEnv): void {
-  if (isJournalStream(2, env)) setRootLogger(pino({ level: env.HOMEAGENT_LOG_LEVEL ?? 'info', base: undefined }, journalDestination(2)));
+  // logTo keeps the hooks that feed `status` (last errors) and `homeagent logs` (warnings and errors).
+  if (isJournalStream(2, env)) logTo(journalDestination(2));
 }
 
 /**
