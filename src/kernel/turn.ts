@@ -16,10 +16,13 @@
  * A reply can also end early without a stop (issue 14): the stream breaks
  * after text arrived, or the model passes a limit of what one round may
  * bring (core.agent.max_reply_chars, max_tool_calls; the stream is closed
- * there). The text that arrived is kept (reply, run log, memory) and the
- * turn ends `cut_short` with its reason and one short ending in the input's
- * language (turn-endings.ts). Tool results are cut at
+ * there, turn-limits.ts). The text that arrived is kept (reply, run log,
+ * memory) and the turn ends `cut_short` with its reason and one short ending
+ * in the input's language (turn-endings.ts). Tool results are cut at
  * core.agent.max_tool_result_bytes.
+ *
+ * What reaches the channels, and how each outcome is delivered, is the
+ * turn's output side (src/kernel/turn-output.ts).
  *
  * The turn records nothing itself: it emits each fact once on the kernel's
  * turn stream (src/kernel/turn-events.ts), whose subscribers keep the run
@@ -31,16 +34,15 @@ import type { MemItem } from './memory-types.js';
 import type { StageContext, StageName } from './stage-types.js';
 import type { CutReason, InputMessage } from './turn-types.js';
 import type { KernelServices } from './services.js';
-import { statusOf, type FinalOutcome, type TurnEvent, type TurnOutcome } from './turn-events.js';
+import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
 import { computeTokenBudget, messagesTokens, outputRules, timelineMessages } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
-import { cutEnding } from './turn-endings.js';
 import { ReplyBudget, capToolResult } from './turn-limits.js';
-import { detectLanguage } from './language.js';
+import { TurnOutput, type HoldState } from './turn-output.js';
 
 /** Why the in-flight work was aborted. */
 export type AbortReason = 'stop' | 'preempt';
@@ -72,12 +74,6 @@ function isExit(v: unknown): v is Exit {
   return typeof v === 'object' && v !== null && 'exit' in v;
 }
 
-/** Text of a streamed answer held back while it may be a JSON tool call (`holding` undecided until the first non-space character). */
-interface HoldState {
-  held: string;
-  holding: boolean | undefined;
-}
-
 /** The resumable state of a turn (its "frame"). */
 interface Frame {
   started: boolean;
@@ -100,19 +96,21 @@ export class Turn {
   /** Set by the agent when a stop snapshot included this input (seed 001 cancelBudget). */
   cancelledByStop = false;
   private readonly notes: string[] = [];
-  /** Sentences already handed to a stream channel in this turn. */
-  private streamed: string[] = [];
-  /** Output mode decided when the turn starts. */
-  private mode: 'auto' | 'explicit' = 'auto';
   private readonly projection = new ProjectionTracker();
   private readonly toolAborts = new Set<() => void>();
-  /** The agent's words for the memory window (turn.finished `said`). */
-  private said = '';
+  /** What reaches the channels, and the agent's words (turn-output.ts). */
+  private readonly out: TurnOutput;
 
   constructor(
     readonly input: InputMessage,
     private readonly k: KernelServices,
-  ) {}
+  ) {
+    this.out = new TurnOutput(input, k, {
+      stage: (stage, init) => this.stage(stage, init),
+      emit: (ev) => this.emit(ev),
+      stopped: () => this.stopped,
+    });
+  }
 
   /** Ask the turn to yield at the next LLM boundary (aborts an in-flight LLM call). */
   requestPreempt(note?: string): void {
@@ -155,12 +153,12 @@ export class Turn {
       // A bug, not a control path: every expected way out is an Exit value.
       this.k.log.error({ input: this.input.id, err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, 'turn failed');
       this.emit({ type: 'error', turn: this.input.id, where: 'turn', message: errorMessage(err) });
-      this.said = '';
-      await this.afterOutput('').catch(() => undefined);
+      this.out.said = '';
+      await this.out.afterOutput('').catch(() => undefined);
       outcome = { kind: 'error', reply: '', message: errorMessage(err) };
     }
     this.preemptRequested = false;
-    if (outcome.kind !== 'preempted') this.emit({ type: 'turn.finished', turn: this.input.id, outcome, status: statusOf(outcome), reply: outcome.reply, said: this.said });
+    if (outcome.kind !== 'preempted') this.emit({ type: 'turn.finished', turn: this.input.id, outcome, status: statusOf(outcome), reply: outcome.reply, said: this.out.said });
     return outcome;
   }
 
@@ -178,7 +176,7 @@ export class Turn {
     }
     const r = await this.toolLoop();
     if (isExit(r)) return this.leave(r);
-    return this.finishWithText(r.text);
+    return this.out.finishWithText(r.text);
   }
 
   /** Emit one event on the kernel's turn stream. */
@@ -192,13 +190,13 @@ export class Turn {
       case 'preempted':
         return { kind: 'preempted' };
       case 'stopped':
-        return this.finishInterrupted();
+        return this.out.finishInterrupted();
       case 'short_circuit':
-        return this.finishShortCircuit(exit.response, exit.stage);
+        return this.out.finishShortCircuit(exit.response, exit.stage);
       case 'llm_failed':
-        return this.llmUnavailable(exit.err);
+        return this.out.llmUnavailable(exit.err);
       case 'cut_short':
-        return this.finishCutShort(exit.reason, exit.rest, exit.message);
+        return this.out.finishCutShort(exit.reason, exit.rest, exit.message);
     }
   }
 
@@ -207,7 +205,7 @@ export class Turn {
   /** on_input, context assembly and pre_action; an Exit when the turn goes no further. */
   private async begin(): Promise<Exit | undefined> {
     const k = this.k;
-    this.mode = k.settings.get<string>('core.output.mode') === 'explicit' ? 'explicit' : 'auto';
+    this.out.mode = k.settings.get<string>('core.output.mode') === 'explicit' ? 'explicit' : 'auto';
     // on_input
     const c1 = await this.stage('on_input', {});
     const text = c1.raw_message;
@@ -218,7 +216,7 @@ export class Turn {
     const window = await this.contextWindow(provider);
     const tools = this.toolSchemas();
     const persona = k.persona();
-    const rules = outputRules(this.mode, this.input.channel, k.outputs.names());
+    const rules = outputRules(this.out.mode, this.input.channel, k.outputs.names());
     const fixed = estimateTokens(persona) + estimateTokens(rules) + estimateTokens(JSON.stringify(tools)) + 200;
     const budget = computeTokenBudget(window, fixed);
     try {
@@ -288,7 +286,7 @@ export class Turn {
       const maxCalls = k.settings.get<number>('core.agent.max_tool_calls');
       if (resp.tool_calls.length > maxCalls) {
         // Calls written as text (or a whole non-streamed body) are counted here, once the answer is complete.
-        return { exit: 'cut_short', reason: 'tool_call_limit', rest: this.streamChannel() ? '' : resp.content, message: `${resp.tool_calls.length} tool calls in one round (limit ${maxCalls})` };
+        return { exit: 'cut_short', reason: 'tool_call_limit', rest: this.out.streamChannel() ? '' : resp.content, message: `${resp.tool_calls.length} tool calls in one round (limit ${maxCalls})` };
       }
       this.frame.round++;
       this.emit({ type: 'llm.completed', turn: this.input.id, round: this.frame.round, response: resp, duration_ms: performance.now() - started });
@@ -352,12 +350,6 @@ export class Turn {
     return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';
   }
 
-  /** The stream channel model text goes to sentence by sentence (auto mode, a stream channel), else undefined. */
-  private streamChannel(): string | undefined {
-    const ch = this.input.channel;
-    return this.mode === 'auto' && ch !== '_consolidation_' && this.k.outputs.isStream(ch) ? ch : undefined;
-  }
-
   /**
    * Stream the model (each piece a live `llm.delta`); in auto mode, sentences
    * go to a stream channel as they complete. What the model writes is
@@ -372,7 +364,7 @@ export class Turn {
     this.controller = new AbortController();
     this.abortReason = undefined;
     const signal = this.controller.signal;
-    const streamTo = this.streamChannel();
+    const streamTo = this.out.streamChannel();
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
     const round = this.frame.round + 1;
     for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
@@ -400,7 +392,7 @@ export class Turn {
         if (text) this.emit({ type: 'llm.delta', turn: this.input.id, round, kind: ev.type, text });
         if (ev.type === 'content' && text) {
           arrived += text;
-          if (streamTo) await this.streamText(streamTo, text, splitter, st);
+          if (streamTo) await this.out.streamText(streamTo, text, splitter, st);
         }
         if (budget.cut) break;
       }
@@ -415,155 +407,11 @@ export class Turn {
     if (!final) return { err: new Error('stream ended without a final response'), arrived: said(), rest: rest() };
     if (streamTo) {
       // Held text that was not a tool call is spoken now; the splitter's rest too.
-      if (final.tool_calls.length === 0 && st.holding && st.held) for (const s of splitter.push(st.held)) await this.deliverSentence(streamTo, s);
+      if (final.tool_calls.length === 0 && st.holding && st.held) for (const s of splitter.push(st.held)) await this.out.deliverSentence(streamTo, s);
       const tail = splitter.flush();
-      if (tail) await this.deliverSentence(streamTo, tail);
+      if (tail) await this.out.deliverSentence(streamTo, tail);
     }
     return { response: final };
-  }
-
-  /**
-   * One content piece towards a stream channel: text that may open a JSON
-   * tool call (`{`, `[`, a code fence) is held in `st` until the answer is
-   * complete; other text goes through the sentence splitter, each finished
-   * sentence to the channel.
-   */
-  private async streamText(channel: string, text: string, splitter: SentenceSplitter, st: HoldState): Promise<void> {
-    if (st.holding === undefined) {
-      st.held += text;
-      const t = st.held.trimStart();
-      if (!t) return;
-      st.holding = t.startsWith('{') || t.startsWith('```') || t.startsWith('[');
-      if (st.holding) return;
-      text = st.held;
-      st.held = '';
-    } else if (st.holding) {
-      st.held += text;
-      return;
-    }
-    for (const s of splitter.push(text)) await this.deliverSentence(channel, s);
-  }
-
-  /** One sentence of a streamed reply: before_output (partial) -> channel. */
-  private async deliverSentence(channel: string, sentence: string): Promise<void> {
-    if (this.stopped) return;
-    const c = await this.stage('before_output', { final_text: sentence, partial: true });
-    if (c.skip_output || !c.final_text) return;
-    this.streamed.push(c.final_text);
-    await this.deliver(channel, 'sentence', c.final_text);
-  }
-
-  private async finishWithText(text: string): Promise<FinalOutcome> {
-    const k = this.k;
-    const channel = this.input.channel;
-    if (this.mode === 'explicit' || channel === '_consolidation_') {
-      // Plain text reaches no channel here: it is the model's reasoning, kept in the memory window.
-      this.said = text;
-      await this.afterOutput(text);
-      return { kind: 'reply', reply: '' };
-    }
-    if (k.outputs.isStream(channel)) {
-      const full = this.streamed.join(' ');
-      if (this.streamed.length > 0) await this.deliver(channel, 'end', full);
-      this.said = full;
-      await this.afterOutput(full);
-      return { kind: 'reply', reply: full };
-    }
-    const c = await this.stage('before_output', { final_text: text });
-    if (c.response !== undefined) return this.finishShortCircuit(c.response, 'before_output');
-    let delivered = '';
-    if (!c.skip_output && c.final_text) {
-      delivered = c.final_text;
-      await this.deliver(channel, 'full', delivered);
-    }
-    this.said = delivered;
-    await this.afterOutput(delivered);
-    return { kind: 'reply', reply: delivered };
-  }
-
-  private async finishShortCircuit(response: string, stage: StageName): Promise<FinalOutcome> {
-    if (response && this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', response);
-    this.said = response;
-    await this.afterOutput(response);
-    return { kind: 'short_circuit', reply: response, stage };
-  }
-
-  /** The stop unwind: end a streamed reply as interrupted and keep what was said before the stop. */
-  private async finishInterrupted(): Promise<FinalOutcome> {
-    const full = this.streamed.join(' ');
-    if (this.k.outputs.isStream(this.input.channel) && this.streamed.length > 0) await this.deliver(this.input.channel, 'end', full, true);
-    this.emit({ type: 'turn.interrupted', turn: this.input.id, cancelled: false });
-    this.said = full;
-    await this.afterOutput(full);
-    return { kind: 'interrupted', reply: full, cancelled: false };
-  }
-
-  /**
-   * A reply that ended early for `reason` (not a stop): what was delivered
-   * stays, the arrived text no channel got (`rest`) goes to the channel
-   * (except on a stream channel, where an unfinished sentence is not spoken),
-   * then one short ending in the input's language. The memory window gets
-   * the model's text that arrived (`said`), marked with the reason by the
-   * outcome.
-   */
-  private async finishCutShort(reason: CutReason, rest: string, message: string): Promise<FinalOutcome> {
-    const k = this.k;
-    const channel = this.input.channel;
-    const ending = cutEnding(reason, this.input.text, k.settings.get<number>('core.agent.max_tool_calls'));
-    const kept = rest.trim();
-    if (channel === '_consolidation_' || this.mode === 'explicit') {
-      // Plain text reached no channel (it is the model's reasoning here); the input's channel still hears why the answer stopped.
-      if (channel !== '_consolidation_') await this.deliver(channel, 'full', ending);
-      this.said = kept;
-      await this.afterOutput(kept);
-      return { kind: 'cut_short', reply: channel === '_consolidation_' ? '' : ending, reason, message };
-    }
-    if (k.outputs.isStream(channel)) {
-      // Text written before tool calls is whole: its last sentence is spoken too. A stream cut inside the text leaves a fragment, which is not.
-      if (reason === 'tool_call_limit' && kept) await this.deliverSentence(channel, kept);
-      const spoken = this.streamed.join(' ');
-      if (!this.stopped) await this.deliver(channel, 'sentence', ending);
-      const reply = [spoken, ending].filter(Boolean).join(' ');
-      await this.deliver(channel, 'end', reply);
-      this.said = [spoken, kept].filter(Boolean).join(' ');
-      await this.afterOutput(this.said);
-      return { kind: 'cut_short', reply, reason, message };
-    }
-    let text = kept;
-    if (text) {
-      const c = await this.stage('before_output', { final_text: text });
-      text = c.skip_output ? '' : c.final_text;
-    }
-    const reply = [text, ending].filter(Boolean).join(' ');
-    await this.deliver(channel, 'full', reply);
-    this.said = kept;
-    await this.afterOutput(kept);
-    return { kind: 'cut_short', reply, reason, message };
-  }
-
-  private async llmUnavailable(err: unknown): Promise<FinalOutcome> {
-    const k = this.k;
-    k.log.error({ input: this.input.id, err: errorMessage(err) }, 'LLM call failed');
-    this.emit({ type: 'error', turn: this.input.id, where: 'llm', message: errorMessage(err) });
-    const msg = k.settings.get<string>(detectLanguage(this.input.text) === 'zh' ? 'core.agent.llm_unavailable_message_zh' : 'core.agent.llm_unavailable_message');
-    if (this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', msg);
-    this.said = msg;
-    await this.afterOutput(msg);
-    return { kind: 'error', reply: msg, message: errorMessage(err) };
-  }
-
-  /** Hand `content` to `channel` (a failing channel is logged) and emit the `output` event. */
-  private async deliver(channel: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false): Promise<void> {
-    try {
-      await this.k.outputs.send({ channel, kind, content, type: 'text', meta: {}, input_id: this.input.id, ...(interrupted ? { interrupted } : {}) });
-    } catch (err) {
-      this.k.log.warn({ channel, kind, err: errorMessage(err) }, 'reply delivery failed');
-    }
-    this.emit({ type: 'output', turn: this.input.id, channel, kind, content, ...(interrupted ? { interrupted } : {}) });
-  }
-
-  private async afterOutput(text: string): Promise<void> {
-    await this.stage('after_output', { final_text: text });
   }
 
   // ---- helpers ------------------------------------------------------------
