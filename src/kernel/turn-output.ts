@@ -15,7 +15,7 @@ import type { StageContext, StageName } from './stage-types.js';
 import type { CutReason, InputMessage } from './turn-types.js';
 import type { FinalOutcome, TurnEvent } from './turn-events.js';
 import type { StageInit } from './stages.js';
-import type { SentenceSplitter } from './sentences.js';
+import { SentenceSplitter } from './sentences.js';
 import { errorMessage } from './errors.js';
 import { detectLanguage } from './language.js';
 import { cutEnding } from './turn-endings.js';
@@ -136,7 +136,7 @@ export class TurnOutput {
   /**
    * A reply that ended early for `reason` (not a stop): what was delivered
    * stays, the arrived text no channel got (`rest`) goes to the channel
-   * (except on a stream channel, where an unfinished sentence is not spoken),
+   * (on a stream channel its whole sentences; an unfinished one is not spoken),
    * then one short ending in the input's language. The memory window gets
    * the model's text that arrived (`said`), marked with the reason by the
    * outcome.
@@ -154,8 +154,10 @@ export class TurnOutput {
       return { kind: 'cut_short', reply: channel === '_consolidation_' ? '' : ending, reason, message };
     }
     if (k.outputs.isStream(channel)) {
-      // Text written before tool calls is whole: its last sentence is spoken too. A stream cut inside the text leaves a fragment, which is not.
-      if (reason === 'tool_call_limit' && kept) await this.deliverSentence(channel, kept);
+      // The arrived text no channel got yet: its whole sentences are spoken (the splitter was only waiting for
+      // what follows them), an unfinished one is not, except before tool calls, where the text is whole.
+      const whole = reason === 'tool_call_limit' ? (kept ? [kept] : []) : new SentenceSplitter().push(`${kept} `);
+      for (const s of whole) await this.deliverSentence(channel, s);
       const spoken = this.streamed.join(' ');
       if (!this.host.stopped()) await this.deliver(channel, 'sentence', ending);
       const reply = [spoken, ending].filter(Boolean).join(' ');

@@ -106,6 +106,15 @@ test('speaker: the finished sentences are spoken, then one short ending (not the
     assert.equal(r.reply, end?.content);
     assert.equal(agentEvent(rig, r.input_id)?.response, ARRIVED, 'memory keeps all the text that arrived');
 
+    // A sentence that arrived whole is spoken even when the stream breaks right after it
+    // (the splitter was waiting for the next word to be sure it had ended).
+    rig.srv.enqueue({ content: STORY, dropAfterChunks: 12 });
+    const whole = await rig.kernel.injectInput('voice', 'speaker', 'tell me about the moon');
+    assert.deepEqual(
+      rig.outputs.filter((o) => o.input_id === whole.input_id && o.kind === 'sentence').map((o) => o.content),
+      ['The moon is far away.', 'It is made of rock.', ENDING],
+    );
+
     rig.srv.enqueue({ content: '月亮离我们很远。它是岩石构成的。', dropAfterChunks: 9 });
     const zh = await rig.kernel.injectInput('voice', 'speaker', '给我讲讲月亮');
     assert.equal(zh.status, 'cut_short');
