@@ -107,9 +107,18 @@ export function openHttp(call: HttpCall): Promise<HttpResponse> {
   });
 }
 
+/**
+ * Most body bytes read from the socket ahead of the consumer (1 MiB): past it
+ * the response is paused, so a fast server cannot fill memory faster than
+ * the stream is decoded (issue 14 "Limits").
+ */
+const MAX_READ_AHEAD = 1024 * 1024;
+
 function wrapResponse(req: http.ClientRequest, res: http.IncomingMessage, call: HttpCall): HttpResponse {
   const { signal, timeouts, source } = call;
   const queue: Buffer[] = [];
+  /** Bytes in `queue`. */
+  let queued = 0;
   let ended = false;
   /** The body ended without error: the socket went back to the keep-alive pool. */
   let cleanEnd = false;
@@ -139,8 +148,9 @@ function wrapResponse(req: http.ClientRequest, res: http.IncomingMessage, call: 
   armIdle();
   res.on('data', (b: Buffer) => {
     queue.push(b);
+    queued += b.length;
     armIdle();
-    if (queue.length > 256) res.pause();
+    if (queue.length > 256 || queued > MAX_READ_AHEAD) res.pause();
     notify();
   });
   res.on('end', () => {
@@ -172,7 +182,8 @@ function wrapResponse(req: http.ClientRequest, res: http.IncomingMessage, call: 
         if (error && error.code === 'ABORTED') throw error;
         if (queue.length) {
           const b = queue.shift()!;
-          if (queue.length < 64 && res.isPaused()) res.resume();
+          queued -= b.length;
+          if (queue.length < 64 && queued < MAX_READ_AHEAD / 4 && res.isPaused()) res.resume();
           yield new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
           continue;
         }
