@@ -84,6 +84,11 @@ export class Agent {
       ...(opts.meta ? { meta: opts.meta } : {}),
     };
     if (this.closed) return Promise.resolve({ input_id: input.id, reply: '', status: 'cancelled', tools: [], error: 'agent is shutting down' });
+    try {
+      opts.onAccepted?.(input.id);
+    } catch (err) {
+      this.k.log.warn({ err: errorMessage(err) }, 'onAccepted callback failed');
+    }
     const waiter = this.waiters.find((w) => (!w.channel || w.channel === input.channel) && (!w.accept || safeAccept(w.accept, text)));
     if (waiter) {
       // The running turn asked for this answer: hand it over instead of queueing a new turn.

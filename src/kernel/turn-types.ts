@@ -35,6 +35,13 @@ export interface InjectOptions {
   user?: string;
   images?: string[];
   meta?: Record<string, unknown>;
+  /**
+   * Called synchronously with the input's id once it is accepted, before any
+   * output for it can be sent, so a channel serving several callers (the
+   * maintenance socket's `ask`) routes each reply (`OutputMessage.input_id`)
+   * to the caller that asked.
+   */
+  onAccepted?: (inputId: string) => void;
 }
 
 /**

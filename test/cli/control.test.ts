@@ -174,3 +174,21 @@ test('secrets are never echoed; a value overridden by the environment says so', 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('two asks at the same time each stream only their own reply', async () => {
+  await withApp(async (socket) => {
+    // Both are answered locally (no LLM): the time and the date, so the replies differ.
+    const streamed: Record<string, string[]> = { time: [], date: [] };
+    const [a, b] = (await Promise.all([
+      request(socket, 'ask', { text: 'what time is it' }, (d) => streamed.time!.push(JSON.stringify(d)), { timeoutMs: 20000 }),
+      request(socket, 'ask', { text: 'what is the date today' }, (d) => streamed.date!.push(JSON.stringify(d)), { timeoutMs: 20000 }),
+    ])) as Array<{ reply: string }>;
+    assert.ok(a!.reply && b!.reply && a!.reply !== b!.reply, `two different replies: ${a!.reply} / ${b!.reply}`);
+    const timeText = streamed.time!.join('\n');
+    const dateText = streamed.date!.join('\n');
+    assert.ok(timeText.includes(JSON.stringify(a!.reply).slice(1, 20)), `time ask streamed its reply: ${timeText}`);
+    assert.ok(!timeText.includes(JSON.stringify(b!.reply).slice(1, 20)), `time ask did not get the date reply: ${timeText}`);
+    assert.ok(dateText.includes(JSON.stringify(b!.reply).slice(1, 20)), `date ask streamed its reply: ${dateText}`);
+    assert.ok(!dateText.includes(JSON.stringify(a!.reply).slice(1, 20)), `date ask did not get the time reply: ${dateText}`);
+  });
+});

@@ -128,20 +128,31 @@ export class ControlPlugin implements Plugin {
     }
   }
 
-  private readonly askers = new Set<CommandIO>();
+  /** Callers of `ask` waiting for their reply, by the id of the input they asked. */
+  private readonly askers = new Map<string, CommandIO>();
 
   private builtins(sdk: PluginSDK): void {
     // The `cli` channel: replies to `homeagent ask`, streamed to the waiting clients as they come.
     sdk.registerOutputChannel('cli', Cap.Text | Cap.Stream, 'the maintenance command line (homeagent ask)', (m) => {
-      for (const io of this.askers) io.send({ kind: m.kind, content: m.content });
+      // A reply goes to the caller whose input it answers; anything else sent to this channel
+      // (output_send__cli from another input's turn, a plugin's message) to every waiting caller.
+      const own = m.input_id !== undefined ? this.askers.get(m.input_id) : undefined;
+      if (own) own.send({ kind: m.kind, content: m.content });
+      else for (const io of this.askers.values()) io.send({ kind: m.kind, content: m.content });
     });
     this.commands.set('ask', async (args, io) => {
       const text = requireString(args, 'text');
-      this.askers.add(io);
+      let id: string | undefined;
       try {
-        return await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, { user: 'cli' });
+        return await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, {
+          user: 'cli',
+          onAccepted: (inputId) => {
+            id = inputId;
+            this.askers.set(inputId, io);
+          },
+        });
       } finally {
-        this.askers.delete(io);
+        if (id !== undefined) this.askers.delete(id);
       }
     });
     this.commands.set('say', async (args) => {
