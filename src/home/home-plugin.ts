@@ -14,7 +14,7 @@ import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { StageContext } from '../kernel/stage-types.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { detectLanguage } from '../kernel/language.js';
-import type { IntentMatch, Vocabulary } from '../intents/types.js';
+import type { IntentMatch } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
@@ -78,7 +78,6 @@ export class HomePlugin implements Plugin {
   /** Repeated warnings about the box's own command topics, per topic (log-limit.ts). */
   private warnings: WarnLimiter | undefined;
   private readonly unsubs: Array<() => void> = [];
-  private readonly vocabListeners = new Set<(v: Vocabulary) => void>();
 
   constructor(private readonly opts: HomePluginOptions = {}) {}
 
@@ -125,28 +124,10 @@ export class HomePlugin implements Plugin {
     return this.gateRef?.confirm(yes, 'api') ?? false;
   }
 
-  /**
-   * Called with the vocabulary at once when the plugin is started (devices
-   * restored from the last run included), at start, and whenever devices,
-   * names or rooms change; returns an unsubscribe function.
-   */
-  onVocabularyChange(cb: (v: Vocabulary) => void): () => void {
-    this.vocabListeners.add(cb);
-    if (this.reg) cb(this.reg.vocabulary());
-    return () => this.vocabListeners.delete(cb);
-  }
-
-  /** Hand the current vocabulary to every listener (a failing listener is logged, the others still run). */
+  /** Publish the current vocabulary on the bus (`plugin.home.vocabulary`, retained for late subscribers such as the speech grammar). */
   private emitVocabulary(sdk: PluginSDK, registry: DeviceRegistry): void {
     const vocab = registry.vocabulary();
     sdk.publish('plugin.home.vocabulary', { vocabulary: vocab, entities: vocab.entities.length, areas: vocab.areas });
-    for (const cb of this.vocabListeners) {
-      try {
-        cb(vocab);
-      } catch (err) {
-        sdk.log.error({ err }, 'vocabulary listener failed');
-      }
-    }
   }
 
   private boxNode(sdk: PluginSDK, configured: string): string {
