@@ -14,6 +14,12 @@ import { HalError } from './errors.js';
 /** A malformed or unsupported WAV file (code WAV_INVALID / WAV_UNSUPPORTED). */
 export class WavError extends HalError {}
 
+/** Lowest and highest sample rate (Hz) a WAV may have: telephone-band 4 kHz audio up to 384 kHz studio files. */
+export const MIN_SAMPLE_RATE = 4000;
+export const MAX_SAMPLE_RATE = 384_000;
+/** Most channels a WAV may have (beyond any microphone array or surround file). */
+export const MAX_CHANNELS = 32;
+
 /** Sample encodings we decode: integer PCM (8/16/24/32 bit) and IEEE float (32/64 bit). */
 export type WavEncoding = 'pcm' | 'float';
 
@@ -103,6 +109,12 @@ function parseFmt(b: Buffer): WavFormat {
   if (channels < 1 || sampleRate < 1 || blockAlign !== channels * (bitsPerSample / 8)) {
     throw new WavError('WAV_INVALID', `inconsistent "fmt " chunk: ${channels} channels, ${sampleRate} Hz, block align ${blockAlign}`);
   }
+  // A header can claim any rate or channel count; converting 1 Hz or 65,535 channels to 16 kHz mono would
+  // cost gigabytes, so what no microphone or sound file uses is refused here (issue 14, bad WAVs).
+  if (sampleRate < MIN_SAMPLE_RATE || sampleRate > MAX_SAMPLE_RATE) {
+    throw new WavError('WAV_UNSUPPORTED', `WAV sample rate ${sampleRate} Hz is outside ${MIN_SAMPLE_RATE}-${MAX_SAMPLE_RATE} Hz`);
+  }
+  if (channels > MAX_CHANNELS) throw new WavError('WAV_UNSUPPORTED', `WAV with ${channels} channels is not supported (at most ${MAX_CHANNELS})`);
   return { encoding, sampleRate, channels, bitsPerSample, blockAlign };
 }
 

@@ -115,6 +115,11 @@ describe('WAV', () => {
     assert.throws(() => parseWav(riff(['fmt ', badAlign], ['data', s16(1, 2)])), wavError('WAV_INVALID'), 'block align does not match');
     assert.throws(() => parseWav(riff(['fmt ', fmtBody(6, 1, 8000, 8)], ['data', Buffer.alloc(4)])), wavError('WAV_UNSUPPORTED'), 'A-law');
     assert.throws(() => parseWav(riff(['fmt ', fmtBody(1, 1, 16000, 12)], ['data', Buffer.alloc(4)])), wavError('WAV_UNSUPPORTED'), '12-bit PCM');
+    // Headers that claim rates or channel counts no recording has (the attack script's bad WAVs): refused, never converted.
+    assert.throws(() => parseWav(riff(['fmt ', fmtBody(1, 1, 1, 16)], ['data', s16(4)])), wavError('WAV_UNSUPPORTED'), '1 Hz');
+    assert.throws(() => parseWav(riff(['fmt ', fmtBody(1, 1, 500_000, 16)], ['data', s16(4)])), wavError('WAV_UNSUPPORTED'), '500 kHz');
+    assert.throws(() => parseWav(riff(['fmt ', fmtBody(1, 65535, 16000, 8)], ['data', Buffer.alloc(65535)])), wavError('WAV_UNSUPPORTED'), '65,535 channels');
+    assert.equal(parseWav(riff(['fmt ', fmtBody(1, 1, 8000, 16)], ['data', s16(4)])).format.sampleRate, 8000, '8 kHz telephone audio is fine');
   });
 
   it('encodeWav refuses a sample rate or channel count that is not a positive integer', () => {
