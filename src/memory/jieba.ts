@@ -49,25 +49,67 @@ function writeAtomic(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
-/** Build the trimmed dictionary and IDF files when absent; returns their paths. */
+/**
+ * Call `fn(line, start, end)` for every non-empty line of `text` without
+ * splitting it into an array (the full dictionary has 349k lines: an array of
+ * them, and an object per line, cost ~100 MB of heap on the first start).
+ */
+function eachLine(text: string, fn: (start: number, end: number) => void): void {
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end > start && text.slice(start, end).trim() !== '') fn(start, end);
+    start = end + 1;
+  }
+}
+
+/** The frequency column of a dictionary line "word freq tag" (0 when absent or not a number). */
+function lineFreq(text: string, start: number, end: number): number {
+  const sp1 = text.indexOf(' ', start);
+  if (sp1 < 0 || sp1 >= end) return 0;
+  let sp2 = text.indexOf(' ', sp1 + 1);
+  if (sp2 < 0 || sp2 > end) sp2 = end;
+  const f = Number(text.slice(sp1 + 1, sp2));
+  return Number.isFinite(f) ? f : 0;
+}
+
+/**
+ * Build the trimmed dictionary and IDF files when absent; returns their paths.
+ * The output is the `JIEBA_DICT_WORDS` most frequent lines, most frequent
+ * first, ties in file order (a stable sort), and the IDF lines of those words.
+ */
 function ensureTrimmedDict(): { dict: string; idf: string } {
   const dir = cacheDir();
   const dict = path.join(dir, 'jieba.dict.utf8');
   const idf = path.join(dir, 'idf.utf8');
   if (fs.existsSync(dict) && fs.existsSync(idf)) return { dict, idf };
   fs.mkdirSync(dir, { recursive: true });
-  const lines = fs.readFileSync(defaultPath('DEFAULT_DICT'), 'utf8').split('\n').filter((l) => l.trim() !== '');
-  const rows = lines.map((l) => {
-    const parts = l.split(' ');
-    return { line: l, word: parts[0] ?? '', freq: Number(parts[1] ?? 0) };
+  const text = fs.readFileSync(defaultPath('DEFAULT_DICT'), 'utf8');
+  // Pass 1: the frequency a line needs to be among the most frequent.
+  const freqs: number[] = [];
+  eachLine(text, (s, e) => freqs.push(lineFreq(text, s, e)));
+  const keep = Math.min(JIEBA_DICT_WORDS, freqs.length);
+  const threshold = keep > 0 ? Float64Array.from(freqs).sort().reverse()[keep - 1]! : Infinity;
+  let atThreshold = keep - freqs.filter((f) => f > threshold).length;
+  // Pass 2: the kept lines (all above the threshold, the first ones at it), then most frequent first.
+  const kept: Array<{ line: string; word: string; freq: number; at: number }> = [];
+  let i = 0;
+  eachLine(text, (s, e) => {
+    const freq = freqs[i]!;
+    if (freq > threshold || (freq === threshold && atThreshold-- > 0)) {
+      const line = text.slice(s, e);
+      kept.push({ line, word: line.split(' ')[0] ?? '', freq, at: i });
+    }
+    i++;
   });
-  rows.sort((a, b) => b.freq - a.freq);
-  const kept = rows.slice(0, JIEBA_DICT_WORDS);
+  kept.sort((a, b) => b.freq - a.freq || a.at - b.at);
   const words = new Set(kept.map((r) => r.word));
-  const idfLines = fs
-    .readFileSync(defaultPath('DEFAULT_IDF_DICT'), 'utf8')
-    .split('\n')
-    .filter((l) => words.has(l.split(' ')[0] ?? ''));
+  const idfText = fs.readFileSync(defaultPath('DEFAULT_IDF_DICT'), 'utf8');
+  const idfLines: string[] = [];
+  eachLine(idfText, (s, e) => {
+    const sp = idfText.indexOf(' ', s);
+    if (words.has(idfText.slice(s, sp < 0 || sp > e ? e : sp))) idfLines.push(idfText.slice(s, e));
+  });
   writeAtomic(dict, kept.map((r) => r.line).join('\n') + '\n');
   writeAtomic(idf, idfLines.join('\n') + '\n');
   return { dict, idf };

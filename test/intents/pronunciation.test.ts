@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { espeakToArpabet, generatePronunciation, loadDictionary, writeDictionary, DEBIAN_CMUDICT } from '../../src/voice/stt/pronunciation.js';
+import { espeakToArpabet, generatePronunciation, lookupPronunciations, writeDictionary, DEBIAN_CMUDICT } from '../../src/voice/stt/pronunciation.js';
 
 test('espeak-ng ASCII phonemes map to ARPAbet', () => {
   assert.deepEqual(espeakToArpabet("'EkoUb,i:"), ['EH', 'K', 'OW', 'B', 'IY']);
@@ -13,9 +13,12 @@ test('espeak-ng ASCII phonemes map to ARPAbet', () => {
 });
 
 test('EcoBee is not in the CMU dictionary and gets a pronunciation from espeak-ng', async () => {
-  const dict = await loadDictionary(DEBIAN_CMUDICT);
+  const dict = await lookupPronunciations(['EcoBee', 'light', 'read'], DEBIAN_CMUDICT);
   assert.equal(dict.has('ecobee'), false);
   assert.ok(dict.has('light'));
+  assert.deepEqual([...dict.keys()].sort(), ['light', 'read'], 'only the words asked for');
+  assert.equal(dict.get('read')!.length, 2, 'alternates "read(2)" kept');
+  await assert.rejects(lookupPronunciations(['light'], '/nonexistent.dict'), (e: unknown) => (e as { code?: string }).code === 'DICT_UNREADABLE');
   const phones = (await generatePronunciation('ecobee')).split(' ');
   assert.ok(phones.length >= 4, phones.join(' '));
   assert.equal(phones[phones.length - 1], 'IY');

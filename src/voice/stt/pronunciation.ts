@@ -26,38 +26,42 @@ export class PronunciationError extends HomeAgentError {
 /** word -> pronunciations (each a space-separated ARPAbet phone string). */
 export type PronouncingDictionary = Map<string, string[]>;
 
-const dictCache = new Map<string, Promise<PronouncingDictionary>>();
-
 /**
- * Load a CMU-format dictionary ("word PH ON ES", alternates as "word(2) ...").
- * Cached per path. Rejects with PronunciationError DICT_UNREADABLE.
+ * The pronunciations of `words` from a CMU-format dictionary ("word PH ON ES",
+ * alternates as "word(2) ..."), lower-cased, alternates in file order. Only
+ * the words asked for are kept: the whole CMU dictionary (135k words) as a
+ * Map costs ~22 MB of heap for the life of the service and ~100 MB while it is
+ * built, for a grammar that uses a few hundred words. Words the dictionary
+ * lacks are absent from the result. Rejects with PronunciationError
+ * DICT_UNREADABLE.
  */
-export function loadDictionary(file: string = DEBIAN_CMUDICT): Promise<PronouncingDictionary> {
-  let p = dictCache.get(file);
-  if (!p) {
-    p = readFile(file, 'utf8').then(
-      (text) => {
-        const dict: PronouncingDictionary = new Map();
-        for (const line of text.split('\n')) {
-          const sp = line.indexOf(' ');
-          if (sp <= 0) continue;
-          const word = line.slice(0, sp).replace(/\(\d+\)$/, '').toLowerCase();
-          const phones = line.slice(sp + 1).replace(/#.*$/, '').trim();
-          if (!phones) continue;
+export async function lookupPronunciations(words: Iterable<string>, file: string = DEBIAN_CMUDICT): Promise<PronouncingDictionary> {
+  const wanted = new Set([...words].map((w) => w.toLowerCase()));
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new PronunciationError('DICT_UNREADABLE', `cannot read pronouncing dictionary ${file} (install pocketsphinx-en-us)`, { cause: err });
+  }
+  const dict: PronouncingDictionary = new Map();
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const sp = text.indexOf(' ', start);
+    if (sp > start && sp < end) {
+      const word = text.slice(start, sp).replace(/\(\d+\)$/, '').toLowerCase();
+      if (wanted.has(word)) {
+        const phones = text.slice(sp + 1, end).replace(/#.*$/, '').trim();
+        if (phones) {
           const list = dict.get(word);
           if (list) list.push(phones);
           else dict.set(word, [phones]);
         }
-        return dict;
-      },
-      (err: unknown) => {
-        dictCache.delete(file);
-        throw new PronunciationError('DICT_UNREADABLE', `cannot read pronouncing dictionary ${file} (install pocketsphinx-en-us)`, { cause: err });
-      },
-    );
-    dictCache.set(file, p);
+      }
+    }
+    start = end + 1;
   }
-  return p;
+  return dict;
 }
 
 /**
@@ -141,7 +145,7 @@ export async function writeDictionary(
   file: string,
   opts: { dictionary?: string; espeakBinary?: string } = {},
 ): Promise<DictionaryReport> {
-  const dict = await loadDictionary(opts.dictionary);
+  const dict = await lookupPronunciations(words, opts.dictionary);
   const lines: string[] = [];
   const generated: Record<string, string> = {};
   const missing = words.filter((w) => !dict.has(w));
