@@ -22,6 +22,8 @@ export interface GpioConfig {
   chipLabel: string;
   stopPin: number;
   pttPin: number;
+  /** The stop button is the one button (listen, stop, no, mute) when no push-to-talk pin is set (plugin.gpio.one_button). */
+  oneButton: boolean;
   buttonsActiveLow: boolean;
   debounceMs: number;
   longPressMs: number;
@@ -36,12 +38,19 @@ export const GPIO_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.gpio.driver', type: 'string', default: 'auto', enum: DRIVER_MODES, description: "GPIO driver: 'auto' (onoff when /sys/class/gpio is usable, else the simulator), 'real' or 'sim'" },
   { key: 'plugin.gpio.sysfs_root', type: 'string', default: '/sys', description: 'Root of sysfs, where class/gpio/gpiochip*/base and label are read to map BCM pins to sysfs numbers' },
   { key: 'plugin.gpio.chip_label', type: 'string', default: '', description: 'Label of the gpiochip driving the header when auto-detection is wrong (e.g. pinctrl-rp1)' },
-  { key: 'plugin.gpio.stop_pin', type: 'integer', default: 17, min: -1, max: 27, description: 'BCM pin of the stop button (-1: none). Stops speech and the LLM at once.' },
-  { key: 'plugin.gpio.ptt_pin', type: 'integer', default: -1, min: -1, max: 27, description: 'BCM pin of the push-to-talk button (-1: none)' },
+  { key: 'plugin.gpio.stop_pin', type: 'integer', default: 17, min: -1, max: 27, description: 'BCM pin of the stop button (-1: none). Stops speech and the LLM at once. With no ptt_pin it is the one button (see one_button).' },
+  { key: 'plugin.gpio.ptt_pin', type: 'integer', default: -1, min: -1, max: 27, description: 'BCM pin of a separate push-to-talk button (-1: none: the stop button is the one button)' },
+  {
+    key: 'plugin.gpio.one_button',
+    type: 'boolean',
+    default: true,
+    description:
+      'With no ptt_pin, the stop button does both (the common Pi voice HATs have one button): a press while idle listens, while listening, thinking or speaking stops, while a yes/no question waits answers no; a long press (long_press_ms) switches the microphone off or on. false: it only stops.',
+  },
   { key: 'plugin.gpio.buttons_active_low', type: 'boolean', default: true, description: 'Buttons connect the pin to GND (with a pull-up); false when they connect it to 3.3 V' },
   { key: 'plugin.gpio.debounce_ms', type: 'integer', default: 30, min: 0, max: 500, description: 'A button level must hold this long (ms) before it counts' },
-  { key: 'plugin.gpio.long_press_ms', type: 'integer', default: 1500, min: 0, max: 10000, description: 'Hold time (ms) of a long press (0: off)' },
-  { key: 'plugin.gpio.long_press_actions', type: 'json', default: { stop: { type: 'none' }, ptt: { type: 'none' } }, description: 'Per button (stop, ptt): {"type":"none"|"stop"} or {"type":"event","name":"plugin.x"} or {"type":"input","text":"good night"}' },
+  { key: 'plugin.gpio.long_press_ms', type: 'integer', default: 2000, min: 0, max: 10000, description: 'Hold time (ms) of a long press (0: off); the one button mutes and unmutes with it' },
+  { key: 'plugin.gpio.long_press_actions', type: 'json', default: { stop: { type: 'none' }, ptt: { type: 'none' } }, description: 'Per button (stop, ptt): {"type":"none"|"stop"} or {"type":"event","name":"plugin.x"} or {"type":"input","text":"good night"}. An action other than none on the one button replaces its mute' },
   { key: 'plugin.gpio.led_pins', type: 'json', default: {}, description: 'Status LEDs: name -> BCM pin, e.g. {"red":22,"green":23,"blue":24} or {"status":22}' },
   { key: 'plugin.gpio.led_patterns', type: 'json', default: DEFAULT_LED_PATTERNS, description: `Per state (${ASSISTANT_STATES.join(', ')}): {"on":["blue"],"blink_ms":300}. A state left out keeps its default, except waiting_for_answer, which looks like your listening pattern when you set that one` },
   { key: 'plugin.gpio.leds_active_low', type: 'boolean', default: false, description: 'LEDs light when the pin is low (wired to 3.3 V through the resistor)' },
@@ -101,6 +110,7 @@ export function readGpioConfig(s: Pick<SettingsAPI, 'get'>): GpioConfig {
     chipLabel: s.get<string>('plugin.gpio.chip_label') ?? '',
     stopPin: s.get<number>('plugin.gpio.stop_pin'),
     pttPin: s.get<number>('plugin.gpio.ptt_pin'),
+    oneButton: s.get<boolean>('plugin.gpio.one_button'),
     buttonsActiveLow: s.get<boolean>('plugin.gpio.buttons_active_low'),
     debounceMs: s.get<number>('plugin.gpio.debounce_ms'),
     longPressMs: s.get<number>('plugin.gpio.long_press_ms'),

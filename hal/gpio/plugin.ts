@@ -4,8 +4,19 @@
  * push-to-talk button (`plugin.gpio.ptt` {pressed}), configurable long-press
  * actions, and status LEDs that follow `assistant_state` bus events.
  * Settings plugin.gpio.*; changes re-open the pins.
+ *
+ * One button does both (the default wiring: one button on GPIO 17, as on the
+ * common Pi voice HATs; `ptt_pin` -1, `one_button` true): what a press does
+ * depends on the assistant state (`oneButtonPress`): idle -> listen
+ * (`plugin.voice.listen` start), listening/thinking/speaking -> stop (L4, as
+ * the stop button always did), waiting_for_answer -> "no" (the press event
+ * answers the open question, the answer capture is cancelled; nothing is
+ * stopped), muted -> nothing. A long press switches the microphone off or
+ * on (`plugin.voice.mute`). With a separate ptt_pin both buttons keep their
+ * single roles.
  */
 import type { Logger } from '../../src/kernel/log-types.js';
+import type { GpioButtonEvent } from '../../src/kernel/events.js';
 import type { Plugin, PluginSDK } from '../../src/kernel/sdk.js';
 import { errorMessage } from '../../src/kernel/errors.js';
 import { systemClock, type Clock } from '../../src/kernel/clock.js';
@@ -26,6 +37,29 @@ export interface GpioPluginDeps {
 /** Which button an event is about. */
 export type ButtonRole = 'stop' | 'ptt';
 
+/** What a press of the one button does (the `does` of `plugin.gpio.button`). */
+export type OneButtonAction = 'listen' | 'stop' | 'no' | 'none';
+
+/**
+ * What a short press of the one button does in `state`: listen when idle
+ * (or after an error), "no" while a yes/no question waits for its answer,
+ * nothing while muted (a long press unmutes), else stop (listening,
+ * thinking, speaking: L4).
+ */
+export function oneButtonPress(state: AssistantState): OneButtonAction {
+  switch (state) {
+    case 'idle':
+    case 'error':
+      return 'listen';
+    case 'waiting_for_answer':
+      return 'no';
+    case 'muted':
+      return 'none';
+    default:
+      return 'stop';
+  }
+}
+
 /** The GPIO plugin. `kernelLevel` because the stop button calls `sdk.stop('button')`. */
 export class GpioPlugin implements Plugin {
   readonly name = 'gpio';
@@ -39,6 +73,8 @@ export class GpioPlugin implements Plugin {
   private unsubs: Array<() => void> = [];
   private openedInputs: GpioInput[] = [];
   private lastState: AssistantState = 'idle';
+  /** The microphone is off (the voice pipeline's mute/unmute facts). */
+  private muted = false;
   private readonly clock: Clock;
 
   constructor(private readonly deps: GpioPluginDeps = {}) {
@@ -81,6 +117,9 @@ export class GpioPlugin implements Plugin {
         this.lastState = e.state;
         this.leds?.show(e.state);
       }),
+      sdk.subscribe('plugin.voice.activity', (a) => {
+        if (a.event === 'mute' || a.event === 'unmute') this.muted = a.event === 'mute';
+      }),
       settings.onChange('plugin.gpio.', () => this.reconfigure()),
     );
   }
@@ -95,14 +134,19 @@ export class GpioPlugin implements Plugin {
     const driver = this.driver;
     try {
       const timing = { debounceMs: cfg.debounceMs, longPressMs: cfg.longPressMs, clock: this.clock };
+      const one = cfg.stopPin >= 0 && cfg.pttPin < 0 && cfg.oneButton;
       if (cfg.stopPin >= 0) {
         const b = new Button(this.input(driver, cfg.stopPin, cfg.buttonsActiveLow), timing);
         b.on('press', () => {
+          if (one) return this.onePress();
           this.publishButton('stop', 'press', 0);
           sdk.stop('button');
         });
         b.on('release', (e) => this.publishButton('stop', 'release', e.heldMs));
-        b.on('long_press', (e) => this.longPress('stop', cfg.longPressActions.stop, e.heldMs));
+        b.on('long_press', (e) => {
+          if (one && cfg.longPressActions.stop.type === 'none') this.oneLongPress(e.heldMs);
+          else this.longPress('stop', cfg.longPressActions.stop, e.heldMs);
+        });
         this.buttons.push(b);
       }
       if (cfg.pttPin >= 0) {
@@ -122,15 +166,54 @@ export class GpioPlugin implements Plugin {
         this.leds = new GpioLeds(driver, { pins: cfg.ledPins, patterns: cfg.ledPatterns, activeLow: cfg.ledsActiveLow, clock: this.clock });
         this.leds.show(this.lastState);
       }
-      sdk.log.info({ driver: driver.kind, stop_pin: cfg.stopPin, ptt_pin: cfg.pttPin, leds: cfg.ledPins }, 'gpio ready');
+      const buttons = one
+        ? `one button on BCM ${cfg.stopPin}: press to talk, to stop, or to answer no${cfg.longPressMs > 0 && cfg.longPressActions.stop.type === 'none' ? `; hold ${cfg.longPressMs / 1000} s to mute or unmute` : ''}`
+        : [cfg.stopPin >= 0 ? `stop button on BCM ${cfg.stopPin}` : '', cfg.pttPin >= 0 ? `push-to-talk on BCM ${cfg.pttPin}` : ''].filter(Boolean).join(', ') || 'no buttons';
+      sdk.log.info({ driver: driver.kind, stop_pin: cfg.stopPin, ptt_pin: cfg.pttPin, one_button: one, leds: cfg.ledPins }, `gpio ready: ${buttons}`);
     } catch (err) {
       this.closePins();
       throw err;
     }
   }
 
-  private publishButton(button: ButtonRole, action: 'press' | 'release' | 'long_press', heldMs: number): void {
-    this.sdk?.publish('plugin.gpio.button', { button, action, held_ms: heldMs });
+  private publishButton(button: ButtonRole, action: 'press' | 'release' | 'long_press', heldMs: number, does?: GpioButtonEvent['does']): void {
+    this.sdk?.publish('plugin.gpio.button', { button, action, held_ms: heldMs, ...(does ? { does } : {}) });
+  }
+
+  /**
+   * A press of the one button (see `oneButtonPress`). For "no" the press
+   * event goes out first (the home plugin's open question takes it as a no),
+   * then the capture waiting for the answer is cancelled, so nothing said
+   * meanwhile is handed on.
+   */
+  private onePress(): void {
+    const sdk = this.sdk;
+    if (!sdk) return;
+    const does = oneButtonPress(this.lastState);
+    this.publishButton('stop', 'press', 0, does);
+    switch (does) {
+      case 'listen':
+        sdk.publish('plugin.voice.listen', { action: 'start', source: 'button' });
+        return;
+      case 'stop':
+        sdk.stop('button');
+        return;
+      case 'no':
+        sdk.publish('plugin.voice.listen', { action: 'cancel', source: 'button' });
+        return;
+      case 'none':
+        this.log?.info({ state: this.lastState }, 'gpio: the microphone is off; hold the button to switch it on');
+        return;
+    }
+  }
+
+  /** A long press of the one button: the microphone off, or on again (`plugin.voice.mute`; the voice pipeline announces it). */
+  private oneLongPress(heldMs: number): void {
+    const sdk = this.sdk;
+    if (!sdk) return;
+    const muted = !this.muted;
+    this.publishButton('stop', 'long_press', heldMs, muted ? 'mute' : 'unmute');
+    sdk.publish('plugin.voice.mute', { muted });
   }
 
   private longPress(button: ButtonRole, action: LongPressAction, heldMs: number): void {

@@ -42,6 +42,12 @@ export interface GpioButtonEvent {
   button: 'stop' | 'ptt';
   action: 'press' | 'release' | 'long_press';
   held_ms: number;
+  /**
+   * What the press or long press did, when the button is the one button of the default wiring (the stop
+   * pin with no push-to-talk pin, hal/gpio/plugin.ts): `listen` (idle), `stop` (busy), `no` (the answer to
+   * a yes/no question), `mute` / `unmute` (long press), `none` (a press while muted). Absent otherwise.
+   */
+  does?: 'listen' | 'stop' | 'no' | 'mute' | 'unmute' | 'none';
 }
 
 /** Payloads of the built-in plugins' events. */
@@ -70,6 +76,13 @@ export interface PluginEvents {
    * long-press action `{"type":"event","name":"plugin.voice.mute"}`, which publishes `{button, held_ms}`).
    */
   'plugin.voice.mute': { muted?: boolean };
+  /**
+   * src/voice: a request to the voice pipeline from a button (hal/gpio's one-button mode): `start` listening
+   * now, ended by the endpointer (a tap of the button while idle); `cancel` the capture in progress without
+   * handing anything on (the press answered the yes/no question the capture was waiting for). `source` names
+   * the requester for the logs ("button").
+   */
+  'plugin.voice.listen': { action: 'start' | 'cancel'; source: string };
 }
 
 /** Event payloads of the typed bus. */

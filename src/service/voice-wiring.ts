@@ -6,7 +6,10 @@
  * rebuilt when it changes; Wyoming dictation when configured) and TTS, all
  * inside the plugin host's guard, and serves the `homeagent listen` command,
  * which feeds uploaded recordings through the same pipeline as live speech
- * and reports what happened.
+ * and reports what happened. It also says how the box can be woken (the
+ * start-up log and `status`: src/service/wake-ways.ts), keeps the Wyoming
+ * wake service's connection state for `status`, and announces once when the
+ * microphone is switched off or on.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,9 +19,11 @@ import type { CommandIO } from '../kernel/commands.js';
 import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { createLogger } from '../kernel/log.js';
-import { createMicrophone, createSpeaker, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';
+import { createMicrophone, createSpeaker, probeSysfsGpio, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';
 import type { Speaker as HalSpeaker } from '../../hal/index.js';
-import { VoicePlugin, registerVoiceSettings, createWyomingAsr } from '../voice/index.js';
+import { VoicePlugin, registerVoiceSettings, createWyomingAsr, createWakeDetector, voiceSetting } from '../voice/index.js';
+import type { WyomingWake } from '../voice/wyoming/wake-client.js';
+import { readWakeConfig, wakeReport, wakeSummary, type WakeConfig, type WakeReport } from './wake-ways.js';
 import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
 import type { Vocabulary } from '../intents/types.js';
@@ -100,6 +105,9 @@ export class VoiceServicePlugin implements Plugin {
   private closed = true;
   private busy = false;
   private lastBuild: Promise<void> = Promise.resolve();
+  private wake: WyomingWake | undefined;
+  private readonly unsubs: Array<() => void> = [];
+  private wakeInfo: WakeReport | undefined;
 
   /** The voice pipeline, while running. */
   get pipeline(): VoicePlugin | undefined {
@@ -119,7 +127,12 @@ export class VoiceServicePlugin implements Plugin {
   /** For `homeagent status`: speaker kind, simulated or not, STT order and grammar state. */
   describe(): Record<string, unknown> {
     if (!this.halSpeaker || this.closed) return { running: false };
-    return { speaker: this.halSpeaker.kind, simulated: this.simulated, stt: { order: this.dictation ? 'grammar-first, dictation' : 'grammar only', grammar: this.grammarInfo } };
+    return {
+      speaker: this.halSpeaker.kind,
+      simulated: this.simulated,
+      stt: { order: this.dictation ? 'grammar-first, dictation' : 'grammar only', grammar: this.grammarInfo },
+      ...(this.wakeInfo ? { wake: { ways: this.wakeInfo.ways.map((w) => w.text), problems: this.wakeInfo.problems, ...(this.wake ? { service: this.wake.endpoint, connection: this.wake.status } : {}) } } : {}),
+    };
   }
 
   /** Resolves when the newest grammar build requested so far has finished (ready or failed; see describe()). */
@@ -166,14 +179,18 @@ export class VoiceServicePlugin implements Plugin {
       rebuild(e.vocabulary);
     });
     if (!announced) rebuild({ entities: [], areas: [] });
-    const pipeline = new VoicePlugin({ microphone: mic, speaker, stt });
+    this.wake = createWakeDetector(settings, { log });
+    const pipeline = new VoicePlugin({ microphone: mic, speaker, stt, wake: this.wake ?? null });
     this.pipelineRef = pipeline;
+    this.unsubs.push(announceMute(sdk));
     await pipeline.start(sdk);
+    this.wakeInfo = logWakeWays(sdk, readWakeConfig(settings));
     sdk.registerCommand('listen', (args, io) => this.listen(sdk, args, io));
   }
 
   async stop(): Promise<void> {
     this.closed = true;
+    for (const u of this.unsubs.splice(0)) u();
     await this.pipelineRef?.stop();
     this.pipelineRef = undefined;
     await this.halSpeaker?.close().catch(() => undefined);
@@ -208,6 +225,49 @@ export class VoiceServicePlugin implements Plugin {
     }
     return { utterances: reports };
   }
+}
+
+/** What the box says when the microphone is switched off or on (plugin.voice.mute), per language. */
+export const MUTE_ANNOUNCEMENTS = {
+  en: { mute: 'Microphone off.', unmute: 'Microphone on.' },
+  zh: { mute: '麦克风已关闭。', unmute: '麦克风已打开。' },
+} as const;
+
+/**
+ * Say it once through the speaker when the microphone is switched off or on
+ * (the one button's long press, Home Assistant, the CLI): the voice
+ * pipeline's `mute` / `unmute` facts come once per change, so each change is
+ * said once. The muted box still speaks (messages, replies), so this is
+ * heard. Returns an unsubscribe function.
+ */
+export function announceMute(sdk: Pick<PluginSDK, 'subscribe' | 'sendOutput' | 'settings' | 'log'>): () => void {
+  return sdk.subscribe('plugin.voice.activity', (a) => {
+    if (a.event !== 'mute' && a.event !== 'unmute') return;
+    const texts = voiceSetting<string>(sdk.settings(), 'language') === 'zh' ? MUTE_ANNOUNCEMENTS.zh : MUTE_ANNOUNCEMENTS.en;
+    sdk.sendOutput('speaker', texts[a.event], { announcement: a.event }).catch((err: unknown) => sdk.log.warn({ err: errorMessage(err) }, 'voice: could not announce the microphone state'));
+  });
+}
+
+/**
+ * Say in the start-up log how the box can be woken (button, push-to-talk,
+ * Wyoming wake service), warn for each problem (nothing wakes it, Chinese
+ * without the Wyoming ASR) and log the notes. The buttons count as simulated
+ * when plugin.gpio.driver is sim, or auto on a machine without usable sysfs
+ * GPIO. Returns the report (for `status`).
+ */
+export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeConfig): WakeReport {
+  let sysfsRoot = '/sys';
+  try {
+    sysfsRoot = sdk.settings().get<string>('plugin.gpio.sysfs_root') || '/sys';
+  } catch {
+    // gpio settings not registered (no GPIO plugin): the default root
+  }
+  const simulated = cfg.gpioDriver === 'sim' || (cfg.gpioDriver === 'auto' && !probeSysfsGpio(sysfsRoot).present);
+  const report = wakeReport(cfg, simulated);
+  if (report.ways.length > 0) sdk.log.info({ ways: report.ways.map((w) => w.kind) }, wakeSummary(report));
+  for (const p of report.problems) sdk.log.warn({}, p);
+  for (const n of report.notes) sdk.log.info({}, n);
+  return report;
 }
 
 async function listenOne(

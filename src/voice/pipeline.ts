@@ -1,6 +1,7 @@
 /**
  * The voice pipeline plugin: activation (push-to-talk `plugin.gpio.ptt`, a
- * Wyoming wake word, or the CLI) -> endpointing -> STT (decoding while the
+ * tap of the one button `plugin.voice.listen`, a Wyoming wake word, or the
+ * CLI) -> endpointing -> STT (decoding while the
  * person speaks) -> `injectInput('speaker', ...)` -> the `speaker` output
  * channel (Cap.Stream: sentences are synthesised and queued as the model
  * writes) -> the speaker. Never silent: when nothing was recognised it says
@@ -56,7 +57,7 @@ export interface VoicePluginDeps {
 }
 
 /** What started a listening turn. */
-export type Trigger = 'ptt' | 'wake' | 'cli' | 'followup' | 'feed';
+export type Trigger = 'ptt' | 'button' | 'wake' | 'cli' | 'followup' | 'feed';
 
 /**
  * Timings of one utterance, ms. Reference point: the moment the endpointer
@@ -182,6 +183,7 @@ export class VoicePlugin implements Plugin {
         } else if (p.pressed === false) this.capture?.finish('forced');
       }),
       sdk.subscribe('plugin.voice.mute', (p) => void this.setMuted(typeof p.muted === 'boolean' ? p.muted : !this.muted)),
+      sdk.subscribe('plugin.voice.listen', (p) => this.onListenRequest(p.action, p.source)),
     );
     const wake = this.deps.wake === null ? undefined : (this.deps.wake ?? createWakeDetector(settings));
     this.input = new AudioInput({
@@ -287,6 +289,11 @@ export class VoicePlugin implements Plugin {
     if (this.muted) throw new Error('voice: the microphone is muted (plugin.voice.mute)');
     if (trigger !== 'followup' && (this.speech?.busy || this.activeTurns > 0)) await this.bargeIn();
     await this.input?.open();
+    if (this.muted) {
+      // muted while the microphone opened: it stays off
+      await this.input?.release(true);
+      throw new Error('voice: the microphone is muted (plugin.voice.mute)');
+    }
     const { outcome } = this.beginCapture(trigger, { ...(noSpeechTimeoutMs !== undefined ? { noSpeechTimeoutMs } : {}), answer });
     return outcome;
   }
@@ -531,6 +538,25 @@ export class VoicePlugin implements Plugin {
     this.capture?.abort();
     await this.speech?.cut();
     this.releaseAudioWaiter();
+  }
+
+  /**
+   * `plugin.voice.listen` (the one button of hal/gpio): `start` listens as
+   * the wake word does (ended by the endpointer; ignored while muted);
+   * `cancel` drops the capture in progress, nothing is handed on (the press
+   * answered the question the capture waited for).
+   */
+  private onListenRequest(action: 'start' | 'cancel', source: string): void {
+    if (action === 'cancel') {
+      if (this.capture && !this.capture.done) this.log?.info({ source }, 'voice: listening cancelled');
+      this.capture?.abort();
+      return;
+    }
+    if (this.muted) {
+      this.log?.info({ source }, 'voice: muted; not listening');
+      return;
+    }
+    this.activate('button').catch((err: unknown) => this.log?.warn({ err: errorMessage(err), source }, 'voice: could not start listening'));
   }
 
   /** Tell the assistant state what happened. */

@@ -7,7 +7,7 @@ import type { TtsEngine } from './tts/types.js';
 import { EspeakTts } from './tts/espeak.js';
 import { PiperTts } from './tts/piper.js';
 import { WyomingTts } from './wyoming/tts-client.js';
-import { WyomingWake } from './wyoming/wake-client.js';
+import { WyomingWake, type WyomingWakeOptions } from './wyoming/wake-client.js';
 import { WyomingAsr } from './stt/wyoming-asr.js';
 import { ConfigError } from '../kernel/errors.js';
 
@@ -41,9 +41,9 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
   { key: `${P}wyoming_tts_port`, type: 'integer', default: 10200, min: 1, max: 65535, description: 'Wyoming TTS port.' },
   { key: `${P}wyoming_asr_host`, type: 'string', default: '', description: "Wyoming ASR host (faster-whisper); '' = no dictation engine." },
   { key: `${P}wyoming_asr_port`, type: 'integer', default: 10300, min: 1, max: 65535, description: 'Wyoming ASR port.' },
-  { key: `${P}wyoming_wake_host`, type: 'string', default: '', description: "Wyoming wake-word host (openWakeWord); '' = no wake word (push-to-talk only)." },
+  { key: `${P}wyoming_wake_host`, type: 'string', default: '', description: "Wyoming wake-word host (openWakeWord or microWakeWord, e.g. Home Assistant's add-on); '' = no wake word (the button only). README: Wake word." },
   { key: `${P}wyoming_wake_port`, type: 'integer', default: 10400, min: 1, max: 65535, description: 'Wyoming wake-word port.' },
-  { key: `${P}wake_words`, type: 'string', default: '', description: "Comma-separated wake word names (e.g. 'ok_nabu'); '' = all the service has." },
+  { key: `${P}wake_words`, type: 'string', default: '', description: "Comma-separated wake word names the service offers (e.g. 'ok_nabu', 'hey_jarvis'; `homeagent doctor` lists them); '' = all the service has." },
 ];
 
 /** Register every VOICE_SETTINGS entry (ignores a duplicate registration error from an earlier call). */
@@ -89,12 +89,16 @@ export function createTtsEngine(settings: SettingsAPI): TtsEngine {
   return new EspeakTts(voice ? { voice } : {});
 }
 
-/** The Wyoming wake-word detector, when plugin.voice.wyoming_wake_host is set. */
-export function createWakeDetector(settings: SettingsAPI): WyomingWake | undefined {
+/**
+ * The Wyoming wake-word detector, when plugin.voice.wyoming_wake_host is set
+ * (it reconnects by itself when the service restarts). `extra`: its log and
+ * clock (src/voice/wyoming/wake-client.ts).
+ */
+export function createWakeDetector(settings: SettingsAPI, extra: Pick<WyomingWakeOptions, 'log' | 'clock'> = {}): WyomingWake | undefined {
   const host = voiceSetting<string>(settings, 'wyoming_wake_host');
   if (!host) return undefined;
   const names = voiceSetting<string>(settings, 'wake_words').split(',').map((s) => s.trim()).filter(Boolean);
-  return new WyomingWake({ host, port: voiceSetting<number>(settings, 'wyoming_wake_port'), ...(names.length ? { names } : {}) });
+  return new WyomingWake({ host, port: voiceSetting<number>(settings, 'wyoming_wake_port'), ...(names.length ? { names } : {}), ...extra });
 }
 
 /** The Wyoming dictation engine, when plugin.voice.wyoming_asr_host is set (for the STT order chain). */

@@ -113,13 +113,19 @@ describe('GpioPlugin', () => {
     await assert.rejects(plugin.start(sdk), (e: unknown) => e instanceof Error && 'code' in e && e.code === 'HAL_BAD_CONFIG');
   });
 
-  it("'auto' without sysfs GPIO picks the simulator, logs why, and simulated presses reach sdk.stop", async () => {
+  it("'auto' without sysfs GPIO picks the simulator, logs why, and simulated presses reach the one button (idle: listen; speaking: sdk.stop)", async () => {
     const clock = new FakeClock();
     const plugin = new GpioPlugin({ clock });
     const sdk = new FakeSdk({ name: 'gpio', settings: { 'plugin.gpio.sysfs_root': '/nonexistent-sysfs' } });
     await plugin.start(sdk);
     assert.ok(plugin.gpio instanceof SimGpioDriver);
     assert.ok(sdk.log.messages('warn').some((m) => /gpio: no hardware .*falling back to the simulator/.test(m)));
+    plugin.simulateButton('stop', 1);
+    clock.advance(30);
+    assert.deepEqual(sdk.events('plugin.voice.listen'), [{ action: 'start', source: 'button' }]);
+    plugin.simulateButton('stop', 0);
+    clock.advance(30);
+    sdk.publish('assistant_state', { state: 'speaking' });
     plugin.simulateButton('stop', 1);
     clock.advance(30);
     assert.deepEqual(sdk.stops, ['button']);

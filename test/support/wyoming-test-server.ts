@@ -4,7 +4,7 @@
  * streaming synthesize-start/-chunk/-stop events and synthesize-stopped) and
  * openWakeWord (wake), with `describe` -> `info`. Behaviour comes from
  * callbacks the test passes in; faults are injected per event type.
- * Listens on 127.0.0.1 on a free port; `close()` ends every connection.
+ * Listens on 127.0.0.1 on a free port (or `port`); `close()` ends every connection.
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
@@ -40,6 +40,8 @@ export interface WyomingTestServerOptions {
   faults?: Record<string, Fault>;
   /** Bytes per TTS audio-chunk (default 2048). */
   ttsChunkBytes?: number;
+  /** Port to listen on (default: a free one); a test restarts a service on the port it had. */
+  port?: number;
 }
 
 /** A running test server. */
@@ -229,7 +231,13 @@ export async function startWyomingTestServer(opts: WyomingTestServerOptions = {}
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const addr = server.address() as net.AddressInfo;
   return {
     port: addr.port,

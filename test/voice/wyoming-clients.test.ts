@@ -203,10 +203,10 @@ test('wake: audio-stop without detection gets not-detected (protocol check with 
   assert.equal(ev.type, 'not-detected');
 });
 
-test('wake: refused connection reports onError with WYOMING_CONNECT', async () => {
+test('wake without reconnect: a refused connection reports onError with WYOMING_CONNECT', async () => {
   const port = await closedPort();
   const err = await new Promise<Error>((resolve) => {
-    new WyomingWake({ host: '127.0.0.1', port }).start({ onDetection: () => undefined, onError: resolve });
+    new WyomingWake({ host: '127.0.0.1', port, reconnect: false }).start({ onDetection: () => undefined, onError: resolve });
   });
   assert.ok(code('WYOMING_CONNECT')(err));
 });

@@ -1,0 +1,122 @@
+/**
+ * How the box can be woken, in plain words, for the start-up log, `homeagent
+ * status` and `homeagent doctor` (one answer for the three): the one button
+ * (the stop pin with no push-to-talk pin), a separate push-to-talk button,
+ * the Wyoming wake service (openWakeWord / microWakeWord, the supported wake
+ * word), and what is wrong when nothing can wake it. Also the Chinese note:
+ * Debian has no Chinese acoustic model for pocketsphinx, so spoken Chinese
+ * needs the Wyoming ASR. Pure: reads settings, no IO.
+ */
+import type { SettingsAPI } from '../kernel/settings-types.js';
+
+/** What decides how the box can be woken (plugin.gpio.* and plugin.voice.*). Pins are BCM numbers, -1 = none. */
+export interface WakeConfig {
+  /** plugin.gpio.stop_pin. */
+  stopPin: number;
+  /** plugin.gpio.ptt_pin. */
+  pttPin: number;
+  /** plugin.gpio.one_button. */
+  oneButton: boolean;
+  /** plugin.gpio.long_press_ms (0: no long press). */
+  longPressMs: number;
+  /** plugin.gpio.driver ('auto' | 'real' | 'sim'). */
+  gpioDriver: string;
+  /** plugin.voice.wyoming_wake_host ('' = no wake service). */
+  wakeHost: string;
+  /** plugin.voice.wyoming_wake_port. */
+  wakePort: number;
+  /** plugin.voice.wake_words (comma-separated; '' = all the service has). */
+  wakeWords: string;
+  /** plugin.voice.language ('en' | 'zh'). */
+  language: string;
+  /** plugin.voice.wyoming_asr_host ('' = no dictation engine). */
+  asrHost: string;
+}
+
+/** One way to wake the box. */
+export interface WakeWay {
+  kind: 'button' | 'push_to_talk' | 'wake_service';
+  /** Plain words: "press the button on BCM 17", "say the wake word (ok_nabu) ...". */
+  text: string;
+}
+
+/** The answer: the ways, and what is wrong (nothing wakes it; Chinese without the Wyoming ASR). */
+export interface WakeReport {
+  ways: WakeWay[];
+  /** Problems a user should fix (warnings in the log, failures in doctor). */
+  problems: string[];
+  /** Facts worth saying that are not problems. */
+  notes: string[];
+}
+
+/** The Chinese-speech fact (issue 15): said by doctor and the start-up log when plugin.voice.language is zh. */
+export const CHINESE_SPEECH_NOTE =
+  'Debian has no Chinese acoustic model for pocketsphinx: spoken Chinese is recognised only by the Wyoming ASR (plugin.voice.wyoming_asr_host, e.g. faster-whisper), and a Chinese wake word needs the Wyoming wake service; typed Chinese works without either';
+
+/** Read a WakeConfig from the settings; a key not registered reads as its default. */
+export function readWakeConfig(s: Pick<SettingsAPI, 'get'>): WakeConfig {
+  const get = <T>(key: string, dflt: T): T => {
+    try {
+      const v = s.get<T>(key);
+      return v === undefined || v === null ? dflt : v;
+    } catch {
+      return dflt;
+    }
+  };
+  return {
+    stopPin: get('plugin.gpio.stop_pin', 17),
+    pttPin: get('plugin.gpio.ptt_pin', -1),
+    oneButton: get('plugin.gpio.one_button', true),
+    longPressMs: get('plugin.gpio.long_press_ms', 2000),
+    gpioDriver: get('plugin.gpio.driver', 'auto'),
+    wakeHost: get('plugin.voice.wyoming_wake_host', ''),
+    wakePort: get('plugin.voice.wyoming_wake_port', 10400),
+    wakeWords: get('plugin.voice.wake_words', ''),
+    language: get('plugin.voice.language', 'en'),
+    asrHost: get('plugin.voice.wyoming_asr_host', ''),
+  };
+}
+
+/**
+ * How the box can be woken with this configuration. `gpioSimulated`: the
+ * buttons are simulated (no GPIO on this machine, or driver sim), which is
+ * said with each button; a box whose only way is a simulated button cannot
+ * be woken by a person in the room, which is a problem.
+ */
+export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'): WakeReport {
+  const ways: WakeWay[] = [];
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const sim = gpioSimulated ? ' (simulated: no GPIO here, only the WebUI/CLI can press it)' : '';
+  if (c.stopPin >= 0 && c.pttPin < 0 && c.oneButton) {
+    const hold = c.longPressMs > 0 ? `; hold it ${c.longPressMs / 1000} s to switch the microphone off or on` : '';
+    ways.push({ kind: 'button', text: `press the button on BCM ${c.stopPin} to talk (it also stops a reply and answers no)${hold}${sim}` });
+  }
+  if (c.pttPin >= 0) ways.push({ kind: 'push_to_talk', text: `hold the push-to-talk button on BCM ${c.pttPin} while speaking${sim}` });
+  if (c.wakeHost) {
+    const words = c.wakeWords.trim() ? c.wakeWords.split(',').map((w) => w.trim()).filter(Boolean).join(' or ') : 'any wake word the service has';
+    ways.push({ kind: 'wake_service', text: `say the wake word (${words}), heard by the Wyoming wake service at ${c.wakeHost}:${c.wakePort}` });
+  }
+  const physical = ways.some((w) => w.kind === 'wake_service') || (ways.length > 0 && !gpioSimulated);
+  if (ways.length === 0) {
+    problems.push(
+      c.stopPin >= 0 && c.pttPin < 0 && !c.oneButton
+        ? `nothing can wake the box: the button on BCM ${c.stopPin} only stops (plugin.gpio.one_button is false), there is no push-to-talk pin and no wake word (plugin.voice.wyoming_wake_host is empty); only the console and \`homeagent listen\` reach it`
+        : 'nothing can wake the box: no button (plugin.gpio.stop_pin and ptt_pin are -1) and no wake word (plugin.voice.wyoming_wake_host is empty); only the console and `homeagent listen` reach it',
+    );
+  } else if (!physical) {
+    problems.push('nobody in the room can wake the box: its only button is simulated (no GPIO found) and no wake word is configured (plugin.voice.wyoming_wake_host is empty)');
+  }
+  if (!c.wakeHost) notes.push('no wake word: run a Wyoming wake service (openWakeWord) and set plugin.voice.wyoming_wake_host (README: Wake word)');
+  if (c.language === 'zh') {
+    if (c.asrHost) notes.push(`${CHINESE_SPEECH_NOTE}; the Wyoming ASR is set (${c.asrHost})`);
+    else problems.push(`plugin.voice.language is zh but plugin.voice.wyoming_asr_host is empty: ${CHINESE_SPEECH_NOTE}`);
+  }
+  return { ways, problems, notes };
+}
+
+/** One line for the log: "the box can be woken by: ...; ..." or "nothing can wake the box ...". */
+export function wakeSummary(r: WakeReport): string {
+  if (r.ways.length === 0) return r.problems[0] ?? 'nothing can wake the box';
+  return `the box can be woken by: ${r.ways.map((w) => w.text).join('; or ')}`;
+}
