@@ -97,6 +97,16 @@ function statusText(r: Record<string, unknown>): string {
     const g = isRecord(stt.grammar) ? stt.grammar : {};
     const grammar = g.state === 'ready' ? `grammar ready (${String(g.entities ?? 0)} devices, ${String(g.words ?? '?')} words)` : `grammar ${String(g.state ?? '?')}${g.error ? `: ${String(g.error)}` : ''}`;
     row('Voice', `speaker ${String(v.speaker ?? '?')}${v.simulated ? ' (simulated audio)' : ''}; recognition ${String(stt.order ?? '?')}, ${grammar}`);
+    // How the box can be woken (src/service/wake-ways.ts) and the wake service's connection.
+    const w = isRecord(v.wake) ? v.wake : undefined;
+    if (w) {
+      const ways = Array.isArray(w.ways) ? w.ways.map(String) : [];
+      const problems = Array.isArray(w.problems) ? w.problems.map(String) : [];
+      const conn = isRecord(w.connection) ? w.connection : undefined;
+      for (const [i, way] of ways.entries()) row(i === 0 ? 'Wake' : '', way);
+      if (conn) row(ways.length ? '' : 'Wake', `wake service ${String(w.service ?? '?')}: ${conn.state === 'connected' ? 'connected' : `NOT connected (${String(conn.state)}${conn.error ? `: ${String(conn.error)}` : ''}; it reconnects by itself)`}`);
+      for (const p of problems) row(ways.length || conn ? '' : 'Wake', `WARNING: ${p}`);
+    }
   }
   const a = isRecord(r.agent) ? r.agent : {};
   row('Agent', `${a.running ? 'answering' : 'idle'}, ${Number(a.queue ?? 0) + Number(a.pending ?? 0) + Number(a.inbox ?? 0)} waiting`);

@@ -1,7 +1,9 @@
 /**
  * `homeagent doctor`: checks what the box depends on and says what to fix for
  * each failure — whether the service runs, audio devices, GPIO access,
- * whether anything can start listening (a push-to-talk pin or a wake word),
+ * how the box can be woken (the one button, a push-to-talk pin, the Wyoming
+ * wake service, which must answer and offer the configured wake words),
+ * Chinese speech (needs the Wyoming ASR),
  * the programs speech needs (espeak-ng, pocketsphinx and its model), the MQTT
  * broker, each LLM source (reachable, model present, supports tools), disk
  * space, database integrity. Every check has a time limit and never throws.
@@ -20,6 +22,9 @@ import { MEMORY_STORE } from '../memory/db.js';
 import { TIMERS_STORE } from '../plugins/timers/timer-service.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
+import { describeWyoming } from '../voice/wyoming/connection.js';
+import { probeSysfsGpio } from '../../hal/gpio/onoff-driver.js';
+import { readWakeConfig, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -54,15 +59,12 @@ export interface DoctorInput {
   service?: { running: boolean; socket: string };
 }
 
-/** What the listening and speech checks read from the settings. */
-export interface VoiceDoctorInput {
-  /** plugin.gpio.ptt_pin (-1: none). */
-  pttPin: number;
-  /** plugin.gpio.driver ('auto' | 'real' | 'sim'). */
-  gpioDriver: string;
-  /** plugin.voice.wyoming_wake_host ('' = no wake word). */
-  wakeHost: string;
-  wakePort: number;
+/**
+ * What the listening and speech checks read from the settings: how the box
+ * can be woken (src/service/wake-ways.ts WakeConfig: the buttons, the
+ * Wyoming wake service, the language and the Wyoming ASR) and the TTS engine.
+ */
+export interface VoiceDoctorInput extends WakeConfig {
   /** plugin.voice.tts_engine. */
   ttsEngine: string;
 }
@@ -84,25 +86,78 @@ export function findOnPath(name: string, pathEnv = process.env.PATH ?? ''): stri
   return undefined;
 }
 
+/** How to get a wake word: the Wyoming wake service (README "Wake word"). */
+const WAKE_FIX = 'run a Wyoming wake service (docker run -d -p 10400:10400 rhasspy/wyoming-openwakeword --preload-model ok_nabu, or the openWakeWord add-on of Home Assistant) and: homeagent config set plugin.voice.wyoming_wake_host HOST';
+
 /**
- * Can anything start listening? The voice pipeline listens after a press of
- * the push-to-talk button (plugin.gpio.ptt_pin) or a wake word (a Wyoming
- * wake-word service, plugin.voice.wyoming_wake_host). With neither, the box
- * only hears `homeagent listen` and the console.
+ * How can the box be woken (src/service/wake-ways.ts)? The one button (the
+ * stop pin with no push-to-talk pin), a separate push-to-talk button, the
+ * Wyoming wake service. Fails when nothing can wake it, or when the only
+ * way is a simulated button (`gpioSimulated`: plugin.gpio.driver sim, or no
+ * GPIO on this machine). The detail names every way in plain words.
  */
-export function checkListening(v: VoiceDoctorInput): DoctorCheck {
-  const ways: string[] = [];
-  if (v.pttPin >= 0) ways.push(`push-to-talk on BCM pin ${v.pttPin}${v.gpioDriver === 'sim' ? ' (simulated GPIO: plugin.gpio.driver is sim)' : ''}`);
-  if (v.wakeHost) ways.push(`wake word from ${v.wakeHost}:${v.wakePort}`);
-  if (ways.length === 0) {
+export function checkListening(v: VoiceDoctorInput, gpioSimulated = v.gpioDriver === 'sim'): DoctorCheck {
+  const r = wakeReport(v, gpioSimulated);
+  if (r.problems.length > 0) {
     return {
       name: 'listening',
       ok: false,
-      detail: 'nothing can start listening: no push-to-talk pin (plugin.gpio.ptt_pin is -1) and no wake word (plugin.voice.wyoming_wake_host is empty); only the console and `homeagent listen` reach the box',
-      fix: 'wire a button and run: homeagent config set plugin.gpio.ptt_pin 27 (its BCM pin), or run openWakeWord (Wyoming, port 10400) and: homeagent config set plugin.voice.wyoming_wake_host 127.0.0.1',
+      detail: [...r.problems, ...r.ways.map((w) => w.text)].join('; '),
+      fix: `wire a button to BCM 17 and GND (homeagent config set plugin.gpio.one_button true; or a separate push-to-talk button: plugin.gpio.ptt_pin), or ${WAKE_FIX}`,
     };
   }
-  return { name: 'listening', ok: true, detail: ways.join('; ') };
+  return { name: 'listening', ok: true, detail: wakeSummary(r) };
+}
+
+/**
+ * Chinese speech (plugin.voice.language zh): Debian has no Chinese acoustic
+ * model for pocketsphinx, so spoken Chinese needs the Wyoming ASR. Fails
+ * without plugin.voice.wyoming_asr_host; undefined for other languages.
+ */
+export function checkChineseSpeech(v: VoiceDoctorInput): DoctorCheck | undefined {
+  const zh = wakeReport(v).chinese;
+  if (!zh) return undefined;
+  if (zh.ok) return { name: 'chinese speech', ok: true, detail: zh.text };
+  return {
+    name: 'chinese speech',
+    ok: false,
+    detail: zh.text,
+    fix: 'run faster-whisper with Wyoming (docker run -d -p 10300:10300 rhasspy/wyoming-whisper --model small --language zh) and: homeagent config set plugin.voice.wyoming_asr_host HOST',
+  };
+}
+
+/** The wake word names a Wyoming `info` offers (info.wake[].models[].name). */
+export function offeredWakeWords(info: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const prog of Array.isArray(info.wake) ? (info.wake as unknown[]) : []) {
+    const models = typeof prog === 'object' && prog !== null && Array.isArray((prog as { models?: unknown }).models) ? ((prog as { models: unknown[] }).models) : [];
+    for (const m of models) if (typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string') out.push((m as { name: string }).name);
+  }
+  return out;
+}
+
+/**
+ * The Wyoming wake service answers (`describe` -> `info` within 3 s), has
+ * wake words, and has the ones plugin.voice.wake_words asks for. Undefined
+ * when no wake service is configured.
+ */
+export async function checkWakeService(v: VoiceDoctorInput, timeoutMs = 3000): Promise<DoctorCheck | undefined> {
+  if (!v.wakeHost) return undefined;
+  const where = `${v.wakeHost}:${v.wakePort}`;
+  let info: Record<string, unknown>;
+  try {
+    info = await describeWyoming({ host: v.wakeHost, port: v.wakePort, connectTimeoutMs: timeoutMs }, timeoutMs);
+  } catch (err) {
+    return { name: 'wake word service', ok: false, detail: `${where}: ${errorMessage(err)}; the box is not woken by voice until it answers (it reconnects by itself)`, fix: `start the wake service (docker ps; the openWakeWord add-on's log) or correct plugin.voice.wyoming_wake_host/_port; ${WAKE_FIX}` };
+  }
+  const offered = offeredWakeWords(info);
+  if (offered.length === 0) return { name: 'wake word service', ok: false, detail: `${where} answers but offers no wake word (is it a wake service? ASR is on 10300, TTS on 10200)`, fix: WAKE_FIX };
+  const wanted = v.wakeWords.split(',').map((w) => w.trim()).filter(Boolean);
+  const missing = wanted.filter((w) => !offered.includes(w));
+  if (missing.length > 0) {
+    return { name: 'wake word service', ok: false, detail: `${where} does not offer ${missing.join(', ')} (it offers: ${offered.join(', ')})`, fix: `homeagent config set plugin.voice.wake_words ${offered[0]} (one of: ${offered.join(', ')})` };
+  }
+  return { name: 'wake word service', ok: true, detail: `${where} answers; listening for ${wanted.length ? wanted.join(', ') : `all it offers: ${offered.join(', ')}`}` };
 }
 
 /** The programs speech needs: espeak-ng (the default TTS, and pronunciations) and pocketsphinx_batch with its model. */
@@ -146,13 +201,7 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
     ...(brokerUrl ? { brokerUrl, brokerUsername: get('plugin.mqtt.username', ''), brokerPassword: get('plugin.mqtt.password', '') } : {}),
     sources,
     sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
-    voice: {
-      pttPin: get('plugin.gpio.ptt_pin', -1),
-      gpioDriver: get('plugin.gpio.driver', 'auto'),
-      wakeHost: get('plugin.voice.wyoming_wake_host', ''),
-      wakePort: get('plugin.voice.wyoming_wake_port', 10400),
-      ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng'),
-    },
+    voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng') },
   };
 }
 
@@ -314,7 +363,15 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   }
   checks.push(...(await checkAudio()));
   checks.push(checkGpio(input.sysfsRoot));
-  if (input.voice) checks.push(checkListening(input.voice));
+  if (input.voice) {
+    const v = input.voice;
+    const gpioSimulated = v.gpioDriver === 'sim' || (v.gpioDriver === 'auto' && !probeSysfsGpio(input.sysfsRoot ?? '/sys').present);
+    checks.push(checkListening(v, gpioSimulated));
+    const wake = await checkWakeService(v);
+    if (wake) checks.push(wake);
+    const zh = checkChineseSpeech(v);
+    if (zh) checks.push(zh);
+  }
   checks.push(...checkSpeechPrograms(input.voice, input.pathEnv, input.pocketsphinxModelDir));
   checks.push(await checkBroker(input.brokerUrl, input.brokerUsername, input.brokerPassword));
   for (const s of input.sources) checks.push(await checkLlmSource(s, input.fetchImpl));

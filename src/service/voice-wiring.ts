@@ -131,7 +131,7 @@ export class VoiceServicePlugin implements Plugin {
       speaker: this.halSpeaker.kind,
       simulated: this.simulated,
       stt: { order: this.dictation ? 'grammar-first, dictation' : 'grammar only', grammar: this.grammarInfo },
-      ...(this.wakeInfo ? { wake: { ways: this.wakeInfo.ways.map((w) => w.text), problems: this.wakeInfo.problems, ...(this.wake ? { service: this.wake.endpoint, connection: this.wake.status } : {}) } } : {}),
+      ...(this.wakeInfo ? { wake: { ways: this.wakeInfo.ways.map((w) => w.text), problems: [...this.wakeInfo.problems, ...(this.wakeInfo.chinese && !this.wakeInfo.chinese.ok ? [this.wakeInfo.chinese.text] : [])], ...(this.wake ? { service: this.wake.endpoint, connection: this.wake.status } : {}) } } : {}),
     };
   }
 
@@ -250,8 +250,9 @@ export function announceMute(sdk: Pick<PluginSDK, 'subscribe' | 'sendOutput' | '
 
 /**
  * Say in the start-up log how the box can be woken (button, push-to-talk,
- * Wyoming wake service), warn for each problem (nothing wakes it, Chinese
- * without the Wyoming ASR) and log the notes. The buttons count as simulated
+ * Wyoming wake service), warn for each problem (nobody can wake it) and for
+ * Chinese without the Wyoming ASR (with zh and the ASR set, the Chinese fact
+ * is logged as information), and log the notes. The buttons count as simulated
  * when plugin.gpio.driver is sim, or auto on a machine without usable sysfs
  * GPIO. Returns the report (for `status`).
  */
@@ -267,6 +268,10 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
   if (report.ways.length > 0) sdk.log.info({ ways: report.ways.map((w) => w.kind) }, wakeSummary(report));
   for (const p of report.problems) sdk.log.warn({}, p);
   for (const n of report.notes) sdk.log.info({}, n);
+  if (report.chinese) {
+    if (report.chinese.ok) sdk.log.info({}, report.chinese.text);
+    else sdk.log.warn({}, report.chinese.text);
+  }
   return report;
 }
 

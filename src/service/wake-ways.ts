@@ -3,7 +3,7 @@
  * status` and `homeagent doctor` (one answer for the three): the one button
  * (the stop pin with no push-to-talk pin), a separate push-to-talk button,
  * the Wyoming wake service (openWakeWord / microWakeWord, the supported wake
- * word), and what is wrong when nothing can wake it. Also the Chinese note:
+ * word), and what is wrong when nobody can wake it. Also the Chinese fact:
  * Debian has no Chinese acoustic model for pocketsphinx, so spoken Chinese
  * needs the Wyoming ASR. Pure: reads settings, no IO.
  */
@@ -40,13 +40,15 @@ export interface WakeWay {
   text: string;
 }
 
-/** The answer: the ways, and what is wrong (nothing wakes it; Chinese without the Wyoming ASR). */
+/** The answer: the ways, what is wrong with them, and the Chinese-speech fact. */
 export interface WakeReport {
   ways: WakeWay[];
-  /** Problems a user should fix (warnings in the log, failures in doctor). */
+  /** Why nobody can wake the box (warnings in the log, a failure in doctor); empty when somebody can. */
   problems: string[];
-  /** Facts worth saying that are not problems. */
+  /** Facts worth saying that are not problems (no wake word configured). */
   notes: string[];
+  /** plugin.voice.language is zh: `ok` when the Wyoming ASR is set (else a warning); absent for other languages. */
+  chinese?: { ok: boolean; text: string };
 }
 
 /** The Chinese-speech fact (issue 15): said by doctor and the start-up log when plugin.voice.language is zh. */
@@ -108,11 +110,13 @@ export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'
     problems.push('nobody in the room can wake the box: its only button is simulated (no GPIO found) and no wake word is configured (plugin.voice.wyoming_wake_host is empty)');
   }
   if (!c.wakeHost) notes.push('no wake word: run a Wyoming wake service (openWakeWord) and set plugin.voice.wyoming_wake_host (README: Wake word)');
+  const report: WakeReport = { ways, problems, notes };
   if (c.language === 'zh') {
-    if (c.asrHost) notes.push(`${CHINESE_SPEECH_NOTE}; the Wyoming ASR is set (${c.asrHost})`);
-    else problems.push(`plugin.voice.language is zh but plugin.voice.wyoming_asr_host is empty: ${CHINESE_SPEECH_NOTE}`);
+    report.chinese = c.asrHost
+      ? { ok: true, text: `${CHINESE_SPEECH_NOTE}; the Wyoming ASR is set (${c.asrHost})` }
+      : { ok: false, text: `plugin.voice.language is zh, but ${CHINESE_SPEECH_NOTE}; plugin.voice.wyoming_asr_host is empty, so spoken Chinese is not recognised` };
   }
-  return { ways, problems, notes };
+  return report;
 }
 
 /** One line for the log: "the box can be woken by: ...; ..." or "nothing can wake the box ...". */

@@ -1,31 +1,102 @@
 /**
- * `homeagent doctor` notices (issue 14) that nothing can start listening (no
- * push-to-talk pin and no wake word) and that espeak-ng or pocketsphinx (or
- * its model) is missing: real files on a PATH made for the test.
+ * `homeagent doctor` says how the box can be woken (issue 15: the one
+ * button, push-to-talk, the Wyoming wake service, which it asks for its wake
+ * words) and fails when nobody can wake it; Chinese without the Wyoming ASR;
+ * espeak-ng or pocketsphinx (or its model) missing: real files on a PATH made
+ * for the test. The start-up log says the same.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkListening, checkSpeechPrograms, doctorInputFromSettings, findOnPath } from '../../src/service/doctor.js';
+import { checkChineseSpeech, checkListening, checkSpeechPrograms, checkWakeService, doctorInputFromSettings, findOnPath } from '../../src/service/doctor.js';
+import { logWakeWays } from '../../src/service/voice-wiring.js';
+import { startWyomingTestServer } from '../support/wyoming-test-server.js';
+import { FakeSdk } from '../support/fake-sdk.js';
+import { printResult } from '../../src/cli/format.js';
 import { ConfigRegistry } from '../../src/config/registry.js';
 import { registerAllSettings } from '../../src/service/settings.js';
 
-const voice = { pttPin: -1, gpioDriver: 'auto', wakeHost: '', wakePort: 10400, ttsEngine: 'espeak-ng' };
+const voice = {
+  stopPin: 17, pttPin: -1, oneButton: true, longPressMs: 2000, gpioDriver: 'auto', wakeHost: '', wakePort: 10400, wakeWords: '', language: 'en', asrHost: '', ttsEngine: 'espeak-ng',
+};
 
-test('listening: neither a push-to-talk pin nor a wake word fails with both fixes; either one passes', () => {
-  const none = checkListening(voice);
+test('listening: the default wiring is the one button (press to talk); every way is named; nothing at all fails with the fixes', () => {
+  const one = checkListening(voice, false);
+  assert.equal(one.ok, true);
+  assert.match(one.detail, /press the button on BCM 17 to talk .*hold it 2 s to switch the microphone off or on/);
+  const none = checkListening({ ...voice, stopPin: -1 }, false);
   assert.equal(none.ok, false);
-  assert.match(none.detail, /nothing can start listening/);
+  assert.match(none.detail, /nothing can wake the box/);
   assert.match(none.fix ?? '', /plugin\.gpio\.ptt_pin/);
   assert.match(none.fix ?? '', /plugin\.voice\.wyoming_wake_host/);
-  const ptt = checkListening({ ...voice, pttPin: 27 });
+  assert.match(none.fix ?? '', /rhasspy\/wyoming-openwakeword/);
+  const stopOnly = checkListening({ ...voice, oneButton: false }, false);
+  assert.equal(stopOnly.ok, false);
+  assert.match(stopOnly.detail, /only stops \(plugin\.gpio\.one_button is false\)/);
+  const ptt = checkListening({ ...voice, pttPin: 27 }, false);
   assert.equal(ptt.ok, true);
-  assert.match(ptt.detail, /push-to-talk on BCM pin 27/);
-  const wake = checkListening({ ...voice, wakeHost: '127.0.0.1' });
+  assert.match(ptt.detail, /push-to-talk button on BCM 27/);
+  assert.doesNotMatch(ptt.detail, /BCM 17 to talk/, 'with a separate push-to-talk pin the stop button only stops');
+  const wake = checkListening({ ...voice, stopPin: -1, wakeHost: '127.0.0.1', wakeWords: 'ok_nabu' }, false);
   assert.equal(wake.ok, true);
-  assert.match(wake.detail, /wake word from 127\.0\.0\.1:10400/);
+  assert.match(wake.detail, /say the wake word \(ok_nabu\), heard by the Wyoming wake service at 127\.0\.0\.1:10400/);
+});
+
+test('listening: a box whose only button is simulated (no GPIO here) cannot be woken by anybody in the room', () => {
+  const sim = checkListening(voice, true);
+  assert.equal(sim.ok, false);
+  assert.match(sim.detail, /nobody in the room can wake the box/);
+  assert.equal(checkListening({ ...voice, wakeHost: 'nabu.local' }, true).ok, true, 'the wake word still works');
+});
+
+test('chinese: zh without the Wyoming ASR fails and says why (no Chinese acoustic model for pocketsphinx); with it, ok; other languages: no check', () => {
+  assert.equal(checkChineseSpeech(voice), undefined);
+  const bad = checkChineseSpeech({ ...voice, language: 'zh' });
+  assert.equal(bad?.ok, false);
+  assert.match(bad?.detail ?? '', /Debian has no Chinese acoustic model for pocketsphinx/);
+  assert.match(bad?.detail ?? '', /typed Chinese works/);
+  assert.match(bad?.fix ?? '', /plugin\.voice\.wyoming_asr_host/);
+  const good = checkChineseSpeech({ ...voice, language: 'zh', asrHost: '10.0.0.2' });
+  assert.equal(good?.ok, true);
+  assert.match(good?.detail ?? '', /Wyoming ASR is set \(10\.0\.0\.2\)/);
+});
+
+test('wake word service: answers and lists its wake words; a name it lacks and a service that is down fail with the fix', async () => {
+  const s = await startWyomingTestServer();
+  try {
+    const ok = await checkWakeService({ ...voice, wakeHost: s.host, wakePort: s.port });
+    assert.equal(ok?.ok, true);
+    assert.match(ok?.detail ?? '', /listening for all it offers: ok_nabu/);
+    const named = await checkWakeService({ ...voice, wakeHost: s.host, wakePort: s.port, wakeWords: 'ok_nabu' });
+    assert.equal(named?.ok, true);
+    const missing = await checkWakeService({ ...voice, wakeHost: s.host, wakePort: s.port, wakeWords: 'hey_jarvis' });
+    assert.equal(missing?.ok, false);
+    assert.match(missing?.detail ?? '', /does not offer hey_jarvis \(it offers: ok_nabu\)/);
+    assert.match(missing?.fix ?? '', /plugin\.voice\.wake_words ok_nabu/);
+  } finally {
+    await s.close();
+  }
+  const down = await checkWakeService({ ...voice, wakeHost: s.host, wakePort: s.port });
+  assert.equal(down?.ok, false);
+  assert.match(down?.detail ?? '', /reconnects by itself/);
+  assert.equal(await checkWakeService(voice), undefined, 'no wake service configured: no check');
+});
+
+test('start-up log: how the box can be woken, a warning when nobody can, and the Chinese fact', () => {
+  const sdk = new FakeSdk({ settings: { 'plugin.gpio.driver': 'real', 'plugin.gpio.sysfs_root': '/sys' } });
+  try {
+    const cfg = { ...voice, gpioDriver: 'real', language: 'zh' };
+    const r = logWakeWays(sdk, cfg);
+    assert.equal(r.ways[0]?.kind, 'button');
+    assert.ok(sdk.log.messages('info').some((m) => /^the box can be woken by: press the button on BCM 17/.test(m)));
+    assert.ok(sdk.log.messages('warn').some((m) => /no Chinese acoustic model for pocketsphinx/.test(m)));
+    logWakeWays(sdk, { ...cfg, stopPin: -1, language: 'en' });
+    assert.ok(sdk.log.messages('warn').some((m) => /^nothing can wake the box/.test(m)));
+  } finally {
+    sdk.cleanup();
+  }
 });
 
 test('espeak-ng and pocketsphinx: missing programs and a missing model are failures with the package to install', () => {
@@ -67,8 +138,37 @@ test('doctorInputFromSettings reads the sources in order, the broker and the voi
     assert.deepEqual(input.sources.map((s) => [s.name, s.adapter, s.base_url]), [['ollama', 'ollama', 'http://127.0.0.1:11434']]);
     assert.equal(input.brokerUrl, 'mqtt://10.0.0.5:1883');
     assert.equal(input.voice?.pttPin, 22);
+    assert.equal(input.voice?.stopPin, 17);
+    assert.equal(input.voice?.oneButton, true);
+    assert.equal(input.voice?.longPressMs, 2000);
     assert.equal(input.voice?.ttsEngine, 'espeak-ng');
   } finally {
     c.close();
   }
+});
+
+test('status: the Wake rows say how the box can be woken, the wake service connection and what is wrong', () => {
+  const lines: string[] = [];
+  printResult(
+    'status',
+    {
+      uptime_s: 5,
+      voice: {
+        speaker: 'aplay',
+        stt: { order: 'grammar only', grammar: { state: 'ready', entities: 3, words: 40 } },
+        wake: {
+          ways: ['press the button on BCM 17 to talk', 'say the wake word (ok_nabu), heard by the Wyoming wake service at nabu.local:10400'],
+          problems: [],
+          service: 'nabu.local:10400',
+          connection: { state: 'waiting', error: 'connect ECONNREFUSED', retry_ms: 4000, connections: 1 },
+        },
+      },
+    },
+    false,
+    (s) => void lines.push(s),
+  );
+  const text = lines.join('\n');
+  assert.match(text, /^Wake +press the button on BCM 17 to talk$/m);
+  assert.match(text, /^ +say the wake word \(ok_nabu\)/m);
+  assert.match(text, /wake service nabu\.local:10400: NOT connected \(waiting: connect ECONNREFUSED; it reconnects by itself\)/);
 });
