@@ -100,6 +100,9 @@ export class AudioInput {
   private connectWake(): void {
     const wake = this.o.wake;
     if (!wake || this.closed) return;
+    clearTimeout(this.retry);
+    // one session at a time: startWake after an unmute replaces the one opened before the mute (a reconnecting session would live on)
+    this.wakeSession?.close();
     this.wakeSession = wake.start({
       onDetection: (d) => this.o.onWake(d),
       onError: (err) => {

@@ -173,3 +173,25 @@ test('the box: after the wake service restarts, the wake word starts listening a
   await nth('listening', 2);
   assert.equal(states.state, 'listening');
 });
+
+test('the box: mute and unmute with a wake word keep one wake session (the old one is closed, not left reconnecting)', async () => {
+  const s = await service();
+  const wake = new WyomingWake({ host: s.host, port: s.port, clock: new FakeClock() });
+  const sdk = new FakeSdk({ name: 'voice' });
+  const voice = new VoicePlugin({ microphone: new FakeMic(), speaker: new FakeSpeaker(), stt: new FakeStt(() => heard('hello')), tts: new FakeTts(), wake });
+  await voice.start(sdk);
+  cleanups.push(
+    () => voice.stop(),
+    () => sdk.cleanup(),
+  );
+  await until(wake, (st) => st.state === 'connected');
+  const seen: string[] = [];
+  wake.onStatus((st) => seen.push(st.state));
+  const reconnected = next(wake, (st) => st.state === 'connected');
+  await voice.setMuted(true);
+  await voice.setMuted(false);
+  await reconnected;
+  await s.waitForEvent('audio-stop');
+  assert.deepEqual(seen, ['closed', 'connecting', 'connected'], 'the old session closed before the new one started');
+  assert.ok(s.received[0]!.some((e) => e.type === 'audio-stop'), 'the first connection got audio-stop');
+});
