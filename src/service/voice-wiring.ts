@@ -22,7 +22,9 @@ import { createLogger } from '../kernel/log.js';
 import { createMicrophone, createSpeaker, probeSysfsGpio, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';
 import type { Speaker as HalSpeaker } from '../../hal/index.js';
 import { VoicePlugin, registerVoiceSettings, createWyomingAsr, createWakeDetector, voiceSetting } from '../voice/index.js';
-import type { WyomingWake } from '../voice/wyoming/wake-client.js';
+import type { WakeWordDetector, WyomingWake } from '../voice/wyoming/wake-client.js';
+import { checkWakePhrase, KeyphraseWake } from '../voice/keyphrase.js';
+import type { Logger } from '../kernel/log-types.js';
 import { readWakeConfig, wakeReport, wakeSummary, type WakeConfig, type WakeReport } from './wake-ways.js';
 import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
@@ -180,7 +182,7 @@ export class VoiceServicePlugin implements Plugin {
     });
     if (!announced) rebuild({ entities: [], areas: [] });
     this.wake = createWakeDetector(settings, { log });
-    const pipeline = new VoicePlugin({ microphone: mic, speaker, stt, wake: this.wake ?? null });
+    const pipeline = new VoicePlugin({ microphone: mic, speaker, stt, wake: this.wake ?? (await experimentalWakePhrase(settings, log)) ?? null });
     this.pipelineRef = pipeline;
     this.unsubs.push(announceMute(sdk));
     await pipeline.start(sdk);
@@ -224,6 +226,27 @@ export class VoiceServicePlugin implements Plugin {
       this.busy = false;
     }
     return { utterances: reports };
+  }
+}
+
+/**
+ * The EXPERIMENTAL offline wake phrase (plugin.voice.wake_phrase, used only
+ * without a Wyoming wake service): pocketsphinx keyphrase spotting
+ * (src/voice/keyphrase.ts). Undefined when off, or when the phrase is
+ * refused (not dictionary words, fewer than four syllables: logged as an
+ * error naming why); a warning says it is experimental and weak.
+ */
+export async function experimentalWakePhrase(settings: SettingsAPI, log: Logger): Promise<WakeWordDetector | undefined> {
+  const raw = voiceSetting<string>(settings, 'wake_phrase').trim();
+  if (!raw) return undefined;
+  try {
+    const { phrase, syllables } = await checkWakePhrase(raw);
+    const threshold = voiceSetting<number>(settings, 'wake_phrase_threshold');
+    log.warn({ phrase, syllables, threshold }, 'EXPERIMENTAL wake phrase by pocketsphinx keyphrase spotting: it misses often and fires falsely (npm run bench -- wake); the Wyoming wake service is the supported wake word');
+    return new KeyphraseWake({ phrase, threshold });
+  } catch (err) {
+    log.error({ err: errorMessage(err) }, 'plugin.voice.wake_phrase is not used');
+    return undefined;
   }
 }
 

@@ -27,6 +27,8 @@ export interface WakeConfig {
   wakePort: number;
   /** plugin.voice.wake_words (comma-separated; '' = all the service has). */
   wakeWords: string;
+  /** plugin.voice.wake_phrase: the EXPERIMENTAL offline wake phrase ('' = off; used only without a wake service). */
+  wakePhrase: string;
   /** plugin.voice.language ('en' | 'zh'). */
   language: string;
   /** plugin.voice.wyoming_asr_host ('' = no dictation engine). */
@@ -35,7 +37,7 @@ export interface WakeConfig {
 
 /** One way to wake the box. */
 export interface WakeWay {
-  kind: 'button' | 'push_to_talk' | 'wake_service';
+  kind: 'button' | 'push_to_talk' | 'wake_service' | 'wake_phrase';
   /** Plain words: "press the button on BCM 17", "say the wake word (ok_nabu) ...". */
   text: string;
 }
@@ -74,6 +76,7 @@ export function readWakeConfig(s: Pick<SettingsAPI, 'get'>): WakeConfig {
     wakeHost: get('plugin.voice.wyoming_wake_host', ''),
     wakePort: get('plugin.voice.wyoming_wake_port', 10400),
     wakeWords: get('plugin.voice.wake_words', ''),
+    wakePhrase: get('plugin.voice.wake_phrase', ''),
     language: get('plugin.voice.language', 'en'),
     asrHost: get('plugin.voice.wyoming_asr_host', ''),
   };
@@ -99,7 +102,10 @@ export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'
     const words = c.wakeWords.trim() ? c.wakeWords.split(',').map((w) => w.trim()).filter(Boolean).join(' or ') : 'any wake word the service has';
     ways.push({ kind: 'wake_service', text: `say the wake word (${words}), heard by the Wyoming wake service at ${c.wakeHost}:${c.wakePort}` });
   }
-  const physical = ways.some((w) => w.kind === 'wake_service') || (ways.length > 0 && !gpioSimulated);
+  if (!c.wakeHost && c.wakePhrase.trim()) {
+    ways.push({ kind: 'wake_phrase', text: `say "${c.wakePhrase.trim()}" (EXPERIMENTAL offline spotting by pocketsphinx: it misses often and fires falsely; npm run bench -- wake)` });
+  }
+  const physical = ways.some((w) => w.kind === 'wake_service' || w.kind === 'wake_phrase') || (ways.length > 0 && !gpioSimulated);
   if (ways.length === 0) {
     problems.push(
       c.stopPin >= 0 && c.pttPin < 0 && !c.oneButton
@@ -109,7 +115,7 @@ export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'
   } else if (!physical) {
     problems.push('nobody in the room can wake the box: its only button is simulated (no GPIO found) and no wake word is configured (plugin.voice.wyoming_wake_host is empty)');
   }
-  if (!c.wakeHost) notes.push('no wake word: run a Wyoming wake service (openWakeWord) and set plugin.voice.wyoming_wake_host (README: Wake word)');
+  if (!c.wakeHost && !c.wakePhrase.trim()) notes.push('no wake word: run a Wyoming wake service (openWakeWord) and set plugin.voice.wyoming_wake_host (README: Wake word)');
   const report: WakeReport = { ways, problems, notes };
   if (c.language === 'zh') {
     report.chinese = c.asrHost

@@ -19,7 +19,7 @@ import { ConfigRegistry } from '../../src/config/registry.js';
 import { registerAllSettings } from '../../src/service/settings.js';
 
 const voice = {
-  stopPin: 17, pttPin: -1, oneButton: true, longPressMs: 2000, gpioDriver: 'auto', wakeHost: '', wakePort: 10400, wakeWords: '', language: 'en', asrHost: '', ttsEngine: 'espeak-ng',
+  stopPin: 17, pttPin: -1, oneButton: true, longPressMs: 2000, gpioDriver: 'auto', wakeHost: '', wakePort: 10400, wakeWords: '', wakePhrase: '', language: 'en', asrHost: '', ttsEngine: 'espeak-ng',
 };
 
 test('listening: the default wiring is the one button (press to talk); every way is named; nothing at all fails with the fixes', () => {
