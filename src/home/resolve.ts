@@ -28,7 +28,9 @@
  * name ("turn off the lamp", `device`) means one device: the devices whose
  * name has that word (rule 2) in that room (the box's own, when no room was
  * said), else in the home, else the devices of that domain there; one is
- * found, several are ambiguous.
+ * found, several are ambiguous. The kind's own name in the singular ("the
+ * light") with a room said, or the box's own room, is that room's set, as the
+ * plural is; with no room at all it is one device or asks which.
  */
 import { hasHan } from '../kernel/language.js';
 import type { Entity } from './entities.js';
@@ -160,7 +162,10 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
   }
   const own = opts.ownArea?.trim() || undefined;
   const area = q.area?.trim() || own;
-  if (q.device?.trim()) {
+  // The kind's own name in the singular with a room ("the light in the office"): every device of the kind
+  // there, as the plural (the recogniser cannot tell "light" from "lights" reliably, and the room bounds it).
+  const kindWord = q.device?.trim() && q.domain !== undefined && singular(norm(q.device)) === q.domain;
+  if (q.device?.trim() && !(kindWord && area)) {
     const said = q.device.trim();
     const scope = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
     const named = (list: Entity[]): Resolution | undefined => oneOrMany(list.filter((e) => isPartialName(e, said)), said, 'partial');

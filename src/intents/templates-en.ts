@@ -32,16 +32,17 @@ export const TEMPLATES_EN: TemplateSet = {
     timer_word: '[the|my|a] [<duration>] timer',
   },
   lists: {
-    // The kind's own name addresses every device of the kind there ("the light(s) in the office", as
-    // Home Assistant does; the recogniser cannot tell "light" from "lights" reliably). "The lamp" is
-    // not every light: it also fills `device` with the word said, and src/home/resolve.ts finds the one
-    // lamp (or asks which), never widening it to every light.
+    // The plural addresses every device of the kind there ("the lights in the office", as Home
+    // Assistant does). A singular word also fills `device` with the word said, and src/home/resolve.ts
+    // finds the one device it means or asks which, never widening it to every light: "the lamp", and
+    // "the light" with no room. "The light in the office" is still every light there (the recogniser
+    // cannot tell "light" from "lights" reliably, and a room was said).
     domain_words: {
       values: [
-        { in: 'light', out: 'light' }, { in: 'lights', out: 'light' },
+        { in: 'light', out: 'light', slots: { device: 'light' } }, { in: 'lights', out: 'light' },
         { in: 'lamp', out: 'light', slots: { device: 'lamp' } }, { in: 'lamps', out: 'light' },
-        { in: 'switch', out: 'switch' }, { in: 'switches', out: 'switch' },
-        { in: 'fan', out: 'fan' }, { in: 'fans', out: 'fan' },
+        { in: 'switch', out: 'switch', slots: { device: 'switch' } }, { in: 'switches', out: 'switch' },
+        { in: 'fan', out: 'fan', slots: { device: 'fan' } }, { in: 'fans', out: 'fan' },
       ],
     },
     cover_words: {

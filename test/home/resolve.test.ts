@@ -94,9 +94,15 @@ describe('one entity resolver', () => {
     assert.equal(sw.kind === 'one' && sw.by, 'kind');
     // "the light in the kitchen": the one light there.
     assert.deepEqual(ids(resolveTarget(entities(), { device: 'light', domain: 'light', area: 'Kitchen' })), ['kitchen_light']);
-    // "the light in the office": two lights there, neither named "light": ask which, do not take both.
+    // "the light in the office": the kind's own name with a room said is that room's lights, as the plural
+    // (the recogniser hears "lights in the office" as "light in the office"; the room bounds what it reaches).
     const office = resolveTarget(entities(), { device: 'light', domain: 'light', area: 'Office' });
-    assert.deepEqual([office.kind, ids(office)], ['ambiguous', [OFFICE_CEILING, DESK_LAMP].sort()]);
+    assert.deepEqual([office.kind, ids(office)], ['set', [OFFICE_CEILING, DESK_LAMP].sort()]);
+    // "the light" with no room: one device or ask which, never every light of the home.
+    const anyLight = resolveTarget(entities(), { device: 'light', domain: 'light' });
+    assert.equal(anyLight.kind, 'ambiguous');
+    // ...unless the box has a room of its own: then it is that room's lights.
+    assert.deepEqual(ids(resolveTarget(entities(), { device: 'light', domain: 'light' }, { ownArea: 'Office' })), [OFFICE_CEILING, DESK_LAMP].sort());
   });
 
   test('a name that fits nothing is not found, never the nearest other device', () => {
@@ -118,6 +124,22 @@ describe('one entity resolver', () => {
     assert.match(lights.response ?? '', /Turned off 2 lights in the Office/);
     const cmds = await rig.sim.waitForCommands(2);
     assert.deepEqual(cmds.map((c) => c.topic).sort(), ['zigbee2mqtt/Office Ceiling/set', 'zigbee2mqtt/office/desk lamp/set']);
+  });
+
+  test('local intents: "the light" with no room asks which and sends nothing; with a room it is that room\'s lights', async () => {
+    const before = sent(rig).length;
+    const r = await rig.sdk.runInput('turn on the light');
+    assert.match(r.response ?? '', /^Which one do you mean/, r.response);
+    assert.equal(sent(rig).length, before, 'nothing sent for an ambiguous "the light"');
+    const office = await rig.sdk.runInput('turn off the light in the office');
+    assert.match(office.response ?? '', /Turned off 2 lights in the Office/);
+    rig.sdk.settingsApi.set('plugin.home.area', 'Office');
+    try {
+      const own = await rig.sdk.runInput('turn on the light');
+      assert.equal(own.response, 'Turned on 2 lights.');
+    } finally {
+      rig.sdk.settingsApi.set('plugin.home.area', '');
+    }
   });
 
   test('local intents: "turn on the lights" addresses the whole home, or the box\'s room (plugin.home.area)', async () => {
