@@ -37,12 +37,64 @@ export function duration(seconds: number): string {
   return `${s} s`;
 }
 
-/** Rows as aligned columns under a header; cells are cut at `max` characters. */
+/**
+ * Columns `s` takes in a terminal: East Asian wide and fullwidth characters
+ * (CJK ideographs, kana, Hangul, fullwidth forms, CJK punctuation; Unicode
+ * UAX #11 W/F) count 2, combining marks and zero-width characters 0, the rest 1.
+ */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) w += charWidth(ch.codePointAt(0)!);
+  return w;
+}
+
+/** Terminal columns of one code point (see displayWidth). */
+function charWidth(cp: number): number {
+  if (cp === 0x200b || cp === 0x200c || cp === 0x200d || cp === 0xfeff || (cp >= 0x0300 && cp <= 0x036f) || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
+  if (
+    (cp >= 0x1100 && cp <= 0x115f) || // Hangul Jamo
+    (cp >= 0x2e80 && cp <= 0x303e) || // CJK radicals, Kangxi, CJK symbols and punctuation
+    (cp >= 0x3041 && cp <= 0x33ff) || // kana, bopomofo, CJK compatibility
+    (cp >= 0x3400 && cp <= 0x4dbf) || // CJK extension A
+    (cp >= 0x4e00 && cp <= 0x9fff) || // CJK unified ideographs
+    (cp >= 0xa000 && cp <= 0xa4cf) || // Yi
+    (cp >= 0xac00 && cp <= 0xd7a3) || // Hangul syllables
+    (cp >= 0xf900 && cp <= 0xfaff) || // CJK compatibility ideographs
+    (cp >= 0xfe30 && cp <= 0xfe4f) || // CJK compatibility forms
+    (cp >= 0xff00 && cp <= 0xff60) || // fullwidth forms
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) || // pictographs and emoticons
+    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd) // CJK extensions B and later
+  )
+    return 2;
+  return 1;
+}
+
+/** `s` padded with spaces to `width` terminal columns (displayWidth). */
+export function padEndDisplay(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - displayWidth(s)));
+}
+
+/** `s` cut to at most `max` terminal columns, ending in "…" when cut. */
+export function cutDisplay(s: string, max: number): string {
+  if (displayWidth(s) <= max) return s;
+  let out = '';
+  let w = 0;
+  for (const ch of s) {
+    const cw = charWidth(ch.codePointAt(0)!);
+    if (w + cw > max - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return out + '…';
+}
+
+/** Rows as aligned columns under a header; cells are cut at `max` terminal columns (CJK characters count 2: displayWidth). */
 export function table(header: string[], rows: string[][], max = 60): string {
-  const cut = (c: string) => (c.length > max ? c.slice(0, max - 1) + '…' : c);
-  const all = [header, ...rows].map((r) => r.map((c) => cut(c.replace(/\s+/g, ' '))));
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  const all = [header, ...rows].map((r) => r.map((c) => cutDisplay(c.replace(/\s+/g, ' '), max)));
+  const widths = header.map((_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ''))));
+  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : padEndDisplay(c, widths[i]!))).join('  ').trimEnd()).join('\n');
 }
 
 /** Brightness on the registry's 0-255 scale as percent (the scale every light is normalised to). */
@@ -76,7 +128,17 @@ export function withPercent(devices: unknown): unknown {
   });
 }
 
-function statusText(r: Record<string, unknown>): string {
+/**
+ * A source's back-off in words: "backing off until HH:MM:SS" while `retryAt`
+ * (ms since epoch) is in the future; once it has passed the source is tried
+ * again by the next request (src/providers/manager.ts), which this says.
+ */
+export function backoffText(retryAt: unknown, now = Date.now()): string {
+  if (typeof retryAt === 'number' && retryAt > now) return `backing off until ${clockTime(retryAt, now)}`;
+  return 'backing off: retrying on the next request';
+}
+
+function statusText(r: Record<string, unknown>, now = Date.now()): string {
   const lines: string[] = [];
   const row = (k: string, v: string) => lines.push(`${k.padEnd(10)} ${v}`);
   row('HomeAgent', `up ${duration(Number(r.uptime_s ?? 0))}, data in ${String(r.data_dir ?? '?')}`);
@@ -84,7 +146,7 @@ function statusText(r: Record<string, unknown>): string {
   const sources = Array.isArray(llm.sources) ? (llm.sources as Array<Record<string, unknown>>) : [];
   row('LLM', llm.last_source ? `last answer from ${String(llm.last_source)} (${String(llm.last_model ?? '?')})` : 'no answer yet');
   for (const s of sources) {
-    const state = s.state === 'backoff' && typeof s.retry_at === 'number' ? `backing off until ${clockTime(s.retry_at)}` : String(s.state ?? '?');
+    const state = s.state === 'backoff' ? backoffText(s.retry_at, now) : String(s.state ?? '?');
     lines.push(`           ${String(s.name)}: ${String(s.model)} at ${String(s.base_url)}, ${state}${s.last_error ? ` (${String(s.last_error)})` : ''}`);
   }
   const b = isRecord(r.broker) ? r.broker : {};
@@ -123,12 +185,49 @@ function statusText(r: Record<string, unknown>): string {
   return lines.join('\n');
 }
 
+/** A setting's value in words: a plain string as it is, anything else (numbers, lists, "", padded strings) as JSON. */
+export function valueText(v: unknown): string {
+  if (typeof v === 'string' && v !== '' && v === v.trim() && !/[\n"]/.test(v)) return v;
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** Stage timings (`speech_ms: 1760`, ...) as "speech 1760 ms, endpoint wait 310 ms"; absent stages are left out. */
+export function timingsText(t: Record<string, unknown>): string {
+  return Object.entries(t)
+    .filter(([, v]) => typeof v === 'number' && Number.isFinite(v))
+    .map(([k, v]) => `${k.replace(/_ms$/, '').replace(/_/g, ' ')} ${(v as number).toFixed(0)} ms`)
+    .join(', ');
+}
+
+/** `memory stats` (MemorySystem.introspect): counts one per line, then the most mentioned entities. */
+function memoryStatsText(r: Record<string, unknown>): string {
+  if (typeof r.error === 'string') return r.error;
+  const lines: string[] = [];
+  const top = Array.isArray(r.top_entities) ? (r.top_entities as Array<Record<string, unknown>>) : [];
+  const counts = Object.entries(r).filter(([k, v]) => k !== 'top_entities' && (typeof v === 'number' || typeof v === 'string'));
+  const width = Math.max(0, ...counts.map(([k]) => k.length)) + 1;
+  for (const [k, v] of counts) lines.push(`${(k.replace(/_/g, ' ') + ':').padEnd(width + 1)} ${String(v)}`);
+  lines.push(top.length ? `most mentioned: ${top.map((e) => `${String(e.name)} (${String(e.type)}, ${String(e.mention_count)})`).join(', ')}` : 'most mentioned: none yet');
+  return lines.join('\n');
+}
+
+/**
+ * A timer started or cancelled (event plugin.timers.changed) in words: "timer started: 30 s (id ...)",
+ * "timer pasta cancelled: 10 min". What `homeagent listen` lists as done and `homeagent logs` shows.
+ */
+export function timerChangeText(c: Record<string, unknown>): string {
+  const name = typeof c.name === 'string' && c.name ? ` ${c.name}` : '';
+  return `timer${name} ${String(c.change)}: ${duration(Number(c.seconds ?? 0))} (id ${String(c.id)})`;
+}
+
 function logLine(r: Record<string, unknown>): string {
   const at = clockTime(String(r.at));
   const p = isRecord(r.payload) ? r.payload : {};
   switch (r.event) {
     case 'plugin.home.command':
       return `${at} mqtt  ${String(p.topic)} ${String(p.payload)}`;
+    case 'plugin.timers.changed':
+      return `${at} ${timerChangeText(p)}`;
     case 'log':
       return `${at} ${String(p.level).padEnd(5)} ${String(p.ns).replace(/^homeagent:/, '')}: ${String(p.msg)}${p.err ? ` (${String(p.err)})` : ''}`;
     case 'raw_input':
@@ -142,14 +241,18 @@ function logLine(r: Record<string, unknown>): string {
   }
 }
 
-/** Print `result` of `cmd`. */
-export function printResult(cmd: string, result: unknown, json: boolean, out: Out = stdout): void {
+/**
+ * Print `result` of `cmd` (a command name of src/cli/protocol.ts, or 'log' /
+ * 'data' for streamed lines) as text, or as one JSON line with `json`.
+ * `now`: ms since epoch that clock times and back-offs are relative to.
+ */
+export function printResult(cmd: string, result: unknown, json: boolean, out: Out = stdout, now = Date.now()): void {
   if (cmd === 'devices') result = withPercent(result);
   if (json) return out(JSON.stringify(result));
   if (result === null || result === undefined) return;
   switch (cmd) {
     case 'status':
-      if (isRecord(result)) return out(statusText(result));
+      if (isRecord(result)) return out(statusText(result, now));
       break;
     case 'devices':
       if (Array.isArray(result)) {
@@ -173,11 +276,53 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       }
       break;
     case 'config.get':
-    case 'config.set':
+      // The value alone, as JSON (`"auto"`, `4`): what a script reading one setting wants.
       if (isRecord(result)) {
         out(JSON.stringify(result.value));
         if (result.note) process.stderr.write(`note: ${String(result.note)}\n`);
         return;
+      }
+      break;
+    case 'config.set':
+      if (isRecord(result)) {
+        out(`${String(result.key)} is now ${valueText(result.value)}`);
+        if (result.note) process.stderr.write(`note: ${String(result.note)}\n`);
+        return;
+      }
+      break;
+    case 'config.delete':
+      if (isRecord(result)) {
+        out(`${String(result.deleted)}: the stored value was removed${'value' in result ? `; it is now ${valueText(result.value)} (${String(result.source ?? 'default')})` : ''}`);
+        if (result.note) process.stderr.write(`note: ${String(result.note)}\n`);
+        return;
+      }
+      break;
+    case 'say':
+      if (isRecord(result)) return out(`said on ${String(result.channel)}: ${JSON.stringify(result.said)}`);
+      break;
+    case 'stop':
+      if (isRecord(result)) return out('stopped: the reply was cut, the speaker silenced and waiting inputs dropped');
+      break;
+    case 'plugins':
+      if (Array.isArray(result)) {
+        const rows = (result as Array<Record<string, unknown>>).map((p) => [
+          String(p.name),
+          `${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}`,
+          typeof p.started_at === 'number' ? clockTime(p.started_at, now) : '-',
+          Array.isArray(p.tools) && p.tools.length ? p.tools.map(String).join(', ') : '-',
+          Array.isArray(p.channels) && p.channels.length ? p.channels.map(String).join(', ') : '-',
+        ]);
+        return out(table(['NAME', 'STATE', 'SINCE', 'TOOLS', 'CHANNELS'], rows, 70));
+      }
+      break;
+    case 'memory.stats':
+      if (isRecord(result)) return out(memoryStatsText(result));
+      break;
+    case 'memory.recall':
+      if (Array.isArray(result)) {
+        if (result.length === 0) return out('nothing remembered that matches');
+        const rows = (result as Array<Record<string, unknown>>).map((m) => [typeof m.score === 'number' ? m.score.toFixed(2) : '-', String(m.kind ?? '?'), typeof m.time === 'number' ? clockTime(m.time, now) : '-', String(m.text ?? '')]);
+        return out(table(['SCORE', 'KIND', 'WHEN', 'TEXT'], rows, 100));
       }
       break;
     case 'log':
@@ -201,7 +346,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
           if (Array.isArray(u.actions)) for (const a of u.actions) out(`  did: ${typeof a === 'string' ? a : JSON.stringify(a)}`);
           out(`  reply: ${JSON.stringify(u.reply)}`);
           if (u.wav) out(`  spoken reply written to ${String(u.wav)}`);
-          if (isRecord(u.timings)) out(`  timings: ${Object.entries(u.timings).map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(0) : String(v)}ms`).join(' ')}`);
+          if (isRecord(u.timings)) out(`  timings: ${timingsText(u.timings)}`);
         }
         return;
       }

@@ -107,9 +107,13 @@ export function localConfig(dataDir: string, cmd: string, args: Record<string, u
         const d = describe(s, key);
         return { ...d, note: [d.note, OFFLINE_NOTE].filter(Boolean).join('; ') };
       }
-      case 'config.delete':
-        s.delete(String(args.key));
-        return { deleted: args.key, note: OFFLINE_NOTE };
+      case 'config.delete': {
+        const key = String(args.key);
+        s.delete(key);
+        const d = describe(s, key);
+        const source = s.list(key).find((r) => r.key === key)?.source;
+        return { deleted: key, value: d.value, ...(source ? { source } : {}), note: [d.note, OFFLINE_NOTE].filter(Boolean).join('; ') };
+      }
       default:
         throw new HomeAgentError('UNKNOWN_COMMAND', `${cmd} is not a settings command`);
     }
@@ -135,7 +139,13 @@ export async function localDoctor(dataDir: string, socketPath: string, env: Node
     return { ok: false, checks };
   }
   try {
-    return await runDoctor({ ...doctorInputFromSettings(s, dataDir), service: { running: false, socket: socketPath }, ...(env.PATH !== undefined ? { pathEnv: env.PATH } : {}) });
+    const input = doctorInputFromSettings(s, dataDir);
+    const result = await runDoctor({ ...input, service: { running: false, socket: socketPath }, ...(env.PATH !== undefined ? { pathEnv: env.PATH } : {}) });
+    // With no broker configured the service runs its own, embedded one; with the service down nothing runs yet.
+    if (!input.brokerUrl) {
+      for (const c of result.checks) if (c.name === 'mqtt broker' && c.ok) c.detail = 'no broker configured: the service starts its embedded broker on 127.0.0.1 when it runs (it is not running now)';
+    }
+    return result;
   } finally {
     s.close();
   }

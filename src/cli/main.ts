@@ -16,6 +16,7 @@ import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { printResult } from './format.js';
 import { MAX_REQUEST_BYTES } from './protocol.js';
 import type { KeysResult } from '../service/update.js';
+import { wavToVoicePcm } from '../../hal/mic/file-mic.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
 const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
@@ -186,6 +187,21 @@ program
         process.exitCode = 1;
         return;
       }
+      // Checked here, before anything is sent: a file that is not a WAV, or a WAV with no samples, is an error of
+      // this command (exit 1), not a recording the pipeline did not understand.
+      let samples: number;
+      try {
+        samples = wavToVoicePcm(bytes).length / 2;
+      } catch (err) {
+        process.stderr.write(`homeagent listen: ${f} is not a usable WAV file: ${errorMessage(err)}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      if (samples === 0) {
+        process.stderr.write(`homeagent listen: ${f} has no audio (a WAV header with no samples); nothing was sent\n`);
+        process.exitCode = 1;
+        return;
+      }
       total += bytes.length;
       if (total > MAX_LISTEN_BYTES) {
         process.stderr.write(`homeagent listen: ${f}: recordings over ${MAX_LISTEN_BYTES / 1048576} MB in one call are too large (a spoken command is a few hundred KB)\n`);
@@ -195,8 +211,9 @@ program
       payload.push({ name: path.basename(f), data_b64: bytes.toString('base64') });
     }
     await call('listen', { files: payload, realtime: o.realtime === true }, (d) => {
+      // Progress while several files run; a recording that gave no transcript is reported by the result alone.
       const p = d as { file?: string; transcript?: string };
-      process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript ?? '')}\n`);
+      if (p.transcript) process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript)}\n`);
     });
   });
 program.command('logs').description('follow live events: inputs, replies, MQTT commands sent, warnings and errors (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, json())));

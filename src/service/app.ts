@@ -294,10 +294,10 @@ export async function runService(opts: AppOptions): Promise<void> {
   try {
     app = await startApp(opts);
   } catch (err) {
-    // A typed error is a condition a person can fix: say it plainly; anything else gets its stack.
-    if (err instanceof HomeAgentError) log.error({ code: err.code, err: err.message }, `could not start: ${err.message}`);
-    else log.error({ stack: err instanceof Error ? err.stack : undefined, err: errorMessage(err) }, 'could not start');
-    process.stderr.write(`homeagent: could not start: ${errorMessage(err)}\n`);
+    // Said once, as text (stderr is the journal under systemd): a typed error is a condition a person can fix,
+    // said plainly; anything else is followed by its stack.
+    const stack = !(err instanceof HomeAgentError) && err instanceof Error && err.stack ? `${err.stack}\n` : '';
+    process.stderr.write(`homeagent: could not start: ${errorMessage(err)}\n${stack}`);
     process.exitCode = 1;
     return;
   }

@@ -39,7 +39,7 @@ export interface ListenReport {
   status: string;
   /** Why the recording could not be used (status 'error'). */
   error?: string;
-  /** MQTT commands published and tools used while it was handled. */
+  /** MQTT commands published, timers started or cancelled, and tools used while it was handled. */
   actions: string[];
   reply: string;
   /** The spoken reply as WAV (in the data directory). */
@@ -314,7 +314,12 @@ async function listenOne(
     return { file: name, transcript: '', rejected: false, status: 'error', error: `not a usable WAV file: ${errorMessage(err)}`, actions: [], reply: '', timings: {} };
   }
   const actions: string[] = [];
-  const off = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
+  const offMqtt = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
+  const offTimers = sdk.subscribe('plugin.timers.changed', (c) => void actions.push(`timer${c.name ? ` ${c.name}` : ''} ${c.change}: ${c.seconds} s`));
+  const off = (): void => {
+    offMqtt();
+    offTimers();
+  };
   speaker.startCapture();
   try {
     const outcome = await plugin.feedUtterance(pcm, { realtime });

@@ -28,7 +28,7 @@ test('config get/set/list/delete without the service: settings.db directly, vali
     const base = ['--data-dir', dir, '--socket', socket];
     const set = await cli([...base, 'config', 'set', 'plugin.voice.language', 'zh'], { env: HERMETIC });
     assert.equal(set.code, 0, set.stderr);
-    assert.equal(set.stdout.trim(), '"zh"');
+    assert.equal(set.stdout.trim(), 'plugin.voice.language is now zh');
     assert.match(set.stderr, /the service is not running: settings\.db was changed directly/);
     const c = new ConfigRegistry(path.join(dir, 'settings.db'), { env: {} });
     assert.equal(c.get('plugin.voice.language'), 'zh', 'stored where the service reads it');
@@ -44,6 +44,7 @@ test('config get/set/list/delete without the service: settings.db directly, vali
     assert.match(keyless.stderr, /deepseek, whose API key is not set/);
     const del = await cli([...base, 'config', 'delete', 'plugin.voice.language'], { env: HERMETIC });
     assert.equal(del.code, 0, del.stderr);
+    assert.equal(del.stdout.trim(), 'plugin.voice.language: the stored value was removed; it is now en (default)');
     assert.equal((await cli([...base, 'config', 'get', 'plugin.voice.language'], { env: HERMETIC })).stdout.trim(), '"en"');
   } finally {
     done();
@@ -76,6 +77,8 @@ test('doctor without the service: says it is not running, and that nothing can l
     assert.match(r.stdout, /^FAIL espeak-ng: espeak-ng is not installed/m);
     assert.match(r.stdout, /^FAIL pocketsphinx: pocketsphinx_batch is not installed/m);
     assert.match(r.stdout, /fix: sudo apt-get install espeak-ng/);
+    // Nothing runs the embedded broker while the service is down: doctor says the service starts it.
+    assert.match(r.stdout, /^ok {3}mqtt broker: no broker configured: the service starts its embedded broker on 127\.0\.0\.1 when it runs \(it is not running now\)$/m);
     // Fixed offline, seen by the next doctor.
     assert.equal((await cli(['--data-dir', dir, '--socket', socket, 'config', 'set', 'plugin.gpio.ptt_pin', '27'], { env: HERMETIC })).code, 0);
     const again = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });

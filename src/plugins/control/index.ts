@@ -31,8 +31,8 @@ export interface ControlOptions {
 
 /**
  * What `homeagent logs` follows: inputs, the turn events (src/kernel/turn-events.ts) but the bulky or per-token
- * ones (context.projected, llm.requested, llm.delta), the kernel's own events and the MQTT commands the home
- * plugin sent (plugin.home.command); the `logs` command adds every warning and error logged (event `log`).
+ * ones (context.projected, llm.requested, llm.delta), the kernel's own events, the MQTT commands the home
+ * plugin sent (plugin.home.command) and the timers started or cancelled (plugin.timers.changed); the `logs` command adds every warning and error logged (event `log`).
  */
 const LOG_EVENTS: EventType[] = [
   'raw_input',
@@ -48,6 +48,7 @@ const LOG_EVENTS: EventType[] = [
   'assistant_state',
   'stop',
   'plugin.home.command',
+  'plugin.timers.changed',
 ];
 
 /** Whether a homeagent service answers on `socketPath`. */
@@ -181,9 +182,13 @@ export class ControlPlugin implements Plugin {
       return describe(key);
     });
     this.commands.set('config.list', (args) => sdk.settings().list(typeof args.prefix === 'string' ? args.prefix : ''));
+    // What applies after the delete: the default, or the environment's value.
     this.commands.set('config.delete', (args) => {
-      sdk.settings().delete(requireString(args, 'key'));
-      return { deleted: args.key };
+      const key = requireString(args, 'key');
+      sdk.settings().delete(key);
+      const { value, note } = describe(key);
+      const source = sdk.settings().list(key).find((r) => r.key === key)?.source;
+      return { deleted: key, value, ...(source ? { source } : {}), ...(note ? { note } : {}) };
     });
     this.commands.set('logs', (_args, io) => {
       const offs = LOG_EVENTS.map((t) => sdk.subscribe(t, (payload) => io.send({ event: t, at: new Date().toISOString(), payload })));

@@ -50,6 +50,8 @@ export interface TimerServiceOptions {
   clock: Clock;
   log: Logger;
   onExpire: (timer: Timer) => void;
+  /** Called after a timer was started or cancelled (by a tool or a local intent); errors are logged, not thrown. */
+  onChange?: (change: 'started' | 'cancelled', timer: Timer) => void;
 }
 
 interface Row {
@@ -179,7 +181,16 @@ export class TimerService {
       t.id, t.name ?? null, t.duration_s, t.started_at, t.ends_at, t.channel, t.lang,
     );
     this.arm(t);
+    this.changed('started', t);
     return t;
+  }
+
+  private changed(change: 'started' | 'cancelled', t: Timer): void {
+    try {
+      this.opts.onChange?.(change, t);
+    } catch (err) {
+      this.opts.log.error({ err, id: t.id }, 'timer change handler failed');
+    }
   }
 
   /** Running timers, soonest first, with seconds left. */
@@ -210,7 +221,9 @@ export class TimerService {
       if (h) this.opts.clock.clearTimeout(h);
       this.handles.delete(t.id);
     }
-    return chosen.map((t) => ({ ...t, state: 'cancelled' as const }));
+    const cancelled = chosen.map((t) => ({ ...t, state: 'cancelled' as const }));
+    for (const t of cancelled) this.changed('cancelled', t);
+    return cancelled;
   }
 }
 

@@ -54,6 +54,7 @@ export class TimersPlugin implements Plugin {
       clock: this.opts.clock ?? systemClock,
       log: sdk.log,
       onExpire: (t) => this.announce(t),
+      onChange: (change, t) => sdk.publish('plugin.timers.changed', { change, id: t.id, ...(t.name ? { name: t.name } : {}), seconds: t.duration_s, ends_at: t.ends_at }),
     });
     this.svc = svc;
     svc.start();

@@ -1,0 +1,163 @@
+/**
+ * Issue 14 hardening, the `homeagent` CLI as a tester found it, against the
+ * service started in-process (a real Unix socket, the embedded broker with the
+ * demo home, an LLM nobody listens on, the voice pipeline on simulated audio):
+ * - every client subcommand prints text, JSON only under --json (plugins,
+ *   memory stats/recall, say, stop, config set/delete);
+ * - status shows an LLM source's back-off only while it is in the future;
+ * - listen: a file that is not a WAV, or a WAV with no samples, is an error
+ *   said once (exit 1, nothing sent); the timer a recording started is
+ *   printed as done; timings print one unit;
+ * - config list aligns Chinese values by display width;
+ * - a refused second `run` says why once, as text.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startApp, type App } from '../../src/service/app.js';
+import { request } from '../../src/cli/client.js';
+import { displayWidth, printResult, table } from '../../src/cli/format.js';
+import { encodeWav } from '../../hal/index.js';
+import { waitUntil } from '../support/wait.js';
+import { cli } from './run-cli.js';
+
+const VOICE = path.resolve('../shared/fixtures/voice/en');
+const ENV = { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' };
+
+/** Whether `s` is a JSON document (what the tester saw instead of text). */
+function isJson(s: string): boolean {
+  try {
+    JSON.parse(s);
+    return /^[[{]/.test(s.trim());
+  } catch {
+    return false;
+  }
+}
+
+describe('the homeagent CLI prints text, not JSON', () => {
+  let app: App;
+  let dir: string;
+  let socket: string;
+  const run = (...args: string[]) => cli(['--socket', socket, ...args]);
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-text-'));
+    socket = path.join(dir, 'homeagent.sock');
+    app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: ENV });
+    await waitUntil(() => app.home.registry?.view('demo_kitchen_light')?.available === true, 'the demo home discovered', 60_000);
+  });
+  after(async () => {
+    await app.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('plugins, memory stats, memory recall, say, stop, config set/delete: text; --json: the JSON', async () => {
+    const plugins = await run('plugins');
+    assert.equal(plugins.code, 0, plugins.stderr);
+    assert.ok(!isJson(plugins.stdout), plugins.stdout);
+    assert.match(plugins.stdout, /^NAME +STATE +SINCE +TOOLS +CHANNELS$/m);
+    assert.match(plugins.stdout, /^control +running +\d\d:\d\d:\d\d +output_send__cli, output_send__cli_help +cli$/m);
+    assert.match(plugins.stdout, /^timers +running +\d\d:\d\d:\d\d +timer_set, timer_cancel, timer_status +-$/m);
+    assert.ok(Array.isArray(JSON.parse((await run('--json', 'plugins')).stdout)));
+
+    const stats = await run('memory', 'stats');
+    assert.equal(stats.code, 0, stats.stderr);
+    assert.ok(!isJson(stats.stdout), stats.stdout);
+    assert.match(stats.stdout, /^entities: +\d+$/m);
+    assert.match(stats.stdout, /^most mentioned: /m);
+    assert.equal(typeof (JSON.parse((await run('--json', 'memory', 'stats')).stdout) as { entities: number }).entities, 'number');
+
+    const recall = await run('memory', 'recall', 'kitchen');
+    assert.equal(recall.code, 0, recall.stderr);
+    assert.ok(!isJson(recall.stdout), recall.stdout);
+    assert.match(recall.stdout, /^(nothing remembered that matches|SCORE +KIND +WHEN +TEXT)$/m);
+
+    const say = await run('say', 'hello', 'there');
+    assert.equal(say.code, 0, say.stderr);
+    assert.equal(say.stdout, 'said on speaker: "hello there"\n');
+    assert.deepEqual(JSON.parse((await run('--json', 'say', 'hi')).stdout), { said: 'hi', channel: 'speaker' });
+
+    const stop = await run('stop');
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.equal(stop.stdout, 'stopped: the reply was cut, the speaker silenced and waiting inputs dropped\n');
+
+    const set = await run('config', 'set', 'core.agent.max_tool_rounds', '5');
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(set.stdout, 'core.agent.max_tool_rounds is now 5\n');
+    const del = await run('config', 'delete', 'core.agent.max_tool_rounds');
+    assert.equal(del.code, 0, del.stderr);
+    assert.match(del.stdout, /^core\.agent\.max_tool_rounds: the stored value was removed; it is now \d+ \(default\)\n$/);
+    const delJson = JSON.parse((await run('--json', 'config', 'delete', 'core.agent.max_tool_rounds')).stdout) as { deleted: string; source: string };
+    assert.equal(delJson.deleted, 'core.agent.max_tool_rounds');
+    assert.equal(delJson.source, 'default');
+    // config get stays the value as JSON, for scripts.
+    assert.equal((await run('config', 'get', 'core.output.mode')).stdout, '"auto"\n');
+  });
+
+  test('status: a back-off is shown with its time only while it is in the future', async () => {
+    const r = (await request(socket, 'ask', { text: 'what is the meaning of life' }, undefined, { timeoutMs: 30_000 })) as { reply: string };
+    assert.match(r.reply, /can't reach my language model/);
+    const st = (await request(socket, 'status', {})) as { llm: { sources: Array<{ name: string; state: string; retry_at?: number }> } };
+    const src = st.llm.sources.find((s) => s.name === 'ollama')!;
+    assert.equal(src.state, 'backoff');
+    assert.equal(typeof src.retry_at, 'number');
+    const text = (now: number) => {
+      const lines: string[] = [];
+      printResult('status', st, false, (s) => lines.push(s), now);
+      return lines.join('\n');
+    };
+    assert.match(text(src.retry_at! - 5000), /ollama: .*, backing off until \d\d:\d\d:\d\d/);
+    const passed = text(src.retry_at! + 1);
+    assert.doesNotMatch(passed, /backing off until/);
+    assert.match(passed, /ollama: .*, backing off: retrying on the next request/);
+  });
+
+  test('listen: not a WAV, or a WAV without samples: an error said once, exit 1, nothing sent', async () => {
+    const notWav = await run('listen', 'README.md');
+    assert.equal(notWav.code, 1);
+    assert.match(notWav.stderr, /^homeagent listen: README\.md is not a usable WAV file: /);
+    assert.doesNotMatch(notWav.stderr, /listened to/);
+    assert.equal(notWav.stdout, '');
+
+    const empty = path.join(dir, 'empty.wav');
+    writeFileSync(empty, encodeWav(Buffer.alloc(0), { sampleRate: 16000, channels: 1 }));
+    const r = await run('listen', empty);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, /empty\.wav has no audio \(a WAV header with no samples\); nothing was sent/);
+    assert.doesNotMatch(r.stdout + r.stderr, /didn't catch that|listened to/);
+  });
+
+  test('listen prints the timer a recording started as done, and timings with one unit', async () => {
+    const r = await run('listen', path.join(VOICE, 'set a timer for 30 seconds.wav'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}did: timer started: 30 s$/m, r.stdout);
+    assert.match(r.stdout, /^ {2}timings: speech \d+ ms/m);
+    assert.doesNotMatch(r.stdout, /_ms|msms|\dms\b/);
+    const timers = app.kernel.host.get('timers') as unknown as { service: { status(): Array<{ duration_s: number }> } };
+    assert.ok(timers.service.status().some((t) => t.duration_s === 30), 'the timer runs');
+    const cancel = await run('listen', path.join(VOICE, 'cancel timer.wav'));
+    assert.match(cancel.stdout, /^ {2}did: timer cancelled: 30 s$/m, cancel.stdout);
+  });
+
+  test('config list keeps its columns aligned with Chinese values', async () => {
+    const r = await run('config', 'list', 'plugin.voice.message_not_understood');
+    assert.equal(r.code, 0, r.stderr);
+    const rows = r.stdout.split('\n').filter((l) => /^plugin\.voice\.message_not_understood/.test(l));
+    assert.equal(rows.length, 2, r.stdout);
+    assert.ok(rows.some((l) => /\p{Script=Han}/u.test(l)), 'a Chinese value');
+    // The FROM column starts at the same terminal column in every row.
+    const fromColumn = (l: string) => displayWidth(l.slice(0, l.search(/ (default|stored|env)(, restart)?$/)));
+    assert.equal(fromColumn(rows[0]!), fromColumn(rows[1]!), r.stdout);
+    assert.equal(table(['A', 'B'], [['你好', 'x'], ['ab', 'y']]), 'A     B\n你好  x\nab    y');
+  });
+
+  test('a refused second run says why once, as text', async () => {
+    const r = await cli(['--data-dir', dir, '--socket', socket, 'run', '--no-console'], { env: { ...ENV, HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production' } });
+    assert.equal(r.code, 1, r.stderr);
+    const said = r.stderr.split('\n').filter((l) => /another homeagent is already running/.test(l));
+    assert.equal(said.length, 1, r.stderr);
+    assert.match(said[0]!, /^homeagent: could not start: another homeagent is already running/);
+  });
+});
