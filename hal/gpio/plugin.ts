@@ -211,7 +211,7 @@ export class GpioPlugin implements Plugin {
   private oneLongPress(heldMs: number): void {
     const sdk = this.sdk;
     if (!sdk) return;
-    const muted = !this.muted;
+    const muted = !(this.muted || this.lastState === 'muted');
     this.publishButton('stop', 'long_press', heldMs, muted ? 'mute' : 'unmute');
     sdk.publish('plugin.voice.mute', { muted });
   }
