@@ -65,7 +65,7 @@ test('config get on a data directory that has no settings yet reads the defaults
   }
 });
 
-test('doctor without the service: says it is not running, and that nothing can listen and espeak-ng and pocketsphinx are missing', async () => {
+test('doctor without the service: says it is not running, that nobody can wake the box, that espeak-ng and pocketsphinx are missing', async () => {
   const { dir, socket, done } = tmp();
   try {
     const emptyPath = path.join(dir, 'bin');
@@ -73,16 +73,18 @@ test('doctor without the service: says it is not running, and that nothing can l
     const r = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^FAIL service: not running/m);
-    assert.match(r.stdout, /^FAIL listening: nothing can start listening/m);
+    assert.match(r.stdout, /^FAIL listening: nobody in the room can wake the box/m);
     assert.match(r.stdout, /^FAIL espeak-ng: espeak-ng is not installed/m);
     assert.match(r.stdout, /^FAIL pocketsphinx: pocketsphinx_batch is not installed/m);
     assert.match(r.stdout, /fix: sudo apt-get install espeak-ng/);
     // Nothing runs the embedded broker while the service is down: doctor says the service starts it.
     assert.match(r.stdout, /^ok {3}mqtt broker: no broker configured: the service starts its embedded broker on 127\.0\.0\.1 when it runs \(it is not running now\)$/m);
     // Fixed offline, seen by the next doctor.
+    // (a button on real GPIO, as on the Pi: here the only button is simulated, which nobody in the room can press)
     assert.equal((await cli(['--data-dir', dir, '--socket', socket, 'config', 'set', 'plugin.gpio.ptt_pin', '27'], { env: HERMETIC })).code, 0);
+    assert.equal((await cli(['--data-dir', dir, '--socket', socket, 'config', 'set', 'plugin.gpio.driver', 'real'], { env: HERMETIC })).code, 0);
     const again = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });
-    assert.match(again.stdout, /^ok {3}listening: push-to-talk on BCM pin 27/m);
+    assert.match(again.stdout, /^ok {3}listening: the box can be woken by: hold the push-to-talk button on BCM 27 while speaking/m);
   } finally {
     done();
   }
