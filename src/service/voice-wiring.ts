@@ -30,6 +30,7 @@ import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
 import type { Vocabulary } from '../intents/types.js';
 import { probeAlsa } from '../../hal/common/alsa.js';
+import { formatDuration } from '../plugins/timers/timer-service.js';
 
 /** One recording's report. */
 export interface ListenReport {
@@ -315,7 +316,7 @@ async function listenOne(
   }
   const actions: string[] = [];
   const offMqtt = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
-  const offTimers = sdk.subscribe('plugin.timers.changed', (c) => void actions.push(`timer${c.name ? ` ${c.name}` : ''} ${c.change}: ${c.seconds} s`));
+  const offTimers = sdk.subscribe('plugin.timers.changed', (c) => void actions.push(`timer${c.name ? ` ${c.name}` : ''} ${c.change}: ${formatDuration(c.seconds, 'en')}`));
   const off = (): void => {
     offMqtt();
     offTimers();

@@ -132,13 +132,16 @@ describe('the homeagent CLI prints text, not JSON', () => {
   test('listen prints the timer a recording started as done, and timings with one unit', async () => {
     const r = await run('listen', path.join(VOICE, 'set a timer for 30 seconds.wav'));
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^ {2}did: timer started: 30 s$/m, r.stdout);
+    assert.match(r.stdout, /^ {2}did: timer started: 30 seconds$/m, r.stdout);
     assert.match(r.stdout, /^ {2}timings: speech \d+ ms/m);
     assert.doesNotMatch(r.stdout, /_ms|msms|\dms\b/);
     const timers = app.kernel.host.get('timers') as unknown as { service: { status(): Array<{ duration_s: number }> } };
     assert.ok(timers.service.status().some((t) => t.duration_s === 30), 'the timer runs');
+    const logged: string[] = [];
+    printResult('log', { event: 'plugin.timers.changed', at: new Date().toISOString(), payload: { change: 'started', id: 't1', seconds: 11400, ends_at: 0 } }, false, (s) => logged.push(s));
+    assert.match(logged[0]!, /^\d\d:\d\d:\d\d timer started: 3 h 10 min \(id t1\)$/);
     const cancel = await run('listen', path.join(VOICE, 'cancel timer.wav'));
-    assert.match(cancel.stdout, /^ {2}did: timer cancelled: 30 s$/m, cancel.stdout);
+    assert.match(cancel.stdout, /^ {2}did: timer cancelled: 30 seconds$/m, cancel.stdout);
   });
 
   test('config list keeps its columns aligned with Chinese values', async () => {
