@@ -86,8 +86,21 @@ export function findOnPath(name: string, pathEnv = process.env.PATH ?? ''): stri
   return undefined;
 }
 
-/** How to get a wake word: the Wyoming wake service (README "Wake word"). */
+/** How to get a wake word: the Wyoming wake service (README "The button and the wake word"). */
 const WAKE_FIX = 'run a Wyoming wake service (docker run -d -p 10400:10400 rhasspy/wyoming-openwakeword --preload-model ok_nabu, or the openWakeWord add-on of Home Assistant) and: homeagent config set plugin.voice.wyoming_wake_host HOST';
+
+/**
+ * What to do so that a person can start listening, for this configuration:
+ * only what is not already so (a fix never tells to set a setting that has
+ * that value already).
+ */
+function listeningFix(v: WakeConfig, gpioSimulated: boolean): string {
+  const pin = v.stopPin >= 0 ? v.stopPin : 17;
+  if (v.pttPin >= 0) return gpioSimulated ? `on the Pi, wire the push-to-talk button to BCM ${v.pttPin} and GND` : `check the push-to-talk button on BCM ${v.pttPin}`;
+  const wire = `${gpioSimulated ? 'on the Pi, ' : ''}wire a button to BCM ${pin} and GND${v.stopPin < 0 ? ` (homeagent config set plugin.gpio.stop_pin ${pin})` : ''}`;
+  if (!v.oneButton) return `${wire} and let it also start listening (homeagent config set plugin.gpio.one_button true), or add a push-to-talk button (plugin.gpio.ptt_pin)`;
+  return `${wire}: with plugin.gpio.one_button on (it is), a press starts listening; or a separate push-to-talk button (plugin.gpio.ptt_pin)`;
+}
 
 /**
  * How can the box be woken (src/service/wake-ways.ts)? The one button (the
@@ -103,7 +116,7 @@ export function checkListening(v: VoiceDoctorInput, gpioSimulated = v.gpioDriver
       name: 'listening',
       ok: false,
       detail: [...r.problems, ...r.ways.map((w) => w.text)].join('; '),
-      fix: `wire a button to BCM 17 and GND (homeagent config set plugin.gpio.one_button true; or a separate push-to-talk button: plugin.gpio.ptt_pin), or ${WAKE_FIX}`,
+      fix: `${listeningFix(v, gpioSimulated)}, or ${WAKE_FIX}`,
     };
   }
   return { name: 'listening', ok: true, detail: wakeSummary(r) };

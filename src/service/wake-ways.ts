@@ -92,7 +92,7 @@ export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'
   const ways: WakeWay[] = [];
   const problems: string[] = [];
   const notes: string[] = [];
-  const sim = gpioSimulated ? ' (simulated: no GPIO here, only the WebUI/CLI can press it)' : '';
+  const sim = gpioSimulated ? ' (simulated: this machine has no GPIO, so nobody can press it)' : '';
   if (c.stopPin >= 0 && c.pttPin < 0 && c.oneButton) {
     const hold = c.longPressMs > 0 ? `; hold it ${c.longPressMs / 1000} s to switch the microphone off or on` : '';
     ways.push({ kind: 'button', text: `press the button on BCM ${c.stopPin} to talk (it also stops a reply and answers no)${hold}${sim}` });
@@ -115,7 +115,7 @@ export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'
   } else if (!physical) {
     problems.push('nobody in the room can wake the box: its only button is simulated (no GPIO found) and no wake word is configured (plugin.voice.wyoming_wake_host is empty)');
   }
-  if (!c.wakeHost && !c.wakePhrase.trim()) notes.push('no wake word: run a Wyoming wake service (openWakeWord) and set plugin.voice.wyoming_wake_host (README: Wake word)');
+  if (!c.wakeHost && !c.wakePhrase.trim()) notes.push('no wake word: run a Wyoming wake service (openWakeWord) and set plugin.voice.wyoming_wake_host (README: The button and the wake word)');
   const report: WakeReport = { ways, problems, notes };
   if (c.language === 'zh') {
     report.chinese = c.asrHost

@@ -2,7 +2,7 @@
  * EXPERIMENTAL offline wake phrase: Debian's pocketsphinx keyphrase spotting
  * (`pocketsphinx_continuous -keyphrase ... -kws_threshold ...`, CMU Sphinx
  * "keyword spotting"), the only wake engine that runs offline here. It is
- * weak (README "Wake word": `npm run bench -- wake` measures it on the real
+ * weak (README "The button and the wake word": `npm run bench -- wake` measures it on the real
  * recordings and room noise), so it is off by default
  * (plugin.voice.wake_phrase ''), the Wyoming wake service is the supported
  * way, and a phrase needs four or more syllables (short phrases fire on

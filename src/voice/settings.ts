@@ -42,14 +42,14 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
   { key: `${P}wyoming_tts_port`, type: 'integer', default: 10200, min: 1, max: 65535, description: 'Wyoming TTS port.' },
   { key: `${P}wyoming_asr_host`, type: 'string', default: '', description: "Wyoming ASR host (faster-whisper); '' = no dictation engine." },
   { key: `${P}wyoming_asr_port`, type: 'integer', default: 10300, min: 1, max: 65535, description: 'Wyoming ASR port.' },
-  { key: `${P}wyoming_wake_host`, type: 'string', default: '', description: "Wyoming wake-word host (openWakeWord or microWakeWord, e.g. Home Assistant's add-on); '' = no wake word (the button only). README: Wake word." },
+  { key: `${P}wyoming_wake_host`, type: 'string', default: '', description: "Wyoming wake-word host (openWakeWord or microWakeWord, e.g. Home Assistant's add-on); '' = no wake word (the button only). README: The button and the wake word." },
   { key: `${P}wyoming_wake_port`, type: 'integer', default: 10400, min: 1, max: 65535, description: 'Wyoming wake-word port.' },
   {
     key: `${P}wake_phrase`,
     type: 'string',
     default: '',
     description:
-      "EXPERIMENTAL offline wake phrase, spotted by pocketsphinx (four or more syllables of dictionary words, e.g. 'hey home agent'); '' = off. Weak (README: Wake word; npm run bench -- wake); used only when wyoming_wake_host is empty.",
+      "EXPERIMENTAL offline wake phrase, spotted by pocketsphinx (four or more syllables of dictionary words, e.g. 'hey home agent'); '' = off. Weak (README: The button and the wake word; npm run bench -- wake); used only when wyoming_wake_host is empty.",
   },
   { key: `${P}wake_phrase_threshold`, type: 'number', default: DEFAULT_WAKE_PHRASE_THRESHOLD, min: 1e-80, max: 0.1, description: 'Spotting threshold of the experimental wake phrase (pocketsphinx -kws_threshold): lower spots more, and falsely more.' },
   { key: `${P}wake_words`, type: 'string', default: '', description: "Comma-separated wake word names the service offers (e.g. 'ok_nabu', 'hey_jarvis'; `homeagent doctor` lists them); '' = all the service has." },
