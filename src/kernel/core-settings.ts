@@ -13,8 +13,8 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
   s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: 'Context window in tokens for the prompt budget; 0 = ask the LLM source (Ollama /api/show), else 8192.' });
   s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
-  s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now. I can still control your devices.", description: 'Said when every LLM source failed (after an English input).' });
-  s.register({ key: 'core.agent.llm_unavailable_message_zh', type: 'string', default: '抱歉，我现在连不上语言模型。设备控制仍然可以用。', description: 'Said when every LLM source failed, after a Chinese input.' });
+  s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now, so I can't answer that. Commands for the devices I know, timers and the time still work.", description: 'Said when every LLM source failed (after an English input).' });
+  s.register({ key: 'core.agent.llm_unavailable_message_zh', type: 'string', default: '抱歉，我现在连不上语言模型，没法回答这个。已知设备的控制、计时器和时间仍然可以用。', description: 'Said when every LLM source failed, after a Chinese input.' });
   // Limits of what one turn accepts (issue 14): a runaway model or tool cannot fill the memory of a Pi or its databases.
   s.register({
     key: 'core.agent.max_reply_chars',
