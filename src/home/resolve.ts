@@ -162,8 +162,8 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
   }
   const own = opts.ownArea?.trim() || undefined;
   const area = q.area?.trim() || own;
-  // The kind's own name in the singular with a room ("the light in the office"): every device of the kind
-  // there, as the plural (the recogniser cannot tell "light" from "lights" reliably, and the room bounds it).
+  // The kind's own name in the singular with a room (the box's own: "turn off the light"; or a room the
+  // matcher did not drop it for): every device of the kind there, as the plural.
   const kindWord = q.device?.trim() && q.domain !== undefined && singular(norm(q.device)) === q.domain;
   if (q.device?.trim() && !(kindWord && area)) {
     const said = q.device.trim();

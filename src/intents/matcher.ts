@@ -125,6 +125,9 @@ function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, voc
   if (typeof slots.location === 'string' && language === 'en') {
     slots.location = slots.location.replace(/\b\w/g, (c) => c.toUpperCase());
   }
+  // "The light in the office" means what "the lights in the office" means (the recogniser cannot tell
+  // them apart, and the room bounds it): the kind's own word said with a room is no single device.
+  if (slots.device !== undefined && slots.device === slots.domain && slots.area !== undefined) delete slots.device;
   return slots;
 }
 

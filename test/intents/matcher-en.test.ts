@@ -27,8 +27,8 @@ test('"the lamp" is one device (slot device), the kind\'s own name every device 
   assert.deepEqual(m('turn off the lamp').slots, { domain: 'light', device: 'lamp' });
   assert.deepEqual(m('turn on the lamp in the study').slots, { domain: 'light', device: 'lamp', area: 'Study' });
   assert.deepEqual(m('turn off the lamps').slots, { domain: 'light' });
-  // The singular also says the word (the resolver treats "light in the hallway" as the room's lights, "the light" alone as one device).
-  assert.deepEqual(m('turn off light in the hallway').slots, { domain: 'light', device: 'light', area: 'Hallway' });
+  // The singular also says the word ("the light" alone is one device), except with a room: "light in the hallway" is the room's lights, as the plural.
+  assert.deepEqual(m('turn off light in the hallway').slots, { domain: 'light', area: 'Hallway' });
   assert.deepEqual(m('turn off the light').slots, { domain: 'light', device: 'light' });
   assert.deepEqual(m('turn off the lights').slots, { domain: 'light' });
 });
