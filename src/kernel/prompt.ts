@@ -1,11 +1,33 @@
 /**
- * Prompt assembly: system prompt (persona, time, output rules, recalled
- * memory), the context window's timeline as messages, and the token budget of
- * seed 001 "Context Budget": working band = min(window x 0.8, 600000); memory
- * gets (band - fixed) / 3, the timeline the other 2/3. Budgets are ceilings.
+ * Prompt assembly (issue 19 "A stable prefix"; seed 002 §7 cache-friendly:
+ * injected pieces at fixed positions, prefix bytes stable). A request is
+ * ordered from most stable to least:
+ *
+ *   system (persona + fixed rules) · tool schemas · history ·
+ *   turn context (time to the minute, the input's channel, a short recall) ·
+ *   the new user message
+ *
+ * so a follow-up turn shares every byte up to the history's end with the
+ * previous request, and a model server (Ollama, llama.cpp, a hosted cache)
+ * re-reads only what is new. The turn context is a `user` message of its
+ * own right before the new one: Ollama's templates render system messages
+ * only at the top (a later one is hoisted there, which would change the
+ * prefix every turn) and merge consecutive user messages, so the block
+ * reaches the model where it was put with both adapters. Past tool calls are
+ * shown as the assistant's tool calls and their results, never as system
+ * notes, for the same reason.
+ *
+ * The history is the recent tail of the context window, appended turn by
+ * turn (`PromptHistory`); when it outgrows its budget the oldest block goes
+ * in one step, so the prefix stays stable for many turns. The window's own
+ * relevance pruning (archiving to documents) does not rewrite it.
+ *
+ * Token budget of seed 001 "Context Budget": working band = min(window x
+ * 0.8, 600000); memory gets (band - fixed) / 3, the timeline the other 2/3.
+ * Budgets are ceilings.
  */
-import type { ChatMessage } from './llm-types.js';
-import type { ContextEvent } from './memory-port.js';
+import type { ChatMessage, ToolCall } from './llm-types.js';
+import type { ContextEvent, KernelMemory } from './memory-port.js';
 import type { CutReason } from './turn-types.js';
 import { estimateTokens } from './memory-port.js';
 
@@ -26,7 +48,60 @@ export function computeTokenBudget(window: number, fixed: number): TokenBudget {
   return { window, band, fixed, memory, context: free - memory };
 }
 
-/** Rules appended to the persona, by output mode (DESIGN.md "Output"). */
+/**
+ * Which prompt layout turns use: `stable` (the order above) or `legacy` (the
+ * order before issue 19: time, channel and recall in the system message, the
+ * timeline re-pruned every turn). `legacy` is kept only so the prompt bench
+ * (test/bench/prompt.ts) measures the baseline in the same run.
+ */
+export type PromptLayout = 'stable' | 'legacy';
+
+let layout: PromptLayout = 'stable';
+
+/** Select the prompt layout for turns begun from now on in this process (the bench's baseline switch). */
+export function setPromptLayout(l: PromptLayout): void {
+  if (l !== 'stable' && l !== 'legacy') throw new TypeError(`prompt layout must be 'stable' or 'legacy', got ${JSON.stringify(l)}`);
+  layout = l;
+}
+
+/** The prompt layout in use (see `PromptLayout`). */
+export function promptLayout(): PromptLayout {
+  return layout;
+}
+
+/** Tokens of recalled memory in an ordinary turn's context block: a few items; the model asks memory_recall for more. */
+export const TURN_RECALL_TOKENS = 150;
+
+/**
+ * The fixed rules appended to the persona, by output mode (DESIGN.md
+ * "Output"). They never name the input's channel (that changes from turn to
+ * turn and is said in the turn context, `turnContext`), so they stay byte
+ * for byte the same while the channel list does.
+ */
+export function stableRules(mode: 'auto' | 'explicit', channels: string[]): string {
+  const list = channels.filter((c) => !c.startsWith('_')).join(', ');
+  if (mode === 'explicit') {
+    return `Output rule: nothing you write reaches anyone unless you call an output_send__<channel> tool. Answer on the channel the input came from (named in the context before each message) with output_send__<that channel>. Channels: ${list}.`;
+  }
+  return `Your plain text reply goes back to the channel the input came from (named in the context before each message); keep it short and speakable. To send something to another channel, call output_send__<channel>. Channels: ${list}. To call a tool, use the tool-calling interface; never write tool calls as text.`;
+}
+
+/** A time to the minute in the box's local zone, e.g. "Tue Dec 01 2026 04:36 GMT+0000 (Coordinated Universal Time)". `now` in epoch ms. */
+export function minuteTime(now: number): string {
+  return new Date(now).toString().replace(/(\d{2}:\d{2}):\d{2}/, '$1');
+}
+
+/**
+ * The turn context: what changes every turn, placed right before the new
+ * user message (time to the minute, the input's channel, the short recall
+ * block, '' when none). `now` in epoch ms.
+ */
+export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string }): string {
+  const channel = opts.mode === 'explicit' ? `${opts.channel} (answer with output_send__${opts.channel})` : opts.channel;
+  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, opts.memory].filter(Boolean).join('\n');
+}
+
+/** The rules appended to the persona before issue 19 (legacy layout only): they name the input's channel. */
 export function outputRules(mode: 'auto' | 'explicit', channel: string, channels: string[]): string {
   const list = channels.filter((c) => !c.startsWith('_')).join(', ');
   if (mode === 'explicit') {
@@ -42,10 +117,21 @@ const CUT_MARKS: Record<CutReason, string> = {
   tool_call_limit: '[cut off: too many tool calls at once; none of them ran]',
 };
 
-/** Render the timeline as chat messages (past turns; tool events as compact notes). */
-export function timelineMessages(events: ContextEvent[]): ChatMessage[] {
+/**
+ * Render the timeline as chat messages (past turns). `notes`: tool events as
+ * compact system notes (the legacy layout); otherwise (the stable layout) as
+ * the assistant's tool call and its result, the shape every chat template
+ * carries in place.
+ */
+export function timelineMessages(events: ContextEvent[], opts: { toolNotes?: boolean } = {}): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const e of events) {
+    if (e.kind === 'tool' && !opts.toolNotes) {
+      const call = pastToolCall(e);
+      out.push({ role: 'assistant', content: '', tool_calls: [call] });
+      out.push({ role: 'tool', tool_call_id: call.id, name: call.function.name, content: truncate(e.response, 600) });
+      continue;
+    }
     switch (e.kind) {
       case 'user':
         out.push({ role: 'user', content: e.speaker ? `${e.speaker}: ${e.input}` : e.input });
@@ -62,6 +148,81 @@ export function timelineMessages(events: ContextEvent[]): ChatMessage[] {
     }
   }
   return out;
+}
+
+/**
+ * A past tool event as the call the model made: the name from `tool` (or
+ * the text before "("), the arguments parsed from the recorded
+ * `name({...})` input ({} when they do not parse), the id from the event's
+ * (`<turn>:tool:<call id>`), so the same event always renders the same bytes.
+ */
+function pastToolCall(e: ContextEvent): ToolCall {
+  const open = e.input.indexOf('(');
+  const name = e.tool ?? (open > 0 ? e.input.slice(0, open) : e.input) ?? 'tool';
+  let args: Record<string, unknown> = {};
+  if (open >= 0 && e.input.endsWith(')')) {
+    try {
+      const v: unknown = JSON.parse(e.input.slice(open + 1, -1));
+      if (v && typeof v === 'object' && !Array.isArray(v)) args = v as Record<string, unknown>;
+    } catch {
+      /* not JSON: no arguments */
+    }
+  }
+  const at = e.id.lastIndexOf(':tool:');
+  return { id: at >= 0 ? e.id.slice(at + 6) : e.id, type: 'function', function: { name: name || 'tool', arguments: args } };
+}
+
+/** Estimated tokens of one event as the history shows it (the window's own measure). */
+function eventTokens(e: ContextEvent): number {
+  return estimateTokens(e.input) + estimateTokens(e.response) + 4;
+}
+
+/**
+ * The history a prompt shows (issue 19): the context window's events in the
+ * order they first appeared, appended turn by turn. Events the window
+ * archives (its relevance pruning) stay shown; events the window gets later
+ * (new ones, or documents moved back into it) are appended at the end. When
+ * the shown events outgrow the budget, the oldest go in one step down to
+ * half the budget, starting at a user message, so the bytes before the
+ * history's end stay the same for many turns. In memory only: after a
+ * restart it starts again from the window.
+ */
+export class PromptHistory {
+  private shown: ContextEvent[] = [];
+  /** Ids shown now or still in the window (never appended twice). */
+  private known = new Set<string>();
+
+  /**
+   * Take in `window` (the memory's timeline, oldest first) and return the
+   * events to show, oldest first, within `budgetTokens` (estimated; at least
+   * the newest event when any).
+   */
+  update(window: readonly ContextEvent[], budgetTokens: number): ContextEvent[] {
+    for (const e of window) {
+      if (this.known.has(e.id)) continue;
+      this.known.add(e.id);
+      this.shown.push(e);
+    }
+    let used = this.shown.reduce((n, e) => n + eventTokens(e), 0);
+    if (used > budgetTokens) {
+      // Drop a block: down to half the budget, then on to the next user message (a tool result is never the first).
+      let i = 0;
+      while (i < this.shown.length - 1 && used > budgetTokens / 2) used -= eventTokens(this.shown[i++]!);
+      while (i < this.shown.length - 1 && this.shown[i]!.kind !== 'user') i++;
+      this.shown = this.shown.slice(i);
+    }
+    this.known = new Set([...window.map((e) => e.id), ...this.shown.map((e) => e.id)]);
+    return this.shown.slice();
+  }
+}
+
+const histories = new WeakMap<KernelMemory, PromptHistory>();
+
+/** The prompt history kept for `memory` (one per memory instance, for the process's life). */
+export function promptHistoryOf(memory: KernelMemory): PromptHistory {
+  let h = histories.get(memory);
+  if (!h) histories.set(memory, (h = new PromptHistory()));
+  return h;
 }
 
 /** Tokens of a message list (rough). */

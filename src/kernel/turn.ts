@@ -31,13 +31,14 @@
  */
 import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-types.js';
 import type { MemItem } from './memory-types.js';
+import type { ContextEvent } from './memory-port.js';
 import type { StageContext, StageName } from './stage-types.js';
 import type { CutReason, InputMessage } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
-import { computeTokenBudget, messagesTokens, outputRules, timelineMessages } from './prompt.js';
+import { computeTokenBudget, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
@@ -216,10 +217,12 @@ export class Turn {
     const window = await this.contextWindow(provider);
     const tools = this.toolSchemas();
     const persona = k.persona();
-    const rules = outputRules(this.out.mode, this.input.channel, k.outputs.names());
+    const legacy = promptLayout() === 'legacy';
+    const rules = legacy ? outputRules(this.out.mode, this.input.channel, k.outputs.names()) : stableRules(this.out.mode, k.outputs.names());
     const fixed = estimateTokens(persona) + estimateTokens(rules) + estimateTokens(JSON.stringify(tools)) + 200;
     const budget = computeTokenBudget(window, fixed);
     try {
+      // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
       k.memory.prune(text);
     } catch (err) {
       k.log.warn({ err: errorMessage(err) }, 'context prune failed');
@@ -227,20 +230,31 @@ export class Turn {
     let memoryBlock = '';
     if (this.input.channel !== '_consolidation_') {
       try {
-        const recalled = await k.memory.recallForPrompt(text, budget.memory, this.frame.recalledIds);
+        // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more.
+        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds);
         memoryBlock = recalled.text;
         this.frame.memory = recalled.items;
       } catch (err) {
         k.log.warn({ err: errorMessage(err) }, 'memory recall failed');
       }
     }
-    const system: ChatMessage = {
-      role: 'system',
-      content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
-    };
+    const user: ChatMessage = { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) };
     // The timeline excludes this turn's own user event (it is the user message below).
-    const timeline = timelineMessages(k.memory.timeline(budget.context).filter((e) => e.id !== `${this.input.id}:user`));
-    const messages: ChatMessage[] = [system, ...timeline, { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) }];
+    const own = (e: ContextEvent): boolean => e.id !== `${this.input.id}:user`;
+    let messages: ChatMessage[];
+    if (legacy) {
+      const system: ChatMessage = {
+        role: 'system',
+        content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
+      };
+      messages = [system, ...timelineMessages(k.memory.timeline(budget.context).filter(own), { toolNotes: true }), user];
+    } else {
+      // Most stable first: persona and rules, (tools,) the history appended turn by turn, then what changes every turn.
+      const system: ChatMessage = { role: 'system', content: [persona.trim(), rules].filter(Boolean).join('\n\n') };
+      const history = promptHistoryOf(k.memory).update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context).filter(own);
+      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock }) };
+      messages = [system, ...timelineMessages(history), context, user];
+    }
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });
     if (this.stopped) return STOPPED;

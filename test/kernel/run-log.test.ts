@@ -23,7 +23,8 @@ test('every round\'s context is rebuilt from the log exactly', async () => {
     start(sdk) {
       sdk.registerTool({ name: 'lookup', description: 'x', parameters: { type: 'object', properties: { q: { type: 'string' } } }, handler: (a) => `result for ${String(a.q)}` });
       sdk.registerStage('post_action', (ctx) => {
-        if (!rewrote && ctx.context_messages.length > 2) {
+        // Not in the warm-up turn (system, turn context, user: 3 messages), in the next one (its history too).
+        if (!rewrote && ctx.context_messages.length > 3) {
           rewrote = true;
           ctx.context_messages[0] = { ...ctx.context_messages[0]!, content: ctx.context_messages[0]!.content + '\n(rewritten by a plugin)' };
         }
