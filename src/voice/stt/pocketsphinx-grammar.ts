@@ -11,7 +11,7 @@
  * pronunciations (pronunciation.ts). The garbage grammar is a free loop of
  * the acoustic model's phones, the rejection measure of pocketsphinx.ts.
  */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildGrammar } from '../../intents/index.js';
@@ -19,6 +19,7 @@ import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
 import { DEBIAN_CMUDICT, writeDictionary } from './pronunciation.js';
 import { SttNoGrammarError } from './errors.js';
+import { dictionaryPhoneCounts } from './pocketsphinx-duration.js';
 
 const log = createLogger('stt:pocketsphinx');
 
@@ -29,6 +30,8 @@ const MODEL_PHONES = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M
 export interface Grammar {
   readonly dir: string;
   readonly vocab: Vocabulary;
+  /** Phones of each word of command.dict (its first pronunciation), for the length check (pocketsphinx-duration.ts). */
+  readonly phones: ReadonlyMap<string, number>;
 }
 
 /** What setVocabulary produced. */
@@ -109,7 +112,8 @@ export class GrammarFiles {
         espeakBinary: this.opts.espeakBinary,
       });
       if (Object.keys(report.generated).length > 0) log.info({ generated: report.generated }, 'generated pronunciations');
-      return { g: { dir, vocab }, info: { dir, words: g.words.length, generated: report.generated } };
+      const phones = dictionaryPhoneCounts(await readFile(path.join(dir, 'command.dict'), 'utf8'));
+      return { g: { dir, vocab, phones }, info: { dir, words: g.words.length, generated: report.generated } };
     };
     const p = build();
     const pending = p.then((r) => r.g);

@@ -8,13 +8,16 @@
  * front end as the grammar). When the grammar path's acoustic score per
  * frame trails the free loop's by more than a threshold, the speech is out
  * of grammar. No path to the final state, or a transcript no template
- * matches, is a rejection too.
+ * matches, is a rejection too. So is speech whose length does not fit the
+ * matched sentence, or audio cut while speech went on
+ * (pocketsphinx-duration.ts).
  */
 import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { Vocabulary } from '../../intents/types.js';
 import { hypsegText } from './pocketsphinx-log.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
+import { durationMisfit, sentencePhones, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 
 /**
  * Default rejection threshold: acoustic score units per 10 ms frame by which
@@ -39,17 +42,37 @@ export interface PocketsphinxDetails {
   frames: number;
   /** ms of audio dropped from the start by the audio clean-up. */
   droppedMs?: number;
+  /** Where speech is in the decoded audio (pocketsphinx-duration.ts); undefined when not measured. */
+  extent?: SpeechExtent;
+  /** Phones of the hypothesis' words in the grammar's dictionary. */
+  phones?: number;
+  /** extent.speechMs / phones. */
+  msPerPhone?: number;
+  /** Why the length does not fit (the result is then rejected); undefined when it fits or was not checked. */
+  durationMisfit?: DurationMisfit;
 }
 
 /**
  * Turn a pair's output into an SttResult for engine `engine`: `vocab` is the
  * vocabulary the grammar was built from, `maxScoreGap` the rejection
  * threshold, `droppedMs` what the audio clean-up cut from the start.
+ * With `extent` (the decoded audio's speech extent), `phones` (the grammar
+ * dictionary's phone counts) and `durationLimits`, a hypothesis whose speech
+ * length does not fit its words, or audio that was cut, is rejected too
+ * (pocketsphinx-duration.ts); `durationLimits: false` turns that check off.
  * Confidence: 1 well inside the threshold, 0.5 at it, towards 0 beyond it.
  */
 export function judgeDecode(
   out: PairOutput,
-  opts: { engine: string; vocab: Vocabulary; maxScoreGap: number; droppedMs: number },
+  opts: {
+    engine: string;
+    vocab: Vocabulary;
+    maxScoreGap: number;
+    droppedMs: number;
+    extent?: SpeechExtent;
+    phones?: ReadonlyMap<string, number>;
+    durationLimits?: DurationLimits | false;
+  },
 ): { result: SttResult; details: PocketsphinxDetails } {
   const { main, mainStderr, garbage } = out;
   const hypothesis = main ? hypsegText(main) : '';
@@ -59,9 +82,16 @@ export function judgeDecode(
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
+  if (opts.extent && opts.phones) {
+    const phones = sentencePhones(hypothesis.split(' ').filter(Boolean), opts.phones);
+    details.extent = opts.extent;
+    details.phones = phones;
+    if (phones > 0) details.msPerPhone = opts.extent.speechMs / phones;
+    if (text && opts.durationLimits !== false) details.durationMisfit = durationMisfit(opts.extent, phones, opts.durationLimits);
+  }
   const maxGap = opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
-  const rejected = !text || grammarMismatch || intent === null || outOfGrammar;
+  const rejected = !text || grammarMismatch || intent === null || outOfGrammar || details.durationMisfit !== undefined;
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
   const result: SttResult = {
     text: rejected ? '' : text,

@@ -20,6 +20,7 @@ import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import type { PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { prepareUtterance } from './audio-prep.js';
+import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
 import { SttAbortedError } from './errors.js';
 
 /** Utterances shorter than this (ms of audio) are not decoded: rejected at once. */
@@ -33,8 +34,8 @@ export interface SessionPorts {
   lease(g: Grammar): GrammarLease | undefined;
   /** Start a decoder pair for `g` in a fresh directory. */
   startPair(g: Grammar): Promise<DecoderPair>;
-  /** The verdict on one decode of `g`; `droppedMs` is what the audio clean-up cut. */
-  judge(g: Grammar, out: PairOutput, droppedMs: number): { result: SttResult; details: PocketsphinxDetails };
+  /** The verdict on one decode of `g`; `droppedMs` is what the audio clean-up cut, `extent` where speech is in the decoded audio. */
+  judge(g: Grammar, out: PairOutput, droppedMs: number, extent: SpeechExtent): { result: SttResult; details: PocketsphinxDetails };
   /** Clean the audio before decoding (audio-prep.ts). */
   prepareAudio: boolean;
   /** Kill a pair that has not finished this long after its decode started, ms. */
@@ -163,7 +164,7 @@ export class PocketsphinxSession implements SttSession {
         await this.release(p);
         throw new SttAbortedError();
       }
-      return this.decode(p, raw);
+      return this.decode(p, raw, !final);
     });
     decode.result.catch(() => undefined);
     return decode;
@@ -187,8 +188,12 @@ export class PocketsphinxSession implements SttSession {
     }
   }
 
-  /** Run one decode of `raw` on `pair`; the pair is used up. */
-  private async decode(pair: DecoderPair, raw: Buffer): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+  /**
+   * Run one decode of `raw` on `pair`; the pair is used up. `atPause`: a
+   * speculative pass, whose result counts only when silence followed (so the
+   * audio is not cut).
+   */
+  private async decode(pair: DecoderPair, raw: Buffer, atPause: boolean): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
     const timer = setTimeout(() => pair.kill(), this.ports.finishTimeoutMs);
     try {
       const prepared = this.ports.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0 } };
@@ -202,7 +207,7 @@ export class PocketsphinxSession implements SttSession {
           details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
         };
       }
-      return this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs);
+      return this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs, { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}) });
     } finally {
       clearTimeout(timer);
     }

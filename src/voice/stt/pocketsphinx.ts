@@ -25,7 +25,9 @@
  * front end as the grammar). When the grammar path's acoustic score per
  * frame trails the free loop's by more than a threshold, the speech is out
  * of grammar. No path to the final state, or a transcript no template
- * matches, is a rejection too.
+ * matches, is a rejection too. So is speech whose length does not fit the
+ * matched sentence (ms per phone outside a band) or audio that ends while
+ * speech is still going (pocketsphinx-duration.ts).
  *
  * This module is the engine (SttEngine 'pocketsphinx'): options, defaults,
  * and the wiring of its parts, each behind a narrow interface:
@@ -46,6 +48,7 @@ import { GrammarFiles, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
 import { DEFAULT_MAX_SCORE_GAP, judgeDecode, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
+import type { DurationLimits } from './pocketsphinx-duration.js';
 
 /**
  * Front-end settings shared by both decoders (so their frames line up).
@@ -100,6 +103,12 @@ export interface PocketsphinxOptions {
     maxScoreGap?: number;
     /** Garbage decoder settings (see DEFAULT_GARBAGE_ARGS). */
     garbageArgs?: readonly string[];
+    /**
+     * Reject speech whose length does not fit the matched sentence, or audio
+     * cut while speech went on (pocketsphinx-duration.ts); default
+     * DEFAULT_DURATION_LIMITS, false: off. Applies even when `enabled` is false.
+     */
+    duration?: DurationLimits | false;
   };
   /** espeak-ng binary for generated pronunciations. */
   espeakBinary?: string;
@@ -150,7 +159,8 @@ export class PocketsphinxStt implements SttEngine {
         return lease;
       },
       startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p)),
-      judge: (g, out, droppedMs) => judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs }),
+      judge: (g, out, droppedMs, extent) =>
+        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration }),
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
       engine: this.name,

@@ -1,0 +1,195 @@
+/**
+ * Speech whose length does not fit never acts (issue 15): the length check
+ * of the pocketsphinx recogniser (src/voice/stt/pocketsphinx-duration.ts),
+ * unit by unit and with the real pocketsphinx (Debian 12) on three kinds of
+ * trap it must reject:
+ * - ten seconds of unrelated speech: espeak-ng reading long sentences in
+ *   several voices with room noise (-55 dBFS), the kind that was forced
+ *   into "set a timer for 52 hours";
+ * - a real command cut off 0.9 s after its speech starts (a fixture
+ *   recording sliced, as when the stream stops or push-to-talk is released
+ *   mid-word): the audio ends while speech is still going;
+ * - a real command said twice in a row.
+ * The band was chosen on the synthetic set only (see
+ * DEFAULT_DURATION_LIMITS); the real recordings are the report
+ * (recordings.test.ts, the voice and voice-stt benches). Measured here
+ * before/after the check: long speech 13/15 -> 15/15 rejected (5 voices x 3
+ * sentences; this test runs 2 voices), cut commands 3/13 -> 13/13, said
+ * twice 0/18 -> 8/18 (the rest come out as a longer sentence of the grammar
+ * whose length fits: "lock the front door in the bedroom").
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
+import type { PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import {
+  DEFAULT_DURATION_LIMITS,
+  dictionaryPhoneCounts,
+  durationMisfit,
+  sentencePhones,
+  speechExtent,
+} from '../../src/voice/stt/pocketsphinx-duration.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
+import { Endpointer } from '../../src/voice/vad.js';
+import { fixtureVocabulary, voiceDir } from './home-vocab.js';
+import { asThePipelineHearsIt, feed, readWavPcm } from './wav.js';
+import { mix, noise, tone } from '../voice/helpers.js';
+
+const run = promisify(execFile);
+
+// ---- pure parts ----
+
+test('speechExtent finds speech between room noise, ignores a click, and measures the trailing silence', () => {
+  const pcm = Buffer.concat([noise(500, -60, 1), tone(20, -12), noise(300, -60, 2), mix(tone(1000, -20), noise(1000, -60, 3)), noise(400, -60, 4)]);
+  const e = speechExtent(pcm);
+  assert.equal(e.audioMs, 2220);
+  // The 20 ms click is shorter than minRunMs: speech is the 1 s tone.
+  assert.ok(Math.abs(e.speechMs - 1000) <= 20, `speech ${e.speechMs} ms`);
+  assert.ok(Math.abs(e.trailingSilenceMs - 400) <= 20, `trailing ${e.trailingSilenceMs} ms`);
+  const cut = speechExtent(Buffer.concat([noise(500, -60, 1), tone(800, -20)]));
+  assert.ok(cut.trailingSilenceMs <= 10, `cut audio ends in speech: ${cut.trailingSilenceMs} ms`);
+  assert.deepEqual(speechExtent(noise(800, -60, 5)).speechMs, 0, 'room noise alone is no speech');
+  assert.deepEqual(speechExtent(Buffer.alloc(0)), { audioMs: 0, speechMs: 0, trailingSilenceMs: 0 });
+});
+
+test('durationMisfit: ms per phone outside the band, or audio that ends in speech', () => {
+  const L = DEFAULT_DURATION_LIMITS;
+  const fits = { audioMs: 2000, speechMs: 1300, trailingSilenceMs: 400 };
+  assert.equal(durationMisfit(fits, 13), undefined, '100 ms per phone fits');
+  assert.equal(durationMisfit({ ...fits, speechMs: 9000 }, 38), 'too_long', '237 ms per phone: ten seconds for a timer sentence');
+  assert.equal(durationMisfit({ ...fits, speechMs: 130 }, 5), 'too_short');
+  assert.equal(durationMisfit({ ...fits, trailingSilenceMs: L.minTrailingSilenceMs - 10 }, 13), 'cut');
+  assert.equal(durationMisfit({ ...fits, trailingSilenceMs: 0, silenceConfirmed: true }, 13), undefined, 'the endpointer heard silence after it');
+  assert.equal(durationMisfit(fits, 0), undefined, 'no phones: nothing to compare with');
+});
+
+test('dictionaryPhoneCounts reads a CMU dictionary (first pronunciation) and sentencePhones sums it', () => {
+  const m = dictionaryPhoneCounts('lock L AA K\nthe DH AH\nthe(2) DH IY\nfront F R AH N T\ndoor D AO R\n\n');
+  assert.equal(m.get('the'), 2);
+  assert.equal(m.get('front'), 5);
+  assert.equal(sentencePhones(['lock', 'the', 'front', 'door'], m), 13);
+  assert.equal(sentencePhones(['lock', 'unknown'], m), 3);
+});
+
+// ---- real pocketsphinx ----
+
+interface Expected {
+  transcript: string | null;
+}
+const expected = (JSON.parse(readFileSync(path.join(voiceDir, 'expected.json'), 'utf8')) as { expected: Record<string, Expected> }).expected;
+const commands = readdirSync(voiceDir)
+  .filter((f) => f.endsWith('.wav') && expected[f]?.transcript)
+  .sort();
+
+/** The endpointer's speech start and end in a recording (followed by quiet room noise), ms. */
+function speechOf(pcm: Buffer): { start: number; end: number } {
+  const ev = new Endpointer({ silenceMs: 800, pauseMs: 400 }).push(Buffer.concat([pcm, noise(2000, -65, 3)])).find((e) => e.type === 'end');
+  if (!ev || ev.type !== 'end' || ev.speech_start_ms === undefined) throw new Error('no speech in the recording');
+  return { start: ev.speech_start_ms, end: ev.speech_end_ms };
+}
+
+const LONG = [
+  'yesterday afternoon my neighbour told me a long story about the weather in the mountains and how the river flooded the old road near the village last spring',
+  'the committee will meet again on thursday to discuss the budget for the new library and the repairs to the swimming pool roof',
+  'please remember to bring your passport and a warm jacket because the train leaves very early and the station is cold',
+];
+const LONG_VOICES = ['en-us', 'en-us+m7'];
+
+const engine = new PocketsphinxStt();
+const vocab = fixtureVocabulary();
+type Outcome = { name: string; r: SttResult; d: PocketsphinxDetails | undefined };
+const longOut: Outcome[] = [];
+const cutOut: Outcome[] = [];
+const twiceOut: Outcome[] = [];
+let dir = '';
+
+async function decode(pcm: Buffer): Promise<{ r: SttResult; d: PocketsphinxDetails | undefined }> {
+  const s = engine.start();
+  feed(pcm, (b) => s.write(b));
+  const r = await s.end();
+  return { r, d: engine.lastDetails };
+}
+
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-duration-'));
+  await engine.setVocabulary(vocab);
+  let k = 0;
+  for (const voice of LONG_VOICES) {
+    for (const sentence of LONG) {
+      k++;
+      const raw = path.join(dir, `${k}-22k.wav`);
+      const wav = path.join(dir, `${k}.wav`);
+      await run('espeak-ng', ['-v', voice, '-s', String(150 + (k % 4) * 15), '-w', raw, sentence]);
+      await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
+      const pcm = readWavPcm(wav);
+      longOut.push({ name: `${voice}: ${sentence.slice(0, 30)}...`, ...(await decode(mix(pcm, noise(pcm.length / 32, -55, k)))) });
+    }
+  }
+  for (const f of commands) {
+    const pcm = readWavPcm(path.join(voiceDir, f));
+    const sp = speechOf(pcm);
+    // Cut 0.9 s after speech starts, with the pre-roll before it; only commands whose speech (after the clean-up the recogniser does) lasts over 1 s are cut by that.
+    if (speechExtent(prepareUtterance(pcm).pcm).speechMs > 1000) cutOut.push({ name: f, ...(await decode(pcm.subarray(Math.max(0, sp.start - 300) * 32, (sp.start + 900) * 32))) });
+    const once = pcm.subarray(Math.max(0, sp.start - 100) * 32, (sp.end + 100) * 32);
+    twiceOut.push({ name: f, ...(await decode(asThePipelineHearsIt(Buffer.concat([noise(500, -65, 5), once, noise(300, -65, 6), once])))) });
+  }
+});
+
+after(async () => {
+  await engine.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function report(xs: Outcome[]): string {
+  return xs.map((x) => `${x.name} => ${x.r.rejected ? 'rejected' : `"${x.r.text}"`} (${x.d?.msPerPhone?.toFixed(0) ?? '-'} ms/phone, ${x.d?.durationMisfit ?? 'fits'})`).join('; ');
+}
+
+test('ten seconds of unrelated speech never acts', () => {
+  assert.equal(longOut.length, LONG.length * LONG_VOICES.length);
+  for (const x of longOut) assert.ok(x.d && x.d.extent && x.d.extent.speechMs > 5000, `${x.name}: long speech (${x.d?.extent?.speechMs} ms)`);
+  const accepted = longOut.filter((x) => !x.r.rejected);
+  assert.deepEqual(accepted, [], report(accepted));
+  // The length check is what catches the ones the score gap lets through ("a thirty hour thirty one minute ...").
+  assert.ok(longOut.some((x) => x.d?.durationMisfit === 'too_long'), report(longOut));
+});
+
+test('a real command cut off 0.9 s after it started never acts', () => {
+  assert.ok(cutOut.length >= 10, `cut commands: ${cutOut.length}`);
+  assert.ok(cutOut.some((x) => x.name === 'lock the Front Door.wav'), 'the example of the issue is among them');
+  const accepted = cutOut.filter((x) => !x.r.rejected);
+  assert.deepEqual(accepted, [], report(accepted));
+  for (const x of cutOut) if (x.d?.durationMisfit) assert.ok(['cut', 'too_short'].includes(x.d.durationMisfit), report([x]));
+  // Without the check, most of them acted: "is the front door locked" on 0.9 s of it, "next" for the weather.
+  assert.ok(cutOut.filter((x) => x.d?.durationMisfit === 'cut').length >= 6, report(cutOut));
+});
+
+test('a real command said twice in a row is rejected when its length does not fit the sentence heard', () => {
+  assert.equal(twiceOut.length, commands.length);
+  for (const x of twiceOut) {
+    if (x.r.rejected) continue;
+    // What is accepted fits its sentence's length: a longer sentence of the grammar, never the single command stretched.
+    assert.ok(x.d?.msPerPhone !== undefined && x.d.msPerPhone <= DEFAULT_DURATION_LIMITS.maxMsPerPhone, report([x]));
+  }
+  // Measured: 8 of 18 rejected (0 without the check); "is the front door locked" and "what's the weather like
+  // in new york" said twice came out as themselves and acted. Raise as the recogniser improves.
+  const rejected = twiceOut.filter((x) => x.r.rejected);
+  assert.ok(rejected.length >= 8, `rejected ${rejected.length}/${twiceOut.length}: ${report(twiceOut)}`);
+  for (const f of ['is the Front Door locked.wav', "what's the weather like in New York.wav"]) {
+    const x = twiceOut.find((o) => o.name === f);
+    assert.ok(x?.r.rejected, report(x ? [x] : []));
+  }
+});
+
+test('the grammar carries the phone counts of its dictionary', async () => {
+  const info = await engine.setVocabulary(vocab);
+  const counts = dictionaryPhoneCounts(await readFile(path.join(info.dir, 'command.dict'), 'utf8'));
+  assert.equal(counts.get('door'), 3);
+  assert.equal(counts.get('front'), 5);
+});
