@@ -136,7 +136,8 @@ export class Capture {
       return;
     }
     const speech = { ...base, speech_start_ms: ev.speech_start_ms, speech_end_ms: ev.speech_end_ms, decided_at_ms: ev.decided_at_ms };
-    this.session.end().then(
+    // A push-to-talk release ends the utterance on purpose: its audio may stop right after the last word.
+    this.session.end(ev.reason === 'forced' ? { endedByPerson: true } : undefined).then(
       (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
       (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
     );

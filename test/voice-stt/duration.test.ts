@@ -70,6 +70,8 @@ test('durationMisfit: ms per phone outside the band, or audio that ends in speec
   assert.equal(durationMisfit({ ...fits, speechMs: 130 }, 5), 'too_short');
   assert.equal(durationMisfit({ ...fits, trailingSilenceMs: L.minTrailingSilenceMs - 10 }, 13), 'cut');
   assert.equal(durationMisfit({ ...fits, trailingSilenceMs: 0, silenceConfirmed: true }, 13), undefined, 'the endpointer heard silence after it');
+  assert.equal(durationMisfit({ ...fits, trailingSilenceMs: 0, endedByPerson: true }, 13), undefined, 'a push-to-talk release right after the last word is not a cut');
+  assert.equal(durationMisfit({ ...fits, speechMs: 13 * (L.maxMsPerPhone + 50), trailingSilenceMs: 0, endedByPerson: true }, 13), 'too_long', 'a released button does not excuse a length that does not fit');
   assert.equal(durationMisfit(fits, 0), undefined, 'no phones: nothing to compare with');
 });
 
@@ -113,10 +115,10 @@ const cutOut: Outcome[] = [];
 const twiceOut: Outcome[] = [];
 let dir = '';
 
-async function decode(pcm: Buffer): Promise<{ r: SttResult; d: PocketsphinxDetails | undefined }> {
+async function decode(pcm: Buffer, endedByPerson = false): Promise<{ r: SttResult; d: PocketsphinxDetails | undefined }> {
   const s = engine.start();
   feed(pcm, (b) => s.write(b));
-  const r = await s.end();
+  const r = await s.end(endedByPerson ? { endedByPerson: true } : undefined);
   return { r, d: engine.lastDetails };
 }
 
@@ -171,6 +173,19 @@ test('a real command cut off 0.9 s after it started never acts', () => {
   for (const x of cutOut) if (x.d?.durationMisfit) assert.ok(['cut', 'too_short'].includes(x.d.durationMisfit), report([x]));
   // Without the check, most of them acted: "is the front door locked" on 0.9 s of it, "next" for the weather.
   assert.ok(cutOut.filter((x) => x.d?.durationMisfit === 'cut').length >= 6, report(cutOut));
+});
+
+test('a push-to-talk release right after the last word is no cut: the command acts', async () => {
+  const pcm = readWavPcm(path.join(voiceDir, 'lock the Front Door.wav'));
+  const sp = speechOf(pcm);
+  // The whole command, ending 20 ms after its last speech frame, as a quick button release leaves it.
+  const released = pcm.subarray(Math.max(0, sp.start - 300) * 32, (sp.end + 20) * 32);
+  const byPerson = await decode(released, true);
+  assert.equal(byPerson.r.rejected, false, report([{ name: 'released', ...byPerson }]));
+  assert.equal(byPerson.r.text, 'lock the front door');
+  // The same audio from a file or a stream that just stopped is judged cut.
+  const ended = await decode(released);
+  assert.equal(ended.r.rejected, true, report([{ name: 'stream end', ...ended }]));
 });
 
 test('a real command said twice in a row is rejected when its length does not fit the sentence heard', () => {

@@ -9,7 +9,7 @@
  */
 import { createLogger } from '../../kernel/log.js';
 import { errorMessage } from '../../kernel/errors.js';
-import type { SttEngine, SttResult, SttSession } from './types.js';
+import type { SttEndOptions, SttEngine, SttResult, SttSession } from './types.js';
 
 const log = createLogger('stt:chain');
 
@@ -63,11 +63,11 @@ export class SttChain implements SttEngine {
         if (finished) return;
         for (const s of sessions) s.session?.write(pcm);
       },
-      async end(): Promise<SttResult> {
+      async end(opts?: SttEndOptions): Promise<SttResult> {
         finished = true;
         const t0 = performance.now();
         // Every engine stops receiving audio now; results are awaited in order.
-        const pending = sessions.map((s) => (s.session ? s.session.end() : Promise.reject(s.error)));
+        const pending = sessions.map((s) => (s.session ? s.session.end(opts) : Promise.reject(s.error)));
         for (const p of pending) p.catch(() => undefined);
         let last: SttResult | undefined;
         let lastError: unknown;

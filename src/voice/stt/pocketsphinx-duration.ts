@@ -30,6 +30,8 @@ export interface SpeechExtent {
   trailingSilenceMs: number;
   /** The endpointer heard silence after this audio (a speculative pass at its pause): it is not cut, whatever trailingSilenceMs says. */
   silenceConfirmed?: boolean;
+  /** The person ended the utterance (push-to-talk released, SttEndOptions.endedByPerson): not cut either. */
+  endedByPerson?: boolean;
 }
 
 /** Options of speechExtent. */
@@ -129,7 +131,7 @@ export type DurationMisfit = 'too_long' | 'too_short' | 'cut';
  * `phones` is 0: nothing to compare with).
  */
 export function durationMisfit(extent: SpeechExtent, phones: number, limits: DurationLimits = DEFAULT_DURATION_LIMITS): DurationMisfit | undefined {
-  if (extent.speechMs > 0 && !extent.silenceConfirmed && extent.trailingSilenceMs < limits.minTrailingSilenceMs) return 'cut';
+  if (extent.speechMs > 0 && !extent.silenceConfirmed && !extent.endedByPerson && extent.trailingSilenceMs < limits.minTrailingSilenceMs) return 'cut';
   if (phones <= 0) return undefined;
   const perPhone = extent.speechMs / phones;
   if (perPhone < limits.minMsPerPhone) return 'too_short';

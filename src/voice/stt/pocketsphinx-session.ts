@@ -15,7 +15,7 @@
  * The session sees the engine only through SessionPorts: the grammar, a
  * lease on its files, a way to start a pair, the verdict, and settings.
  */
-import type { SttResult, SttSession } from './types.js';
+import type { SttEndOptions, SttResult, SttSession } from './types.js';
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import type { PocketsphinxDetails } from './pocketsphinx-judge.js';
@@ -65,6 +65,8 @@ export class PocketsphinxSession implements SttSession {
   private speculative: Decode | undefined;
   private readonly owned = new Set<DecoderPair>();
   private ending: Promise<SttResult> | undefined;
+  /** end() said the person ended the utterance (push-to-talk released): its audio is not judged cut. */
+  private endedByPerson = false;
   /** The lease on the grammar's files, held until done(). */
   private held: GrammarLease | undefined;
   private finished = false;
@@ -107,7 +109,8 @@ export class PocketsphinxSession implements SttSession {
   }
 
   /** No more audio: the result (the same promise on every call). */
-  end(): Promise<SttResult> {
+  end(opts: SttEndOptions = {}): Promise<SttResult> {
+    if (this.ending === undefined && opts.endedByPerson) this.endedByPerson = true;
     this.ending ??= this.finish();
     return this.ending;
   }
@@ -207,7 +210,7 @@ export class PocketsphinxSession implements SttSession {
           details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
         };
       }
-      return this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs, { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}) });
+      return this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs, { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}), ...(this.endedByPerson && !atPause ? { endedByPerson: true } : {}) });
     } finally {
       clearTimeout(timer);
     }

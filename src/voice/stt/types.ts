@@ -21,12 +21,23 @@ export interface SttResult {
   finish_ms?: number;
 }
 
+/** How an utterance ended, for engines that judge whether its audio is whole. */
+export interface SttEndOptions {
+  /**
+   * The person ended it (a push-to-talk button released): audio that stops
+   * right after the last word is what they meant to say, not a cut-off
+   * recording, so no "cut" rejection applies (a length that does not fit the
+   * sentence still does).
+   */
+  endedByPerson?: boolean;
+}
+
 /** One utterance being decoded while the person speaks. */
 export interface SttSession {
   /** Feed PCM (16 kHz mono s16le) as it arrives. */
   write(pcm: Buffer): void;
   /** No more audio: resolve with the result. */
-  end(): Promise<SttResult>;
+  end(opts?: SttEndOptions): Promise<SttResult>;
   /** Drop the utterance (stop, barge-in). */
   abort(): void;
   /**
