@@ -314,6 +314,10 @@ async function listenOne(
   } catch (err) {
     return { file: name, transcript: '', rejected: false, status: 'error', error: `not a usable WAV file: ${errorMessage(err)}`, actions: [], reply: '', timings: {} };
   }
+  // A header with no samples (or less than one 10 ms frame) is no utterance: said so, never run through the pipeline.
+  if (pcm.length < 320) {
+    return { file: name, transcript: '', rejected: false, status: 'error', error: 'the WAV file has no audio (a header with no samples)', actions: [], reply: '', timings: {} };
+  }
   const actions: string[] = [];
   const offMqtt = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
   const offTimers = sdk.subscribe('plugin.timers.changed', (c) => void actions.push(`timer${c.name ? ` ${c.name}` : ''} ${c.change}: ${formatDuration(c.seconds, 'en')}`));

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startApp } from '../../src/service/app.js';
 import { request, CommandError, ServiceUnreachableError } from '../../src/cli/client.js';
+import { encodeWav } from '../../hal/common/wav.js';
 
 async function withApp(fn: (socket: string, dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
@@ -190,5 +191,18 @@ test('two asks at the same time each stream only their own reply', async () => {
     assert.ok(!timeText.includes(JSON.stringify(b!.reply).slice(1, 20)), `time ask did not get the date reply: ${timeText}`);
     assert.ok(dateText.includes(JSON.stringify(b!.reply).slice(1, 20)), `date ask streamed its reply: ${dateText}`);
     assert.ok(!dateText.includes(JSON.stringify(a!.reply).slice(1, 20)), `date ask did not get the time reply: ${dateText}`);
+  });
+});
+
+test('listen over the socket: a WAV header with no samples is an error, never run through the pipeline', async () => {
+  await withApp(async (socket) => {
+    const empty = encodeWav(Buffer.alloc(0), { sampleRate: 16000, channels: 1 }).toString('base64');
+    const r = (await request(socket, 'listen', { files: [{ name: 'empty.wav', data_b64: empty }] }, undefined, { timeoutMs: 30_000 })) as {
+      utterances: Array<{ status: string; error?: string; reply: string; transcript: string }>;
+    };
+    assert.equal(r.utterances.length, 1);
+    assert.equal(r.utterances[0]!.status, 'error');
+    assert.match(r.utterances[0]!.error ?? '', /has no audio/);
+    assert.equal(r.utterances[0]!.reply, '', 'no "didn\'t catch that" reply');
   });
 });
