@@ -29,7 +29,7 @@ export interface RunLog {
   append(ev: RunEvent): void;
   /** Every event of `turn`, in order. */
   turn(turn: string): StoredRunEvent[];
-  /** The last `limit` events, in order. */
+  /** The last `limit` events, in order; none when `limit` < 1. */
   tail(limit: number): StoredRunEvent[];
   close(): void;
 }
@@ -98,6 +98,8 @@ export class SqliteRunLog implements RunLog {
     return rows.map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
   }
   tail(limit: number): StoredRunEvent[] {
+    // SQLite reads a negative LIMIT as "no limit": a limit below 1 is no events, as in MemoryRunLog.
+    if (!(limit > 0)) return [];
     const rows = this.db.prepare('SELECT seq, at, body FROM run_events ORDER BY seq DESC LIMIT ?').all(limit) as Array<{ seq: number; at: number; body: string }>;
     return rows.reverse().map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
   }

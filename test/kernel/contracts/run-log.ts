@@ -90,6 +90,7 @@ export function runLogContract(name: string, factory: () => RunLogHarness): void
         assert.deepEqual(log.tail(2).map(payload), a.slice(-2));
         assert.deepEqual(log.tail(1000).map(payload), a);
         assert.deepEqual(log.tail(0), []);
+        assert.deepEqual(log.tail(-1), [], 'a negative limit is no events (SQLite would read LIMIT -1 as no limit)');
       }));
 
     it('stores a copy: changing the appended object or a returned one does not change the log', () =>
