@@ -24,7 +24,7 @@ import type { SettingsAPI } from '../kernel/settings-types.js';
 import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
 import { probeSysfsGpio } from '../../hal/gpio/onoff-driver.js';
-import { readWakeConfig, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
+import { readWakeConfig, settingOr, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -195,14 +195,7 @@ export function checkSpeechPrograms(v: VoiceDoctorInput | undefined, pathEnv?: s
  * their absence.
  */
 export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): DoctorInput {
-  const get = <T>(key: string, dflt: T): T => {
-    try {
-      const v = s.get<T>(key);
-      return v === undefined || v === null ? dflt : v;
-    } catch {
-      return dflt;
-    }
-  };
+  const get = <T>(key: string, dflt: T): T => settingOr(s, key, dflt);
   const order = get<unknown>('core.llm.sources_order', []);
   const sources = (Array.isArray(order) ? order : []).filter((n): n is string => typeof n === 'string').map((name) => {
     const p = `core.llm.sources.${name}`;

@@ -57,16 +57,23 @@ export interface WakeReport {
 export const CHINESE_SPEECH_NOTE =
   'Debian has no Chinese acoustic model for pocketsphinx: spoken Chinese is recognised only by the Wyoming ASR (plugin.voice.wyoming_asr_host, e.g. faster-whisper), and a Chinese wake word needs the Wyoming wake service; typed Chinese works without either';
 
+/**
+ * A setting's value, or `dflt` when it is unset, null or not registered (a
+ * reader that runs without the plugin that registers the key: doctor with
+ * the service down, a box without that plugin).
+ */
+export function settingOr<T>(s: Pick<SettingsAPI, 'get'>, key: string, dflt: T): T {
+  try {
+    const v = s.get<T>(key);
+    return v === undefined || v === null ? dflt : v;
+  } catch {
+    return dflt;
+  }
+}
+
 /** Read a WakeConfig from the settings; a key not registered reads as its default. */
 export function readWakeConfig(s: Pick<SettingsAPI, 'get'>): WakeConfig {
-  const get = <T>(key: string, dflt: T): T => {
-    try {
-      const v = s.get<T>(key);
-      return v === undefined || v === null ? dflt : v;
-    } catch {
-      return dflt;
-    }
-  };
+  const get = <T>(key: string, dflt: T): T => settingOr(s, key, dflt);
   return {
     stopPin: get('plugin.gpio.stop_pin', 17),
     pttPin: get('plugin.gpio.ptt_pin', -1),

@@ -10,7 +10,8 @@ import { AdapterRegistry } from '../../src/providers/adapter.js';
 import { LuaAdaptedProvider } from '../../src/providers/lua-provider.js';
 import { ProviderManager, registerProviderSettings, registerSourceSettings } from '../../src/providers/manager.js';
 import { ProviderAbortError } from '../../src/providers/errors.js';
-import { MemorySettings, adaptersDir, captureLogger } from './helpers.js';
+import { adaptersDir, captureLogger } from './helpers.js';
+import { FakeSettings } from '../support/fake-sdk.js';
 
 let srv: LlmTestServer;
 let registry: AdapterRegistry;
@@ -78,7 +79,7 @@ test('an already aborted signal never sends a request', async () => {
 });
 
 test('manager: an aborted call is neither retried nor failed over', async (t) => {
-  const settings = new MemorySettings();
+  const settings = new FakeSettings();
   registerProviderSettings(settings);
   settings.set('core.llm.sources.ollama.base_url', srv.url);
   registerSourceSettings(settings, 'backup', { adapter: 'openai', base_url: srv.url, model: 'b' });

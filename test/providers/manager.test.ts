@@ -8,7 +8,8 @@ import { startLlmTestServer, type LlmTestServer } from '../support/llm-test-serv
 import { ProviderManager, registerProviderSettings, registerSourceSettings } from '../../src/providers/manager.js';
 import { AllSourcesFailedError } from '../../src/providers/errors.js';
 import type { StreamEvent } from '../../src/kernel/llm-types.js';
-import { MemorySettings, adaptersDir, captureLogger, collect } from './helpers.js';
+import { adaptersDir, captureLogger, collect } from './helpers.js';
+import { FakeSettings } from '../support/fake-sdk.js';
 
 let srv: LlmTestServer;
 before(async () => {
@@ -17,7 +18,7 @@ before(async () => {
 after(() => srv.close());
 
 function setup(order: string[] = ['ollama', 'backup']) {
-  const settings = new MemorySettings();
+  const settings = new FakeSettings();
   registerProviderSettings(settings);
   settings.set('core.llm.sources.ollama.base_url', srv.url);
   registerSourceSettings(settings, 'backup', { adapter: 'openai', base_url: srv.url, model: 'backup-model', api_key: 'sk-backup' });
@@ -36,7 +37,7 @@ const final = (ev: StreamEvent[]) => {
 };
 
 test('registerProviderSettings: the default source is Ollama on 127.0.0.1:11434', () => {
-  const s = new MemorySettings();
+  const s = new FakeSettings();
   registerProviderSettings(s);
   assert.equal(s.get('core.llm.sources.ollama.adapter'), 'ollama');
   assert.equal(s.get('core.llm.sources.ollama.base_url'), 'http://127.0.0.1:11434');

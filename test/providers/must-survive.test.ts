@@ -18,7 +18,8 @@ import {
   TruncatedStreamError,
 } from '../../src/providers/errors.js';
 import type { CompletionRequest, StreamEvent, ToolSchema } from '../../src/kernel/llm-types.js';
-import { MemorySettings, adaptersDir, captureLogger, collect } from './helpers.js';
+import { adaptersDir, captureLogger, collect } from './helpers.js';
+import { FakeSettings } from '../support/fake-sdk.js';
 
 let srv: LlmTestServer;
 let registry: AdapterRegistry;
@@ -157,7 +158,7 @@ test('HTTP 400 "does not support tools" in both body shapes -> ToolsUnsupportedE
 });
 
 test('ToolsUnsupportedError: the manager retries once without tools and says so in the log', async () => {
-  const settings = new MemorySettings();
+  const settings = new FakeSettings();
   registerProviderSettings(settings);
   settings.set('core.llm.sources.ollama.base_url', srv.url);
   settings.set('core.llm.sources.ollama.model', 'gemma2:2b');
@@ -285,7 +286,7 @@ test('failures are typed within the configured timeout and the next source is tr
   await assert.rejects(dead.chat(ask()), ConnectionError);
 
   // the manager goes on to the next source for each of them
-  const settings = new MemorySettings();
+  const settings = new FakeSettings();
   registerProviderSettings(settings);
   settings.set('core.llm.sources.ollama.base_url', srv.url);
   settings.set('core.llm.sources.ollama.context_window', 4096);

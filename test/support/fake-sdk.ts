@@ -91,7 +91,7 @@ export class FakeSettings implements SettingsAPI {
   }
   set(key: string, value: unknown): void {
     this.values.set(key, value);
-    for (const l of this.listeners) if (key.startsWith(l.prefix)) l.cb(key, value);
+    for (const l of [...this.listeners]) if (key.startsWith(l.prefix)) l.cb(key, value);
   }
   /** Store a value before the plugin registers the key (test set-up), without notifying. */
   preset(key: string, value: unknown): void {
@@ -102,8 +102,10 @@ export class FakeSettings implements SettingsAPI {
       .filter((d) => d.key.startsWith(prefix))
       .map((d) => ({ key: d.key, value: this.get(d.key), type: d.type, description: d.description, source: this.values.has(d.key) ? ('stored' as const) : ('default' as const) }));
   }
+  /** Remove a stored value; listeners hear the default, as ConfigRegistry's do. */
   delete(key: string): void {
     this.values.delete(key);
+    for (const l of [...this.listeners]) if (key.startsWith(l.prefix)) l.cb(key, this.defs.get(key)?.default);
   }
   register(def: SettingDef): void {
     this.defs.set(def.key, def);

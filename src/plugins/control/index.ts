@@ -12,6 +12,7 @@ import net from 'node:net';
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { EventType } from '../../kernel/events.js';
+import { TURN_EVENT_TYPES } from '../../kernel/turn-events.js';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import { Cap } from '../../kernel/output-types.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
@@ -36,14 +37,7 @@ export interface ControlOptions {
  */
 const LOG_EVENTS: EventType[] = [
   'raw_input',
-  'turn.started',
-  'llm.completed',
-  'tool.pre_execute',
-  'tool.executed',
-  'output',
-  'turn.interrupted',
-  'error',
-  'turn.finished',
+  ...TURN_EVENT_TYPES.filter((t) => t !== 'context.projected' && t !== 'llm.requested' && t !== 'llm.delta'),
   'system',
   'assistant_state',
   'stop',
