@@ -170,6 +170,9 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
     const scope = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
     const named = (list: Entity[]): Resolution | undefined => oneOrMany(list.filter((e) => isPartialName(e, said)), said, 'partial');
     // "the lamp": a lamp in the room said (or the box's room), else the one lamp of the home, else the one light there.
+    // The kind's own word with no room ("the light"): one device of the kind in the home, or ask which; a device
+    // that merely has the word in its name ("Kitchen Light" next to a "Living Room Lamp") is not singled out by it.
+    if (kindWord) return oneOrMany(scope, said, 'kind') ?? { kind: 'not_found', said };
     const hit =
       named(scope) ??
       (!q.area?.trim() && own ? named(all.filter((e) => ofDomain(e, q.domain))) : undefined) ??

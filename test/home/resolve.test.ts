@@ -101,6 +101,12 @@ describe('one entity resolver', () => {
     // "the light" with no room: one device or ask which, never every light of the home.
     const anyLight = resolveTarget(entities(), { device: 'light', domain: 'light' });
     assert.equal(anyLight.kind, 'ambiguous');
+    // Not even when only one of the lights has "light" in its name (a new-user test: "Kitchen Light" next to a lamp).
+    const twoLights = entities().filter((e) => e.id === 'kitchen_light' || e.id === DESK_LAMP);
+    const lightVsLamp = resolveTarget(twoLights, { device: 'light', domain: 'light' });
+    assert.deepEqual([lightVsLamp.kind, ids(lightVsLamp)], ['ambiguous', ['kitchen_light', DESK_LAMP].sort()]);
+    // With one light in the home, "the light" is that light.
+    assert.deepEqual(ids(resolveTarget(entities().filter((e) => e.id === DESK_LAMP), { device: 'light', domain: 'light' })), [DESK_LAMP]);
     // ...unless the box has a room of its own: then it is that room's lights.
     assert.deepEqual(ids(resolveTarget(entities(), { device: 'light', domain: 'light' }, { ownArea: 'Office' })), [OFFICE_CEILING, DESK_LAMP].sort());
   });
