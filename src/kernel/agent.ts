@@ -104,6 +104,7 @@ export class Agent {
       const unsubscribe = this.k.turnEvents.subscribe(`result:${input.id}`, collector.listener);
       const payload: Pending = { turn: new Turn(input, this.k), collector, unsubscribe, resolve, busyNotified: false };
       const task: Task<Pending> = { id: input.id, level: input.level, kind, payload, preemptions: 0, submittedAt: input.received_at };
+      if (opts.signal) this.dropWhenCallerGone(task, opts.signal);
       this.inbox.push(task);
       this.schedulePump();
     });
@@ -241,12 +242,7 @@ export class Agent {
           continue;
         }
         this.scheduler.finish(task);
-        task.payload.unsubscribe();
-        try {
-          task.payload.resolve(task.payload.collector.result);
-        } catch {
-          /* resolver never throws */
-        }
+        this.settle(task);
         // Inputs that arrived during the turn are in the inbox: pump them before choosing.
         if (this.inbox.length > 0) this.pump();
       }
@@ -254,6 +250,45 @@ export class Agent {
       this.looping = false;
       if (this.busyTimer) this.k.clock.clearTimeout(this.busyTimer);
       this.busyTimer = undefined;
+    }
+  }
+
+  /** Resolve a finished task's promise with its collected result. */
+  private settle(task: Task<Pending>): void {
+    task.payload.unsubscribe();
+    try {
+      task.payload.resolve(task.payload.collector.result);
+    } catch {
+      /* resolver never throws */
+    }
+  }
+
+  /**
+   * InjectOptions.signal: when the caller goes away before the turn has
+   * begun, the input is taken out of the inbox or the scheduler's queue and
+   * ends `cancelled` at once, running no stage (a device command queued
+   * behind a long turn must not act minutes later for nobody). A turn
+   * already begun, or suspended by a preemption, runs to its end.
+   */
+  private dropWhenCallerGone(task: Task<Pending>, signal: AbortSignal): void {
+    const turn = task.payload.turn;
+    const onGone = (): void => {
+      if (turn.begun) return;
+      turn.cancelledByCaller = true;
+      const i = this.inbox.indexOf(task);
+      const removed = i >= 0 ? (this.inbox.splice(i, 1), true) : this.scheduler.withdraw(task);
+      this.k.log.info({ input: turn.input.id, channel: turn.input.channel }, 'input dropped before it began: its caller is gone');
+      // Removed from the queue: end it here (no stage runs). Otherwise the loop has just picked it and ends it the same way.
+      if (removed) void turn.run().then(() => this.settle(task));
+    };
+    if (signal.aborted) onGone();
+    else {
+      signal.addEventListener('abort', onGone, { once: true });
+      const prev = task.payload.unsubscribe;
+      task.payload.unsubscribe = () => {
+        signal.removeEventListener('abort', onGone);
+        prev();
+      };
     }
   }
 

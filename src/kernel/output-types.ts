@@ -43,5 +43,20 @@ export interface OutputChannelOptions {
   help?: string;
   /** Allowed `type` values of output_send__{name}. */
   types?: string[];
+  /**
+   * The channel reaches only whoever made a request, while it waits (the
+   * maintenance socket's `ask`): what outlives the request (a timer that
+   * rings later, a reminder) is not sent there but to a lasting channel.
+   */
+  perRequest?: boolean;
+}
+
+/** What a plugin may learn about a registered channel (PluginSDK.outputChannel). */
+export interface OutputChannelInfo {
+  name: string;
+  /** `Cap` flags OR-ed. */
+  caps: number;
+  /** See OutputChannelOptions.perRequest. */
+  perRequest: boolean;
 }
 

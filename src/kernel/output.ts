@@ -19,6 +19,8 @@ export interface OutputChannel {
   handler: OutputHandler;
   help: string;
   types: string[];
+  /** OutputChannelOptions.perRequest. */
+  perRequest: boolean;
 }
 
 /** No channel of that name. */
@@ -48,7 +50,7 @@ export class OutputRegistry {
     const help =
       opts.help ??
       `Channel "${name}": ${description}\nCapabilities: ${capNames(caps).join(', ')}.\nCall output_send__${name} with payload (the content), type (one of: ${types.join(', ')}) and optional meta (a JSON object of routing metadata).`;
-    const ch: OutputChannel = { name, caps, description, owner, handler, help, types };
+    const ch: OutputChannel = { name, caps, description, owner, handler, help, types, perRequest: opts.perRequest === true };
     this.channels.set(name, ch);
     return ch;
   }

@@ -168,6 +168,10 @@ export class PluginHost {
       stop: (source: string) => {
         agent.stop(`${name}:${source}`);
       },
+      outputChannel: (ch) => {
+        const c = s.outputs.get(ch);
+        return c ? { name: c.name, caps: c.caps, perRequest: c.perRequest } : undefined;
+      },
       sendOutput: async (channel, content, meta = {}) => {
         await s.outputs.send({ channel, kind: 'full', content, type: 'text', meta });
         s.bus.publish('output', { type: 'output', channel, content, kind: 'full' });

@@ -110,6 +110,22 @@ export class Scheduler<P> {
     this.stack.push(task);
   }
 
+  /**
+   * Take a task that waits (queued or a pending interrupt) out of the
+   * scheduler; false when it is running, suspended on the stack, or unknown.
+   */
+  withdraw(task: Task<P>): boolean {
+    for (const list of [this.queue, this.pending]) {
+      const i = list.indexOf(task);
+      if (i >= 0) {
+        list.splice(i, 1);
+        if (this.preemptor === task) this.preemptor = undefined;
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The running task finished. */
   finish(task: Task<P>): void {
     if (this.running === task) this.running = undefined;

@@ -7,7 +7,7 @@ import type { CommandHandler } from './commands.js';
 import type { EventMap, EventType } from './events.js';
 import type { Logger } from './log-types.js';
 import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
-import type { OutputChannelOptions, OutputHandler } from './output-types.js';
+import type { OutputChannelInfo, OutputChannelOptions, OutputHandler } from './output-types.js';
 import type { SettingsAPI } from './settings-types.js';
 import type { StageHandler, StageName, ToolDef } from './stage-types.js';
 import type { InjectOptions, InputMessage, Level, TurnResult } from './turn-types.js';
@@ -50,6 +50,8 @@ export interface PluginSDK {
    * another plugin has the name, COMMAND_NAME for a malformed one.
    */
   registerCommand(name: string, handler: CommandHandler): void;
+  /** A registered output channel's name, capabilities and whether it lasts beyond a request; undefined when there is none. */
+  outputChannel(name: string): OutputChannelInfo | undefined;
   /** Deliver a message to an output channel directly (passes before_output/after_output). */
   sendOutput(channel: string, content: string, meta?: Record<string, unknown>): Promise<void>;
   settings(): SettingsAPI;

@@ -42,6 +42,14 @@ export interface InjectOptions {
    * to the caller that asked.
    */
   onAccepted?: (inputId: string) => void;
+  /**
+   * Aborted when whoever asked is gone (the maintenance socket's `ask`
+   * client disconnected). A turn that has not begun by then is dropped: it
+   * runs no stage, so nothing it asked for acts late, and it ends
+   * `cancelled`. A turn already under way runs to its end (what was asked
+   * is being done).
+   */
+  signal?: AbortSignal;
 }
 
 /**

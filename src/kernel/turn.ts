@@ -96,6 +96,8 @@ export class Turn {
   private readonly stopSignal = new AbortController();
   /** Set by the agent when a stop snapshot included this input (seed 001 cancelBudget). */
   cancelledByStop = false;
+  /** Set when the caller went away before the turn began (InjectOptions.signal): it runs no stage. */
+  cancelledByCaller = false;
   private readonly notes: string[] = [];
   private readonly projection = new ProjectionTracker();
   private readonly toolAborts = new Set<() => void>();
@@ -137,6 +139,11 @@ export class Turn {
     this.notes.push(text);
   }
 
+  /** Whether the turn has begun (its first stage was entered); a turn that has not can still be dropped. */
+  get begun(): boolean {
+    return this.frame.started;
+  }
+
   get isStopped(): boolean {
     return this.stopped;
   }
@@ -167,7 +174,7 @@ export class Turn {
     if (!this.frame.started) {
       this.frame.started = true;
       this.emit({ type: 'turn.started', turn: this.input.id, input: this.input });
-      if (this.cancelledByStop || this.stopped) {
+      if (this.cancelledByStop || this.cancelledByCaller || this.stopped) {
         // Queued (or picked but not yet begun) when stop was pressed: it never runs a stage, so nothing of it can act.
         this.emit({ type: 'turn.interrupted', turn: this.input.id, cancelled: true });
         return { kind: 'interrupted', reply: '', cancelled: true };

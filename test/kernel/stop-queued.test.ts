@@ -110,3 +110,56 @@ test('stop while the running turn still matches its command: nothing is sent', a
   assert.equal(sim.commands.length, 1, `the stopped command never reached the broker: ${JSON.stringify(sim.commands)}`);
   assert.ok(!h.outputs.some((o) => o.input_id === r.input_id && o.content), 'the stopped turn said nothing');
 });
+
+test('a queued command whose caller has gone is dropped at once and never sent; one already under way still acts', async () => {
+  // A tester's `ask` for a device command waited behind a hung LLM turn, its client gave up, and the light
+  // switched on two minutes later for nobody (InjectOptions.signal).
+  const gate = deferred();
+  h.provider.enqueue({ content: 'Once upon a time. ', pieces: ['Once upon a time. '], gate: gate.promise });
+  try {
+    const running = h.kernel.injectInput('test', 'speaker', 'tell me a story');
+    await h.provider.waitForRequests(h.provider.requests.length + 1);
+    const gone = new AbortController();
+    const inInbox = new AbortController();
+    const stays = new AbortController();
+    const queued = h.kernel.injectInput('test', 'console', 'turn on the kitchen lights', { signal: gone.signal });
+    const kept = h.kernel.injectInput('test', 'console', 'turn on office/desk lamp', { signal: stays.signal });
+    await new Promise((r) => setImmediate(r)); // pumped into the scheduler
+    const fresh = h.kernel.injectInput('test', 'console', 'turn on the lights in the living room', { signal: inInbox.signal });
+    gone.abort();
+    inInbox.abort();
+    // Both end now, while the story still holds the box.
+    assert.equal((await queued).status, 'cancelled');
+    assert.equal((await fresh).status, 'cancelled');
+    assert.equal(h.kernel.agent.pendingInputs(), 1, 'only the command whose caller still waits is queued');
+    gate.resolve();
+    assert.equal((await running).status, 'done');
+    const k = await kept;
+    assert.equal(k.status, 'short_circuit', 'the command whose caller still waits runs');
+    stays.abort(); // its caller leaving after it ran changes nothing
+    await sim.waitForCommands(1);
+    await barrier();
+    await sim.waitForCommands(2);
+    const topics = sim.commands.map((c) => c.topic);
+    assert.equal(topics.length, 2, `only the kept command and the barrier reached the broker: ${JSON.stringify(topics)}`);
+    assert.match(topics[0]!, /desk/i, `the first command is the kept one: ${JSON.stringify(topics)}`);
+  } finally {
+    gate.resolve();
+  }
+});
+
+test('a caller that leaves once its turn has begun does not undo it', async () => {
+  const called = deferred();
+  const release = deferred();
+  matcherGate = { called: () => called.resolve(), release: release.promise };
+  const leaving = new AbortController();
+  const turn = h.kernel.injectInput('test', 'console', 'turn on the kitchen lights', { signal: leaving.signal });
+  await called.promise;
+  matcherGate = undefined;
+  leaving.abort();
+  release.resolve();
+  const r = await turn;
+  assert.equal(r.status, 'short_circuit', JSON.stringify(r));
+  await sim.waitForCommands(1);
+  assert.equal(homeCommands.length, 1, 'its command was sent');
+});

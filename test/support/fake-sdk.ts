@@ -30,7 +30,7 @@ import { systemClock, type Clock } from '../../src/kernel/clock.js';
 import type { CommandHandler } from '../../src/kernel/commands.js';
 import type { EventMap, EventType } from '../../src/kernel/events.js';
 import type { Logger } from '../../src/kernel/log-types.js';
-import type { OutputHandler, OutputMessage } from '../../src/kernel/output-types.js';
+import type { OutputChannelInfo, OutputChannelOptions, OutputHandler, OutputMessage } from '../../src/kernel/output-types.js';
 import type { PluginSDK } from '../../src/kernel/sdk.js';
 import type { SettingDef, SettingsAPI } from '../../src/kernel/settings-types.js';
 import type { StageContext, StageHandler, StageName, ToolDef } from '../../src/kernel/stage-types.js';
@@ -164,7 +164,7 @@ export class FakeSdk implements PluginSDK {
   readonly settingsApi: FakeSettings;
   readonly tools = new Map<string, ToolDef>();
   readonly stages = new Map<StageName, StageHandler[]>();
-  readonly channels = new Map<string, { caps: number; handler: OutputHandler }>();
+  readonly channels = new Map<string, { caps: number; handler: OutputHandler; perRequest: boolean }>();
   /** Maintenance commands registered (registerCommand). */
   readonly commands = new Map<string, CommandHandler>();
   /** Every publish, in order. */
@@ -220,8 +220,12 @@ export class FakeSdk implements PluginSDK {
     l.push(handler);
     this.stages.set(stage, l);
   }
-  registerOutputChannel(name: string, caps: number, _description: string, handler: OutputHandler): void {
-    this.channels.set(name, { caps, handler });
+  registerOutputChannel(name: string, caps: number, _description: string, handler: OutputHandler, opts?: OutputChannelOptions): void {
+    this.channels.set(name, { caps, handler, perRequest: opts?.perRequest === true });
+  }
+  outputChannel(name: string): OutputChannelInfo | undefined {
+    const c = this.channels.get(name);
+    return c ? { name, caps: c.caps, perRequest: c.perRequest } : undefined;
   }
   registerCommand(name: string, handler: CommandHandler): void {
     if (this.commands.has(name)) throw new Error(`duplicate command ${name}`);

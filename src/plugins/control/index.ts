@@ -134,13 +134,15 @@ export class ControlPlugin implements Plugin {
       const own = m.input_id !== undefined ? this.askers.get(m.input_id) : undefined;
       if (own) own.send({ kind: m.kind, content: m.content });
       else for (const io of this.askers.values()) io.send({ kind: m.kind, content: m.content });
-    });
+    }, { perRequest: true });
     this.commands.set('ask', async (args, io) => {
       const text = requireString(args, 'text');
       let id: string | undefined;
       try {
         return await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, {
           user: 'cli',
+          // A caller that hangs up before its turn begins takes its input with it (nothing acts late for nobody).
+          signal: io.signal,
           onAccepted: (inputId) => {
             id = inputId;
             this.askers.set(inputId, io);

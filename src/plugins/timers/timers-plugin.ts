@@ -2,7 +2,8 @@
  * The timers plugin (seed 000 timer: timer_set + interrupt feedback). Tools
  * timer_set / timer_cancel / timer_status for the LLM; the same service is
  * what the local intents call. On expiry it raises an L3 interrupt
- * (seed 001: "L3 Interactive — timer expiry") on the timer's channel whose
+ * (seed 001: "L3 Interactive — timer expiry") on the timer's channel (or
+ * plugin.timers.channel when that one lasts only for a request) whose
  * input carries meta {timer_expired: true, timer_id, spoken}; this plugin's
  * on_input handler answers such an input itself by setting ctx.response to
  * the spoken text, so the expiry is announced without the LLM and still
@@ -19,7 +20,7 @@ import { TimerService, expiryText, formatDuration, type Timer } from './timer-se
 /** Constructor options of TimersPlugin. */
 /** The timers plugin's settings. */
 export const TIMER_SETTINGS: readonly SettingDef[] = [
-  { key: 'plugin.timers.channel', type: 'string', default: 'speaker', description: 'Output channel that announces an expired timer when the timer was set without one.' },
+  { key: 'plugin.timers.channel', type: 'string', default: 'speaker', description: 'Output channel that announces an expired timer when the timer was set without one, or over a channel that reaches only a waiting caller (homeagent ask).' },
 ];
 
 export interface TimersPluginOptions {
@@ -111,8 +112,12 @@ export class TimersPlugin implements Plugin {
     const sdk = this.sdk;
     if (!sdk) return;
     const spoken = expiryText(t);
+    // It rings where it was set, unless that channel reaches only a caller while it waits (`homeagent ask`): it
+    // would hand the ring to whoever waits there now, or to nobody. The box's own channel then. (A channel not
+    // registered yet is kept: at start a timer that fell due while off fires before the later plugins are up.)
+    const channel = sdk.outputChannel(t.channel)?.perRequest ? sdk.settings().get<string>('plugin.timers.channel') : t.channel;
     sdk
-      .injectInterrupt(TIMER_EXPIRY_LEVEL, t.channel, spoken, { meta: { timer_expired: true, timer_id: t.id, spoken } })
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { meta: { timer_expired: true, timer_id: t.id, spoken } })
       .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
   }
 
