@@ -22,6 +22,7 @@ import type { Entity } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
+import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS } from '../intents/templates-en.js';
 import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
 
 /**
@@ -60,6 +61,9 @@ const STATE_WORDS: Record<string, string> = {
   锁上: 'locked', 锁好: 'locked', 锁: 'locked', 锁着: 'locked', 解锁: 'unlocked', 开着: 'on', 关着: 'off', 打开: 'on', 关闭: 'off', 开: 'on', 关: 'off',
 };
 
+/** Components an on/off sentence can act on (the on/off, scene, script and button templates' domains). */
+const ON_OFF_COMPONENTS = new Set([...ON_OFF_DOMAINS, ...ACTIVATABLE]);
+
 function lower(s: string | undefined): string {
   return (s ?? '').trim().toLowerCase();
 }
@@ -76,7 +80,12 @@ export class LocalIntents {
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
     const lang = req.lang ?? toLang(match.language);
-    const s = this.preferNamed(match);
+    let s = this.preferNamed(match);
+    if (s[NAME_FREE] !== undefined) {
+      const placed = this.placeFreeName(match.intent, s, lang);
+      if (typeof placed !== 'object') return placed;
+      s = placed;
+    }
     switch (match.intent) {
       case 'HassTurnOn':
         return this.onOff(s, 'turn_on', req, lang);
@@ -147,6 +156,37 @@ export class LocalIntents {
     );
   }
 
+  /**
+   * A name said in free words (NAME_FREE: a sentence of the right shape whose
+   * name is none of the home's; issue 15 "Names"), placed by the one
+   * resolver: a partial name that fits one device that can do this means that
+   * device (the slots now name it exactly); one that fits several that can
+   * asks which; none at all is "I don't know a device called ...". Never the
+   * nearest other device. Undefined (the LLM answers) when devices of that name
+   * exist but none can do what was said ("open the front door" with a Front
+   * Door lock: opening is no lock's action, and locking it would be wrong),
+   * or when the words are a room (room sentences have their own templates).
+   */
+  private placeFreeName(intent: string, s: IntentSlots, lang: Lang): IntentSlots | string | undefined {
+    const said = typeof s.name === 'string' ? s.name : '';
+    const { [NAME_FREE]: _free, ...rest } = s;
+    const can = (e: Entity): boolean => (s.domain !== undefined ? e.component === s.domain : intent === 'HassGetState' || ON_OFF_COMPONENTS.has(e.component));
+    const r = resolveTarget(this.d.registry.entities(), { name: said }, { ownArea: this.d.ownArea?.() });
+    if (r.kind === 'not_found') return this.unknownName(said, lang);
+    if (r.kind === 'set') return undefined;
+    const fit = (r.kind === 'one' ? [r.entity] : r.candidates).filter(can);
+    if (fit.length === 0) return undefined;
+    if (fit.length > 1) return this.unresolved({ kind: 'ambiguous', candidates: fit, said }, s, lang);
+    const e = fit[0] as Entity;
+    return { ...rest, name: e.name, domain: e.component };
+  }
+
+  /** "I don't know a device called the garden sprinkler." */
+  private unknownName(said: string, lang: Lang): string {
+    if (lang === 'zh') return `我不知道叫${said}的设备。`;
+    return `I don't know a device called ${the({ name: said }, lang)}.`;
+  }
+
   /** The reply for a resolution that addresses nothing: ask which of the candidates, or say nothing fits. */
   private unresolved(r: Extract<Resolution, { kind: 'ambiguous' | 'not_found' }>, s: IntentSlots, lang: Lang): string {
     if (r.kind === 'not_found') return this.none(s, lang);
@@ -158,7 +198,7 @@ export class LocalIntents {
 
   private none(s: IntentSlots, lang: Lang): string {
     const zh = lang === 'zh';
-    if (s.name) return zh ? `我找不到叫${s.name}的设备。` : `I couldn't find a device called ${s.name}.`;
+    if (typeof s.name === 'string' && s.name) return this.unknownName(s.name, lang);
     const what = count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
     if (s.area) return zh ? `${areaName(s.area, lang)}没有${what}。` : `There are no ${what} in the ${s.area}.`;
     return zh ? `家里没有${what}。` : `There are no ${what} in the home.`;

@@ -49,8 +49,14 @@ interface MatchContext {
   tokens: string[];
   language: IntentLanguage;
   rules: Map<string, TemplateNode>;
-  list(name: string): SlotEntry[] | 'wildcard';
+  list(name: string): SlotEntry[] | Wildcard;
   budget: { steps: number };
+}
+
+/** A free-text list as the matcher uses it: the words it never takes (TemplateList.stopWords). */
+interface Wildcard {
+  kind: 'wildcard';
+  stop: ReadonlySet<string>;
 }
 
 const MAX_STEPS = 200_000;
@@ -84,9 +90,10 @@ function* matchNode(node: TemplateNode, st: State, ctx: MatchContext): Generator
     }
     case 'slot': {
       const entries = ctx.list(node.list);
-      if (entries === 'wildcard') {
+      if (!Array.isArray(entries)) {
         const max = Math.min(toks.length - st.pos, MAX_WILDCARD_TOKENS);
         for (let n = 1; n <= max; n++) {
+          if (entries.stop.has(toks[st.pos + n - 1]!)) return;
           const value = joinTokens(toks.slice(st.pos, st.pos + n), ctx.language);
           yield { pos: st.pos + n, wild: st.wild + n, slots: { ...st.slots, [node.slot]: value } };
         }
@@ -141,15 +148,15 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
   const tokens = tokenise(text, lang);
   if (tokens.length === 0) return null;
   const c = compiledTemplates(lang);
-  const cache = new Map<string, SlotEntry[] | 'wildcard'>();
-  const fixedList = (name: string): SlotEntry[] | 'wildcard' => {
+  const cache = new Map<string, SlotEntry[] | Wildcard>();
+  const fixedList = (name: string): SlotEntry[] | Wildcard => {
     let v = cache.get(name);
     if (v === undefined) {
       if (name === 'area') v = areaEntries(vocab, lang);
       else if (name === 'list') v = listNameEntries(vocab, lang);
       else {
         const l = c.set.lists[name];
-        v = l === undefined ? [] : l.wildcard ? 'wildcard' : templateListEntries(l, lang);
+        v = l === undefined ? [] : l.wildcard ? { kind: 'wildcard', stop: new Set(l.stopWords ?? []) } : templateListEntries(l, lang);
       }
       cache.set(name, v);
     }

@@ -41,6 +41,12 @@ export interface TemplateList {
   wildcard?: boolean;
   /** Values offered to the speech grammar for a wildcard list. */
   grammarValues?: string[];
+  /**
+   * Words a wildcard never takes: the joints between two commands said in
+   * one breath ("and", "then"), so "turn on the tv and lock the door" is not
+   * one command about a device called "tv and lock the door".
+   */
+  stopWords?: string[];
 }
 
 /** Which vocabulary entities a group's {name} slot may name. */

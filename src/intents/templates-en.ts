@@ -9,9 +9,29 @@
 import type { TemplateSet } from './template-syntax.js';
 import { COLOURS_EN, GROCERY_ITEMS_EN, WORLD_CITIES } from './builtin-lists.js';
 
-const ON_OFF_DOMAINS = ['light', 'switch', 'fan', 'media_player', 'climate', 'input_boolean'];
-const ACTIVATABLE = ['scene', 'script', 'button'];
+/** Components the on/off sentences address by name. */
+export const ON_OFF_DOMAINS = ['light', 'switch', 'fan', 'media_player', 'climate', 'input_boolean'];
+/** Components "run/activate/turn on" addresses (HA: scene, script, button HassTurnOn). */
+export const ACTIVATABLE = ['scene', 'script', 'button'];
 const TEMPERATURE_SOURCES = { domains: ['climate'], sensorClasses: ['temperature'] };
+
+/** Slot marking a match whose name was free words (the `any_name` list), not one of the home's names. */
+export const NAME_FREE = 'name_free';
+
+/** The device sentences again with free words for the name; each group marks its matches NAME_FREE. */
+const FREE_NAME_SENTENCES: TemplateSet['intents'] = [
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1 }, sentences: ['<please> <turn> on [the] {name:any_name}', '<please> <turn> [the] {name:any_name} on'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1 }, sentences: ['<please> <turn> off [the] {name:any_name}', '<please> <turn> [the] {name:any_name} off'] },
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please> lock [the] {name:any_name}'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please> unlock [the] {name:any_name}'] },
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1, domain: 'cover' }, sentences: ['<please> (open|raise) [the] {name:any_name}'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1, domain: 'cover' }, sentences: ['<please> (close|shut|lower) [the] {name:any_name}'] },
+  {
+    intent: 'HassGetState',
+    slots: { [NAME_FREE]: 1 },
+    sentences: ['is [the] {name:any_name} [turned] {state:on_off}', 'is [the] {name:any_name} {state:lock_states}', 'is [the] {name:any_name} {state:cover_states}'],
+  },
+];
 
 /** English templates (language 'en'). */
 export const TEMPLATES_EN: TemplateSet = {
@@ -60,6 +80,9 @@ export const TEMPLATES_EN: TemplateSet = {
     color: { values: COLOURS_EN },
     location: { wildcard: true, grammarValues: WORLD_CITIES },
     item: { wildcard: true, grammarValues: GROCERY_ITEMS_EN },
+    // A device name the home does not have, or part of one (FREE_NAME_SENTENCES). No grammar values: the
+    // speech grammar offers only the home's names.
+    any_name: { wildcard: true, stopWords: ['and', 'then', 'please', 'also'] },
   },
   intents: [
     // On / off by area and domain ("turn off all of the lights in the office").
@@ -118,6 +141,11 @@ export const TEMPLATES_EN: TemplateSet = {
       slots: { domain: 'cover' },
       sentences: ['<please> (set|open|close) <the_name> to {position:0-100} percent'],
     },
+    // A name in free words where a device name goes (issue 15 "Names"): ranked below every sentence with one
+    // of the home's names, rooms or kind words (a wildcard word costs more), and marked `name_free`, so
+    // local-intents.ts resolves it by the one resolver's rules: the one device a partial name fits, ask which of
+    // several, "I don't know a device called ..." when none; never the nearest other device.
+    ...FREE_NAME_SENTENCES,
     // Scenes, scripts, buttons (HA: scene_HassTurnOn.yaml, script_HassTurnOn.yaml).
     {
       intent: 'HassTurnOn',

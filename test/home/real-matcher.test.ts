@@ -57,4 +57,23 @@ describe('local intents with the real matcher', () => {
     assert.equal((await rig.sdk.runInput('write me a poem about the sea')).response, undefined);
     assert.deepEqual(rig.sim.commands, []);
   });
+
+  test('names said in free words: one device a partial name fits, ask which of several, a name the home lacks said so, never the nearest device', async () => {
+    rig.sim.clear();
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    assert.equal(await said('turn on the garden sprinkler'), "I don't know a device called the garden sprinkler.");
+    assert.equal(await said('switch the pool pump off'), "I don't know a device called the pool pump.");
+    assert.equal(await said('lock the garden gate'), "I don't know a device called the garden gate.");
+    assert.equal(await said('is the pool pump on'), "I don't know a device called the pool pump.");
+    assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
+    // A Front Door lock exists but opening is no lock's action (and locking it would be the wrong one): the LLM answers.
+    assert.equal(await said('open the front door'), undefined);
+    // Two commands in one breath are not one command about a device called "tv and lock the front door".
+    assert.notEqual(await said('turn on the tv and lock the front door'), "I don't know a device called the tv and lock the front door.");
+    assert.deepEqual(rig.sim.commands, [], 'nothing was commanded');
+    assert.match((await said('turn on the standing')) ?? '', /Standing Light/);
+    const sent = await rig.sim.waitForCommands(1);
+    assert.equal(sent.length, 1);
+    assert.match(sent[0]!.topic, /standing|living/i);
+  });
 });
