@@ -14,7 +14,7 @@ import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { StageContext } from '../kernel/stage-types.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { detectLanguage } from '../kernel/language.js';
-import type { IntentMatch } from '../intents/types.js';
+import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
@@ -32,6 +32,7 @@ import { HOME_SETTINGS } from './settings.js';
 import { StartupRead } from './startup.js';
 import { WarnLimiter } from './log-limit.js';
 import { writeFileAtomic } from './store.js';
+import { compoundCuts } from './compound.js';
 import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceControlArgs } from './tools.js';
 
 /** Constructor options of HomePlugin (all optional). */
@@ -281,7 +282,20 @@ export class HomePlugin implements Plugin {
           return;
         }
       }
-      if (!match) return;
+      if (!match) {
+        // Two commands in one breath: both halves must be sentences of the grammar, else the LLM has it all.
+        const parts = await this.compound(ctx.raw_message, vocab);
+        if (!parts || ctx.signal.aborted) return;
+        const lang = toLang(parts[0]!.match.language);
+        try {
+          const reply = await intents.handleAll(parts, { who: input.user ?? input.source, channel: input.channel, lang, signal: ctx.signal });
+          if (reply !== undefined) ctx.response = reply;
+        } catch (err) {
+          if (err instanceof HomeAgentError) ctx.response = err.message;
+          else sdk.log.error({ err, parts: parts.map((p) => p.match.intent) }, 'local intents failed; leaving the input to the LLM');
+        }
+        return;
+      }
       // Stopped while the matcher ran: this turn acts on nothing.
       if (ctx.signal.aborted) return;
       try {
@@ -355,6 +369,28 @@ export class HomePlugin implements Plugin {
     // Start connecting and return: READY never waits for the broker. Commands that arrive before the
     // retained announcements were read wait for them (awaitHome); a broker that is down is logged and retried.
     client.start();
+  }
+
+  /**
+   * `text` cut in two at a joint word (compound.ts) where both halves match
+   * as commands, in the order said; undefined when no cut does.
+   */
+  private async compound(text: string, vocab: Vocabulary): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
+    const matcher = this.matcher;
+    if (!matcher) return undefined;
+    const lang = detectLanguage(text);
+    for (const [a, b] of compoundCuts(text, lang)) {
+      try {
+        const first = await matcher(a, vocab, lang);
+        if (!first) continue;
+        const second = await matcher(b, vocab, lang);
+        if (second) return [{ match: first, text: a }, { match: second, text: b }];
+      } catch (err) {
+        this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
   /** Publish the box's discovery and current state (after every connect). */

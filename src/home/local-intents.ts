@@ -54,7 +54,16 @@ export interface IntentRequest {
   lang?: Lang;
   /** The turn's stop signal: once aborted, nothing is commanded or started. */
   signal?: AbortSignal;
+  /**
+   * Place the command without acting (handleAll): resolve its targets and
+   * check its values, then stop where it would command a device, start or
+   * cancel a timer, or ask for a yes.
+   */
+  dryRun?: boolean;
 }
+
+/** What a dry run returns where the real run would act. */
+const WOULD_ACT = '\u0000would act';
 
 const STATE_WORDS: Record<string, string> = {
   locked: 'locked', unlocked: 'unlocked', open: 'open', opened: 'open', closed: 'closed', on: 'on', off: 'off',
@@ -70,7 +79,40 @@ function lower(s: string | undefined): string {
 
 /** See module comment. */
 export class LocalIntents {
+  /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
+  private unplaced = false;
+
   constructor(private readonly d: LocalIntentDeps) {}
+
+  /**
+   * Two (or more) commands said in one breath (compound.ts cut them; each
+   * half matched): every part is placed first, and only when all are does
+   * any act, in the order said (issue 15). A part that needs a yes asks for
+   * itself as it would alone; its question comes last in the reply, so it
+   * is what the person answers. A part that cannot be placed (a name the
+   * home lacks, several devices fit, a device that cannot do it) stops them
+   * all, and the reply says which part it did not get. Undefined (the LLM)
+   * when no part is a local command at all.
+   */
+  async handleAll(parts: ReadonlyArray<{ match: IntentMatch; text: string }>, req: IntentRequest): Promise<string | undefined> {
+    if (parts.length === 0) return undefined;
+    const lang = req.lang ?? toLang(parts[0]!.match.language);
+    const neither = lang === 'zh' ? (parts.length === 2 ? '所以两件都没做。' : '所以都没做。') : parts.length === 2 ? 'So I did neither.' : 'So I did none of them.';
+    for (const p of parts) {
+      this.unplaced = false;
+      const r = await this.handle(p.match, { ...req, lang, dryRun: true });
+      if (r === undefined) return lang === 'zh' ? `我没听懂“${p.text}”，${neither}` : `I didn't get "${p.text}". ${neither}`;
+      if (this.unplaced) return `${r} ${neither}`;
+    }
+    const said: string[] = [];
+    const questions: string[] = [];
+    for (const p of parts) {
+      if (req.signal?.aborted) break;
+      const r = await this.handle(p.match, { ...req, lang });
+      if (r) (/[?？]\s*(please say yes or no\.|请说是或不。)?$/i.test(r) ? questions : said).push(r);
+    }
+    return [...said, ...questions].join(lang === 'zh' ? '' : ' ');
+  }
 
   /**
    * Execute `match`; resolves to the spoken reply, or undefined to leave the
@@ -107,7 +149,7 @@ export class LocalIntents {
         return this.startTimer(s, req, lang);
       case 'HassCancelTimer':
       case 'HassCancelAllTimers':
-        return this.cancelTimer(s, match.intent === 'HassCancelAllTimers', lang);
+        return this.cancelTimer(s, match.intent === 'HassCancelAllTimers', req, lang);
       case 'HassTimerStatus':
         return this.timerStatus(lang);
       case 'HassGetCurrentTime':
@@ -175,7 +217,10 @@ export class LocalIntents {
     if (r.kind === 'not_found') return this.unknownName(said, lang);
     if (r.kind === 'set') return undefined;
     const fit = (r.kind === 'one' ? [r.entity] : r.candidates).filter(can);
-    if (fit.length === 0) return undefined;
+    if (fit.length === 0) {
+      this.unplaced = true;
+      return undefined;
+    }
     if (fit.length > 1) return this.unresolved({ kind: 'ambiguous', candidates: fit, said }, s, lang);
     const e = fit[0] as Entity;
     return { ...rest, name: e.name, domain: e.component };
@@ -183,12 +228,14 @@ export class LocalIntents {
 
   /** "I don't know a device called the garden sprinkler." */
   private unknownName(said: string, lang: Lang): string {
+    this.unplaced = true;
     if (lang === 'zh') return `我不知道叫${said}的设备。`;
     return `I don't know a device called ${the({ name: said }, lang)}.`;
   }
 
   /** The reply for a resolution that addresses nothing: ask which of the candidates, or say nothing fits. */
   private unresolved(r: Extract<Resolution, { kind: 'ambiguous' | 'not_found' }>, s: IntentSlots, lang: Lang): string {
+    this.unplaced = true;
     if (r.kind === 'not_found') return this.none(s, lang);
     const names = r.candidates.map((e) => the(e, lang));
     const last = names.pop() as string;
@@ -197,6 +244,7 @@ export class LocalIntents {
   }
 
   private none(s: IntentSlots, lang: Lang): string {
+    this.unplaced = true;
     const zh = lang === 'zh';
     if (typeof s.name === 'string' && s.name) return this.unknownName(s.name, lang);
     const what = count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
@@ -247,6 +295,7 @@ export class LocalIntents {
    * gets the outcome), failures are reported.
    */
   private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots): Promise<string> {
+    if (req.dryRun) return WOULD_ACT;
     const zh = lang === 'zh';
     const unavailable: Entity[] = [];
     const problems: string[] = [];
@@ -408,17 +457,19 @@ export class LocalIntents {
     if (!svc) return lang === 'zh' ? '计时器现在不可用。' : 'Timers are not available right now.';
     const secs = typeof s.seconds === 'number' ? s.seconds : 0;
     if (secs < 1) return lang === 'zh' ? '要定多长时间？' : 'For how long?';
+    if (req.dryRun) return WOULD_ACT;
     const t = svc.set({ seconds: secs, name: typeof s.timer_name === 'string' ? s.timer_name : undefined, channel: req.channel, lang });
     return lang === 'zh' ? `好的，${formatDuration(t.duration_s, 'zh')}的计时器开始了。` : `Timer set for ${formatDuration(t.duration_s, 'en')}.`;
   }
 
-  private cancelTimer(s: IntentSlots, all: boolean, lang: Lang): string {
+  private cancelTimer(s: IntentSlots, all: boolean, req: IntentRequest, lang: Lang): string {
     const svc = this.d.timers();
     const zh = lang === 'zh';
     if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
     const secs = typeof s.seconds === 'number' && s.seconds > 0 ? s.seconds : undefined;
     let id: string | undefined;
     if (secs && !all) id = svc.status().find((t) => Math.round(t.duration_s) === secs)?.id;
+    if (req.dryRun) return WOULD_ACT;
     const cancelled = svc.cancel(all ? { all: true } : id ? { id } : {});
     if (!cancelled.length) return zh ? '现在没有在运行的计时器。' : 'There is no timer running.';
     if (cancelled.length > 1) return zh ? `已取消${cancelled.length}个计时器。` : `Cancelled ${cancelled.length} timers.`;
