@@ -4,6 +4,7 @@
  * plugin.<name>.* keys.
  */
 import type { SettingsAPI } from './settings-types.js';
+import { DEFAULT_CORE_TOOLS } from './tool-groups.js';
 
 /** Register the kernel's settings. Idempotent. */
 export function registerCoreSettings(s: SettingsAPI): void {
@@ -51,5 +52,12 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.scheduler.busy_feedback_ms', type: 'integer', default: 300000, min: 0, description: 'After the agent has been busy this long, waiting inputs get an immediate busy message, ms; 0 = never (seed 001: 5 min).' });
   s.register({ key: 'core.scheduler.busy_message', type: 'string', default: "I'm still busy with something else. One moment, please.", description: 'The busy message.' });
   s.register({ key: 'core.plugins.start_timeout_ms', type: 'integer', default: 15000, min: 10, description: 'Time limit for one plugin to start or stop, ms; past it the plugin is marked failed and the others go on.' });
+  s.register({
+    key: 'core.agent.core_tools',
+    type: 'json',
+    default: [...DEFAULT_CORE_TOOLS],
+    description: 'The tools every turn offers the model (issue 19), besides the tools of the output channel in use and tools_load/tools_call, which bring in the other groups (admin, knowledge, agents, output, plugins) when a turn needs them.',
+    check: (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)) ? undefined : 'must be a list of tool names, e.g. ["device_control", "memory_recall"]'),
+  });
   s.register({ key: 'core.child.max_tool_rounds', type: 'integer', default: 5, min: 1, max: 5, description: 'Most tool rounds of a spawn_child agent (seed 000 §9 Child Agent: 5).' });
 }
