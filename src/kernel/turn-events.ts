@@ -44,7 +44,14 @@ export type TurnEvent =
   /** The whole model-visible message list, logged when it is first built or a stage rewrote earlier messages. */
   | { type: 'context.projected'; turn: string; messages: ChatMessage[] }
   /** An LLM request of `round` (1-based): the messages appended since the last projection or request. */
-  | { type: 'llm.requested'; turn: string; round: number; appended: ChatMessage[] }
+  | {
+      type: 'llm.requested';
+      turn: string;
+      round: number;
+      appended: ChatMessage[];
+      /** The whole request's estimated tokens: messages and tool schemas (estimateTokens; `homeagent doctor` compares the largest recent one with the model's context). */
+      prompt_tokens?: number;
+    }
   /** A piece of the streamed answer (live only: published on the bus, never persisted). */
   | { type: 'llm.delta'; turn: string; round: number; kind: 'content' | 'reasoning'; text: string }
   /** The model's complete answer of `round`. `duration_ms` from request to the last piece. */

@@ -401,7 +401,8 @@ export class Turn {
     const streamTo = this.out.streamChannel();
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
     const round = this.frame.round + 1;
-    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
+    const promptTokens = messagesTokens(req.messages) + estimateTokens(JSON.stringify(req.tools));
+    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev.type === 'llm.requested' ? { ...ev, prompt_tokens: promptTokens } : ev);
     const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
     const budget = new ReplyBudget(k.settings.get<number>('core.agent.max_reply_chars'), k.settings.get<number>('core.agent.max_tool_calls'));
     const st: HoldState = { held: '', holding: undefined };
