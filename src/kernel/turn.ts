@@ -44,7 +44,7 @@ import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
 import { ReplyBudget, capToolResult } from './turn-limits.js';
 import { TurnOutput, type HoldState } from './turn-output.js';
-import { offeredSchemas, unwrapToolsCall } from './tool-groups.js';
+import { offeredSchemas, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from './tool-groups.js';
 import type { ToolExecution } from './tool-registry.js';
 
 /** Why the in-flight work was aborted. */
@@ -466,13 +466,13 @@ export class Turn {
 
   /**
    * The tools this turn offers: the core, the tools of the input's channel
-   * and the loader (tool-groups.ts offeredSchemas); every tool in the
-   * legacy layout (the bench's baseline). The internal channel sends to no
+   * and the loader (tool-groups.ts offeredSchemas); every tool but the
+   * loader's two in the legacy layout (the bench's baseline). The internal channel sends to no
    * output channel.
    */
   private toolSchemas() {
     const allow = (def: { name: string }) => this.toolAllowed(def.name);
-    if (promptLayout() === 'legacy') return this.k.tools.schemas(allow);
+    if (promptLayout() === 'legacy') return this.k.tools.schemas((def) => allow(def) && def.name !== TOOLS_LOAD && def.name !== TOOLS_CALL);
     return offeredSchemas(this.k.tools, this.k.settings, this.input.channel, allow);
   }
 

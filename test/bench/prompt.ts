@@ -36,6 +36,7 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { setPromptLayout, type PromptLayout } from '../../src/kernel/prompt.js';
+import { DEFAULT_CORE_TOOLS, TOOLS_CALL, TOOLS_LOAD } from '../../src/kernel/tool-groups.js';
 import type { ReceivedBody, ReceivedRequest, Reply } from '../support/llm-test-server.js';
 import { startE2E } from '../support/e2e-home.js';
 import { commonPrefixLength, renderRequest, renderTools, TURN_CONTEXT_MARK } from '../kernel/prompt-render.js';
@@ -92,8 +93,16 @@ const SCRIPT: Step[] = [
 
 const isContext = (m: { content?: unknown }): boolean => typeof m.content === 'string' && m.content.startsWith(TURN_CONTEXT_MARK);
 
-/** The step's calls, one per round. */
-const callsOf = (step: Step): Call[] => step.calls ?? (step.tool ? [step.tool] : []);
+/**
+ * The step's calls, one per round. Without the loader (the legacy layout
+ * offers every tool and no tools_load/tools_call) the model calls the tool
+ * directly.
+ */
+function callsOf(step: Step, loader = true): Call[] {
+  const calls = step.calls ?? (step.tool ? [step.tool] : []);
+  if (loader) return calls;
+  return calls.filter((c) => c.name !== 'tools_load').map((c) => (c.name === 'tools_call' ? { name: String(c.arguments.name), arguments: c.arguments.arguments as Record<string, unknown> } : c));
+}
 
 /** The scripted model: the step's tool calls, one per round, then its answer. */
 function scripted(req: ReceivedRequest): Reply {
@@ -104,12 +113,12 @@ function scripted(req: ReceivedRequest): Reply {
   const step = SCRIPT.find((s) => s.say === said);
   if (!step) return { content: 'All right.' };
   const done = msgs.slice(u + 1).filter((m) => m.role === 'tool').length;
-  const next = callsOf(step)[done];
+  const next = callsOf(step, (req.body?.tools ?? []).some((t) => t.function?.name === 'tools_call'))[done];
   return next ? { tool_calls: [next] } : { content: step.answer };
 }
 
 /** The tools a step runs, as the turn reports them (a tools_call as the tool it called). */
-const ranOf = (step: Step): string[] => callsOf(step).map((c) => (c.name === 'tools_call' ? String(c.arguments.name) : c.name));
+const ranOf = (step: Step, loader: boolean): string[] => callsOf(step, loader).map((c) => (c.name === 'tools_call' ? String(c.arguments.name) : c.name));
 
 function quantile(xs: number[], q: number): number {
   if (!xs.length) return NaN;
@@ -128,7 +137,12 @@ interface Figures {
   sharedPct: number[];
   /** Turns that ran a tool outside the core (through tools_call). */
   loaderTurns: number;
+  /** The tools the last request offered. */
+  offeredTools: string[];
 }
+
+/** What every ordinary turn on the cli channel offers: the default core (the home and timers plugins register all of it), the channel's tool, the loader. */
+const CORE_OFFER = [...DEFAULT_CORE_TOOLS, 'output_send__cli', TOOLS_LOAD, TOOLS_CALL];
 
 /** The request without its conversation history: the system message, then everything from the turn context on. */
 function withoutHistory(body: ReceivedBody): ReceivedBody {
@@ -142,7 +156,7 @@ function withoutHistory(body: ReceivedBody): ReceivedBody {
 async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
   setPromptLayout(layout);
   const e2e = await startE2E({ refuseUnofferedTools: true });
-  const f: Figures = { turns: 0, llmTurns: 0, tokens: [], offered: [], tools: [], history: [], fresh: [], sharedPct: [], loaderTurns: 0 };
+  const f: Figures = { turns: 0, llmTurns: 0, tokens: [], offered: [], tools: [], history: [], fresh: [], sharedPct: [], loaderTurns: 0, offeredTools: [] };
   try {
     e2e.llm.script(scripted);
     let previous: string | undefined;
@@ -157,8 +171,14 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
         // Every scripted call ran, and without error (a local intent may have answered a command instead).
         const ran = r.tools.map((t) => t.name);
         const bad = r.tools.filter((t) => t.is_error);
-        if (JSON.stringify(ran) !== JSON.stringify(ranOf(step)) || bad.length) throw new Error(`"${step.say}": ran ${ran.join(', ') || 'nothing'} (scripted ${ranOf(step).join(', ') || 'nothing'})${bad.map((t) => `; ${t.name}: ${t.result}`).join('')}`);
+        if (JSON.stringify(ran) !== JSON.stringify(ranOf(step, layout === 'stable')) || bad.length) throw new Error(`"${step.say}": ran ${ran.join(', ') || 'nothing'} (scripted ${ranOf(step, layout === 'stable').join(', ') || 'nothing'})${bad.map((t) => `; ${t.name}: ${t.result}`).join('')}`);
         if (callsOf(step).some((c) => c.name === 'tools_call')) f.loaderTurns++;
+        // Every request of the turn offered the core, the cli channel's tool and the loader, the same bytes each time.
+        for (const q of reqs) {
+          const names = (q.body!.tools ?? []).map((t) => t.function?.name ?? '');
+          if (layout === 'stable' && JSON.stringify(names) !== JSON.stringify(CORE_OFFER)) throw new Error(`"${step.say}" offered ${names.join(', ')}, not the core ${CORE_OFFER.join(', ')}`);
+          f.offeredTools = names;
+        }
         const body = reqs[0]!.body!;
         const text = renderRequest(body);
         if (process.env.PROMPT_DUMP && f.llmTurns === Number(process.env.PROMPT_DUMP)) console.log(text);
@@ -197,6 +217,7 @@ export async function run(): Promise<void> {
     console.log(`prompt.${name}.legacy: ${f(legacy).toFixed(digits)} ${unit}`);
   };
   console.log(`prompt.turns: ${stable.turns} (${stable.llmTurns} reached the model; legacy ${legacy.llmTurns}); ${stable.loaderTurns} ran a tool outside the core through tools_call; no call refused`);
+  console.log(`prompt.offered_tools: ${stable.offeredTools.join(', ')} (every request; legacy ${legacy.offeredTools.length} tools)`);
   line('tokens_ordinary_turn', (x) => quantile(x.tokens, 0.5), 'tokens');
   line('tokens_offered', (x) => quantile(x.offered, 0.5), 'tokens');
   line('tokens_tools', (x) => quantile(x.tools, 0.5), 'tokens');
