@@ -158,6 +158,14 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
   const e2e = await startE2E({ refuseUnofferedTools: true });
   const f: Figures = { turns: 0, llmTurns: 0, tokens: [], offered: [], tools: [], history: [], fresh: [], sharedPct: [], loaderTurns: 0, offeredTools: [] };
   try {
+    // Every tool the service registers is described for a 3B model: short, one example, and the example is valid arguments.
+    for (const name of e2e.app.kernel.tools.names()) {
+      const d = e2e.app.kernel.tools.get(name)!;
+      const example = /Example: (\{.*\})$/.exec(d.description);
+      if (d.description.length > 300 || d.description.split('Example:').length !== 2 || !example || e2e.app.kernel.tools.validate(name, JSON.parse(example[1]!) as Record<string, unknown>)) {
+        if (name !== TOOLS_LOAD) throw new Error(`${name}: not a short description ending in one valid example: ${d.description}`);
+      }
+    }
     e2e.llm.script(scripted);
     let previous: string | undefined;
     for (const step of SCRIPT) {

@@ -12,9 +12,10 @@
 import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Plugin } from '../../src/kernel/sdk.js';
-import { defineTool } from '../../src/kernel/tool-schema.js';
-import { modelSchema } from '../../src/kernel/tool-registry.js';
-import { DEFAULT_CORE_TOOLS, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from '../../src/kernel/tool-groups.js';
+import { defineTool, schemaGuard, type ObjectSchemaLiteral } from '../../src/kernel/tool-schema.js';
+import { modelSchema, toolSchema } from '../../src/kernel/tool-registry.js';
+import { DEFAULT_CORE_TOOLS, offeredSchemas, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from '../../src/kernel/tool-groups.js';
+import { homeTools, type HomeToolDeps } from '../../src/home/tools.js';
 import type { ReceivedRequest } from '../support/llm-test-server.js';
 import { startLlmRig } from './llm-rig.js';
 import { renderRequest, renderUpToHistoryEnd } from './prompt-render.js';
@@ -147,6 +148,34 @@ test('the test server refuses a call of a tool the request did not offer', async
     assert.notEqual(r.status, 'done');
     assert.deepEqual(rig.srv.refusals.map((x) => x.tool), ['sprinkler_start']);
     assert.ok(!rig.srv.refusals[0]!.offered.includes('sprinkler_start'));
+  } finally {
+    await rig.close();
+  }
+});
+
+/** A description for a 3B model: at most 300 characters, ending in exactly one example of the arguments (a JSON object). */
+function assertShortWithOneExample(name: string, description: string): void {
+  assert.ok(description.length <= 300, `${name}: ${description.length} characters`);
+  assert.equal(description.split('Example:').length, 2, `${name}: one example`);
+  const example = /Example: (\{.*\})$/.exec(description);
+  assert.ok(example, `${name} ends with its example: ${description}`);
+  assert.doesNotThrow(() => JSON.parse(example[1]!), `${name}: the example is JSON`);
+}
+
+test('tool descriptions are short with one example each, and each example passes the tool\'s own schema', async () => {
+  const rig = await startLlmRig('ollama', {}, (k) => k.use(garden));
+  try {
+    const tools = rig.kernel.tools;
+    const defs = [...tools.names().map((n) => tools.get(n)!), ...homeTools({} as HomeToolDeps)];
+    assert.ok(defs.length >= 20, `${defs.length} tools`);
+    for (const d of defs) {
+      const schema = tools.schemasOf([d.name])[0] ?? toolSchema(d);
+      const description = d.name === TOOLS_LOAD ? offeredSchemas(tools, rig.settings, 'console').find((s) => s.function.name === TOOLS_LOAD)!.function.description : schema.function.description;
+      assertShortWithOneExample(d.name, description);
+      const example = JSON.parse(/Example: (\{.*\})$/.exec(description)![1]!) as Record<string, unknown>;
+      if (tools.has(d.name)) assert.equal(tools.validate(d.name, example), null, `${d.name}: its example is valid arguments`);
+      else assert.ok(schemaGuard(d.parameters as ObjectSchemaLiteral)(example), `${d.name}: its example is valid arguments`);
+    }
   } finally {
     await rig.close();
   }
