@@ -32,6 +32,7 @@ import { HomeAgentError, errorMessage } from './errors.js';
 import { TurnStream } from './turn-events.js';
 import { busSubscriber, memoryWindowSubscriber, runLogSubscriber } from './turn-subscribers.js';
 import { CommandRegistry } from './commands.js';
+import { loaderTools } from './tool-groups.js';
 
 /** Repository/installation root (two levels above this file, in src/ or dist/src/). */
 export const INSTALL_ROOT = (() => {
@@ -137,6 +138,7 @@ export class Kernel {
     if (this.started) return;
     this.started = true;
     this.tools.register('_kernel_', spawnChildTool(this.services));
+    for (const def of loaderTools(this.tools, this.settings)) this.tools.register('_kernel_', def);
     for (const def of this.memoryRef.tools()) this.tools.register('_memory_', def);
     // The internal channel: output of consolidation work never reaches external channels.
     this.outputs.register('_kernel_', '_consolidation_', Cap.Text, 'internal memory maintenance (not delivered anywhere)', (m) => {

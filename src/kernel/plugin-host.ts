@@ -192,13 +192,15 @@ export function registerOutputTools(s: KernelServices, owner: string, ch: string
   const channel = s.outputs.get(ch)!;
   s.tools.register(owner, {
     name: `output_send__${ch}`,
-    description: `Send a message to the "${ch}" output channel: ${channel.description}. See output_send__${ch}_help for meta and types.`,
+    description: `Send a message to the ${ch} channel (${channel.description}). Example: {"payload":"Dinner is ready."}`,
+    group: 'output',
+    channel: ch,
     parameters: {
       type: 'object',
       properties: {
-        payload: { type: 'string', description: 'The content to send.' },
-        type: { type: 'string', enum: channel.types, description: 'Content type.' },
-        meta: { type: 'object', description: 'Routing metadata (JSON object).' },
+        payload: { type: 'string' },
+        type: { type: 'string', enum: channel.types },
+        meta: { type: 'object' },
       },
       required: ['payload'],
       additionalProperties: false,
@@ -219,7 +221,8 @@ export function registerOutputTools(s: KernelServices, owner: string, ch: string
   });
   s.tools.register(owner, {
     name: `output_send__${ch}_help`,
-    description: `Describe the "${ch}" channel's meta format and type values.`,
+    description: `How to use the ${ch} channel: its meta fields and types. Example: {}`,
+    group: 'admin',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     handler: () => channel.help,
   });

@@ -83,7 +83,7 @@ export function stableRules(mode: 'auto' | 'explicit', channels: string[]): stri
   if (mode === 'explicit') {
     return `Output rule: nothing you write reaches anyone unless you call an output_send__<channel> tool. Answer on the channel the input came from (named in the context before each message) with output_send__<that channel>. Channels: ${list}.`;
   }
-  return `Your plain text reply goes back to the channel the input came from (named in the context before each message); keep it short and speakable. To send something to another channel, call output_send__<channel>. Channels: ${list}. To call a tool, use the tool-calling interface; never write tool calls as text.`;
+  return `Your plain text reply goes to the input's channel (named before each message): keep it short and speakable. Other channels: ${list} (tools_load output). Call tools through the tool-calling interface, never as text.`;
 }
 
 /** A time to the minute in the box's local zone, e.g. "Tue Dec 01 2026 04:36 GMT+0000 (Coordinated Universal Time)". `now` in epoch ms. */
@@ -151,14 +151,15 @@ export function timelineMessages(events: ContextEvent[], opts: { toolNotes?: boo
 }
 
 /**
- * A past tool event as the call the model made: the name from `tool` (or
- * the text before "("), the arguments parsed from the recorded
+ * A past tool event as the call the model made: the name from the recorded
+ * `name({...})` input (else `tool`; a tools_call event's `tool` is the inner
+ * tool that ran, its input the tools_call), the arguments parsed from the recorded
  * `name({...})` input ({} when they do not parse), the id from the event's
  * (`<turn>:tool:<call id>`), so the same event always renders the same bytes.
  */
 function pastToolCall(e: ContextEvent): ToolCall {
   const open = e.input.indexOf('(');
-  const name = e.tool ?? (open > 0 ? e.input.slice(0, open) : e.input) ?? 'tool';
+  const name = open > 0 ? e.input.slice(0, open) : (e.tool ?? e.input);
   let args: Record<string, unknown> = {};
   if (open >= 0 && e.input.endsWith(')')) {
     try {

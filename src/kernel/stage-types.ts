@@ -127,5 +127,21 @@ export interface ToolDef {
   cleaner?: (output: string) => string;
   /** Time limit for one call, ms (default core.agent.tool_timeout_ms). */
   timeout_ms?: number;
+  /**
+   * The group the tool belongs to (issue 19 "Only the tools a turn needs";
+   * seed 002 smallest approved schema): an ordinary turn offers only the core
+   * tools (core.agent.core_tools) and the model brings a group in with
+   * `tools_load` and calls its tools with `tools_call`
+   * (src/kernel/tool-groups.ts). Default: the name of the plugin that
+   * registered the tool.
+   */
+  group?: string;
+  /**
+   * A tool of one channel: offered with the core on turns whose input came
+   * from that channel (output_send__<channel> and the speaker's expect_reply:
+   * "the output channel in use"; the memory tools the internal
+   * `_consolidation_` channel's review and merge prompts name).
+   */
+  channel?: string;
 }
 

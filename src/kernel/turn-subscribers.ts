@@ -51,18 +51,22 @@ export function memoryWindowSubscriber(memory: () => KernelMemory, clock: Clock)
         memory().append({ id: `${ev.turn}:user`, time: input.received_at, kind: 'user', source: input.source, input: input.text, response: '', speaker: input.user });
         return;
       }
-      case 'tool.executed':
+      case 'tool.executed': {
         if (ev.denied) return;
+        // A call made through tools_call is kept as the model made it (`input`), so the history shows it the same
+        // way; `tool` names the tool that ran, whose memory policy (no_memory, cleaner) applies.
+        const called = ev.via ? { name: ev.via, arguments: { name: ev.name, arguments: ev.arguments } } : { name: ev.name, arguments: ev.arguments };
         memory().append({
           id: `${ev.turn}:tool:${ev.call_id}`,
           time: clock.now(),
           kind: 'tool',
           source: sources.get(ev.turn) ?? '',
-          input: `${ev.name}(${JSON.stringify(ev.arguments)})`,
+          input: `${called.name}(${JSON.stringify(called.arguments)})`,
           response: ev.result,
           tool: ev.name,
         });
         return;
+      }
       case 'turn.finished': {
         const source = sources.get(ev.turn) ?? '';
         sources.delete(ev.turn);

@@ -44,6 +44,8 @@ import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
 import { ReplyBudget, capToolResult } from './turn-limits.js';
 import { TurnOutput, type HoldState } from './turn-output.js';
+import { offeredSchemas, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from './tool-groups.js';
+import type { ToolExecution } from './tool-registry.js';
 
 /** Why the in-flight work was aborted. */
 export type AbortReason = 'stop' | 'preempt';
@@ -337,9 +339,25 @@ export class Turn {
     return { text: this.frame.lastText };
   }
 
-  /** before_toolcall -> validate+execute -> after_toolcall for one call. */
-  private async runTool(original: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] } | Exit> {
+  /**
+   * before_toolcall -> validate+execute -> after_toolcall for one call. A
+   * tools_call (src/kernel/tool-groups.ts) is unwrapped first: the stages,
+   * the registry's validation and the events see the inner call, like a
+   * direct one (`via` says how it came); the result goes back to the model as
+   * the answer to its tools_call.
+   */
+  private async runTool(received: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] } | Exit> {
     const k = this.k;
+    const replyAs = { id: received.id, name: received.function.name };
+    const unwrapped = unwrapToolsCall(received);
+    if (unwrapped && 'error' in unwrapped) {
+      const result = `error: ${unwrapped.error}`;
+      this.frame.messages.push({ role: 'tool', tool_call_id: replyAs.id, name: replyAs.name, content: result });
+      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: received.id, name: replyAs.name, arguments: received.function.arguments ?? {}, result, is_error: true, duration_ms: 0 });
+      return 'ran';
+    }
+    const original = unwrapped ? unwrapped.call : received;
+    const via = unwrapped ? { via: replyAs.name } : {};
     const c1 = await this.stage('before_toolcall', { tool_call: structuredClone(original) });
     // Stopped while a stage decided (e.g. a confirmation question): the call never runs.
     if (this.stopped) return STOPPED;
@@ -349,15 +367,17 @@ export class Turn {
     const args = call.function.arguments ?? {};
     if (c1.deny) {
       const result = `denied: ${c1.deny_reason ?? 'denied by policy'}`;
-      this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result });
-      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result, is_error: true, denied: true, duration_ms: 0 });
+      this.frame.messages.push({ role: 'tool', tool_call_id: replyAs.id, name: replyAs.name, content: result });
+      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result, is_error: true, denied: true, duration_ms: 0, ...via });
       return 'denied';
     }
-    this.emit({ type: 'tool.pre_execute', turn: this.input.id, call_id: call.id, name, arguments: args });
+    this.emit({ type: 'tool.pre_execute', turn: this.input.id, call_id: call.id, name, arguments: args, ...via });
     const controller = new AbortController();
     const onStop = () => controller.abort(new Error('stopped'));
     this.toolAborts.add(onStop);
-    const exec = await k.tools.execute(name, args, { input: this.input, signal: controller.signal, call_id: call.id });
+    const exec: ToolExecution = this.toolAllowed(name)
+      ? await k.tools.execute(name, args, { input: this.input, signal: controller.signal, call_id: call.id })
+      : { content: `error: ${name} cannot be used on the ${this.input.channel} channel`, is_error: true, duration_ms: 0 };
     this.toolAborts.delete(onStop);
     const maxBytes = k.settings.get<number>('core.agent.max_tool_result_bytes');
     const content = this.capToolResult(name, exec.content, maxBytes);
@@ -366,8 +386,8 @@ export class Turn {
     const result = c2.tool_result ?? { call_id: call.id, name, content, is_error: exec.is_error };
     // A stage may have rewritten the result: the limit holds for what is fed back and recorded.
     if (result.content !== content) result.content = this.capToolResult(name, result.content, maxBytes);
-    this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result.content });
-    this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
+    this.frame.messages.push({ role: 'tool', tool_call_id: replyAs.id, name: replyAs.name, content: result.content });
+    this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms, ...via });
     return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';
   }
 
@@ -388,7 +408,8 @@ export class Turn {
     const streamTo = this.out.streamChannel();
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
     const round = this.frame.round + 1;
-    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
+    const promptTokens = messagesTokens(req.messages) + estimateTokens(JSON.stringify(req.tools));
+    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev.type === 'llm.requested' ? { ...ev, prompt_tokens: promptTokens } : ev);
     const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
     const budget = new ReplyBudget(k.settings.get<number>('core.agent.max_reply_chars'), k.settings.get<number>('core.agent.max_tool_calls'));
     const st: HoldState = { held: '', holding: undefined };
@@ -450,9 +471,21 @@ export class Turn {
     return ctx;
   }
 
+  /**
+   * The tools this turn offers: the core, the tools of the input's channel
+   * and the loader (tool-groups.ts offeredSchemas); every tool but the
+   * loader's two in the legacy layout (the bench's baseline). The internal channel sends to no
+   * output channel.
+   */
   private toolSchemas() {
-    const consolidation = this.input.channel === '_consolidation_';
-    return this.k.tools.schemas((def) => !(consolidation && def.name.startsWith('output_send__')));
+    const allow = (def: { name: string }) => this.toolAllowed(def.name);
+    if (promptLayout() === 'legacy') return this.k.tools.schemas((def) => allow(def) && def.name !== TOOLS_LOAD && def.name !== TOOLS_CALL);
+    return offeredSchemas(this.k.tools, this.k.settings, this.input.channel, allow);
+  }
+
+  /** Whether this turn may run tool `name` at all (directly or through tools_call): not an output tool on the internal channel. */
+  private toolAllowed(name: string): boolean {
+    return !(this.input.channel === '_consolidation_' && name.startsWith('output_send__'));
   }
 
   private async contextWindow(provider: Provider | undefined): Promise<number> {

@@ -22,10 +22,10 @@ const TRIPLE_SCHEMA = {
     subject: text(200),
     relation: text(200),
     object: text(200),
-    subject_type: optText(40, 'person, place, thing, device, ...'),
+    subject_type: optText(40),
     object_type: optText(40),
     confidence: optNumber(0, 1),
-    sentence: optText(2000, 'The sentence the fact comes from'),
+    sentence: optText(2000),
   },
   required: ['subject', 'relation', 'object'],
 } as const;
@@ -45,7 +45,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'memory_recall',
-      description: 'Recall facts from long-term memory (the graph): people, places, preferences and how they relate.',
+      description: 'Look up what you were told about people, places and preferences. Example: {"query":"Anna allergies"}',
       parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
       handler: (args) => {
         const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
@@ -64,7 +64,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_commit',
-      description: 'Store facts in long-term memory as subject-relation-object triples. Existing facts are updated, not duplicated.',
+      description: 'Remember facts as subject-relation-object triples. Example: {"triples":[{"subject":"Anna","relation":"is allergic to","object":"peanuts"}]}',
       parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
       handler: (args) => {
         const r = mem.graph.commit(args.triples.map(toTriple), mem.now());
@@ -73,7 +73,10 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_merge',
-      description: 'Merge two entities that are the same (e.g. 张先生 into 张三): relations are redirected, mention counts summed, the merged name kept as an alias.',
+      description: 'Merge two names of the same entity; the merged name stays an alias. Example: {"keep":"张三","merge":"张先生"}',
+      group: 'admin',
+      // The memory review and merge decisions of the internal channel call it directly.
+      channel: '_consolidation_',
       parameters: {
         type: 'object',
         properties: { keep: text(200, 'Entity that stays'), merge: text(200, 'Entity merged into it') },
@@ -94,7 +97,10 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_purge',
-      description: 'Remove outdated or wrong facts: by relation ids, or by subject + relation (+ object). Entities left without facts are removed too.',
+      description: 'Forget wrong or outdated facts: by relation ids, or by subject and relation (and object). Example: {"subject":"Tom","relation":"prefers","object":"sparkling water"}',
+      group: 'admin',
+      // The memory review and merge decisions of the internal channel call it directly.
+      channel: '_consolidation_',
       parameters: {
         type: 'object',
         properties: {
@@ -131,7 +137,10 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_edit',
-      description: 'Correct memory: rename or retype an entity ({entity, new_name?, type?}) or change a relation ({relation_id, relation_type?, target?, confidence?}).',
+      description: 'Correct memory: rename or retype an entity, or change a relation by its id. Example: {"entity":"Tom","new_name":"Thomas"}',
+      group: 'admin',
+      // The memory review and merge decisions of the internal channel call it directly.
+      channel: '_consolidation_',
       parameters: {
         type: 'object',
         properties: {
@@ -177,7 +186,8 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_delete_entity',
-      description: 'Forget an entity entirely, with all its relations.',
+      description: 'Forget an entity and all its facts. Example: {"name":"old car"}',
+      group: 'admin',
       parameters: { type: 'object', properties: { name: text(200) }, required: ['name'] },
       handler: (args) => {
         const name = args.name.trim();
@@ -188,13 +198,15 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_introspect',
-      description: 'Statistics of memory: context events, documents, entities, relations, top entities.',
+      description: 'Memory statistics: events, documents, entities, relations, top entities. Example: {}',
+      group: 'admin',
       parameters: { type: 'object', properties: {} },
       handler: () => mem.introspect(),
     }),
     defineTool({
       name: 'doc_query',
-      description: 'Search archived conversation documents. The documents found are moved back into the conversation timeline at their original times.',
+      description: 'Search archived past conversations and notes; what is found comes back into the conversation. Example: {"query":"plumber visit"}',
+      group: 'knowledge',
       parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 10) }, required: ['query'] },
       handler: (args) => {
         const docs = mem.consumeDocuments(args.query.trim(), args.limit ?? 3);
@@ -209,7 +221,8 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'doc_commit',
-      description: 'Write a note into document memory (title and content); it can be found later by doc_query and is recalled automatically when relevant.',
+      description: 'Save a note (title and content) to find later with doc_query. Example: {"title":"Wifi","content":"Guest network: HomeGuest"}',
+      group: 'knowledge',
       parameters: { type: 'object', properties: { title: text(200), content: text(100000) }, required: ['title', 'content'] },
       handler: (args) => {
         const title = args.title.trim();

@@ -59,7 +59,7 @@ export function registerSourceSettings(settings: SettingsAPI, name: string, d: S
     type: 'integer',
     default: d.context_window ?? 0,
     min: 0,
-    description: `LLM source ${name}: context window in tokens; 0 = read it from the server (Ollama /api/show). Also sent to Ollama as options.num_ctx`,
+    description: `LLM source ${name}: context window in tokens, sent to Ollama as options.num_ctx; 0 = core.llm.num_ctx, within the model's own (Ollama /api/show)`,
   });
 }
 
@@ -118,7 +118,15 @@ export function registerProviderSettings(settings: SettingsAPI): void {
   settings.register({ key: 'core.llm.idle_timeout_ms', type: 'integer', default: 30000, min: 100, description: 'LLM: longest silence between streamed chunks, ms' });
   settings.register({ key: 'core.llm.backoff_base_ms', type: 'integer', default: 2000, min: 0, description: 'LLM: first back-off after a source fails, ms (doubles per failure)' });
   settings.register({ key: 'core.llm.backoff_max_ms', type: 'integer', default: 60000, min: 0, description: 'LLM: longest back-off of a failing source, ms' });
-  settings.register({ key: 'core.llm.keep_alive', type: 'string', default: '30m', description: "LLM: Ollama keep_alive (how long the model stays loaded; '' = server default)" });
+  settings.register({
+    key: 'core.llm.num_ctx',
+    type: 'integer',
+    default: 8192,
+    min: 0,
+    description:
+      "LLM: the context window asked of Ollama on every request (options.num_ctx), in tokens; fixed, so the model is never reloaded at another size and its prompt cache stays. The prompt budget is this or the model's own window, whichever is smaller; a source's context_window, when set, wins. 0 = the model's own window (from /api/show)",
+  });
+  settings.register({ key: 'core.llm.keep_alive', type: 'string', default: '30m', description: "LLM: Ollama keep_alive, sent on every request (how long the model stays loaded after a request, e.g. 30m or 24h; '' = the server's default, 5m)" });
   settings.register({ key: 'core.llm.http_allow_hosts', type: 'json', default: [], description: 'LLM: extra hosts adapters may reach with http_get/http_post (source hosts are always allowed)' });
 }
 
@@ -382,6 +390,7 @@ export class ProviderManager implements Provider {
         model: s.model,
         apiKey: s.api_key,
         contextWindow: s.context_window,
+        numCtx: this.num('core.llm.num_ctx', 8192),
         timeouts: {
           connectMs: this.num('core.llm.connect_timeout_ms', 5000),
           responseMs: this.num('core.llm.response_timeout_ms', 120000),

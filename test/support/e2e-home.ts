@@ -62,14 +62,17 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-/** Start everything; resolves when the service has discovered the home and built its speech grammar. */
-export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, string> } = {}): Promise<E2E> {
+/**
+ * Start everything; resolves when the service has discovered the home and built its speech grammar.
+ * `refuseUnofferedTools`: the LLM test server refuses a scripted call of a tool its request did not offer.
+ */
+export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, string>; refuseUnofferedTools?: boolean } = {}): Promise<E2E> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-e2e-'));
   const broker: MosquittoBroker = await startMosquitto();
   const sim = new DeviceSimulator(broker.url);
   await sim.start();
   await sim.publishRetained();
-  const llm = await startLlmTestServer({ defaultReply: opts.llmReply ?? { content: 'I am not sure how to help with that.' } });
+  const llm = await startLlmTestServer({ defaultReply: opts.llmReply ?? { content: 'I am not sure how to help with that.' }, ...(opts.refuseUnofferedTools ? { refuseUnofferedTools: true } : {}) });
   const app = await startApp({
     dataDir: dir,
     console: false,

@@ -164,6 +164,21 @@ export interface LlmTestServerOptions {
   port?: number;
   defaultReply?: Reply;
   models?: TestModel[];
+  /**
+   * Refuse a reply that calls a tool the request did not offer in its
+   * `tools` (issue 19: a turn may only use what it was offered): the request
+   * is answered HTTP 400 with an error naming the tool, and recorded in
+   * `refusals`. Off by default (fault tests script calls freely).
+   */
+  refuseUnofferedTools?: boolean;
+}
+
+/** A scripted tool call refused because the request did not offer the tool (LlmTestServerOptions.refuseUnofferedTools). */
+export interface ToolRefusal {
+  tool: string;
+  /** The tool names the request offered. */
+  offered: string[];
+  request: ReceivedRequest;
 }
 
 /** Info of a `socket-closed` event. */
@@ -183,6 +198,8 @@ export interface LlmTestServer {
   requests: ReceivedRequest[];
   /** Chat requests only (/api/chat, /v1/chat/completions, /chat/completions). */
   chatRequests(): ReceivedRequest[];
+  /** Tool calls refused because their request did not offer the tool (with refuseUnofferedTools). */
+  refusals: ToolRefusal[];
   /** Answer every chat request with fn(req) (takes precedence over the queue); null to clear. */
   script(fn: ((req: ReceivedRequest) => Reply | Promise<Reply>) | null): void;
   /** Queue replies for the next chat requests, in order. */
@@ -226,6 +243,7 @@ let idCounter = 0;
 /** Starts a server on 127.0.0.1 (a free port unless opts.port). */
 export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promise<LlmTestServer> {
   const requests: ReceivedRequest[] = [];
+  const refusals: ToolRefusal[] = [];
   const queue: Reply[] = [];
   let scriptFn: ((req: ReceivedRequest) => Reply | Promise<Reply>) | null = null;
   const events = new EventEmitter();
@@ -283,6 +301,14 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     }
     events.emit('chat-request', rec);
     const reply = scriptFn ? await scriptFn(rec) : (queue.shift() ?? defaultReply);
+    if (opts.refuseUnofferedTools && reply.tool_calls?.length) {
+      const offered = (rec.body?.tools ?? []).map((t) => t.function?.name ?? '');
+      const refused = reply.tool_calls.filter((c) => !offered.includes(c.name));
+      if (refused.length) {
+        for (const c of refused) refusals.push({ tool: c.name, offered, request: rec });
+        return answer(rec, { status: 400, error: `tool ${refused.map((c) => `"${c.name}"`).join(', ')} was not offered in this request (offered: ${offered.join(', ')})` }, res);
+      }
+    }
     await answer(rec, reply, res);
   }
 
@@ -423,6 +449,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     port,
     requests,
     chatRequests: () => requests.filter((r) => isChatPath(r.path)),
+    refusals,
     script(fn) {
       scriptFn = fn;
     },
@@ -434,6 +461,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     },
     reset() {
       requests.length = 0;
+      refusals.length = 0;
       queue.length = 0;
       scriptFn = null;
     },

@@ -72,12 +72,12 @@ export class TimersPlugin implements Plugin {
     // Argument types come from each schema (defineTool); the registry's ajv checks them before a handler runs.
     sdk.registerTool(defineTool({
       name: 'timer_set',
-      description: 'Start a countdown timer. When it ends the box announces it aloud.',
+      description: 'Start a countdown timer; the box announces its end. Example: {"seconds":300,"name":"pasta"}',
       parameters: {
         type: 'object',
         properties: {
-          seconds: { type: 'number', minimum: 1, maximum: 604800, description: 'Length in seconds.' },
-          name: { type: 'string', description: 'Optional name, e.g. "pasta".' },
+          seconds: { type: 'number', minimum: 1, maximum: 604800 },
+          name: { type: 'string' },
         },
         required: ['seconds'],
         additionalProperties: false,
@@ -89,7 +89,7 @@ export class TimersPlugin implements Plugin {
     }));
     sdk.registerTool(defineTool({
       name: 'timer_cancel',
-      description: 'Cancel a running timer by id or name, or all timers.',
+      description: 'Cancel a timer by id or name, or all of them. Example: {"name":"pasta"}',
       parameters: {
         type: 'object',
         properties: { id: { type: 'string' }, name: { type: 'string' }, all: { type: 'boolean' } },
@@ -102,7 +102,7 @@ export class TimersPlugin implements Plugin {
     }));
     sdk.registerTool(defineTool({
       name: 'timer_status',
-      description: 'List running timers with the seconds left.',
+      description: 'The running timers and the seconds left. Example: {}',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, remaining_s: t.remaining_s })) }),
     }));
