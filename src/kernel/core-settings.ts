@@ -51,5 +51,6 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.scheduler.busy_feedback_ms', type: 'integer', default: 300000, min: 0, description: 'After the agent has been busy this long, waiting inputs get an immediate busy message, ms; 0 = never (seed 001: 5 min).' });
   s.register({ key: 'core.scheduler.busy_message', type: 'string', default: "I'm still busy with something else. One moment, please.", description: 'The busy message.' });
   s.register({ key: 'core.plugins.start_timeout_ms', type: 'integer', default: 15000, min: 10, description: 'Time limit for one plugin to start or stop, ms; past it the plugin is marked failed and the others go on.' });
+  s.register({ key: 'core.people.speaker_ttl_min', type: 'integer', default: 10, min: 1, max: 1440, description: 'After "this is Anna" the speaker on that channel (or session) is Anna until this many minutes pass without an input there (issue 18 People).' });
   s.register({ key: 'core.child.max_tool_rounds', type: 'integer', default: 5, min: 1, max: 5, description: 'Most tool rounds of a spawn_child agent (seed 000 §9 Child Agent: 5).' });
 }

@@ -93,12 +93,16 @@ export function minuteTime(now: number): string {
 
 /**
  * The turn context: what changes every turn, placed right before the new
- * user message (time to the minute, the input's channel, the short recall
- * block, '' when none). `now` in epoch ms.
+ * user message (time to the minute, the input's channel, who is speaking,
+ * the short recall block, '' when none). `now` in epoch ms. `speaker`: the
+ * person speaking, or "someone in the household" (src/kernel/people.ts);
+ * absent for the kernel's own inputs. It is said here, never in the system
+ * message, so the prefix stays stable when the speaker changes (issue 19).
  */
-export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string }): string {
+export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string; speaker?: string }): string {
   const channel = opts.mode === 'explicit' ? `${opts.channel} (answer with output_send__${opts.channel})` : opts.channel;
-  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, opts.memory].filter(Boolean).join('\n');
+  const speaker = opts.speaker === undefined ? '' : `Speaker: ${opts.speaker}.`;
+  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, speaker, opts.memory].filter(Boolean).join('\n');
 }
 
 /** The rules appended to the persona before issue 19 (legacy layout only): they name the input's channel. */

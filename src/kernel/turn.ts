@@ -33,7 +33,8 @@ import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-
 import type { MemItem } from './memory-types.js';
 import type { ContextEvent } from './memory-port.js';
 import type { StageContext, StageName } from './stage-types.js';
-import type { CutReason, InputMessage } from './turn-types.js';
+import { isSelfInput, type CutReason, type InputMessage } from './turn-types.js';
+import { UNKNOWN_SPEAKER } from './people.js';
 import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
@@ -221,17 +222,21 @@ export class Turn {
     const rules = legacy ? outputRules(this.out.mode, this.input.channel, k.outputs.names()) : stableRules(this.out.mode, k.outputs.names());
     const fixed = estimateTokens(persona) + estimateTokens(rules) + estimateTokens(JSON.stringify(tools)) + 200;
     const budget = computeTokenBudget(window, fixed);
-    try {
-      // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
-      k.memory.prune(text);
-    } catch (err) {
-      k.log.warn({ err: errorMessage(err) }, 'context prune failed');
+    // The kernel's own inputs (consolidation) neither prune nor recall: housekeeping is not what the household talks about.
+    const self = isSelfInput(this.input);
+    if (!self) {
+      try {
+        // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
+        k.memory.prune(text);
+      } catch (err) {
+        k.log.warn({ err: errorMessage(err) }, 'context prune failed');
+      }
     }
     let memoryBlock = '';
-    if (this.input.channel !== '_consolidation_') {
+    if (!self) {
       try {
         // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more.
-        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds);
+        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user);
         memoryBlock = recalled.text;
         this.frame.memory = recalled.items;
       } catch (err) {
@@ -252,7 +257,7 @@ export class Turn {
       // Most stable first: persona and rules, (tools,) the history appended turn by turn, then what changes every turn.
       const system: ChatMessage = { role: 'system', content: [persona.trim(), rules].filter(Boolean).join('\n\n') };
       const history = promptHistoryOf(k.memory).update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context).filter(own);
-      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock }) };
+      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
       messages = [system, ...timelineMessages(history), context, user];
     }
     // pre_action
