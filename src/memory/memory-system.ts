@@ -109,6 +109,9 @@ export function docVisible(d: Pick<DocRow, 'title' | 'input' | 'response' | 'spe
   return visibleTo(true, owner, viewer);
 }
 
+/** Words by which a speaker talks about themselves. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
+
 /** Render a document as one prompt line's text: `speaker: input / response`. */
 function docText(d: Pick<DocRow, 'title' | 'input' | 'response' | 'speaker' | 'kind'>): string {
   const who = d.speaker ?? (d.kind === 'agent' ? 'assistant' : d.kind === 'user' ? 'user' : d.kind);
@@ -245,7 +248,9 @@ export class MemorySystem implements KernelMemory {
       title: '[Related Memory Docs] (read-only, from earlier conversations)',
       items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
     });
-    const g = this.graph.recall(input, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
+    // "What do you know about me?": a speaker talking about themselves seeds the graph with their own entity.
+    const graphQuery = speaker && FIRST_PERSON.test(input) ? `${input} ${speaker}` : input;
+    const g = this.graph.recall(graphQuery, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
     sections.push({
       title: '[Memory Index] (read-only, known facts)',
       items: g.relations
@@ -454,7 +459,7 @@ export class MemorySystem implements KernelMemory {
    */
   exportPerson(name: string): PersonExport {
     const n = name.trim();
-    const entity = this.graph.resolve(n);
+    const entity = this.social.entityOf(n);
     const person = this.social.person(entity?.name ?? n, undefined);
     const speakerRows = this.db.prepare('SELECT count(*) FROM docs WHERE speaker = ? COLLATE NOCASE').pluck().get(n) as number;
     if (!entity && !person && speakerRows === 0) throw new MemoryNotFoundError('memory export', `nobody called "${n}" is known`);

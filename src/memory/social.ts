@@ -98,6 +98,13 @@ export class Social {
       .immediate();
   }
 
+  /** The entity of a person by name or alias, the household's spelling first ("anna" finds Anna). */
+  entityOf(name: string) {
+    const n = name.trim();
+    const row = this.row(n);
+    return (row ? this.graph.resolve(row.name) : undefined) ?? this.graph.resolve(n);
+  }
+
   /** Whether the household knows a person of this name (case-insensitive). */
   isPerson(name: string): boolean {
     return this.row(name) !== undefined;
@@ -115,7 +122,7 @@ export class Social {
 
   /** Every fact about `name` that `viewer` may see, best first (at most `limit`); [] for an unknown name. */
   facts(name: string, viewer: Viewer, limit = 200): PersonFact[] {
-    const e = this.graph.resolve(name.trim());
+    const e = this.entityOf(name);
     if (!e) return [];
     return this.graph
       .relationsOf(e.id, limit)
@@ -125,7 +132,7 @@ export class Social {
 
   /** A person as `viewer` may see them; undefined when neither a household person nor a person entity has that name. */
   person(name: string, viewer: Viewer): PersonView | undefined {
-    const e = this.graph.resolve(name.trim());
+    const e = this.entityOf(name);
     const row = this.row(e?.name ?? name);
     if (!e && !row) return undefined;
     if (e && !row && e.type !== 'person') return undefined;
@@ -155,7 +162,7 @@ export class Social {
 
   /** People reachable from `name` over relations between people, up to `depth` steps, with those relations. */
   network(name: string, depth: number, viewer: Viewer): { people: string[]; relations: PersonFact[] } {
-    const start = this.graph.resolve(name.trim());
+    const start = this.entityOf(name);
     if (!start) return { people: [], relations: [] };
     const household = new Set(this.list().map((p) => personKey(p.name)));
     const isPerson = (id: number): boolean => {
