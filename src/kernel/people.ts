@@ -88,8 +88,8 @@ function plausibleLatin(words: string[]): boolean {
 export function speakerIntroduction(text: string, known: (name: string) => boolean = () => false): string | undefined {
   const t = text.normalize('NFKC').replace(/’/g, "'").trim();
   const greet = "^(?:(?:hi|hello|hey|good (?:morning|evening|afternoon))(?: there)?[,!.]?\\s+)?";
-  const end = "(?:\\s+(?:speaking|here))?\\s*(?=[,.!?;]|$)";
-  const latin = `(${LATIN_NAME}(?:\\s+${LATIN_NAME})?)`;
+  const end = "(?:\\s+(?:speaking|here))?\\s*(?=[,.!?;]|\\s+(?:and|but)\\b|$)";
+  const latin = `(${LATIN_NAME}(?:\\s+${LATIN_NAME})??)`;
   const tail = "\\s+(?:speaking|here)\\s*(?=[,.!?;]|$)";
   const en: Array<{ re: RegExp; knownOnly: boolean }> = [
     { re: new RegExp(`${greet}this is\\s+${latin}${end}`, 'i'), knownOnly: false },
