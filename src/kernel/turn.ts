@@ -39,7 +39,7 @@ import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
-import { computeTokenBudget, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
+import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
@@ -244,6 +244,8 @@ export class Turn {
       }
     }
     const user: ChatMessage = { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) };
+    // Another person's sensitive words in the history are shown as placeholders (the kernel's own turns see nobody's).
+    const viewer = self ? null : this.input.user;
     // The timeline excludes this turn's own user event (it is the user message below).
     const own = (e: ContextEvent): boolean => e.id !== `${this.input.id}:user`;
     let messages: ChatMessage[];
@@ -252,13 +254,13 @@ export class Turn {
         role: 'system',
         content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
       };
-      messages = [system, ...timelineMessages(k.memory.timeline(budget.context).filter(own), { toolNotes: true }), user];
+      messages = [system, ...timelineMessages(maskPrivate(k.memory.timeline(budget.context).filter(own), viewer), { toolNotes: true }), user];
     } else {
       // Most stable first: persona and rules, (tools,) the history appended turn by turn, then what changes every turn.
       const system: ChatMessage = { role: 'system', content: [persona.trim(), rules].filter(Boolean).join('\n\n') };
       const history = promptHistoryOf(k.memory).update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context).filter(own);
       const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
-      messages = [system, ...timelineMessages(history), context, user];
+      messages = [system, ...timelineMessages(maskPrivate(history, viewer)), context, user];
     }
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });

@@ -8,7 +8,7 @@ import type { Triple } from '../kernel/memory-types.js';
 import { HAN, hasHan } from '../kernel/language.js';
 import { keywords } from './text.js';
 import { unknownSpeakerEntity } from '../kernel/people.js';
-import { isSensitiveText } from './sensitive.js';
+import { isSensitiveText } from '../kernel/sensitive.js';
 
 interface Rule {
   re: RegExp;

@@ -16,7 +16,7 @@ import type { PersonFact, PersonSummary, PersonView, SocialAPI, SocialReadAPI } 
 import { MAX_PERSON_NAME, normalisePersonName } from '../kernel/people.js';
 import type { Db } from './db.js';
 import type { GraphStore, RelationView } from './graph.js';
-import { isSensitiveText, personKey, visibleTo } from './sensitive.js';
+import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
 
 /** Who reads: a person's name, undefined for an unidentified speaker, null for a reader with no person (plugins). */
 export type Viewer = string | undefined | null;

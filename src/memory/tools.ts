@@ -24,7 +24,7 @@ import type { MemorySystem } from './memory-system.js';
 import type { ToolContext } from '../kernel/stage-types.js';
 import { UNKNOWN_SPEAKER } from '../kernel/people.js';
 import { relationVisible } from './social.js';
-import { isSensitiveText } from './sensitive.js';
+import { isSensitiveText } from '../kernel/sensitive.js';
 
 /** One subject-relation-object fact as memory_commit takes it. */
 const TRIPLE_SCHEMA = {

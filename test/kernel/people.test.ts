@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SpeakerSessions, normalisePersonName, speakerIntroduction, validatePersonName } from '../../src/kernel/people.js';
+import { maskPrivate } from '../../src/kernel/prompt.js';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { SimpleContextStore, type ContextEvent, type KernelMemory } from '../../src/kernel/memory-port.js';
 import { Kernel } from '../../src/kernel/kernel.js';
@@ -84,6 +85,27 @@ test('a said speaker holds for its channel while inputs keep coming, and is forg
   assert.equal(s.current('console'), 'Anna', 'renewed by the last input');
   clock.advance(60_001 + 60_000);
   assert.deepEqual(s.resolve({ channel: 'console', text: 'what time is it' }), {}, 'forgotten after ten quiet minutes');
+});
+
+test("the history shows another person's sensitive words, tool calls and replies as placeholders, and the same bytes for the same speaker", () => {
+  const ev = (id: string, kind: ContextEvent['kind'], input: string, response = '', extra: Partial<ContextEvent> = {}): ContextEvent => ({ id, time: 1, kind, source: 'cli', input, response, ...extra });
+  const history = [
+    ev('t1:user', 'user', 'remember my bank PIN is 4321', '', { speaker: 'Anna' }),
+    ev('t1:tool:c1', 'tool', 'set_trait({"trait":"bank PIN","value":"4321"})', 'Remembered: Anna bank PIN 4321.', { tool: 'set_trait' }),
+    ev('t1:agent', 'agent', '', 'Your bank PIN 4321 is saved.'),
+    ev('t2:user', 'user', 'I live in Porto', '', { speaker: 'Anna' }),
+    ev('t3:user', 'user', 'my password is hunter2'),
+    ev('t9:agent', 'agent', '', 'The alarm code is 9911.'),
+  ];
+  const forBen = maskPrivate(history, 'Ben');
+  assert.deepEqual(
+    forBen.map((e) => `${e.input}|${e.response}`),
+    ['[Anna said something private]|', 'set_trait({})|[private]', '|[private]', 'I live in Porto|', '[someone in the household said something private]|', '|[private]'],
+  );
+  assert.deepEqual(maskPrivate(history, 'anna').slice(0, 4), history.slice(0, 4), "Anna's own turn is hers");
+  assert.equal(maskPrivate(history, undefined)[4], history[4], "an unidentified speaker's words to unidentified speakers");
+  assert.equal(maskPrivate(history, null)[4]!.input, '[someone in the household said something private]', 'the kernel\'s own turns see nobody\'s');
+  assert.equal(JSON.stringify(maskPrivate(history, 'Ben')), JSON.stringify(forBen), 'same events, same speaker: same bytes');
 });
 
 /** A KernelMemory that records every call (a SimpleContextStore underneath). */

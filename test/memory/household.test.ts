@@ -12,7 +12,8 @@
  *   makes Carla the speaker of that channel for the next inputs.
  * - "What do you know about me?": the model's person_query answers from the
  *   speaker's entity; Anna's bank PIN (sensitive) is told to Anna, neither
- *   in Ben's tool result nor in Ben's recalled memory.
+ *   in Ben's tool result, nor in Ben's recalled memory, nor in the history
+ *   Ben's prompt shows.
  * - `homeagent memory export --person Anna` writes everything stored about
  *   Anna as JSON; an unknown name is an error.
  */
@@ -182,6 +183,13 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     assert.match(benCtx, /Speaker: Ben\./);
     assert.match(benCtx, /Anna lives_in Porto/, "Ben's recall has Anna's ordinary facts");
     assert.doesNotMatch(benCtx, /4321/, "Ben's recall leaves out Anna's sensitive fact");
+    const benPrompt = JSON.stringify(ben.req.body!.messages);
+    assert.doesNotMatch(benPrompt, /4321/, "nor does the history Ben's prompt shows: Anna's words are a placeholder there");
+    assert.match(benPrompt, /\[Anna said something private\]/);
+    assert.match(benPrompt, /Now I live in Porto/, 'the rest of the conversation is shared');
+    // Anna's next turn sees her own words again.
+    const again = await ask('Thanks, that is all.', 'Anna');
+    assert.match(JSON.stringify(again.req.body!.messages), /Remember my bank PIN is 4321/);
   });
 
   it('"this is Carla" makes Carla the speaker of that channel for the next inputs', async () => {

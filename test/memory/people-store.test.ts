@@ -12,7 +12,7 @@ import { it } from 'node:test';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MEMORY_STORE, openMemoryDb } from '../../src/memory/db.js';
-import { isSensitiveText, sensitiveTopic } from '../../src/memory/sensitive.js';
+import { isSensitiveText, sensitiveTopic } from '../../src/kernel/sensitive.js';
 import { docVisible } from '../../src/memory/memory-system.js';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { eid, makeMemory, tempDir } from './helpers.js';

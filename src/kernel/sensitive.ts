@@ -6,7 +6,7 @@
  * words, in English and Chinese, and errs on the side of "sensitive": a fact
  * wrongly kept private costs a question, one wrongly told can cost much more.
  */
-import { UNKNOWN_SPEAKER, UNKNOWN_SPEAKER_ZH } from '../kernel/people.js';
+import { UNKNOWN_SPEAKER, UNKNOWN_SPEAKER_ZH } from './people.js';
 
 /** The kinds of sensitive facts. */
 export type SensitiveTopic = 'health' | 'money' | 'secret' | 'key';
