@@ -25,7 +25,7 @@ import type { KernelServices } from './services.js';
 import { Scheduler, type Task } from './scheduler.js';
 import { Turn } from './turn.js';
 import { TurnResultCollector } from './turn-subscribers.js';
-import { SpeakerSessions } from './people.js';
+import { SpeakerSessions, validatePersonName } from './people.js';
 import type { TimerHandle } from './clock.js';
 import { errorMessage } from './errors.js';
 
@@ -91,7 +91,7 @@ export class Agent {
       ...(opts.meta ? { meta: opts.meta } : {}),
     };
     // Who is speaking: given, said ("this is Anna"), or the session's; the kernel's own inputs have nobody.
-    if (!isSelfInput(input)) Object.assign(input, this.speakers.resolve(input, { ...(opts.user ? { user: opts.user } : {}), ...(opts.user_via ? { user_via: opts.user_via } : {}) }));
+    if (!isSelfInput(input)) Object.assign(input, this.speakers.resolve(input, this.givenSpeaker(source, opts)));
     if (this.closed) return Promise.resolve({ input_id: input.id, reply: '', status: 'cancelled', tools: [], error: 'agent is shutting down' });
     try {
       opts.onAccepted?.(input.id);
@@ -116,6 +116,21 @@ export class Agent {
       this.inbox.push(task);
       this.schedulePump();
     });
+  }
+
+  /**
+   * The speaker an injector gave, checked: a name that is no person's (empty,
+   * too long, a channel's name such as `console`) is logged and dropped, so
+   * the input counts as unidentified rather than filing facts under a channel.
+   */
+  private givenSpeaker(source: string, opts: InjectOptions): { user?: string; user_via?: InjectOptions['user_via'] } {
+    if (opts.user === undefined) return {};
+    try {
+      return { user: validatePersonName(opts.user, 'user'), ...(opts.user_via ? { user_via: opts.user_via } : {}) };
+    } catch (err) {
+      this.k.log.warn({ source, err: errorMessage(err) }, 'input speaker ignored: not a person\'s name');
+      return {};
+    }
   }
 
   /** See PluginSDK.awaitInput. */

@@ -105,7 +105,8 @@ export interface SocialReadAPI {
 
 /**
  * The whole social API (built-in plugins; seed 001: "Full PluginSDK
- * (SocialAPI read/write)"). Writes add the person to the household when new.
+ * (SocialAPI read/write)"). Writes make the named entities persons; the
+ * household's list holds the people identified speaking.
  * Errors: a TypeError naming the bad argument (empty or too long names).
  */
 export interface SocialAPI extends SocialReadAPI {

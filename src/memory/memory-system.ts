@@ -34,7 +34,7 @@ import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
-import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
+import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {

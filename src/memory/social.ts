@@ -81,7 +81,24 @@ export class Social {
     this.addPerson(n, time);
   }
 
-  /** Add a person to the household (idempotent); their entity becomes a `person`. Returns the stored name. */
+  /**
+   * The entity of a person set_trait or relate is about, made a `person` when
+   * it is not one yet (created when unknown), without adding them to the
+   * household's list (Anna's sister may live elsewhere). Returns its name.
+   */
+  ensurePerson(name: string): string {
+    const n = normalisePersonName(checkName(name, 'person name'));
+    return this.db
+      .transaction(() => {
+        const e = this.entityOf(n);
+        if (!e) return this.graph.upsertEntity(n, 'person', this.now(), 0).name;
+        if (e.type !== 'person') this.db.prepare("UPDATE entities SET type = 'person' WHERE id = ?").run(e.id);
+        return e.name;
+      })
+      .immediate();
+  }
+
+  /** Add a person to the household's list (idempotent; a WebUI pairing, or heard speaking); their entity becomes a `person`. Returns the stored name. */
   addPerson(name: string, time = this.now()): string {
     const n = normalisePersonName(checkName(name, 'person name'));
     return this.db
@@ -193,11 +210,11 @@ export class Social {
 
   /**
    * Set `trait` of `name` to `value` (one value per trait: other values of
-   * that trait are removed), adding the person when new. Sensitive when
+   * that trait are removed), making them a person when new. Sensitive when
    * `opts.sensitive` or the words say so. Returns the person's stored name.
    */
   setTrait(name: string, trait: string, value: string, opts: { sensitive?: boolean; sentence?: string } = {}): string {
-    const person = this.addPerson(name);
+    const person = this.ensurePerson(name);
     const t = checkName(trait, 'trait', 200);
     const v = checkName(value, 'value', 500);
     const sensitive = opts.sensitive ?? isSensitiveText(`${t} ${v} ${opts.sentence ?? ''}`);
@@ -213,10 +230,10 @@ export class Social {
     return person;
   }
 
-  /** Record `name relation other` between two people (both added when new). Returns the stored names. */
+  /** Record `name relation other` between two people (both made persons when new). Returns the stored names. */
   relate(name: string, relation: string, other: string, opts: { sensitive?: boolean; sentence?: string } = {}): { person: string; other: string } {
-    const a = this.addPerson(name);
-    const b = this.addPerson(other);
+    const a = this.ensurePerson(name);
+    const b = this.ensurePerson(other);
     const rel = checkName(relation, 'relation', 200);
     const sensitive = opts.sensitive ?? isSensitiveText(`${rel} ${opts.sentence ?? ''}`);
     this.graph.commit([{ subject: a, subject_type: 'person', relation: rel, object: b, object_type: 'person', confidence: 1, owner: a, sensitive, sentence: opts.sentence ?? '' }], this.now());

@@ -134,6 +134,7 @@ test("the kernel's own consolidation turn touches nothing of the memory; a real 
   const provider = new FakeProvider([
     { tool_calls: [{ name: 'note_tool', arguments: { x: 1 } }] },
     { content: 'skip' },
+    { content: 'Hello.' },
     { content: 'Hello Anna.' },
     { content: 'It is on.' },
   ]);
@@ -149,12 +150,14 @@ test("the kernel's own consolidation turn touches nothing of the memory; a real 
     assert.deepEqual(memory.recalled, [], 'no recall for it');
     assert.ok(!JSON.stringify(provider.requests[1]!.messages).includes('Speaker:'), 'a self-input has no speaker');
 
+    await kernel.injectInput('console', 'console', 'hello', { user: 'console' });
+    assert.equal(memory.appended.at(-2)!.speaker, undefined, "a channel's name given as the user is dropped");
     await kernel.injectInput('console', 'console', 'this is Anna');
     await kernel.injectInput('console', 'console', 'turn on the lamp');
     const users = memory.appended.filter((e) => e.kind === 'user');
-    assert.deepEqual(users.map((e) => [e.input, e.speaker]), [['this is Anna', 'Anna'], ['turn on the lamp', 'Anna']]);
-    assert.deepEqual(memory.pruned, ['this is Anna', 'turn on the lamp']);
-    assert.deepEqual(memory.recalled.map((r) => r.speaker), ['Anna', 'Anna']);
+    assert.deepEqual(users.map((e) => [e.input, e.speaker]), [['hello', undefined], ['this is Anna', 'Anna'], ['turn on the lamp', 'Anna']]);
+    assert.deepEqual(memory.pruned, ['hello', 'this is Anna', 'turn on the lamp']);
+    assert.deepEqual(memory.recalled.map((r) => r.speaker), [undefined, 'Anna', 'Anna']);
     const last = provider.requests.at(-1)!.messages;
     assert.match(String(last.at(-2)!.content), /^Speaker: Anna\.$/m);
     assert.ok(!last.some((m) => /memory review|skip/.test(String(m.content))), 'the later prompt is free of the consolidation turn');
@@ -175,6 +178,9 @@ test('the SDK social API: every plugin reads (no sensitive facts), a built-in pl
   kernel.use(plugin('builtin', false)).use(plugin('outside', true));
   await kernel.start();
   try {
+    // Anna and Ben are heard speaking: the household's people.
+    memory.append({ id: 'h1:user', time: 1000, kind: 'user', source: 'speaker', input: 'hello', response: '', speaker: 'Ben' });
+    memory.append({ id: 'h2:user', time: 2000, kind: 'user', source: 'speaker', input: 'hi', response: '', speaker: 'Anna' });
     const writer: SocialAPI = sdks.builtin!.socialWrite();
     await writer.setTrait('Anna', 'favourite colour', 'green');
     await writer.setTrait('Anna', 'favourite colour', 'blue');
@@ -184,12 +190,16 @@ test('the SDK social API: every plugin reads (no sensitive facts), a built-in pl
     assert.equal('setTrait' in reader, false, 'the read-only API has no write methods at all');
     assert.equal('relate' in reader, false);
     assert.throws(() => sdks.outside!.socialWrite(), { code: 'PERMISSION_DENIED' });
-    assert.deepEqual((await reader.listPersons()).map((p) => p.name).sort(), ['Anna', 'Ben']);
+    await writer.relate('Anna', 'sister_of', 'Dora');
+    assert.deepEqual((await reader.listPersons()).map((p) => p.name), ['Anna', 'Ben'], 'most recently heard first; Dora is a person, not of the household');
+    assert.equal((await reader.getPerson('Dora'))?.name, 'Dora');
     const anna = (await reader.getPerson('anna'))!;
     assert.equal(anna.name, 'Anna');
     assert.deepEqual(anna.traits, { 'favourite colour': 'blue' }, 'one value per trait; the alarm code (sensitive) left out');
     assert.equal(await reader.getTrait('Anna', 'alarm code'), undefined);
-    assert.deepEqual(await reader.getNetwork('Ben'), { people: ['Anna'], relations: (await reader.getRelations('Ben')).filter((f) => f.relation === 'sister_of') });
+    const net = await reader.getNetwork('Ben');
+    assert.deepEqual(net.people.sort(), ['Anna', 'Dora'], "Ben's sister and hers, two steps away");
+    assert.deepEqual(net.relations.map((f) => `${f.subject} ${f.relation} ${f.object}`).sort(), ['Anna sister_of Ben', 'Anna sister_of Dora']);
     assert.ok(!JSON.stringify(await reader.getRelations('Anna')).includes('9911'));
     // The person herself sees it (the model's person_query as Anna).
     assert.equal(memory.social.person('Anna', 'Anna')!.traits['alarm code'], '9911');
