@@ -43,6 +43,9 @@ function model(req: ReceivedRequest) {
   if (/what do you know about me/i.test(said)) return { tool_calls: [{ name: 'person_query', arguments: {} }] };
   const about = /what do you know about (\w+)/i.exec(said);
   if (about) return { tool_calls: [{ name: 'person_query', arguments: { person: about[1]! } }] };
+  if (/who lives here/i.test(said)) return { tool_calls: [{ name: 'people_list', arguments: {} }] };
+  const sister = /(\w+) is my sister/i.exec(said);
+  if (sister) return { tool_calls: [{ name: 'relate', arguments: { relation: 'sister_of', other: sister[1]! } }] };
   const pin = /remember my bank PIN is (\d+)/i.exec(said);
   if (pin) return { tool_calls: [{ name: 'set_trait', arguments: { trait: 'bank PIN', value: pin[1]! } }] };
   return { content: 'Noted.' };
@@ -200,6 +203,13 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     await app.memory!.system.runLoopOnce('rules');
     assert.ok(facts().includes('Carla likes green tea'), facts().join(' | '));
     assert.deepEqual(app.memory!.system.social.list().map((p) => p.name).sort(), ['Anna', 'Ben', 'Carla']);
+    const sister = await ask('Anna is my sister.');
+    assert.equal(sister.result.tools[0]?.name, 'relate');
+    assert.match(sister.result.tools[0]!.result, /Remembered: Carla sister_of Anna\./);
+    const who = await ask('Who lives here?');
+    const list = JSON.parse(who.result.tools[0]!.result) as { speaking_now: string; people: Array<{ name: string }> };
+    assert.equal(list.speaking_now, 'Carla');
+    assert.deepEqual(list.people.map((p) => p.name), ['Carla', 'Anna', 'Ben'], 'most recently heard first');
   });
 
   it('memory export --person writes everything stored about a person as JSON', async () => {
