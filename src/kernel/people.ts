@@ -77,13 +77,18 @@ function plausibleLatin(words: string[]): boolean {
 
 /**
  * The name an input introduces its speaker by, or undefined. `known(name)`
- * says whether the household already knows a person of that name (then
- * "I'm Anna" / "我是安娜" count too). Forms (case-insensitive, after an
- * optional "hi," / "hello," / "hey,"):
- * "this is NAME", "NAME here", "it's NAME here", "my name is NAME",
- * "I'm NAME" / "I am NAME" (known only), "我叫NAME", "我的名字是NAME",
- * "我是NAME" (known only), "这里是NAME" — the name at most two words and
- * followed by the end, a comma or full stop, or "speaking"/"here".
+ * says whether the household already knows a person of that name. Forms
+ * (after an optional "hi," / "hello," / "hey,"), the name at most two words
+ * followed by the end, a comma or full stop, "and"/"but", or
+ * "speaking"/"here":
+ * - "my name is NAME" (any case: what follows is a name);
+ * - "this is NAME", "it's NAME here": NAME written with a capital (typed,
+ *   or a recogniser that capitalises names), or known — "this is
+ *   hilarious" is not an introduction;
+ * - "NAME here", "I'm NAME", "I am NAME", "it's NAME": known people only
+ *   ("stay here");
+ * - "我叫NAME", "我的名字是NAME"; "我是NAME", "这里是NAME" for known people only.
+ * Common words (NOT_NAMES) are never names.
  */
 export function speakerIntroduction(text: string, known: (name: string) => boolean = () => false): string | undefined {
   const t = text.normalize('NFKC').replace(/’/g, "'").trim();
@@ -91,20 +96,22 @@ export function speakerIntroduction(text: string, known: (name: string) => boole
   const end = "(?:\\s+(?:speaking|here))?\\s*(?=[,.!?;]|\\s+(?:and|but)\\b|$)";
   const latin = `(${LATIN_NAME}(?:\\s+${LATIN_NAME})??)`;
   const tail = "\\s+(?:speaking|here)\\s*(?=[,.!?;]|$)";
-  const en: Array<{ re: RegExp; knownOnly: boolean }> = [
-    { re: new RegExp(`${greet}this is\\s+${latin}${end}`, 'i'), knownOnly: false },
-    { re: new RegExp(`${greet}my name is\\s+${latin}${end}`, 'i'), knownOnly: false },
-    // "it's Anna here"; a bare "it's Anna" only for a known person ("it's raining" is weather).
-    { re: new RegExp(`${greet}(?:it's|it is)\\s+${latin}${tail}`, 'i'), knownOnly: false },
-    { re: new RegExp(`${greet}(?:it's|it is)\\s+${latin}\\s*(?=[,.!?;]|$)`, 'i'), knownOnly: true },
-    { re: new RegExp(`${greet}${latin}${tail}`, 'i'), knownOnly: false },
-    { re: new RegExp(`${greet}(?:i'm|i am)\\s+${latin}${end}`, 'i'), knownOnly: true },
+  /** `name`: any case; `capital`: written with a capital, or known; `known`: known people only. */
+  const en: Array<{ re: RegExp; needs: 'name' | 'capital' | 'known' }> = [
+    { re: new RegExp(`${greet}my name is\\s+${latin}${end}`, 'i'), needs: 'name' },
+    { re: new RegExp(`${greet}this is\\s+${latin}${end}`, 'i'), needs: 'capital' },
+    { re: new RegExp(`${greet}(?:it's|it is)\\s+${latin}${tail}`, 'i'), needs: 'capital' },
+    // "Ben here": the name starts the sentence, so a capital says nothing ("Stay here").
+    { re: new RegExp(`${greet}${latin}${tail}`, 'i'), needs: 'known' },
+    { re: new RegExp(`${greet}(?:it's|it is)\\s+${latin}\\s*(?=[,.!?;]|$)`, 'i'), needs: 'known' },
+    { re: new RegExp(`${greet}(?:i'm|i am)\\s+${latin}${end}`, 'i'), needs: 'known' },
   ];
-  for (const { re, knownOnly } of en) {
+  for (const { re, needs } of en) {
     const m = re.exec(t);
     if (!m || !plausibleLatin(m[1]!.split(/\s+/))) continue;
     const name = normalisePersonName(m[1]!);
-    if (knownOnly && !known(name)) continue;
+    if (needs === 'known' && !known(name)) continue;
+    if (needs === 'capital' && !/^[A-Z]/.test(m[1]!) && !known(name)) continue;
     return name;
   }
   const zh: Array<{ re: RegExp; knownOnly: boolean }> = [
