@@ -122,11 +122,14 @@ export function speakerIntroduction(text: string, known: (name: string) => boole
     const m = re.exec(t);
     if (!m) continue;
     const name = m[1]!;
-    if (knownOnly && !known(name)) continue;
+    if (NOT_ZH_NAME.test(name) || (knownOnly && !known(name))) continue;
     return name;
   }
   return undefined;
 }
+
+/** What follows 我叫 without being a name: 叫 is also "to order / call for" (我叫外卖, 我叫了车). */
+const NOT_ZH_NAME = /^(?:[了个过你他她它人车]|外卖|出租|快递|救护车|醒)/u;
 
 /** The speaker an input ends up with. */
 export interface ResolvedSpeaker {
