@@ -89,9 +89,10 @@ export class Agent {
       received_at: this.k.clock.now(),
       ...(opts.images ? { images: opts.images } : {}),
       ...(opts.meta ? { meta: opts.meta } : {}),
+      ...(opts.announcement ? { announcement: true as const } : {}),
     };
-    // Who is speaking: given, said ("this is Anna"), or the session's; the kernel's own inputs have nobody.
-    if (!isSelfInput(input)) Object.assign(input, this.speakers.resolve(input, this.givenSpeaker(source, opts)));
+    // Who is speaking: given, said ("this is Anna"), or the session's; the kernel's own inputs and announcements have nobody.
+    if (!isSelfInput(input) && !input.announcement) Object.assign(input, this.speakers.resolve(input, this.givenSpeaker(source, opts)));
     if (this.closed) return Promise.resolve({ input_id: input.id, reply: '', status: 'cancelled', tools: [], error: 'agent is shutting down' });
     try {
       opts.onAccepted?.(input.id);

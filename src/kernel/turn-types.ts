@@ -49,6 +49,8 @@ export interface InputMessage {
   user?: string;
   /** How `user` became known (src/kernel/people.ts SpeakerVia); absent when `user` is. */
   user_via?: SpeakerVia;
+  /** Set when no person said it: an announcement a plugin raises (a timer going off). It has no speaker. */
+  announcement?: true;
   /** Wall-clock time of arrival, ms since epoch (from the kernel's clock). */
   received_at: number;
   /** Base64-encoded images attached to this input. */
@@ -68,6 +70,12 @@ export interface InjectOptions {
   user?: string;
   /** How the injector knows `user` (default 'given'); a WebUI pairing link passes 'pairing'. */
   user_via?: Exclude<SpeakerVia, 'said' | 'session'>;
+  /**
+   * No person said this: an announcement the plugin raises on a channel (a
+   * timer going off). It gets no speaker and leaves the channel's speaker
+   * session as it is (src/kernel/people.ts).
+   */
+  announcement?: boolean;
   images?: string[];
   meta?: Record<string, unknown>;
   /**

@@ -139,6 +139,7 @@ test("the kernel's own consolidation turn touches nothing of the memory; a real 
     { content: 'Hello.' },
     { content: 'Hello Anna.' },
     { content: 'It is on.' },
+    { content: 'Your pasta timer is done.' },
   ]);
   const kernel = new Kernel({ settings, dataDir, provider, memory, log: silentLogger });
   kernel.registerOutputChannel('_test_', 'console', Cap.Text, 'test console', () => {});
@@ -156,11 +157,12 @@ test("the kernel's own consolidation turn touches nothing of the memory; a real 
     assert.equal(memory.appended.at(-2)!.speaker, undefined, "a channel's name given as the user is dropped");
     await kernel.injectInput('console', 'console', 'this is Anna');
     await kernel.injectInput('console', 'console', 'turn on the lamp');
+    await kernel.injectInput('timers', 'console', 'Your pasta timer is done.', { announcement: true });
     const users = memory.appended.filter((e) => e.kind === 'user');
-    assert.deepEqual(users.map((e) => [e.input, e.speaker]), [['hello', undefined], ['this is Anna', 'Anna'], ['turn on the lamp', 'Anna']]);
-    assert.deepEqual(memory.pruned, ['hello', 'this is Anna', 'turn on the lamp']);
-    assert.deepEqual(memory.recalled.map((r) => r.speaker), [undefined, 'Anna', 'Anna']);
-    const last = provider.requests.at(-1)!.messages;
+    assert.deepEqual(users.map((e) => [e.input, e.speaker]), [['hello', undefined], ['this is Anna', 'Anna'], ['turn on the lamp', 'Anna'], ['Your pasta timer is done.', undefined]], 'an announcement is nobody\'s');
+    assert.deepEqual(memory.pruned, ['hello', 'this is Anna', 'turn on the lamp', 'Your pasta timer is done.']);
+    assert.deepEqual(memory.recalled.map((r) => r.speaker), [undefined, 'Anna', 'Anna', undefined]);
+    const last = provider.requests.at(-2)!.messages;
     assert.match(String(last.at(-2)!.content), /^Speaker: Anna\.$/m);
     assert.ok(!last.some((m) => /memory review|skip/.test(String(m.content))), 'the later prompt is free of the consolidation turn');
   } finally {

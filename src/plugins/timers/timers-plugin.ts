@@ -112,7 +112,7 @@ export class TimersPlugin implements Plugin {
     if (!sdk) return;
     const spoken = expiryText(t);
     sdk
-      .injectInterrupt(TIMER_EXPIRY_LEVEL, t.channel, spoken, { meta: { timer_expired: true, timer_id: t.id, spoken } })
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, t.channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken } })
       .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
   }
 
