@@ -16,6 +16,7 @@ import type { Logger } from '../kernel/log-types.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { MemItem, MemoryAPI, PersonFact, SocialAPI, SocialReadAPI, Triple } from '../kernel/memory-types.js';
 import { UNKNOWN_SPEAKER, UNKNOWN_SPEAKER_ZH } from '../kernel/people.js';
+import { hasHan } from '../kernel/language.js';
 import { isSelfInput } from '../kernel/turn-types.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
@@ -62,7 +63,7 @@ export interface PersonExport {
   entity: { name: string; type: string; mention_count: number; created: string; updated: string } | null;
   aliases: string[];
   traits: Record<string, string>;
-  relations: Array<PersonFact & { confidence: number; doc_id: number | null }>;
+  relations: Array<Omit<PersonFact, 'updated'> & { updated: string; confidence: number; doc_id: number | null }>;
   /** What the person said: context events, archived documents, utterances waiting for the rule distiller. */
   said: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>>; rule_queue: Array<Record<string, unknown>> };
   /** What others (or the box) said that names the person. */
@@ -107,6 +108,11 @@ export function docVisible(d: Pick<DocRow, 'title' | 'input' | 'response' | 'spe
   if (d.speaker === null && d.kind === 'note') return viewer !== null;
   const owner = d.speaker ?? (d.kind === 'user' ? UNKNOWN_SPEAKER : null);
   return visibleTo(true, owner, viewer);
+}
+
+/** `s` as a literal inside a regular expression. */
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Words by which a speaker talks about themselves. */
@@ -465,7 +471,9 @@ export class MemorySystem implements KernelMemory {
     if (!entity && !person && speakerRows === 0) throw new MemoryNotFoundError('memory export', `nobody called "${n}" is known`);
     const canonical = person?.name ?? entity?.name ?? n;
     const names = [...new Set([canonical, n, ...(person?.aliases ?? [])])];
-    const q = (sql: string, ...args: unknown[]) => this.db.prepare(sql).all(...args) as Array<Record<string, unknown>>;
+    // Rows with their times as ISO 8601.
+    const q = (sql: string, ...args: unknown[]) =>
+      (this.db.prepare(sql).all(...args) as Array<Record<string, unknown>>).map((r) => ({ ...r, time: new Date(Number(r.time)).toISOString() }));
     const inNames = `(${names.map(() => '?').join(',')})`;
     const said = {
       context_events: q(`SELECT id, time, kind, source, speaker, input, response FROM context_events WHERE speaker COLLATE NOCASE IN ${inNames} ORDER BY time`, ...names),
@@ -475,19 +483,24 @@ export class MemorySystem implements KernelMemory {
     const like = names.map((x) => `%${x.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     const mentionWhere = (cols: string[]) => like.map(() => `(${cols.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`).join(' OR ');
     const likeArgs = (k: number) => like.flatMap((l) => Array<string>(k).fill(l));
+    // LIKE finds candidates; a mention is the name as a word ("Al" is not in "also").
+    const word = names.map((x) => (hasHan(x) ? new RegExp(escapeRe(x), 'u') : new RegExp(`(?:^|[^\\p{L}\\p{N}])${escapeRe(x)}(?:$|[^\\p{L}\\p{N}])`, 'iu')));
+    const isMention = (r: Record<string, unknown>) => word.some((re) => re.test(`${String(r.title ?? '')}\n${String(r.input)}\n${String(r.response)}`));
     const mentioned = {
       context_events: q(
         `SELECT id, time, kind, source, speaker, input, response FROM context_events WHERE (speaker IS NULL OR speaker COLLATE NOCASE NOT IN ${inNames}) AND (${mentionWhere(['input', 'response'])}) ORDER BY time`,
         ...names,
         ...likeArgs(2),
-      ),
+      ).filter(isMention),
       documents: q(
         `SELECT id, event_id, time, kind, source, speaker, title, input, response FROM docs WHERE (speaker IS NULL OR speaker COLLATE NOCASE NOT IN ${inNames}) AND (${mentionWhere(['title', 'input', 'response'])}) ORDER BY time`,
         ...names,
         ...likeArgs(3),
-      ),
+      ).filter(isMention),
     };
-    const relations = entity ? this.graph.relationsOf(entity.id, 100000).map((r) => ({ ...personFactOf(r), confidence: r.confidence, doc_id: r.doc_id })) : [];
+    const relations = entity
+      ? this.graph.relationsOf(entity.id, 100000).map((r) => ({ ...personFactOf(r), updated: new Date(r.updated).toISOString(), confidence: r.confidence, doc_id: r.doc_id }))
+      : [];
     return {
       format: 'homeagent.person-export/1',
       exported_at: new Date(this.now()).toISOString(),

@@ -236,6 +236,14 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     const said = x.said.context_events.map((e) => e.input);
     for (const s of ['I live in Lisbon.', 'Now I live in Porto.', 'What do you know about me?']) assert.ok(said.includes(s), `${s} in ${said.join(' | ')}`);
     assert.ok(!said.some((s) => /strong coffee|green tea/.test(s)), "others' words are not Anna's");
+    const mentioned = (x as unknown as { mentioned: { context_events: Array<{ kind: string; speaker: string | null; input: string; time: string }> } }).mentioned.context_events;
+    assert.deepEqual(
+      mentioned.filter((e) => e.kind === 'user').map((e) => `${e.speaker}: ${e.input}`),
+      ['Ben: What do you know about Anna?', 'Carla: Anna is my sister.'],
+      'what others said about her',
+    );
+    assert.ok(mentioned.some((e) => e.kind === 'tool' && /relate/.test(e.input)), 'and the tool calls that named her');
+    assert.match(mentioned[0]!.time, /^\d{4}-\d{2}-\d{2}T/, 'times as ISO 8601');
     // To stdout (for a pipe), and an unknown person is an error.
     const stdout = await cli(['--socket', socket, 'memory', 'export', '--person', 'Carla']);
     assert.equal(stdout.code, 0, stdout.stderr);
