@@ -418,6 +418,8 @@ export class MemorySystem implements KernelMemory {
       ...this.graph.stats(),
       rule_queue: count('SELECT count(*) FROM rule_queue'),
       consolidations_enqueued: count('SELECT count(*) FROM consolidation_seen'),
+      sensitive_facts: count('SELECT count(*) FROM relations WHERE sensitive = 1'),
+      people: this.social.list().map((p) => p.name).join(', ') || 'nobody identified yet',
       top_entities: top,
       knowledge_documents: this.knowledge.list().length,
     };

@@ -2,7 +2,7 @@
  * Wires the three-layer memory (src/memory) into the service: the kernel's
  * KernelMemory, the plugins' MemoryAPI and KnowledgeAPI, the plugin that runs
  * the heartbeat loops under the plugin host's guard (MemoryPlugin), and the
- * maintenance commands `memory stats` / `memory recall`.
+ * maintenance commands `memory stats` / `memory recall` / `memory export`.
  */
 import path from 'node:path';
 import type { KernelMemory } from '../kernel/memory-port.js';

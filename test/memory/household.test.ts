@@ -248,6 +248,9 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     const stdout = await cli(['--socket', socket, 'memory', 'export', '--person', 'Carla']);
     assert.equal(stdout.code, 0, stdout.stderr);
     assert.equal((JSON.parse(stdout.stdout) as { person: string }).person, 'Carla');
+    const stats = await cli(['--socket', socket, 'memory', 'stats']);
+    assert.match(stats.stdout, /^people: +Carla, Anna, Ben$/m);
+    assert.match(stats.stdout, /^sensitive facts: +1$/m);
     const unknown = await cli(['--socket', socket, 'memory', 'export', '--person', 'Zed']);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /nobody called "Zed" is known/);
