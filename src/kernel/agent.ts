@@ -25,7 +25,7 @@ import type { KernelServices } from './services.js';
 import { Scheduler, type Task } from './scheduler.js';
 import { Turn } from './turn.js';
 import { TurnResultCollector } from './turn-subscribers.js';
-import { SpeakerSessions, validatePersonName } from './people.js';
+import { SpeakerSessions, normalisePersonName, validatePersonName } from './people.js';
 import type { TimerHandle } from './clock.js';
 import { errorMessage } from './errors.js';
 
@@ -127,7 +127,7 @@ export class Agent {
   private givenSpeaker(source: string, opts: InjectOptions): { user?: string; user_via?: InjectOptions['user_via'] } {
     if (opts.user === undefined) return {};
     try {
-      return { user: validatePersonName(opts.user, 'user'), ...(opts.user_via ? { user_via: opts.user_via } : {}) };
+      return { user: normalisePersonName(validatePersonName(opts.user, 'user')), ...(opts.user_via ? { user_via: opts.user_via } : {}) };
     } catch (err) {
       this.k.log.warn({ source, err: errorMessage(err) }, 'input speaker ignored: not a person\'s name');
       return {};

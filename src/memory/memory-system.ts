@@ -195,9 +195,12 @@ export class MemorySystem implements KernelMemory {
    * `_kernel_`, `isSelfInput`) are refused here too: housekeeping is never
    * conversation.
    */
-  append(event: ContextEvent): void {
+  append(input: ContextEvent): void {
+    let event = input;
     try {
       if (isSelfInput({ source: event.source, channel: '' })) return;
+      // One spelling per person: what was said is filed under the name the household already uses.
+      if (event.speaker) event = { ...event, speaker: this.social.canonicalName(event.speaker) };
       this.window.append(event);
       if (event.kind === 'user') {
         this.recalled.clear();

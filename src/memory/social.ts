@@ -122,6 +122,11 @@ export class Social {
     return (row ? this.graph.resolve(row.name) : undefined) ?? this.graph.resolve(n);
   }
 
+  /** The household's spelling of a name ("ANNA" -> "Anna"), or the name itself when no such person is listed. */
+  canonicalName(name: string): string {
+    return this.row(name)?.name ?? name.trim();
+  }
+
   /** Whether the household knows a person of this name (case-insensitive). */
   isPerson(name: string): boolean {
     return this.row(name) !== undefined;

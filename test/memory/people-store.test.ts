@@ -107,3 +107,21 @@ it('a sensitive document is recalled for the person who said it only; a househol
     cleanup();
   }
 });
+
+it('files what a person says under one spelling of their name', async () => {
+  const { dir, cleanup } = tempDir();
+  const clock = new FakeClock(Date.UTC(2026, 0, 5));
+  const mem = makeMemory({ dir, clock });
+  try {
+    mem.append({ id: eid(), time: clock.now(), kind: 'user', source: 'speaker', input: 'I live in Lisbon', response: '', speaker: 'Anna' });
+    mem.append({ id: eid(), time: clock.now() + 1, kind: 'user', source: 'cli', input: 'I like green tea', response: '', speaker: 'ANNA' });
+    assert.deepEqual(mem.window.all().map((e) => e.event.speaker), ['Anna', 'Anna']);
+    await mem.runLoopOnce('rules');
+    assert.deepEqual(mem.social.person('anna', 'Anna')!.traits, { lives_in: 'Lisbon', likes: 'green tea' });
+    assert.equal(mem.graph.resolve('ANNA'), undefined, 'no second entity');
+    assert.deepEqual(mem.social.list().map((p) => p.name), ['Anna']);
+  } finally {
+    mem.close();
+    cleanup();
+  }
+});
