@@ -231,7 +231,8 @@ function logLine(r: Record<string, unknown>): string {
     case 'log':
       return `${at} ${String(p.level).padEnd(5)} ${String(p.ns).replace(/^homeagent:/, '')}: ${String(p.msg)}${p.err ? ` (${String(p.err)})` : ''}`;
     case 'raw_input':
-      return `${at} input ${String(p.channel ?? '')}: ${JSON.stringify(p.text ?? p.content ?? '')}`;
+      // Who spoke, when known (issue 18): `input cli (Anna): "..."`.
+      return `${at} input ${String(p.channel ?? '')}${typeof p.user === 'string' ? ` (${p.user})` : ''}: ${JSON.stringify(p.text ?? p.content ?? '')}`;
     case 'output':
       return `${at} reply ${String(p.channel ?? '')} ${String(p.kind ?? '')}: ${JSON.stringify(p.content ?? '')}`;
     case 'error':

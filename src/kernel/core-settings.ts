@@ -59,5 +59,6 @@ export function registerCoreSettings(s: SettingsAPI): void {
     description: 'The tools every turn offers the model (issue 19), besides the tools of the output channel in use and tools_load/tools_call, which bring in the other groups (admin, knowledge, agents, output, plugins) when a turn needs them.',
     check: (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)) ? undefined : 'must be a list of tool names, e.g. ["device_control", "memory_recall"]'),
   });
+  s.register({ key: 'core.people.speaker_ttl_min', type: 'integer', default: 10, min: 1, max: 1440, description: 'After "this is Anna" the speaker on that channel (or session) is Anna until this many minutes pass without an input there (issue 18 People).' });
   s.register({ key: 'core.child.max_tool_rounds', type: 'integer', default: 5, min: 1, max: 5, description: 'Most tool rounds of a spawn_child agent (seed 000 §9 Child Agent: 5).' });
 }

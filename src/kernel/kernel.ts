@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Provider } from './llm-types.js';
 import type { Logger } from './log-types.js';
-import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
+import type { KnowledgeAPI, MemoryAPI, SocialAPI } from './memory-types.js';
 import type { Plugin } from './sdk.js';
 import type { SettingsAPI } from './settings-types.js';
 import type { InjectOptions, Level, TurnResult } from './turn-types.js';
@@ -49,6 +49,8 @@ export interface KernelOptions {
   memory?: KernelMemory;
   memoryApi?: () => MemoryAPI;
   knowledgeApi?: () => KnowledgeAPI;
+  /** The household's people (src/memory/social.ts); plugins read it through PluginSDK.social(). */
+  socialApi?: () => SocialAPI;
   clock?: Clock;
   log?: Logger;
   /** Append-only run log (default: in memory, last 10000 events). */
@@ -117,6 +119,9 @@ export class Kernel {
       dataDir: this.dataDir,
       memoryApi: opts.memoryApi ?? (() => ({ recall: noMemory, commit: noMemory })),
       knowledgeApi: opts.knowledgeApi ?? (() => ({ search: noMemory, create: noMemory, list: noMemory })),
+      socialApi:
+        opts.socialApi ??
+        (() => ({ listPersons: noMemory, getPerson: noMemory, getTrait: noMemory, getRelations: noMemory, getNetwork: noMemory, setTrait: noMemory, relate: noMemory })),
     });
     this.settings.onChange('core.agent.stage_timeout_ms', (_k, v) => (this.stages.timeoutMs = Number(v)));
     this.settings.onChange('core.agent.tool_timeout_ms', (_k, v) => (this.tools.defaultTimeoutMs = Number(v)));

@@ -30,6 +30,8 @@ import type { ChatMessage, ToolCall } from './llm-types.js';
 import type { ContextEvent, KernelMemory } from './memory-port.js';
 import type { CutReason } from './turn-types.js';
 import { estimateTokens } from './memory-port.js';
+import { UNKNOWN_SPEAKER } from './people.js';
+import { isSensitiveText, visibleTo } from './sensitive.js';
 
 /** Token budget of one turn. */
 export interface TokenBudget {
@@ -93,12 +95,16 @@ export function minuteTime(now: number): string {
 
 /**
  * The turn context: what changes every turn, placed right before the new
- * user message (time to the minute, the input's channel, the short recall
- * block, '' when none). `now` in epoch ms.
+ * user message (time to the minute, the input's channel, who is speaking,
+ * the short recall block, '' when none). `now` in epoch ms. `speaker`: the
+ * person speaking, or "someone in the household" (src/kernel/people.ts);
+ * absent for the kernel's own inputs. It is said here, never in the system
+ * message, so the prefix stays stable when the speaker changes (issue 19).
  */
-export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string }): string {
+export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string; speaker?: string }): string {
   const channel = opts.mode === 'explicit' ? `${opts.channel} (answer with output_send__${opts.channel})` : opts.channel;
-  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, opts.memory].filter(Boolean).join('\n');
+  const speaker = opts.speaker === undefined ? '' : `Speaker: ${opts.speaker}.`;
+  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, speaker, opts.memory].filter(Boolean).join('\n');
 }
 
 /** The rules appended to the persona before issue 19 (legacy layout only): they name the input's channel. */
@@ -171,6 +177,40 @@ function pastToolCall(e: ContextEvent): ToolCall {
   }
   const at = e.id.lastIndexOf(':tool:');
   return { id: at >= 0 ? e.id.slice(at + 6) : e.id, type: 'function', function: { name: name || 'tool', arguments: args } };
+}
+
+/**
+ * The history as `viewer` (the person speaking; undefined: unidentified;
+ * null: the kernel's own turns, nobody) may read it (issue 18: the box does
+ * not volunteer one person's sensitive facts to another speaker). An event
+ * whose words touch a sensitive topic (src/kernel/sensitive.ts) and belong to
+ * someone else is shown as a placeholder: another person's words as "[Anna
+ * said something private]", the tool calls and replies of their turns as
+ * "[private]". The owner of a tool or agent event is the speaker of its
+ * turn's user event (ids `<turn>:user`, `<turn>:tool:<call>`,
+ * `<turn>:agent`); one whose turn is not in `events` has no known owner and
+ * is shown to nobody. The same events and viewer always give the same bytes,
+ * so the prefix stays stable while the speaker does.
+ */
+export function maskPrivate(events: readonly ContextEvent[], viewer: string | undefined | null): ContextEvent[] {
+  const speakers = new Map<string, string>();
+  for (const e of events) if (e.kind === 'user' && e.id.endsWith(':user')) speakers.set(e.id.slice(0, -5), e.speaker ?? UNKNOWN_SPEAKER);
+  return events.map((e) => {
+    if (!isSensitiveText(`${e.input}\n${e.response}`)) return e;
+    const turn = e.id.split(':')[0]!;
+    const owner = e.kind === 'user' ? (e.speaker ?? UNKNOWN_SPEAKER) : e.kind === 'cold_storage' ? e.speaker : speakers.get(turn);
+    if (visibleTo(true, owner, viewer)) return e;
+    switch (e.kind) {
+      case 'user':
+        return { ...e, input: `[${owner ?? 'someone'} said something private]` };
+      case 'tool':
+        return { ...e, input: `${e.tool ?? 'tool'}({})`, response: '[private]' };
+      case 'agent':
+        return { ...e, response: '[private]' };
+      case 'cold_storage':
+        return { ...e, input: '[private]', response: '' };
+    }
+  });
 }
 
 /** Estimated tokens of one event as the history shows it (the window's own measure). */

@@ -33,12 +33,13 @@ import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-
 import type { MemItem } from './memory-types.js';
 import type { ContextEvent } from './memory-port.js';
 import type { StageContext, StageName } from './stage-types.js';
-import type { CutReason, InputMessage } from './turn-types.js';
+import { isSelfInput, type CutReason, type InputMessage } from './turn-types.js';
+import { UNKNOWN_SPEAKER } from './people.js';
 import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
-import { computeTokenBudget, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
+import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
@@ -230,17 +231,21 @@ export class Turn {
     const rules = legacy ? outputRules(this.out.mode, this.input.channel, k.outputs.names()) : stableRules(this.out.mode, k.outputs.names());
     const fixed = estimateTokens(persona) + estimateTokens(rules) + estimateTokens(JSON.stringify(tools)) + 200;
     const budget = computeTokenBudget(window, fixed);
-    try {
-      // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
-      k.memory.prune(text);
-    } catch (err) {
-      k.log.warn({ err: errorMessage(err) }, 'context prune failed');
+    // The kernel's own inputs (consolidation) neither prune nor recall: housekeeping is not what the household talks about.
+    const self = isSelfInput(this.input);
+    if (!self) {
+      try {
+        // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
+        k.memory.prune(text);
+      } catch (err) {
+        k.log.warn({ err: errorMessage(err) }, 'context prune failed');
+      }
     }
     let memoryBlock = '';
-    if (this.input.channel !== '_consolidation_') {
+    if (!self) {
       try {
         // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more.
-        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds);
+        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user);
         memoryBlock = recalled.text;
         this.frame.memory = recalled.items;
       } catch (err) {
@@ -248,6 +253,8 @@ export class Turn {
       }
     }
     const user: ChatMessage = { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) };
+    // Another person's sensitive words in the history are shown as placeholders (the kernel's own turns see nobody's).
+    const viewer = self ? null : this.input.user;
     // The timeline excludes this turn's own user event (it is the user message below).
     const own = (e: ContextEvent): boolean => e.id !== `${this.input.id}:user`;
     let messages: ChatMessage[];
@@ -256,13 +263,13 @@ export class Turn {
         role: 'system',
         content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
       };
-      messages = [system, ...timelineMessages(k.memory.timeline(budget.context).filter(own), { toolNotes: true }), user];
+      messages = [system, ...timelineMessages(maskPrivate(k.memory.timeline(budget.context).filter(own), viewer), { toolNotes: true }), user];
     } else {
       // Most stable first: persona and rules, (tools,) the history appended turn by turn, then what changes every turn.
       const system: ChatMessage = { role: 'system', content: [persona.trim(), rules].filter(Boolean).join('\n\n') };
       const history = promptHistoryOf(k.memory).update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context).filter(own);
-      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock }) };
-      messages = [system, ...timelineMessages(history), context, user];
+      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
+      messages = [system, ...timelineMessages(maskPrivate(history, viewer)), context, user];
     }
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });

@@ -91,6 +91,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     memory: memory.kernelMemory,
     memoryApi: memory.memoryApi,
     knowledgeApi: memory.knowledgeApi,
+    socialApi: memory.socialApi,
     runLog: new SqliteRunLog(path.join(opts.dataDir, 'runlog.db')),
   });
 
@@ -231,6 +232,12 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   commands.devices = () => (home.registry ? home.registry.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, area: v.entity.area, available: v.available, state: v.state })) : []);
   commands['memory.stats'] = () => app.memory?.stats() ?? { error: 'memory not running' };
   commands['memory.recall'] = async (args) => app.memory?.recall(String(args.query ?? '')) ?? [];
+  // `homeagent memory export --person NAME`: everything stored about a person, as JSON.
+  commands['memory.export'] = (args) => {
+    if (typeof args.person !== 'string' || args.person.trim() === '') throw new HomeAgentError('BAD_ARGUMENT', 'missing "person" (the name of a person of the household)');
+    if (!app.memory) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory system is not running');
+    return app.memory.exportPerson(args.person);
+  };
   commands.doctor = async () => runDoctor({ ...doctorInputFromSettings(app.settings, app.dataDir), service: { running: true, socket: app.socketPath } });
   // The voice plugin serves `listen` itself while it runs (PluginSDK.registerCommand); this answers otherwise.
   commands.listen = () => {

@@ -240,6 +240,12 @@ export class FakeSdk implements PluginSDK {
   knowledge(): never {
     throw new Error('no knowledge in the fake SDK');
   }
+  social(): never {
+    throw new Error('no social API in the fake SDK');
+  }
+  socialWrite(): never {
+    throw new Error('no social API in the fake SDK');
+  }
 
   // ---- bus --------------------------------------------------------------------
 

@@ -117,7 +117,7 @@ export class TimersPlugin implements Plugin {
     // registered yet is kept: at start a timer that fell due while off fires before the later plugins are up.)
     const channel = sdk.outputChannel(t.channel)?.perRequest ? sdk.settings().get<string>('plugin.timers.channel') : t.channel;
     sdk
-      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { meta: { timer_expired: true, timer_id: t.id, spoken } })
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken } })
       .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
   }
 
