@@ -23,6 +23,7 @@ import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
 import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS } from '../intents/templates-en.js';
+import { NAME_UNHEARD } from '../intents/filler.js';
 import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
 
 /**
@@ -211,6 +212,8 @@ export class LocalIntents {
    */
   private placeFreeName(intent: string, s: IntentSlots, lang: Lang): IntentSlots | string | undefined {
     const said = typeof s.name === 'string' ? s.name : '';
+    // The recogniser's filler took the name: it was no name of the home, and no words are known for it.
+    if (s[NAME_UNHEARD] !== undefined || !said) return this.unknownName('', lang);
     const { [NAME_FREE]: _free, ...rest } = s;
     const can = (e: Entity): boolean => (s.domain !== undefined ? e.component === s.domain : intent === 'HassGetState' || ON_OFF_COMPONENTS.has(e.component));
     const r = resolveTarget(this.d.registry.entities(), { name: said }, { ownArea: this.d.ownArea?.() });
@@ -226,9 +229,10 @@ export class LocalIntents {
     return { ...rest, name: e.name, domain: e.component };
   }
 
-  /** "I don't know a device called the garden sprinkler." */
+  /** "I don't know a device called the garden sprinkler."; with no words for the name, "... by that name." */
   private unknownName(said: string, lang: Lang): string {
     this.unplaced = true;
+    if (!said) return lang === 'zh' ? '我不知道这个名字的设备。' : "I don't know a device by that name.";
     if (lang === 'zh') return `我不知道叫${said}的设备。`;
     return `I don't know a device called ${the({ name: said }, lang)}.`;
   }

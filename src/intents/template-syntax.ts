@@ -47,6 +47,12 @@ export interface TemplateList {
    * one command about a device called "tv and lock the door".
    */
   stopWords?: string[];
+  /**
+   * In the speech grammar, a loop of the acoustic model's phones stands
+   * here instead of values (src/intents/filler.ts): room for a name the
+   * grammar does not have.
+   */
+  grammarFiller?: boolean;
 }
 
 /** Which vocabulary entities a group's {name} slot may name. */

@@ -80,9 +80,9 @@ export const TEMPLATES_EN: TemplateSet = {
     color: { values: COLOURS_EN },
     location: { wildcard: true, grammarValues: WORLD_CITIES },
     item: { wildcard: true, grammarValues: GROCERY_ITEMS_EN },
-    // A device name the home does not have, or part of one (FREE_NAME_SENTENCES). No grammar values: the
-    // speech grammar offers only the home's names.
-    any_name: { wildcard: true, stopWords: ['and', 'then', 'please', 'also'] },
+    // A device name the home does not have, or part of one (FREE_NAME_SENTENCES). In the speech grammar a
+    // loop of phones stands here (filler.ts): the decoder can take it for a name it does not know.
+    any_name: { wildcard: true, stopWords: ['and', 'then', 'please', 'also'], grammarFiller: true },
   },
   intents: [
     // On / off by area and domain ("turn off all of the lights in the office").
