@@ -1,6 +1,7 @@
 /**
  * The timers plugin (seed 000 timer: timer_set + interrupt feedback). Tools
- * timer_set / timer_cancel / timer_status for the LLM; the same service is
+ * timer_set / timer_cancel / timer_update (pause, resume, add or take off
+ * time) / timer_status for the LLM; the same service is
  * what the local intents call. On expiry it raises an L3 interrupt
  * (seed 001: "L3 Interactive — timer expiry") on the timer's channel whose
  * input carries meta {timer_expired: true, timer_id, spoken}; this plugin's
@@ -14,7 +15,7 @@ import type { SettingDef } from '../../kernel/settings-types.js';
 import type { StageContext } from '../../kernel/stage-types.js';
 import { defineTool } from '../../kernel/tool-schema.js';
 import { systemClock, type Clock } from '../../kernel/clock.js';
-import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
+import { TimerError, TimerService, expiryText, formatDuration, type Timer, type TimerStatus } from './timer-service.js';
 
 /** Constructor options of TimersPlugin. */
 /** The timers plugin's settings. */
@@ -88,7 +89,7 @@ export class TimersPlugin implements Plugin {
     }));
     sdk.registerTool(defineTool({
       name: 'timer_cancel',
-      description: 'Cancel a running timer by id or name, or all timers.',
+      description: 'Cancel a timer by id or name, or all timers. With several timers and no id or name it fails: ask which.',
       parameters: {
         type: 'object',
         properties: { id: { type: 'string' }, name: { type: 'string' }, all: { type: 'boolean' } },
@@ -100,10 +101,37 @@ export class TimersPlugin implements Plugin {
       },
     }));
     sdk.registerTool(defineTool({
+      name: 'timer_update',
+      description: 'Pause, resume, or add or take off time from a timer (by id or name; with several timers and neither it fails: ask which).',
+      parameters: {
+        type: 'object',
+        properties: {
+          action: { type: 'string', enum: ['pause', 'resume', 'add_time', 'remove_time'] },
+          id: { type: 'string' },
+          name: { type: 'string' },
+          seconds: { type: 'number', minimum: 1, maximum: 604800, description: 'For add_time / remove_time.' },
+        },
+        required: ['action'],
+        additionalProperties: false,
+      },
+      handler: (args) => {
+        const sel = { ...(args.id ? { id: args.id } : {}), ...(args.name ? { name: args.name } : {}) };
+        let t: TimerStatus | undefined;
+        if (args.action === 'pause') t = svc.pause(sel);
+        else if (args.action === 'resume') t = svc.resume(sel);
+        else {
+          if (args.seconds === undefined) throw new TimerError(`${args.action} needs seconds`);
+          t = svc.adjust(sel, args.action === 'add_time' ? args.seconds : -args.seconds);
+        }
+        if (!t) return { changed: false, reason: `no ${args.action === 'resume' ? 'paused' : args.action === 'pause' ? 'running' : 'active'} timer fits` };
+        return { changed: true, id: t.id, name: t.name, state: t.state, remaining_s: t.remaining_s };
+      },
+    }));
+    sdk.registerTool(defineTool({
       name: 'timer_status',
-      description: 'List running timers with the seconds left.',
+      description: 'List timers (running or paused) with the seconds left.',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
-      handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, remaining_s: t.remaining_s })) }),
+      handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, state: t.state, remaining_s: t.remaining_s })) }),
     }));
   }
 
