@@ -19,6 +19,7 @@ import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
+import type { ListService } from '../plugins/lists/list-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
 import { ConfirmationGate, parseYesNo } from './confirm.js';
 import type { DeviceAction } from './commands.js';
@@ -46,6 +47,8 @@ export interface HomePluginOptions {
   matchIntent?: IntentMatcher;
   /** Where the timers service comes from (the TimersPlugin instance, or a getter). */
   timers?: { readonly service: TimerService | undefined } | (() => TimerService | undefined);
+  /** Where the lists service comes from (the ListsPlugin instance, or a getter). */
+  lists?: { readonly service: ListService | undefined } | (() => ListService | undefined);
   /** Clock for confirmation timeouts and time/date answers (tests: FakeClock). */
   clock?: Clock;
   /** Broker URL to use instead of plugin.mqtt.url (the service's embedded broker when none is configured). */
@@ -239,8 +242,11 @@ export class HomePlugin implements Plugin {
     this.ctrl = controller;
     const timersOpt = this.opts.timers;
     const timers = (): TimerService | undefined => (typeof timersOpt === 'function' ? timersOpt() : timersOpt?.service);
+    const listsOpt = this.opts.lists;
+    const lists = (): ListService | undefined => (typeof listsOpt === 'function' ? listsOpt() : listsOpt?.service);
     const intents = new LocalIntents({
-      registry, controller, gate, timers, clock, log: sdk.log,
+      registry, controller, gate, timers, lists, clock, log: sdk.log,
+      choiceTimeoutMs: () => get<number>('plugin.home.confirm_timeout_ms'),
       timeZone: () => get<string>('plugin.home.time_zone') || undefined,
       ownArea: () => get<string>('plugin.home.area') || undefined,
     });
@@ -281,7 +287,11 @@ export class HomePlugin implements Plugin {
           return;
         }
       }
-      if (!match) return;
+      if (!match) {
+        // Not a command: an open "which timer?" question is not being answered.
+        intents.forgetQuestion();
+        return;
+      }
       // Stopped while the matcher ran: this turn acts on nothing.
       if (ctx.signal.aborted) return;
       try {

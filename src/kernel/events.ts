@@ -68,6 +68,8 @@ export interface PluginEvents {
    * end if it were resumed now). `homeagent listen` reports it as something done; `homeagent logs` shows it.
    */
   'plugin.timers.changed': { change: 'started' | 'cancelled' | 'paused' | 'resumed' | 'increased' | 'decreased'; id: string; name?: string; seconds: number; ends_at: number };
+  /** src/plugins/lists: an item was added to, removed from or completed on the shopping list or the to-do list. */
+  'plugin.lists.changed': { change: 'added' | 'removed' | 'completed'; list: 'shopping' | 'todo'; id: string; text: string };
   /** src/home: a device command was sent (QoS 1, acknowledged by the broker). */
   'plugin.home.command': { topic: string; payload: string };
   /**
