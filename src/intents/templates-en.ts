@@ -12,6 +12,7 @@ import { COLOURS_EN, GROCERY_ITEMS_EN, TIMER_NAMES_EN, WORLD_CITIES } from './bu
 /**
  * Rules for a length of time whose slots are `${p}hours`, `${p}minutes`,
  * `${p}seconds` (rule names `${p}dur_hours`, ...; the whole is `<${whole}>`).
+ * Used once, with no prefix; kept a function so a second set of slots can share the shape.
  * A number takes either unit form ("1 hours" is a common slip), an article
  * only the singular ("an hour", "a minute").
  */
@@ -42,8 +43,11 @@ export const TEMPLATES_EN: TemplateSet = {
     // A length of time: slots hours / minutes / seconds (the matcher adds them up into `seconds`).
     ...durationRules('', 'duration'),
     // The length a timer was started with, to say which timer ("the 10 minute timer"): slots start_hours /
-    // start_minutes / start_seconds (added up into `start_seconds`), as Home Assistant's <timer_start>.
-    ...durationRules('start_', 'start_duration'),
+    // start_minutes / start_seconds (added up into `start_seconds`), as Home Assistant's <timer_start>, in one
+    // unit only (a timer is called "the 10 minute one", rarely "the 1 hour and 5 minute one"): the grammar
+    // repeats this wherever a timer can be named, and every unit combination would make it 4 times as large.
+    start_duration:
+      '({start_hours:1-99} (hour|hours)|{start_hours:article} hour|{start_minutes:1-99} (minute|minutes)|{start_minutes:article} minute|{start_seconds:1-99} (second|seconds)|{start_minutes:half_hour}|{start_hours:hour_and_half})',
     // Which timer (HA: <timer_cancel> [the|my] timer / <timer_start> timer / {timer_name} timer / timer (named|called|for) ...).
     timer_ref:
       '[the|my] (timer|<start_duration> timer|timer for <start_duration>|{timer_name} timer|timer (named|called|for) [the] {timer_name})',
@@ -208,34 +212,23 @@ export const TEMPLATES_EN: TemplateSet = {
       sentences: ['<please> (set|change) <the_name> [temperature] to {temperature:5-95} [degrees]', '<please> (set|change) [the] temperature (of|on) <the_name> to {temperature:5-95} [degrees]'],
     },
     // Timers (HA: homeassistant_HassStartTimer.yaml and friends; src/home/local-intents.ts acts on them).
+    // Few sentences, each with optional parts: the grammar holds one copy of <duration> per sentence.
     {
       intent: 'HassStartTimer',
       sentences: [
-        '<please> [<timer_set>] [a|an] timer for <duration>',
-        '<please> [<timer_set>] [a|an] <duration> timer',
+        '<please> [<timer_set>] [a|an|the|my] [{timer_name}] timer [(named|called) {timer_name}] for <duration> [(named|called|for) [the] {timer_name}]',
+        '<please> [<timer_set>] [a|an|the|my] <duration> [{timer_name}] timer [(named|called|for) [the] {timer_name}]',
         'timer <duration>',
-        '<please> <timer_set> [a|an|the|my] {timer_name} timer for <duration>',
-        '<please> <timer_set> [a|an|the|my] <duration> {timer_name} timer',
-        '<please> <timer_set> [a|an|the|my] <duration> timer (named|called|for) [the] {timer_name}',
-        '<please> <timer_set> [a|an|the|my] timer (named|called) {timer_name} for <duration>',
-        '<please> <timer_set> [a|an|the|my] timer for <duration> (named|called|for) [the] {timer_name}',
       ],
     },
     { intent: 'HassCancelAllTimers', sentences: ['<please> <timer_cancel> all [[of] [the|my]] timers', '<please> <timer_cancel> every timer'] },
     { intent: 'HassCancelTimer', sentences: ['<please> <timer_cancel> <timer_ref>'] },
     { intent: 'HassPauseTimer', sentences: ['<please> (pause|hold|freeze) <timer_ref>'] },
     { intent: 'HassUnpauseTimer', sentences: ['<please> (resume|continue|unpause|restart) <timer_ref>'] },
-    {
-      intent: 'HassIncreaseTimer',
-      sentences: ['<please> add [another] <duration> to <timer_ref>', '<please> (increase|extend) <timer_ref> by <duration>', '<please> give <timer_ref> [another] <duration> [more]'],
-    },
+    { intent: 'HassIncreaseTimer', sentences: ['<please> add [another] <duration> to <timer_ref>', '<please> (increase|extend) <timer_ref> by <duration>'] },
     {
       intent: 'HassDecreaseTimer',
-      sentences: [
-        '<please> (remove|subtract) <duration> from <timer_ref>',
-        '<please> take [off] <duration> (off|from) <timer_ref>',
-        '<please> (decrease|reduce|shorten) <timer_ref> by <duration>',
-      ],
+      sentences: ['<please> ((remove|subtract)|take [off]) <duration> (off|from) <timer_ref>', '<please> (decrease|reduce|shorten) <timer_ref> by <duration>'],
     },
     {
       intent: 'HassTimerStatus',
