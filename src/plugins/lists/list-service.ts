@@ -107,6 +107,7 @@ function fromRow(r: Row): ListItem {
 export function itemKey(text: string): string {
   return text
     .toLowerCase()
+    .trim()
     .replace(/[.!?,;:。！？，、]+$/u, '')
     .split(/\s+/)
     .filter(Boolean)
