@@ -89,6 +89,7 @@ export const TEMPLATES_EN: TemplateSet = {
     // A timer's name is free text for the matcher ("the sourdough timer"); the grammar offers common ones.
     timer_name: { wildcard: true, grammarValues: TIMER_NAMES_EN },
     ordinal: { values: [{ in: 'first', out: 1 }, { in: 'second', out: 2 }, { in: 'third', out: 3 }, { in: 'last', out: -1 }] },
+    ordinal_spoken: { values: [{ in: 'first', out: 1 }, { in: 'second', out: 2 }, { in: 'last', out: -1 }] },
   },
   intents: [
     // On / off by area and domain ("turn off all of the lights in the office").
@@ -235,7 +236,10 @@ export const TEMPLATES_EN: TemplateSet = {
       ],
     },
     { intent: 'HassCancelAllTimers', sentences: ['<please> <timer_cancel> all [[of] [the|my]] timers', '<please> <timer_cancel> every timer'] },
-    { intent: 'HassCancelTimer', sentences: ['<please> <timer_cancel> <timer_ref>'] },
+    // Spoken: cancel or stop (Home Assistant's <timer_cancel>); "clear the timer for 1 minute" was what espeak-ng's
+    // "set a timer for four minutes" became with more verbs in the grammar. Typed, the other verbs too.
+    { intent: 'HassCancelTimer', sentences: ['<please> (cancel|stop) <timer_ref>'] },
+    { intent: 'HassCancelTimer', grammar: false, sentences: ['<please> <timer_cancel> <timer_ref>'] },
     { intent: 'HassPauseTimer', sentences: ['<please> (pause|hold|freeze) <timer_ref>'] },
     { intent: 'HassUnpauseTimer', sentences: ['<please> (resume|continue|unpause|restart) <timer_ref>'] },
     { intent: 'HassIncreaseTimer', sentences: ['<please> add [another] <duration> to <timer_ref>', '<please> (increase|extend) <timer_ref> by <duration>'] },
@@ -257,7 +261,10 @@ export const TEMPLATES_EN: TemplateSet = {
     },
     // The answer to "Which timer do you mean: ...?" (the box's own intent; Home Assistant has none). Heard
     // with no such question open, it is left to the LLM.
-    { intent: 'TimerChoice', sentences: ['[the] {timer_name} (one|timer)', '[the] <start_duration> (one|timer)', '[the] {ordinal} (one|timer)'] },
+    // Spoken positions are "first", "second" and "last" only: with "third" in the grammar, pocketsphinx heard
+    // espeak-ng's "first" as "third", which would pick the wrong timer.
+    { intent: 'TimerChoice', sentences: ['[the] {timer_name} (one|timer)', '[the] <start_duration> (one|timer)', '[the] {ordinal:ordinal_spoken} (one|timer)'] },
+    { intent: 'TimerChoice', grammar: false, sentences: ['[the] {ordinal} (one|timer)'] },
     // Time and date (HA: homeassistant_HassGetCurrentTime.yaml / ...Date.yaml).
     { intent: 'HassGetCurrentTime', sentences: ['what time is it [now|right now]', '<what_is> the time [now|right now]', 'tell me the time', 'do you know what time it is'] },
     { intent: 'HassGetCurrentDate', sentences: ["<what_is> [the] date [today]", "<what_is> today's date", 'what day is (it|today)', "what's today", 'tell me the date'] },
