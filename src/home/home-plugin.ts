@@ -297,6 +297,8 @@ export class HomePlugin implements Plugin {
       try {
         const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language), signal: ctx.signal });
         if (reply !== undefined) ctx.response = reply;
+        // "Which timer do you mean?": the voice box listens for the answer without the wake word.
+        if (reply !== undefined && intents.asking) ctx.response_meta = { expects_reply: true };
       } catch (err) {
         // Typed errors carry a message a person can act on (e.g. a timer longer than 7 days); anything else goes to the LLM.
         if (err instanceof HomeAgentError) ctx.response = err.message;

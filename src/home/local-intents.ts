@@ -79,6 +79,11 @@ export class LocalIntents {
     this.timerIntents = new TimerIntents({ timers: d.timers, clock: d.clock, ...(d.choiceTimeoutMs ? { choiceTimeoutMs: d.choiceTimeoutMs } : {}) });
   }
 
+  /** True while a question of ours ("which timer?") waits for its answer. */
+  get asking(): boolean {
+    return this.timerIntents.asking;
+  }
+
   /** An input that is no command of ours arrived: an open "which timer?" question is dropped (the person moved on). */
   forgetQuestion(): void {
     this.timerIntents.forget();

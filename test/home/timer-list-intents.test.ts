@@ -64,10 +64,13 @@ describe('timers and lists through the matcher and the local intents', () => {
   test('two timers: "cancel the timer" asks which, the answer picks one, the other runs on', async () => {
     await say('set a pasta timer for 10 minutes');
     await say('set a timer for 4 minutes');
-    assert.equal(await say('cancel the timer'), 'Which timer do you mean: the timer for 4 minutes or the pasta timer?');
+    const asked = await rig.sdk.runInput('cancel the timer');
+    assert.equal(asked.response, 'Which timer do you mean: the timer for 4 minutes or the pasta timer?');
+    assert.deepEqual(asked.response_meta, { expects_reply: true }, 'the voice box listens for the answer');
     assert.equal(running().length, 2, 'nothing cancelled while asking');
     assert.equal(await say('the pasta one'), 'Cancelled the pasta timer.');
     assert.deepEqual(running(), [[undefined, 'running', 240]]);
+    assert.equal((await rig.sdk.runInput('how much time is left')).response_meta, undefined, 'an answer that asks nothing');
 
     await say('set an egg timer for 10 minutes');
     assert.equal(await say('add 2 minutes to the timer'), 'Which timer do you mean: the timer for 4 minutes or the egg timer?');
