@@ -212,7 +212,7 @@ function memoryStatsText(r: Record<string, unknown>): string {
 }
 
 /**
- * A timer started or cancelled (event plugin.timers.changed) in words: "timer started: 30 s (id ...)",
+ * A timer started, changed or cancelled (event plugin.timers.changed) in words: "timer started: 30 s (id ...)",
  * "timer pasta cancelled: 10 min". What `homeagent listen` lists as done and `homeagent logs` shows.
  */
 export function timerChangeText(c: Record<string, unknown>): string {
@@ -228,6 +228,8 @@ function logLine(r: Record<string, unknown>): string {
       return `${at} mqtt  ${String(p.topic)} ${String(p.payload)}`;
     case 'plugin.timers.changed':
       return `${at} ${timerChangeText(p)}`;
+    case 'plugin.lists.changed':
+      return `${at} ${String(p.list)} list ${String(p.change)}: ${JSON.stringify(p.text ?? '')}`;
     case 'log':
       return `${at} ${String(p.level).padEnd(5)} ${String(p.ns).replace(/^homeagent:/, '')}: ${String(p.msg)}${p.err ? ` (${String(p.err)})` : ''}`;
     case 'raw_input':

@@ -19,6 +19,7 @@ import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
+import type { ListService } from '../plugins/lists/list-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
 import { ConfirmationGate, parseYesNo } from './confirm.js';
 import type { DeviceAction } from './commands.js';
@@ -47,6 +48,8 @@ export interface HomePluginOptions {
   matchIntent?: IntentMatcher;
   /** Where the timers service comes from (the TimersPlugin instance, or a getter). */
   timers?: { readonly service: TimerService | undefined } | (() => TimerService | undefined);
+  /** Where the lists service comes from (the ListsPlugin instance, or a getter). */
+  lists?: { readonly service: ListService | undefined } | (() => ListService | undefined);
   /** Clock for confirmation timeouts and time/date answers (tests: FakeClock). */
   clock?: Clock;
   /** Broker URL to use instead of plugin.mqtt.url (the service's embedded broker when none is configured). */
@@ -240,8 +243,11 @@ export class HomePlugin implements Plugin {
     this.ctrl = controller;
     const timersOpt = this.opts.timers;
     const timers = (): TimerService | undefined => (typeof timersOpt === 'function' ? timersOpt() : timersOpt?.service);
+    const listsOpt = this.opts.lists;
+    const lists = (): ListService | undefined => (typeof listsOpt === 'function' ? listsOpt() : listsOpt?.service);
     const intents = new LocalIntents({
-      registry, controller, gate, timers, clock, log: sdk.log,
+      registry, controller, gate, timers, lists, clock, log: sdk.log,
+      choiceTimeoutMs: () => get<number>('plugin.home.confirm_timeout_ms'),
       timeZone: () => get<string>('plugin.home.time_zone') || undefined,
       ownArea: () => get<string>('plugin.home.area') || undefined,
     });
@@ -285,7 +291,12 @@ export class HomePlugin implements Plugin {
       if (!match) {
         // Two commands in one breath: both halves must be sentences of the grammar, else the LLM has it all.
         const parts = await this.compound(ctx.raw_message, vocab);
-        if (!parts || ctx.signal.aborted) return;
+        if (!parts) {
+          // Not a command: an open "which timer?" question is not being answered.
+          intents.forgetQuestion();
+          return;
+        }
+        if (ctx.signal.aborted) return;
         const lang = toLang(parts[0]!.match.language);
         try {
           const reply = await intents.handleAll(parts, { who: input.user ?? input.source, channel: input.channel, lang, signal: ctx.signal });
@@ -301,6 +312,8 @@ export class HomePlugin implements Plugin {
       try {
         const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language), signal: ctx.signal });
         if (reply !== undefined) ctx.response = reply;
+        // "Which timer do you mean?": the voice box listens for the answer without the wake word.
+        if (reply !== undefined && intents.asking) ctx.response_meta = { expects_reply: true };
       } catch (err) {
         // Typed errors carry a message a person can act on (e.g. a timer longer than 7 days); anything else goes to the LLM.
         if (err instanceof HomeAgentError) ctx.response = err.message;

@@ -13,7 +13,10 @@
 import type { Logger } from '../kernel/log-types.js';
 import type { IntentMatch, IntentSlots, Vocabulary } from '../intents/types.js';
 import type { Clock } from '../kernel/clock.js';
-import { formatDuration, type TimerService } from '../plugins/timers/timer-service.js';
+import type { TimerService } from '../plugins/timers/timer-service.js';
+import type { ListService } from '../plugins/lists/list-service.js';
+import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
+import { LIST_INTENTS, handleListIntent } from './list-intents.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
@@ -39,6 +42,10 @@ export interface LocalIntentDeps {
   gate: ConfirmationGate;
   /** The timers service, when the timers plugin runs. */
   timers: () => TimerService | undefined;
+  /** The shopping/to-do lists service, when the lists plugin runs. */
+  lists?: () => ListService | undefined;
+  /** How long a "which timer?" question waits for its answer, ms (default 15000). */
+  choiceTimeoutMs?: () => number;
   clock: Clock;
   /** IANA time zone for time/date answers (undefined: the system's). */
   timeZone: () => string | undefined;
@@ -82,8 +89,21 @@ function lower(s: string | undefined): string {
 export class LocalIntents {
   /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
   private unplaced = false;
+  private readonly timerIntents: TimerIntents;
 
-  constructor(private readonly d: LocalIntentDeps) {}
+  constructor(private readonly d: LocalIntentDeps) {
+    this.timerIntents = new TimerIntents({ timers: d.timers, clock: d.clock, ...(d.choiceTimeoutMs ? { choiceTimeoutMs: d.choiceTimeoutMs } : {}) });
+  }
+
+  /** True while a question of ours ("which timer?") waits for its answer. */
+  get asking(): boolean {
+    return this.timerIntents.asking;
+  }
+
+  /** An input that is no command of ours arrived: an open "which timer?" question is dropped (the person moved on). */
+  forgetQuestion(): void {
+    this.timerIntents.forget();
+  }
 
   /**
    * Two (or more) commands said in one breath (compound.ts cut them; each
@@ -123,6 +143,20 @@ export class LocalIntents {
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
     const lang = req.lang ?? toLang(match.language);
+    if (TIMER_INTENTS.has(match.intent)) {
+      if (!req.dryRun) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
+      const placed = this.timerIntents.place(match.intent, match.slots, lang);
+      if (placed === 'act') return WOULD_ACT;
+      if (placed === 'answer') return placed;
+      this.unplaced = true;
+      return placed;
+    }
+    // Any other command: an open "which timer?" question is not being answered.
+    if (!req.dryRun) this.timerIntents.forget();
+    if (LIST_INTENTS.has(match.intent)) {
+      if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
+      return handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
+    }
     let s = this.preferNamed(match);
     if (s[NAME_FREE] !== undefined) {
       const placed = this.placeFreeName(match.intent, s, lang);
@@ -146,13 +180,6 @@ export class LocalIntents {
         return this.getTemperature(s, lang);
       case 'HassClimateSetTemperature':
         return this.setTemperature(s, req, lang);
-      case 'HassStartTimer':
-        return this.startTimer(s, req, lang);
-      case 'HassCancelTimer':
-      case 'HassCancelAllTimers':
-        return this.cancelTimer(s, match.intent === 'HassCancelAllTimers', req, lang);
-      case 'HassTimerStatus':
-        return this.timerStatus(lang);
       case 'HassGetCurrentTime':
         return this.time(lang);
       case 'HassGetCurrentDate':
@@ -454,43 +481,6 @@ export class LocalIntents {
     const v = this.d.registry.view(e.id);
     if (!v?.available) return describeState(e, v?.state ?? {}, false, lang);
     return zh ? `我还没有收到${e.name}的温度。` : `I have no temperature reading from ${the(e, lang)} yet.`;
-  }
-
-  private startTimer(s: IntentSlots, req: IntentRequest, lang: Lang): string {
-    const svc = this.d.timers();
-    if (!svc) return lang === 'zh' ? '计时器现在不可用。' : 'Timers are not available right now.';
-    const secs = typeof s.seconds === 'number' ? s.seconds : 0;
-    if (secs < 1) return lang === 'zh' ? '要定多长时间？' : 'For how long?';
-    if (req.dryRun) return WOULD_ACT;
-    const t = svc.set({ seconds: secs, name: typeof s.timer_name === 'string' ? s.timer_name : undefined, channel: req.channel, lang });
-    return lang === 'zh' ? `好的，${formatDuration(t.duration_s, 'zh')}的计时器开始了。` : `Timer set for ${formatDuration(t.duration_s, 'en')}.`;
-  }
-
-  private cancelTimer(s: IntentSlots, all: boolean, req: IntentRequest, lang: Lang): string {
-    const svc = this.d.timers();
-    const zh = lang === 'zh';
-    if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
-    const secs = typeof s.seconds === 'number' && s.seconds > 0 ? s.seconds : undefined;
-    let id: string | undefined;
-    if (secs && !all) id = svc.status().find((t) => Math.round(t.duration_s) === secs)?.id;
-    if (req.dryRun) return WOULD_ACT;
-    const cancelled = svc.cancel(all ? { all: true } : id ? { id } : {});
-    if (!cancelled.length) return zh ? '现在没有在运行的计时器。' : 'There is no timer running.';
-    if (cancelled.length > 1) return zh ? `已取消${cancelled.length}个计时器。` : `Cancelled ${cancelled.length} timers.`;
-    const t = cancelled[0];
-    return zh ? `已取消${formatDuration(t?.duration_s ?? 0, 'zh')}的计时器。` : `Cancelled the timer for ${formatDuration(t?.duration_s ?? 0, 'en')}.`;
-  }
-
-  private timerStatus(lang: Lang): string {
-    const svc = this.d.timers();
-    const zh = lang === 'zh';
-    if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
-    const list = svc.status();
-    if (!list.length) return zh ? '现在没有在运行的计时器。' : 'No timers are running.';
-    const one = (t: (typeof list)[number]): string =>
-      zh ? `${formatDuration(t.duration_s, 'zh')}的计时器还剩${formatDuration(t.remaining_s, 'zh')}` : `the timer for ${formatDuration(t.duration_s, 'en')} has ${formatDuration(t.remaining_s, 'en')} left`;
-    if (list.length === 1) return zh ? `${one(list[0] as (typeof list)[number])}。` : `${cap(one(list[0] as (typeof list)[number]))}.`;
-    return zh ? `有${list.length}个计时器：${list.map(one).join('；')}。` : `You have ${list.length} timers: ${joinNames(list.map(one), lang)}.`;
   }
 
   private time(lang: Lang): string {

@@ -3,7 +3,8 @@
  * templates of its language, slots filled from the vocabulary. A sentence
  * must match a whole template (no keyword spotting); when several templates
  * match, the one with the fewest free-text (wildcard) words wins, then the
- * one defined first. Post-processing: timer parts -> `seconds`, the named
+ * one defined first. Post-processing: timer parts -> `seconds` (and
+ * `start_seconds` for the length that names a timer), the named
  * entity's domain -> `domain` when the template did not fix one.
  */
 import type { IntentMatch, IntentSlots, Vocabulary } from './types.js';
@@ -119,12 +120,18 @@ function* matchSeq(items: TemplateNode[], i: number, st: State, ctx: MatchContex
 
 function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, vocab: Vocabulary, language: IntentLanguage): IntentSlots {
   const slots: IntentSlots = { ...(group.slots ?? {}), ...raw };
-  if (intent === 'HassStartTimer') {
-    const h = typeof slots.hours === 'number' ? slots.hours : 0;
-    const m = typeof slots.minutes === 'number' ? slots.minutes : 0;
-    const s = typeof slots.seconds === 'number' ? slots.seconds : 0;
-    slots.seconds = Math.round(h * 3600 + m * 60 + s);
-  }
+  // A length of time said in parts (hours, minutes, seconds) becomes `seconds`; the length a timer was started
+  // with, said to pick it ("the 10 minute timer"), becomes `start_seconds`.
+  const total = (p: string): number | undefined => {
+    const [h, m, s] = ['hours', 'minutes', 'seconds'].map((u) => slots[`${p}${u}`]);
+    if (typeof h !== 'number' && typeof m !== 'number' && typeof s !== 'number') return undefined;
+    return Math.round((typeof h === 'number' ? h : 0) * 3600 + (typeof m === 'number' ? m : 0) * 60 + (typeof s === 'number' ? s : 0));
+  };
+  const secs = total('');
+  if (secs !== undefined) slots.seconds = secs;
+  else if (intent === 'HassStartTimer') slots.seconds = 0;
+  const start = total('start_');
+  if (start !== undefined) slots.start_seconds = start;
   if (typeof slots.name === 'string' && slots.domain === undefined) {
     const domains = new Set(vocab.entities.filter((e) => e.name === slots.name).map((e) => e.domain));
     if (domains.size === 1) slots.domain = [...domains][0];

@@ -61,6 +61,12 @@ export interface StageContext {
   skip_output: boolean;
   /** Set at any stage but after_output to short-circuit: delivered to the input's channel, then after_output. */
   response?: string;
+  /**
+   * on_input: meta delivered with a short-circuit `response` (OutputMessage.meta), e.g. `{ expects_reply: true }`
+   * when the response asks the person something: the voice pipeline then listens for the answer without the
+   * wake word or the button (src/voice/pipeline.ts).
+   */
+  response_meta?: Record<string, unknown>;
   /** Memory recalled for this turn (read-only). */
   readonly memory: readonly MemItem[];
   /**
@@ -76,7 +82,7 @@ export interface StageContext {
 
 /** Fields each stage may write (seed 000 §3 "7 个阶段总表"); `extra` is always writable. */
 export const STAGE_WRITE_RIGHTS: Record<StageName, ReadonlyArray<keyof StageContext>> = {
-  on_input: ['raw_message', 'response'],
+  on_input: ['raw_message', 'response', 'response_meta'],
   pre_action: ['context_messages', 'response'],
   post_action: ['llm_text', 'tool_calls', 'context_messages', 'response'],
   before_toolcall: ['tool_call', 'deny', 'deny_reason', 'response'],

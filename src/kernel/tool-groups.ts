@@ -29,14 +29,15 @@ export const TOOLS_LOAD = 'tools_load';
 export const TOOLS_CALL = 'tools_call';
 
 /** core.agent.core_tools' default: the tools an ordinary turn offers (besides the output channel in use and the two loader tools). */
-export const DEFAULT_CORE_TOOLS: readonly string[] = ['device_control', 'device_state', 'device_list', 'timer_set', 'timer_cancel', 'timer_status', 'memory_recall', 'memory_commit'];
+export const DEFAULT_CORE_TOOLS: readonly string[] = ['device_control', 'device_state', 'device_list', 'timer_set', 'timer_cancel', 'timer_update', 'timer_status', 'list_add', 'list_remove', 'list_items', 'memory_recall', 'memory_commit'];
 
 /** What the built-in groups are for, as tools_load's description names them. Plugins' groups are named by their tools. */
 const GROUP_PURPOSE: Record<string, string> = {
-  admin: 'correct or forget memory, channel help',
-  knowledge: 'notes, documents, manuals',
-  agents: 'a helper agent for a sub-task',
-  output: 'send to another channel',
+  admin: 'fix or forget memory, channel help',
+  knowledge: 'notes, documents',
+  agents: 'a helper agent',
+  output: 'other channels',
+  people: 'people, traits, relations',
 };
 
 /** The core tool names from core.agent.core_tools (DEFAULT_CORE_TOOLS when the setting is absent or not a list of names). */

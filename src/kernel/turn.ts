@@ -53,7 +53,7 @@ export type AbortReason = 'stop' | 'preempt';
 
 /** Where a phase sends the turn instead of going on. */
 type Exit =
-  | { exit: 'short_circuit'; response: string; stage: StageName }
+  | { exit: 'short_circuit'; response: string; stage: StageName; meta?: Record<string, unknown> }
   | { exit: 'stopped' }
   | { exit: 'preempted' }
   | { exit: 'llm_failed'; err: unknown }
@@ -203,7 +203,7 @@ export class Turn {
       case 'stopped':
         return this.out.finishInterrupted();
       case 'short_circuit':
-        return this.out.finishShortCircuit(exit.response, exit.stage);
+        return this.out.finishShortCircuit(exit.response, exit.stage, exit.meta);
       case 'llm_failed':
         return this.out.llmUnavailable(exit.err);
       case 'cut_short':
@@ -221,7 +221,7 @@ export class Turn {
     const c1 = await this.stage('on_input', {});
     const text = c1.raw_message;
     if (this.stopped) return STOPPED;
-    if (c1.response !== undefined) return { exit: 'short_circuit', response: c1.response, stage: 'on_input' };
+    if (c1.response !== undefined) return { exit: 'short_circuit', response: c1.response, stage: 'on_input', ...(c1.response_meta ? { meta: c1.response_meta } : {}) };
     // context append/prune + recall
     const provider = k.provider();
     const window = await this.contextWindow(provider);

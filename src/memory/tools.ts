@@ -270,8 +270,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'person_query',
-      description:
-        'What is known about a person of the household: traits, facts and relations to others. Without "person" (or with "me"): the person speaking — use it for "what do you know about me?".',
+      group: 'people',
+      description: 'What is known about a person: traits, facts, relations. No "person": the one speaking ("what do you know about me?"). Example: {"person":"Anna"}',
       parameters: { type: 'object', properties: { person: optText(200, 'A name; leave out for the person speaking') } },
       handler: (args, ctx) => {
         const name = personOf('person_query', args.person, ctx);
@@ -288,7 +288,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'people_list',
-      description: "The household's people (everyone identified speaking or added as a person), most recently heard first.",
+      group: 'people',
+      description: "The household's people, most recently heard first. Example: {}",
       parameters: { type: 'object', properties: {} },
       handler: (_args, ctx) => ({
         speaking_now: ctx.input.user ?? UNKNOWN_SPEAKER,
@@ -297,8 +298,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'set_trait',
-      description:
-        'Remember a trait of a person (one value per trait; a new value replaces the old), e.g. {"trait":"favourite colour","value":"green"}. Without "person": the person speaking. Mark health, money, passwords and hidden keys sensitive.',
+      group: 'people',
+      description: 'Remember a trait of a person (a new value replaces the old); no "person": the one speaking; mark health, money, passwords sensitive. Example: {"trait":"favourite colour","value":"green"}',
       parameters: {
         type: 'object',
         properties: {
@@ -317,7 +318,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'relate',
-      description: 'Remember how two people are related, e.g. {"relation":"sister_of","other":"Ben"}. Without "person": the person speaking.',
+      group: 'people',
+      description: 'Remember how two people are related; no "person": the one speaking. Example: {"relation":"sister_of","other":"Ben"}',
       parameters: {
         type: 'object',
         properties: { person: optText(200, 'A name; leave out for the person speaking'), relation: text(200), other: text(200), sensitive: { type: ['boolean', 'null'] } },

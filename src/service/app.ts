@@ -24,6 +24,7 @@ import { defaultSocketPath } from '../cli/client.js';
 import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
 import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
 import { TimersPlugin } from '../plugins/timers/index.js';
+import { ListsPlugin } from '../plugins/lists/index.js';
 import { GpioPlugin, SerialPlugin, CameraPlugin, SimGpioDriver } from '../../hal/index.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './embedded-broker.js';
 import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from './sd-notify.js';
@@ -55,6 +56,8 @@ export interface App {
   providers: ProviderManager;
   home: HomePlugin;
   timers: TimersPlugin;
+  /** The shopping list and the to-do list (its `service` is the API a WebUI calls). */
+  lists: ListsPlugin;
   /** The voice plugin (running, or failed to start: then the box is text-only). */
   voice: VoiceServicePlugin;
   memory?: MemoryWiring;
@@ -114,7 +117,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const commands: Record<string, CommandHandler> = {};
   const control = new ControlPlugin({ socketPath, commands, registry: kernel.services.commands });
   const timers = new TimersPlugin();
-  const home = new HomePlugin({ timers, brokerUrl: () => brokerUrl, version: packageVersion() });
+  const lists = new ListsPlugin();
+  const home = new HomePlugin({ timers, lists, brokerUrl: () => brokerUrl, version: packageVersion() });
   const gpio = new GpioPlugin();
   const voice = new VoiceServicePlugin();
 
@@ -128,6 +132,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     providers,
     home,
     timers,
+    lists,
     voice,
     memory,
     broker,
@@ -153,7 +158,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
-  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, home, gpio];
+  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
   plugins.push(voice);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());

@@ -21,6 +21,7 @@ import { SETTINGS_STORE } from '../config/registry.js';
 import { RUN_LOG_STORE } from '../kernel/run-log.js';
 import { MEMORY_STORE } from '../memory/db.js';
 import { TIMERS_STORE } from '../plugins/timers/timer-service.js';
+import { LISTS_STORE } from '../plugins/lists/list-service.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
@@ -401,6 +402,7 @@ const STORE_VERSIONS: Readonly<Record<string, number>> = {
   'runlog.db': RUN_LOG_STORE.version,
   'settings.db': SETTINGS_STORE.version,
   'timers.db': TIMERS_STORE.version,
+  'lists.db': LISTS_STORE.version,
 };
 
 /**

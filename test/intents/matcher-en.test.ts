@@ -90,7 +90,7 @@ test('time, date, weather, media, scenes, lists, nevermind', () => {
   assert.equal(m('resume').intent, 'HassMediaUnpause');
   assert.deepEqual(m('activate movie night').slots, { name: 'Movie Night', domain: 'scene' });
   assert.deepEqual(m('press the doorbell chime').slots, { name: 'Doorbell Chime', domain: 'button' });
-  assert.deepEqual(m('add oat milk to my shopping list').slots, { item: 'oat milk' });
+  assert.deepEqual(m('add oat milk to my shopping list').slots, { list: 'shopping', item: 'oat milk' });
   assert.deepEqual(m('add nails to the hardware store list').slots, { item: 'nails', list: 'Hardware Store' });
   assert.equal(m('never mind').intent, 'HassNevermind');
   assert.equal(matchIntent('tell me a story about dragons', VOCAB), null);

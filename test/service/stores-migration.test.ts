@@ -206,7 +206,7 @@ test('a store written by a newer release is refused, naming the store and both v
   assert.throws(() => openMemoryDb(dir), tooNew('memory', path.join(dir, 'memory.db'), MEMORY_STORE.version));
   assert.throws(() => new SqliteRunLog(path.join(dir, 'runlog.db')), tooNew('runlog', path.join(dir, 'runlog.db')));
   const timers = new TimerService({ dbPath: path.join(dir, 'timers.db'), clock: new FakeClock(T0), log: silentLogger, onExpire: () => {} });
-  assert.throws(() => timers.start(), tooNew('timers', path.join(dir, 'timers.db')));
+  assert.throws(() => timers.start(), tooNew('timers', path.join(dir, 'timers.db'), TIMERS_STORE.version));
   for (const f of ['settings.db', 'memory.db', 'runlog.db', 'timers.db']) assert.equal(userVersion(path.join(dir, f)), 7);
 
   const regFile = path.join(dir, 'home', 'registry.json');

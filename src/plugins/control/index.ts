@@ -34,7 +34,8 @@ export interface ControlOptions {
 /**
  * What `homeagent logs` follows: inputs, the turn events (src/kernel/turn-events.ts) but the bulky or per-token
  * ones (context.projected, llm.requested, llm.delta), the kernel's own events, the MQTT commands the home
- * plugin sent (plugin.home.command) and the timers started or cancelled (plugin.timers.changed); the `logs` command adds every warning and error logged (event `log`).
+ * plugin sent (plugin.home.command), the timers started, changed or cancelled (plugin.timers.changed) and the list items added,
+ * removed or completed (plugin.lists.changed); the `logs` command adds every warning and error logged (event `log`).
  */
 const LOG_EVENTS: EventType[] = [
   'raw_input',
@@ -44,6 +45,7 @@ const LOG_EVENTS: EventType[] = [
   'stop',
   'plugin.home.command',
   'plugin.timers.changed',
+  'plugin.lists.changed',
 ];
 
 /** Whether a homeagent service answers on `socketPath`. */
