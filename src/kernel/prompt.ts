@@ -18,9 +18,11 @@
  * notes, for the same reason.
  *
  * The history is the recent tail of the context window, appended turn by
- * turn (`PromptHistory`); when it outgrows its budget the oldest block goes
- * in one step, so the prefix stays stable for many turns. The window's own
- * relevance pruning (archiving to documents) does not rewrite it.
+ * turn (`PromptHistory`); when the projected prompt would exceed the band
+ * (core.agent.prompt_band) the older part is compacted into a summary shown
+ * right after the system message (src/kernel/compaction.ts), so the prefix
+ * stays stable between compactions. The window's own relevance pruning
+ * (archiving to documents) does not rewrite it.
  *
  * Token budget of seed 001 "Context Budget": working band = min(window x
  * 0.8, 600000); memory gets (band - fixed) / 3, the timeline the other 2/3.

@@ -67,17 +67,15 @@ const RUN_LOG_TYPE_INDEX = 'CREATE INDEX IF NOT EXISTS run_events_type ON run_ev
 /**
  * The run log store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
  * - 0: the unversioned `run_events` table of commit e216bba (one row per event, `body` the event's JSON);
- * - 1: the same table, versioned;
- * - 2: an index on (type, seq), so the last compaction is found at start without reading the log (issue 19).
+ * - 1: the same table, versioned.
+ * An index on (type, seq) (the last compaction is found at start without reading the log, issue 19) is made
+ * when absent on every open: an older release reads a store that has it unchanged, so it is no new version.
  */
 export const RUN_LOG_STORE: SqliteStoreSpec = {
   store: 'runlog',
-  version: 2,
-  create: (db) => db.exec(RUN_LOG_SCHEMA + RUN_LOG_TYPE_INDEX),
-  migrations: [
-    { to: 1, description: 'adopt schema versions (run_events as in e216bba)', up: (db) => db.exec(RUN_LOG_SCHEMA) },
-    { to: 2, description: 'index run_events by type (the last compaction of the prompt history)', up: (db) => db.exec(RUN_LOG_TYPE_INDEX) },
-  ],
+  version: 1,
+  create: (db) => db.exec(RUN_LOG_SCHEMA),
+  migrations: [{ to: 1, description: 'adopt schema versions (run_events as in e216bba)', up: (db) => db.exec(RUN_LOG_SCHEMA) }],
 };
 
 /** SQLite run log. */
@@ -97,6 +95,7 @@ export class SqliteRunLog implements RunLog {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       migrateSqlite(this.db, RUN_LOG_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
+      this.db.exec(RUN_LOG_TYPE_INDEX);
     } catch (err) {
       this.db.close();
       throw err;

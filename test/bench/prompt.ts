@@ -27,7 +27,12 @@
  *   prompt.new_tokens_per_turn         p50 of the tokens after the longest prefix shared with the previous request
  *   prompt.new_tokens_per_turn_p90     p90 of the same
  *   prompt.shared_prefix_pct           p50 share of the prompt shared with the previous request, follow-up turns
- *   prompt.shared_prefix_pct_min       the lowest share (a history block dropped, or the first turn after a local one)
+ *   prompt.shared_prefix_pct_no_compaction  the same, on follow-up turns that did not compact
+ *   prompt.shared_prefix_pct_min       the lowest share (a compaction, or the first turn after a local one)
+ *   prompt.compactions                 summary requests (src/kernel/compaction.ts) in the run; the scripted
+ *                                      model answers them with the facts it was told; they are not turn requests
+ * PROMPT_BAND, PROMPT_TAIL, PROMPT_SUMMARY set core.agent.prompt_band, compaction_tail_tokens and
+ * compaction_summary_tokens for the run (to compare choices).
  * each also as `<figure>.legacy`: the layout before issue 19 (time, channel
  * and recall in the system message, the timeline re-pruned every turn),
  * measured in the same run on a fresh service (src/kernel/prompt.ts setPromptLayout).
