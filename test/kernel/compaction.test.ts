@@ -134,6 +134,55 @@ describe('cut points (properties over 3000 random histories)', () => {
   });
 });
 
+describe('when the model cannot summarise, or the turn is stopped', () => {
+  const history = (): ContextEvent[] =>
+    Array.from({ length: 10 }, (_, t) => [
+      { id: `t${t}:user`, time: t, kind: 'user' as const, source: 'console', input: `please do thing number ${t} for me now`, response: '' },
+      { id: `t${t}:agent`, time: t, kind: 'agent' as const, source: 'console', input: '', response: `done with thing ${t}, anything else?` },
+    ]).flat();
+  const base = { turn: 'x', now: 5, system: { role: 'system' as const, content: 's' }, tools: [], tailTokens: 40, summaryTokens: 100 };
+
+  it('a failed summary drops the older part, keeps the previous summary and logs it as dropped', async () => {
+    const h = new PromptHistory();
+    const log = new MemoryRunLog();
+    h.update(history(), 1e9);
+    await h.compact({ ...base, runLog: log, provider: new FakeProvider([], { content: 'Facts: first' }) });
+    const first = h.summary!;
+    const before = h.events().length;
+    const r = await h.compact({ ...base, runLog: log, tailTokens: 10, provider: new FakeProvider([], { error: new Error('connection refused') }) });
+    assert.equal(r.status, 'dropped');
+    assert.deepEqual(h.summary!.sections, first.sections);
+    assert.ok(h.events().length < before);
+    const fin = log.ofTypes(['compaction.finished'], 10).at(-1)!;
+    assert.ok(fin.type === 'compaction.finished' && fin.status === 'dropped' && fin.reason === 'connection refused');
+    // A model that calls a tool instead of writing is a failure too, never a summary.
+    const h2 = new PromptHistory();
+    h2.update(history(), 1e9);
+    const r2 = await h2.compact({ ...base, runLog: log, provider: new FakeProvider([], { tool_calls: [{ name: 'device_state', arguments: {} }] }) });
+    assert.equal(r2.status, 'dropped');
+    assert.equal(h2.summary!.sections.background, '');
+  });
+
+  it('a stop in the middle changes nothing: the history and summary stay, the compaction is logged as abandoned', async () => {
+    const h = new PromptHistory();
+    const log = new MemoryRunLog();
+    h.update(history(), 1e9);
+    const ids = h.events().map((e) => e.id);
+    const stop = new AbortController();
+    let release!: () => void;
+    const provider = new FakeProvider([{ content: 'Facts: never', gate: new Promise<void>((r) => (release = r)) }]);
+    const run = h.compact({ ...base, runLog: log, provider, signal: stop.signal });
+    await provider.waitForRequests(1);
+    stop.abort(new Error('stopped'));
+    release();
+    const r = await run;
+    assert.equal(r.status, 'abandoned');
+    assert.deepEqual(h.events().map((e) => e.id), ids);
+    assert.equal(h.summary, undefined);
+    assert.deepEqual(restoreCompaction(log), {});
+  });
+});
+
 describe('summary sections', () => {
   it('reads the five sections in English or with the seed\'s Chinese names, continuation lines included', () => {
     const s = parseSummary('Background: a family evening\nFacts: Anna is allergic to peanuts\n- Tom likes tea\n**Relations**: Anna is Tom\'s sister\nOpen items: plumber Thursday\nDecisions: none');
