@@ -30,6 +30,7 @@ import { candidateKey, detectConflicts, detectMergeCandidates, markSeen, mergePr
 import { numberSetting, registerMemorySettings } from './settings.js';
 import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
+import { DenseIndex, type EmbeddingSource } from './dense.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -43,6 +44,8 @@ export interface MemorySystemOptions {
   knowledgeSeedDir?: string;
   /** Where the trimmed jieba dictionary is cached (see jieba.ts; default: the OS temp directory). */
   jiebaCacheDir?: string;
+  /** The embedding source for dense recall (ProviderManager.embedder; dense.ts), read on every use; none = lexical only. */
+  embedder?: () => EmbeddingSource | undefined;
 }
 
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
@@ -89,6 +92,8 @@ export class MemorySystem implements KernelMemory {
   readonly graph: GraphStore;
   readonly window: ContextWindow;
   readonly knowledge: KnowledgeBase;
+  /** Dense recall from the provider's embeddings (issue 19; dense.ts). */
+  readonly dense: DenseIndex;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly log: Logger;
   private readonly settings: SettingsAPI;
@@ -113,6 +118,8 @@ export class MemorySystem implements KernelMemory {
     if (docsRecomputed + eventsRecomputed > 0) this.log.info({ docsRecomputed, eventsRecomputed }, 'vectors of another fingerprint recomputed');
     for (const s of this.db.prepare('SELECT DISTINCT speaker FROM docs WHERE speaker IS NOT NULL').pluck().all() as string[]) this.addSpeaker(s);
     for (const e of this.window.all()) if (e.event.speaker) this.addSpeaker(e.event.speaker);
+    this.dense = new DenseIndex({ db: this.db, embedder: opts.embedder ?? (() => undefined), log: opts.log, now: () => this.now() });
+    void this.dense.catchUp();
     this.knowledge = new KnowledgeBase({
       dir: path.join(opts.dataDir, 'knowledge'),
       ...(opts.knowledgeSeedDir !== undefined ? { seedDir: opts.knowledgeSeedDir } : {}),
@@ -172,18 +179,20 @@ export class MemorySystem implements KernelMemory {
    */
   async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): Promise<PromptMemory> {
     try {
-      return this.assemble(input, budgetTokens, exclude);
+      // The dense channel (provider embeddings): [] when none is configured or the source is down.
+      const dense = await this.dense.rank(input);
+      return this.assemble(input, budgetTokens, exclude, dense);
     } catch (err) {
       this.log.error({ err }, 'memory recall failed');
       return { text: '', items: [] };
     }
   }
 
-  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): PromptMemory {
+  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, dense: readonly number[] = []): PromptMemory {
     const skip = (id: string): boolean => exclude?.has(id) === true || this.recalled.has(id);
     const sections: Array<{ title: string; items: MemItem[] }> = [];
     const docs = this.docs
-      .search(input, this.setting('core.memory.prompt_docs') + 3, this.searchOptions(input))
+      .search(input, this.setting('core.memory.prompt_docs') + 3, { ...this.searchOptions(input), ...(dense.length ? { dense } : {}) })
       .filter((h) => !skip(`doc:${h.doc.id}`))
       .slice(0, this.setting('core.memory.prompt_docs'));
     sections.push({

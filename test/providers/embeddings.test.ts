@@ -14,6 +14,7 @@ import { ConnectionError, HttpStatusError } from '../../src/providers/errors.js'
 import { startLlmTestServer, testEmbedding, type LlmTestServer } from '../support/llm-test-server.js';
 import { FakeSettings } from '../support/fake-sdk.js';
 import { adaptersDir, captureLogger } from './helpers.js';
+import { checkEmbeddings } from '../../src/service/doctor.js';
 
 let srv: LlmTestServer;
 let registry: AdapterRegistry;
@@ -73,4 +74,17 @@ test('manager: the embedder of core.llm.embedding.*; none when unset; a source t
   registerSourceSettings(settings, 'gone', { adapter: 'ollama', base_url: 'http://127.0.0.1:9', model: 'x' });
   settings.set('core.llm.embedding.source', 'gone');
   await assert.rejects(m.embedder()!.embed(['x']), ConnectionError);
+});
+
+test('doctor: says lexical only when no embedding model is configured or the source fails, the dimension when it answers', async () => {
+  const none = await checkEmbeddings(undefined);
+  assert.ok(none.ok && /lexical only/.test(none.detail));
+  const ok = await checkEmbeddings({ source: 'ollama', adapter: 'ollama', base_url: srv.url, model: 'nomic-embed-text' });
+  assert.ok(ok.ok && /32 dimensions/.test(ok.detail), ok.detail);
+  const v1 = await checkEmbeddings({ source: 'local', adapter: 'openai', base_url: srv.url, model: 'bge-m3' });
+  assert.ok(v1.ok && /32 dimensions/.test(v1.detail), v1.detail);
+  const missing = await checkEmbeddings({ source: 'ollama', adapter: 'ollama', base_url: srv.url, model: 'mxbai-embed-large' });
+  assert.ok(!missing.ok && /lexical only/.test(missing.detail) && missing.fix === 'ollama pull mxbai-embed-large', JSON.stringify(missing));
+  const down = await checkEmbeddings({ source: 'ollama', adapter: 'ollama', base_url: 'http://127.0.0.1:9', model: 'nomic-embed-text' });
+  assert.ok(!down.ok && /lexical only/.test(down.detail) && down.fix);
 });
