@@ -369,7 +369,8 @@ export class MemorySystem implements KernelMemory {
           score: r.score,
           time: r.relation.updated,
         }));
-        for (const h of this.docs.search(query, n)) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
+        const dense = await this.dense.rank(query);
+        for (const h of this.docs.search(query, n, dense.length ? { dense } : {})) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
         return items.slice(0, n * 2);
       },
       commit: async (triples: Triple[]) => this.graph.commit(triples, this.now()),

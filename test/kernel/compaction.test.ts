@@ -38,6 +38,7 @@ import { Cap } from '../../src/kernel/output-types.js';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { FakeProvider, type FakeReply } from '../support/fake-provider.js';
 import { silentLogger } from '../support/quiet.js';
+import { startLlmRig } from './llm-rig.js';
 
 /** mulberry32: a small seeded PRNG, so every failing case can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -361,3 +362,39 @@ test('killed in the middle of a compaction: the old summary and history stay in 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const adapter of ['ollama', 'openai'] as const) {
+  test(`${adapter}: compaction through the provider and the LLM test server: the summary request repeats the prompt's start and the tools, its answer is the next prompt's summary`, async () => {
+    const rig = await startLlmRig(adapter, { 'core.agent.prompt_band': 1100, 'core.agent.compaction_tail_tokens': 100, 'core.agent.compaction_summary_tokens': 80 });
+    try {
+      let n = 0;
+      rig.srv.script((req) => {
+        const last = String(req.body?.messages?.at(-1)?.content ?? '');
+        if (last.startsWith(COMPACTION_REQUEST_MARK)) return { content: `Background: an evening at home\nFacts: summary number ${++n}\nOpen items: none` };
+        return { content: `Here is a fairly long answer to "${last}", so that the history grows turn by turn.` };
+      });
+      for (let t = 0; t < 14; t++) assert.equal((await rig.kernel.injectInput('console', 'console', `question number ${t} about the house and the garden`)).status, 'done');
+      const reqs = rig.srv.chatRequests();
+      const at = reqs.findIndex((q) => String(q.body?.messages?.at(-1)?.content ?? '').startsWith(COMPACTION_REQUEST_MARK));
+      assert.ok(at > 0 && n >= 1, `${n} compactions`);
+      const summaryReq = reqs[at]!.body!;
+      const before = reqs[at - 1]!.body!;
+      assert.equal(summaryReq.stream, false);
+      assert.deepEqual(summaryReq.messages![0], before.messages![0], 'the same system message');
+      assert.deepEqual(summaryReq.tools, before.tools, 'the same tools');
+      // Its history part starts as the previous request's did (system, history, that turn's message: the prefix a cache holds).
+      const older = summaryReq.messages!.slice(1, -1);
+      const prev = before.messages!.slice(1).filter((m) => !String(m.content).startsWith('[Context of this turn'));
+      const k = Math.min(older.length, prev.length);
+      assert.ok(k >= 4, `${k} messages in common`);
+      assert.deepEqual(older.slice(0, k), prev.slice(0, k));
+      const next = reqs[at + 1]!.body!;
+      assert.equal(next.messages![1]!.content, `${SUMMARY_MARK}\nBackground: an evening at home\nFacts: summary number 1\nOpen items: none`);
+      const done = rig.kernel.services.runLog.ofTypes(['compaction.started', 'compaction.finished'], 100);
+      assert.deepEqual(done.slice(0, 2).map((e) => e.type), ['compaction.started', 'compaction.finished']);
+      assert.ok(done.every((e) => e.type !== 'compaction.finished' || e.status === 'summarised'));
+    } finally {
+      await rig.close();
+    }
+  });
+}
