@@ -149,6 +149,19 @@ function statusText(r: Record<string, unknown>, now = Date.now()): string {
     const state = s.state === 'backoff' ? backoffText(s.retry_at, now) : String(s.state ?? '?');
     lines.push(`           ${String(s.name)}: ${String(s.model)} at ${String(s.base_url)}, ${state}${s.last_error ? ` (${String(s.last_error)})` : ''}`);
   }
+  const em = isRecord(r.embeddings) ? r.embeddings : undefined;
+  if (em) {
+    const progress = `${String(em.done ?? 0)}/${String(em.total ?? 0)} documents`;
+    const text =
+      em.state === 'off'
+        ? 'none configured: memory recall is lexical only'
+        : em.state === 'unavailable'
+          ? `${String(em.fingerprint)} unavailable (${String(em.reason ?? '?')}): lexical only; ${progress}`
+          : em.state === 'indexing'
+            ? `${String(em.fingerprint)}: computing in the background, ${progress}`
+            : `${String(em.fingerprint)}: ready, ${progress}`;
+    row('Embedding', text);
+  }
   const b = isRecord(r.broker) ? r.broker : {};
   row('Broker', `${String(b.url ?? '?')}${b.embedded ? ' (embedded)' : ''}, ${b.connected ? 'connected' : 'NOT connected'}`);
   row('Devices', String(r.devices ?? 0));

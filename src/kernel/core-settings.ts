@@ -13,6 +13,15 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.stage_timeout_ms', type: 'integer', default: 5000, min: 10, description: 'Time limit of one stage handler, ms; a handler past it is logged and ignored.' });
   s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
   s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: "Context window in tokens for the prompt budget; 0 = the LLM source's (Ollama: core.llm.num_ctx within the model's own window from /api/show), else 8192. Set it no larger than what the source is sent, or Ollama cuts the prompt's start (homeagent doctor checks)." });
+  s.register({
+    key: 'core.agent.prompt_band',
+    type: 'integer',
+    default: 2400,
+    min: 0,
+    description: "Most tokens (estimated) of a turn's prompt: when the projected prompt would exceed it, the older conversation is compacted into a summary (issue 19, seed 002 §7; one extra LLM call); 0 = the context window's working band (window x 0.8). Never above that band. Lower keeps prompts shorter but compacts more often.",
+  });
+  s.register({ key: 'core.agent.compaction_tail_tokens', type: 'integer', default: 300, min: 0, description: 'Tokens (estimated) of the newest conversation a compaction keeps word for word (less when the band leaves less room); the rest is summarised.' });
+  s.register({ key: 'core.agent.compaction_summary_tokens', type: 'integer', default: 160, min: 40, max: 4000, description: 'Most tokens (estimated) of the conversation summary a compaction writes (background, facts, relations, open items, decisions).' });
   s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
   s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now, so I can't answer that. Commands for the devices I know, timers and the time still work.", description: 'Said when every LLM source failed (after an English input).' });
   s.register({ key: 'core.agent.llm_unavailable_message_zh', type: 'string', default: '抱歉，我现在连不上语言模型，没法回答这个。已知设备的控制、计时器和时间仍然可以用。', description: 'Said when every LLM source failed, after a Chinese input.' });

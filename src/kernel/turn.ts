@@ -39,7 +39,8 @@ import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
-import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
+import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, requestTokens, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS, type PromptHistory } from './prompt.js';
+import { summaryMessage } from './compaction.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
@@ -267,9 +268,16 @@ export class Turn {
     } else {
       // Most stable first: persona and rules, (tools,) the history appended turn by turn, then what changes every turn.
       const system: ChatMessage = { role: 'system', content: [persona.trim(), rules].filter(Boolean).join('\n\n') };
-      const history = promptHistoryOf(k.memory).update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context).filter(own);
+      const ph = promptHistoryOf(k.memory, k.runLog, (r) => {
+        if (r.orphan) k.log.warn({ compaction: r.orphan }, 'a compaction of the prompt history was cut off (the process stopped in the middle): the summary and history before it stay; its original text is in the run log');
+      });
+      if (ph.compacting) await ph.compacting;
+      ph.update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context);
       const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
-      messages = [system, ...timelineMessages(maskPrivate(history, viewer)), context, user];
+      // Most stable first: system, (tools,) the summary at its fixed place, the history appended turn by turn, then this turn's context and message.
+      const assemble = (): ChatMessage[] => [system, ...(ph.summary ? [summaryMessage(ph.summary.sections)] : []), ...timelineMessages(maskPrivate(ph.events().filter(own), viewer)), context, user];
+      messages = assemble();
+      if (await this.compactIfNeeded(ph, { system, context, user, messages, tools, band: budget.band, own })) messages = assemble();
     }
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });
@@ -278,6 +286,41 @@ export class Turn {
     this.frame.messages = c2.context_messages;
     k.log.debug({ input: this.input.id, tokens: messagesTokens(this.frame.messages), budget }, 'prompt assembled');
     return undefined;
+  }
+
+  /**
+   * Compact the prompt history when the projected prompt (`messages` and
+   * `tools`, estimated) would exceed the working band: core.agent.prompt_band
+   * within the window's band (`band`; seed 002 §7 trigger). The tail kept is
+   * core.agent.compaction_tail_tokens, less when the band leaves less room
+   * beside the summary. True when the history changed. A failed compaction
+   * is logged, never an error of the turn.
+   */
+  private async compactIfNeeded(
+    ph: PromptHistory,
+    p: { system: ChatMessage; context: ChatMessage; user: ChatMessage; messages: ChatMessage[]; tools: ReturnType<Turn['toolSchemas']>; band: number; own: (e: ContextEvent) => boolean },
+  ): Promise<boolean> {
+    const k = this.k;
+    const provider = k.provider();
+    if (!provider || this.input.channel === '_consolidation_') return false;
+    const setting = k.settings.get<number>('core.agent.prompt_band');
+    const band = setting > 0 ? Math.min(setting, p.band) : p.band;
+    const toolTokens = estimateTokens(JSON.stringify(p.tools));
+    const projected = requestTokens(p.messages) + toolTokens;
+    if (projected <= band) return false;
+    const summaryTokens = k.settings.get<number>('core.agent.compaction_summary_tokens');
+    const room = band - toolTokens - requestTokens([p.system, p.context, p.user]) - summaryTokens;
+    const tailTokens = Math.max(0, Math.min(k.settings.get<number>('core.agent.compaction_tail_tokens'), room));
+    try {
+      const r = await ph.compact({ runLog: k.runLog, turn: this.input.id, now: k.clock.now(), provider, system: p.system, tools: p.tools, tailTokens, summaryTokens, keep: p.own, signal: this.stopSignal.signal });
+      if (r.status === 'none') return false;
+      const level = r.status === 'summarised' ? 'info' : 'warn';
+      k.log[level]({ input: this.input.id, compaction: r.id, projected, band, tail: tailTokens, ...('covered' in r ? { covered: r.covered } : {}), ...(r.reason ? { reason: r.reason } : {}) }, `prompt history compaction ${r.status}`);
+      return r.status !== 'abandoned';
+    } catch (err) {
+      k.log.error({ err: errorMessage(err) }, 'prompt history compaction failed');
+      return false;
+    }
   }
 
   /** The tool loop: the final text, or where the turn goes instead. */

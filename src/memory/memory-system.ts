@@ -36,6 +36,7 @@ import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
 import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
+import { DenseIndex, type EmbeddingSource } from './dense.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -49,6 +50,8 @@ export interface MemorySystemOptions {
   knowledgeSeedDir?: string;
   /** Where the trimmed jieba dictionary is cached (see jieba.ts; default: the OS temp directory). */
   jiebaCacheDir?: string;
+  /** The embedding source for dense recall (ProviderManager.embedder; dense.ts), read on every use; none = lexical only. */
+  embedder?: () => EmbeddingSource | undefined;
 }
 
 /** What `homeagent memory export --person NAME` writes (MemorySystem.exportPerson); times are ISO 8601. */
@@ -139,6 +142,8 @@ export class MemorySystem implements KernelMemory {
   readonly knowledge: KnowledgeBase;
   /** The household's people (src/memory/social.ts). */
   readonly social: Social;
+  /** Dense recall from the provider's embeddings (issue 19; dense.ts). */
+  readonly dense: DenseIndex;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly log: Logger;
   private readonly settings: SettingsAPI;
@@ -165,6 +170,8 @@ export class MemorySystem implements KernelMemory {
     if (docsRecomputed + eventsRecomputed > 0) this.log.info({ docsRecomputed, eventsRecomputed }, 'vectors of another fingerprint recomputed');
     for (const s of this.db.prepare('SELECT DISTINCT speaker FROM docs WHERE speaker IS NOT NULL').pluck().all() as string[]) this.addSpeaker(s);
     for (const e of this.window.all()) if (e.event.speaker) this.addSpeaker(e.event.speaker);
+    this.dense = new DenseIndex({ db: this.db, embedder: opts.embedder ?? (() => undefined), log: opts.log, now: () => this.now() });
+    void this.dense.catchUp();
     this.knowledge = new KnowledgeBase({
       dir: path.join(opts.dataDir, 'knowledge'),
       ...(opts.knowledgeSeedDir !== undefined ? { seedDir: opts.knowledgeSeedDir } : {}),
@@ -239,18 +246,20 @@ export class MemorySystem implements KernelMemory {
    */
   async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string): Promise<PromptMemory> {
     try {
-      return this.assemble(input, budgetTokens, exclude, speaker);
+      // The dense channel (provider embeddings): [] when none is configured or the source is down.
+      const dense = await this.dense.rank(input);
+      return this.assemble(input, budgetTokens, exclude, speaker, dense);
     } catch (err) {
       this.log.error({ err }, 'memory recall failed');
       return { text: '', items: [] };
     }
   }
 
-  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string): PromptMemory {
+  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, dense: readonly number[] = []): PromptMemory {
     const skip = (id: string): boolean => exclude?.has(id) === true || this.recalled.has(id);
     const sections: Array<{ title: string; items: MemItem[] }> = [];
     const docs = this.docs
-      .search(input, this.setting('core.memory.prompt_docs') + 3, this.searchOptions(input))
+      .search(input, this.setting('core.memory.prompt_docs') + 3, { ...this.searchOptions(input), ...(dense.length ? { dense } : {}) })
       .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker))
       .slice(0, this.setting('core.memory.prompt_docs'));
     sections.push({
@@ -443,7 +452,8 @@ export class MemorySystem implements KernelMemory {
           score: r.score,
           time: r.relation.updated,
         }));
-        for (const h of this.docs.search(query, n).filter((x) => docVisible(x.doc, null))) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
+        const dense = await this.dense.rank(query);
+        for (const h of this.docs.search(query, n, dense.length ? { dense } : {}).filter((x) => docVisible(x.doc, null))) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
         return items.slice(0, n * 2);
       },
       commit: async (triples: Triple[]) => this.graph.commit(triples, this.now()),

@@ -231,6 +231,37 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   /**
+   * Embeddings of `texts` with `model` (default: the source's model) through
+   * the adapter's embeddings API (Ollama /api/embed, OpenAI /v1/embeddings):
+   * one vector per text, in order, all of one dimension.
+   * @throws ProviderError subclasses (ADAPTER_FAILED when the adapter has no
+   *   embeddings API; MalformedResponseError when the answer has the wrong
+   *   count or mixed dimensions).
+   */
+  async embed(texts: string[], model?: string, signal?: AbortSignal): Promise<{ vectors: number[][]; model: string }> {
+    if (!this.adapter.hasEmbeddings()) throw new ProviderError('ADAPTER_FAILED', `adapter ${this.adapter.name} of source ${this.name} has no embeddings API`, { source: this.name });
+    const use = model || this.model;
+    let res: HttpResponse | undefined;
+    try {
+      const body = await this.adapter.transformEmbedRequest({ model: use, input: texts, options: { ...this.requestOptions } }, signal);
+      res = await openHttp({ url: this.baseUrl + this.adapter.embedEndpoint, method: 'POST', headers: { 'Content-Type': 'application/json', ...this.adapter.headers, Accept: 'application/json', ...this.authHeaders() }, body, signal, timeouts: this.timeouts, source: this.name });
+      if (res.status < 200 || res.status >= 300) throw await this.statusError(res, { messages: [], model: use });
+      const u = await this.adapter.transformEmbedResponse(await res.readAll(MAX_BODY), signal);
+      if (u.error !== undefined) throw new StreamErrorReported(u.error, { source: this.name });
+      const vectors = u.vectors ?? [];
+      const dim = vectors[0]?.length ?? 0;
+      if (vectors.length !== texts.length || dim === 0 || vectors.some((v) => v.length !== dim)) {
+        throw new MalformedResponseError(`embeddings: ${vectors.length} vectors for ${texts.length} texts, dimensions ${[...new Set(vectors.map((v) => v.length))].join('/') || 'none'}`, { source: this.name });
+      }
+      return { vectors, model: use };
+    } catch (err) {
+      throw this.mapError(err, signal, false);
+    } finally {
+      res?.destroy();
+    }
+  }
+
+  /**
    * The context window in tokens: the declared one; else the model's own as
    * the adapter reads it from the server (Ollama /api/show, cached), at most
    * the fixed num_ctx (the fixed one alone while the server does not say);

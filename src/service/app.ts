@@ -86,7 +86,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const providers = new ProviderManager({ settings, adaptersDir: path.join(INSTALL_ROOT, 'adapters') });
 
   let kernel!: Kernel;
-  const memory = await buildMemory({ dataDir: opts.dataDir, settings, log, enqueueConsolidation: (text) => void kernel.injectSelf(text) });
+  const memory = await buildMemory({ dataDir: opts.dataDir, settings, log, enqueueConsolidation: (text) => void kernel.injectSelf(text), embedder: () => providers.embedder() });
   kernel = new Kernel({
     settings,
     dataDir: opts.dataDir,
@@ -223,6 +223,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
       data_dir: app.dataDir,
       llm: { last_source: p.last_source, last_model: p.last_model, sources: p.sources },
+      // Dense recall from the provider's embeddings (issue 19): off, indexing with progress, ready, or unavailable.
+      embeddings: app.memory?.system.dense.status(),
       broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
       devices: reg ? reg.entities().length : 0,
       voice: app.voice.describe(),

@@ -46,6 +46,8 @@ export interface DoctorInput {
   brokerPassword?: string;
   /** LLM sources in order; `context_window` as core.llm.sources.<name>.context_window (0/absent = core.llm.num_ctx). */
   sources: Array<{ name: string; adapter: string; base_url: string; model: string; api_key?: string; context_window?: number }>;
+  /** The embedding source of dense recall (core.llm.embedding.*; issue 19); absent = none configured (lexical only). */
+  embedding?: { source: string; adapter: string; base_url: string; model: string; api_key?: string };
   /** core.llm.num_ctx: the context asked of Ollama (0 = the model's own). */
   numCtx?: number;
   /** The largest prompt of the box's recent LLM requests, estimated tokens; default: read from the run log (`largestRecentPrompt`). */
@@ -208,8 +210,12 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
     return { name, adapter: get(`${p}.adapter`, ''), base_url: get(`${p}.base_url`, ''), model: get(`${p}.model`, ''), api_key: get(`${p}.api_key`, ''), context_window: get(`${p}.context_window`, 0) };
   });
   const brokerUrl = get('plugin.mqtt.url', '');
+  const embSource = get('core.llm.embedding.source', '');
+  const embModel = get('core.llm.embedding.model', '');
+  const ep = `core.llm.sources.${embSource}`;
   return {
     dataDir,
+    ...(embSource && embModel ? { embedding: { source: embSource, adapter: get(`${ep}.adapter`, ''), base_url: get(`${ep}.base_url`, ''), model: embModel, api_key: get(`${ep}.api_key`, '') } } : {}),
     ...(brokerUrl ? { brokerUrl, brokerUsername: get('plugin.mqtt.username', ''), brokerPassword: get('plugin.mqtt.password', '') } : {}),
     sources,
     numCtx: get('core.llm.num_ctx', 8192),
@@ -384,6 +390,37 @@ export async function checkLlmSource(src: DoctorInput['sources'][number], fetchI
   }
 }
 
+/**
+ * The embedding source of dense recall (issue 19): asks it for one
+ * embedding the way the adapter does (Ollama /api/embed, else
+ * /v1/embeddings). Not configured, or failing: memory recall is lexical
+ * only, which this says (not configured is no failure).
+ */
+export async function checkEmbeddings(e: DoctorInput['embedding'], fetchImpl: typeof fetch = fetch): Promise<DoctorCheck> {
+  const name = 'embeddings';
+  if (!e) return { name, ok: true, detail: 'no embedding model configured: memory recall is lexical only', fix: 'optional: homeagent config set core.llm.embedding.source ollama; homeagent config set core.llm.embedding.model nomic-embed-text' };
+  const base = e.base_url.replace(/\/+$/, '');
+  const ollama = e.adapter === 'ollama';
+  const url = base + (ollama ? '/api/embed' : '/v1/embeddings');
+  try {
+    const r = await fetchImpl(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(e.api_key ? { Authorization: `Bearer ${e.api_key}` } : {}) },
+      body: JSON.stringify({ model: e.model, input: ['homeagent doctor'] }),
+      signal: AbortSignal.timeout(10000),
+    });
+    if (!r.ok) {
+      return { name, ok: false, detail: `${url} answered HTTP ${r.status} for ${e.model}: memory recall is lexical only`, fix: r.status === 404 && ollama ? `ollama pull ${e.model}` : `check core.llm.embedding.model and core.llm.sources.${e.source}` };
+    }
+    const body = (await r.json()) as { embeddings?: number[][]; data?: Array<{ embedding?: number[] }> };
+    const dim = (ollama ? body.embeddings?.[0] : body.data?.[0]?.embedding)?.length ?? 0;
+    if (!dim) return { name, ok: false, detail: `${url} gave no vector for ${e.model}: memory recall is lexical only`, fix: `choose an embedding model for core.llm.embedding.model` };
+    return { name, ok: true, detail: `${e.model} on ${e.source} (${base}): ${dim} dimensions; dense recall joins the lexical channels` };
+  } catch (err) {
+    return { name, ok: false, detail: `${url}: ${errorMessage(err)}: memory recall is lexical only`, fix: `start the embedding source or point core.llm.sources.${e.source}.base_url at a running one` };
+  }
+}
+
 /** Free space on the data directory's file system. */
 export function checkDisk(dataDir: string, minFree = 200 * 1024 * 1024): DoctorCheck {
   try {
@@ -459,6 +496,7 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   checks.push(await checkBroker(input.brokerUrl, input.brokerUsername, input.brokerPassword));
   const promptTokens = input.promptTokens ?? largestRecentPrompt(input.dataDir);
   for (const s of input.sources) checks.push(await checkLlmSource(s, input.fetchImpl, { ...(input.numCtx !== undefined ? { numCtx: input.numCtx } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) }));
+  checks.push(await checkEmbeddings(input.embedding, input.fetchImpl));
   if (input.sources.length === 0) checks.push({ name: 'llm sources', ok: false, detail: 'no LLM source configured', fix: 'homeagent config set core.llm.sources.ollama.base_url http://HOST:11434' });
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
   checks.push(...checkDatabases(input.dataDir));

@@ -5,6 +5,7 @@
  * maintenance commands `memory stats` / `memory recall` / `memory export`.
  */
 import path from 'node:path';
+import type { EmbeddingSource } from '../memory/dense.js';
 import type { KernelMemory } from '../kernel/memory-port.js';
 import type { Logger } from '../kernel/log-types.js';
 import type { KnowledgeAPI, MemItem, MemoryAPI, SocialAPI } from '../kernel/memory-types.js';
@@ -31,7 +32,7 @@ export interface MemoryWiring {
 }
 
 /** Open the memory in `dataDir`. */
-export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI; log: Logger; enqueueConsolidation: (text: string) => void }): Promise<MemoryWiring> {
+export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI; log: Logger; enqueueConsolidation: (text: string) => void; embedder?: () => EmbeddingSource | undefined }): Promise<MemoryWiring> {
   const system = new MemorySystem({
     dataDir: opts.dataDir,
     settings: opts.settings,
@@ -39,6 +40,7 @@ export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI
     enqueueConsolidation: opts.enqueueConsolidation,
     knowledgeSeedDir: path.join(INSTALL_ROOT, 'data', 'knowledge'),
     jiebaCacheDir: path.join(opts.dataDir, 'cache', 'jieba'),
+    ...(opts.embedder ? { embedder: opts.embedder } : {}),
   });
   return {
     system,

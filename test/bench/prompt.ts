@@ -27,7 +27,12 @@
  *   prompt.new_tokens_per_turn         p50 of the tokens after the longest prefix shared with the previous request
  *   prompt.new_tokens_per_turn_p90     p90 of the same
  *   prompt.shared_prefix_pct           p50 share of the prompt shared with the previous request, follow-up turns
- *   prompt.shared_prefix_pct_min       the lowest share (a history block dropped, or the first turn after a local one)
+ *   prompt.shared_prefix_pct_no_compaction  the same, on follow-up turns that did not compact
+ *   prompt.shared_prefix_pct_min       the lowest share (a compaction, or the first turn after a local one)
+ *   prompt.compactions                 summary requests (src/kernel/compaction.ts) in the run; the scripted
+ *                                      model answers them with the facts it was told; they are not turn requests
+ * PROMPT_BAND, PROMPT_TAIL, PROMPT_SUMMARY set core.agent.prompt_band, compaction_tail_tokens and
+ * compaction_summary_tokens for the run (to compare choices).
  * each also as `<figure>.legacy`: the layout before issue 19 (time, channel
  * and recall in the system message, the timeline re-pruned every turn),
  * measured in the same run on a fresh service (src/kernel/prompt.ts setPromptLayout).
@@ -36,6 +41,7 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { setPromptLayout, type PromptLayout } from '../../src/kernel/prompt.js';
+import { COMPACTION_REQUEST_MARK, SUMMARY_MARK } from '../../src/kernel/compaction.js';
 import { DEFAULT_CORE_TOOLS, TOOLS_CALL, TOOLS_LOAD } from '../../src/kernel/tool-groups.js';
 import type { ReceivedBody, ReceivedRequest, Reply } from '../support/llm-test-server.js';
 import { startE2E } from '../support/e2e-home.js';
@@ -104,8 +110,28 @@ function callsOf(step: Step, loader = true): Call[] {
   return calls.filter((c) => c.name !== 'tools_load').map((c) => (c.name === 'tools_call' ? { name: String(c.arguments.name), arguments: c.arguments.arguments as Record<string, unknown> } : c));
 }
 
-/** The scripted model: the step's tool calls, one per round, then its answer. */
+/** Whether a request is a compaction's summary request (src/kernel/compaction.ts), not a turn's. */
+const isCompaction = (req: ReceivedRequest): boolean => String(req.body?.messages?.at(-1)?.content ?? '').startsWith(COMPACTION_REQUEST_MARK);
+
+/**
+ * The scripted model's summary: the previous summary's facts and every
+ * "Remember that ..." said in the part leaving the prompt, a one-line
+ * background, the rest empty. Deterministic from the request.
+ */
+function scriptedSummary(req: ReceivedRequest): Reply {
+  const msgs = req.body?.messages ?? [];
+  const prev = msgs.find((m) => String(m.content ?? '').startsWith(SUMMARY_MARK));
+  const facts = /^Facts: (.*)$/m.exec(String(prev?.content ?? ''))?.[1]?.split('; ') ?? [];
+  for (const m of msgs) {
+    const said = /^Remember that (.*?)\.?$/.exec(String(m.content ?? ''));
+    if (m.role === 'user' && said) facts.push(said[1]!);
+  }
+  return { content: ['Background: A household day at home: lights, doors, heating and cooking questions.', `Facts: ${facts.join('; ')}`, 'Relations:', 'Open items:', 'Decisions:'].join('\n') };
+}
+
+/** The scripted model: the step's tool calls, one per round, then its answer (a compaction request: the summary). */
 function scripted(req: ReceivedRequest): Reply {
+  if (isCompaction(req)) return scriptedSummary(req);
   const msgs = req.body?.messages ?? [];
   let u = msgs.length - 1;
   while (u >= 0 && !(msgs[u]!.role === 'user' && !isContext(msgs[u]!))) u--;
@@ -139,6 +165,10 @@ interface Figures {
   loaderTurns: number;
   /** The tools the last request offered. */
   offeredTools: string[];
+  /** Summary requests (compactions) during the run. */
+  compactions: number;
+  /** Per follow-up turn: whether it compacted (its sharedPct entry then measures the request after the summary's). */
+  compacted: boolean[];
 }
 
 /** What every ordinary turn on the cli channel offers: the default core (the home and timers plugins register all of it), the channel's tool, the loader. */
@@ -155,8 +185,13 @@ function withoutHistory(body: ReceivedBody): ReceivedBody {
 /** Run the script on a fresh service with `layout`; per-turn figures of each turn's first request. */
 async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
   setPromptLayout(layout);
-  const e2e = await startE2E({ refuseUnofferedTools: true });
-  const f: Figures = { turns: 0, llmTurns: 0, tokens: [], offered: [], tools: [], history: [], fresh: [], sharedPct: [], loaderTurns: 0, offeredTools: [] };
+  // PROMPT_BAND / PROMPT_TAIL / PROMPT_SUMMARY override core.agent.prompt_band / compaction_tail_tokens / compaction_summary_tokens (to compare choices).
+  const env: Record<string, string> = {};
+  if (process.env.PROMPT_BAND) env.HOMEAGENT__CORE__AGENT__PROMPT_BAND = process.env.PROMPT_BAND;
+  if (process.env.PROMPT_TAIL) env.HOMEAGENT__CORE__AGENT__COMPACTION_TAIL_TOKENS = process.env.PROMPT_TAIL;
+  if (process.env.PROMPT_SUMMARY) env.HOMEAGENT__CORE__AGENT__COMPACTION_SUMMARY_TOKENS = process.env.PROMPT_SUMMARY;
+  const e2e = await startE2E({ refuseUnofferedTools: true, env });
+  const f: Figures = { turns: 0, llmTurns: 0, tokens: [], offered: [], tools: [], history: [], fresh: [], sharedPct: [], loaderTurns: 0, offeredTools: [], compactions: 0, compacted: [] };
   try {
     // Every tool the service registers is described for a 3B model: short, one example, and the example is valid arguments.
     for (const name of e2e.app.kernel.tools.names()) {
@@ -174,7 +209,10 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
       const r = await e2e.app.kernel.injectInput('cli', 'cli', step.say);
       if (r.status !== 'done' && r.status !== 'short_circuit') throw new Error(`"${step.say}": ${r.status} ${r.reply} ${r.error ?? ''} ${e2e.llm.refusals.map((x) => `refused ${x.tool}`).join(', ')}`);
       f.turns++;
-      const reqs = e2e.llm.chatRequests().slice(before);
+      const all = e2e.llm.chatRequests().slice(before);
+      const compactions = all.filter(isCompaction).length;
+      f.compactions += compactions;
+      const reqs = all.filter((q) => !isCompaction(q));
       if (reqs.length) {
         // Every scripted call ran, and without error (a local intent may have answered a command instead).
         const ran = r.tools.map((t) => t.name);
@@ -201,6 +239,7 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
           const shared = enc.encode(text.slice(0, commonPrefixLength(previous, text))).length;
           f.fresh.push(total - shared);
           f.sharedPct.push((100 * shared) / total);
+          f.compacted.push(compactions > 0);
         } else f.fresh.push(total);
       }
       // The model server's cache holds the last request it read (a later round of the same turn included).
@@ -224,6 +263,7 @@ export async function run(): Promise<void> {
     console.log(`prompt.${name}: ${f(stable).toFixed(digits)} ${unit}`);
     console.log(`prompt.${name}.legacy: ${f(legacy).toFixed(digits)} ${unit}`);
   };
+  const ordinary = (x: Figures): number[] => x.sharedPct.filter((_, i) => !x.compacted[i]);
   console.log(`prompt.turns: ${stable.turns} (${stable.llmTurns} reached the model; legacy ${legacy.llmTurns}); ${stable.loaderTurns} ran a tool outside the core through tools_call; no call refused`);
   console.log(`prompt.offered_tools: ${stable.offeredTools.join(', ')} (every request; legacy ${legacy.offeredTools.length} tools)`);
   line('tokens_ordinary_turn', (x) => quantile(x.tokens, 0.5), 'tokens');
@@ -232,7 +272,9 @@ export async function run(): Promise<void> {
   line('tokens_history', (x) => quantile(x.history, 0.5), 'tokens');
   line('new_tokens_per_turn', (x) => quantile(x.fresh.slice(1), 0.5), 'tokens');
   line('new_tokens_per_turn_p90', (x) => quantile(x.fresh.slice(1), 0.9), 'tokens');
+  console.log(`prompt.compactions: ${stable.compactions} (in ${stable.compacted.filter(Boolean).length} of ${stable.compacted.length} follow-up turns; legacy ${legacy.compactions})`);
   line('shared_prefix_pct', (x) => quantile(x.sharedPct, 0.5), '%', 1);
+  line('shared_prefix_pct_no_compaction', (x) => quantile(ordinary(x), 0.5), '%', 1);
   line('shared_prefix_pct_min', (x) => Math.min(...x.sharedPct), '%', 1);
   line('follow_up_turns_at_or_above_90pct', (x) => (100 * x.sharedPct.filter((p) => p >= 90).length) / x.sharedPct.length, '%');
 }

@@ -171,6 +171,10 @@ export interface LlmTestServerOptions {
    * `refusals`. Off by default (fault tests script calls freely).
    */
   refuseUnofferedTools?: boolean;
+  /** Models /api/embed and /v1/embeddings know (default ['nomic-embed-text']); any other is answered 404 as the real servers do. */
+  embeddingModels?: string[];
+  /** Dimension of the test vectors (default 32). */
+  embeddingDim?: number;
 }
 
 /** A scripted tool call refused because the request did not offer the tool (LlmTestServerOptions.refuseUnofferedTools). */
@@ -234,6 +238,29 @@ export function tokenize(text: string): string[] {
 /** A pause that never keeps the process alive (a stalled or closed connection must not hold the test run). */
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
+/**
+ * The test server's embedding of `text` (issue 19): deterministic from the
+ * text alone. Each lower-cased word (tokenize) adds +1 or -1 (by its hash)
+ * to `dim` buckets picked by its hash, and the sum is L2-normalised, so
+ * texts sharing words point the same way; rounded to 6 decimals so the JSON
+ * is the same bytes on every run.
+ */
+export function testEmbedding(text: string, dim = 32): number[] {
+  const v = new Array<number>(dim).fill(0);
+  for (const raw of tokenize(text.toLowerCase())) {
+    const w = raw.trim();
+    if (!w || !/[\p{L}\p{N}]/u.test(w)) continue;
+    let h = 2166136261;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619) >>> 0;
+    for (let k = 0; k < 3; k++) {
+      const b = (h >>> (k * 8)) % dim;
+      v[b]! += (h >>> (24 + k)) & 1 ? 1 : -1;
+    }
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => Math.round((x / n) * 1e6) / 1e6);
+}
+
 function isChatPath(p: string): boolean {
   return p === '/api/chat' || p === '/v1/chat/completions' || p === '/chat/completions';
 }
@@ -293,6 +320,22 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('Ollama is running');
       return;
+    }
+    if ((rec.path === '/api/embed' || rec.path === '/v1/embeddings') && rec.method === 'POST') {
+      // Ollama /api/embed and OpenAI /v1/embeddings, in their own shapes.
+      const v1 = rec.path === '/v1/embeddings';
+      const model = String(rec.body?.model ?? '');
+      const known = opts.embeddingModels ?? ['nomic-embed-text'];
+      if (!known.some((m) => m === model || m === `${model}:latest` || `${m}:latest` === model)) {
+        return sendJson(res, 404, v1 ? errorShape(true, 404, `The model '${model}' does not exist`) : { error: `model "${model}" not found, try pulling it first` });
+      }
+      const raw = (rec.body as { input?: unknown } | undefined)?.input;
+      const input = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((x) => typeof x === 'string') ? (raw as string[]) : undefined;
+      if (!input) return sendJson(res, 400, v1 ? errorShape(true, 400, "'input' must be a string or a list of strings") : { error: 'invalid input type' });
+      const vectors = input.map((t) => testEmbedding(t, opts.embeddingDim ?? 32));
+      const tokens = input.reduce((n, t) => n + tokenize(t).length, 0);
+      if (v1) return sendJson(res, 200, { object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })), model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+      return sendJson(res, 200, { model, embeddings: vectors, total_duration: 1000000, load_duration: 100000, prompt_eval_count: tokens });
     }
     if (!isChatPath(rec.path) || rec.method !== 'POST') {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
