@@ -186,6 +186,9 @@ export class LocalIntents {
         return this.date(lang);
       case 'HassGetWeather': {
         const where = typeof s.location === 'string' ? s.location : undefined;
+        // Here and now: the home's own outdoor sensors, when it has any (issue 15: weather from the home's sensors).
+        const outside = where ? undefined : this.outdoorReading(lang);
+        if (outside) return outside;
         if (lang === 'zh') return `我没有天气数据来源，所以查不了${where ?? ''}的天气。`;
         return `I don't have a weather source, so I can't tell you the weather${where ? ` in ${where}` : ''}.`;
       }
@@ -449,6 +452,32 @@ export class LocalIntents {
     if (!matching.length) return `No, none of the ${count(views.length, dom, lang)}${where} ${views.length === 1 ? 'is' : 'are'} ${want}.`;
     if (matching.length === views.length) return `Yes, all ${count(views.length, dom, lang)}${where} are ${want}.`;
     return `${matching.length} of the ${count(views.length, dom, lang)}${where} ${matching.length === 1 ? 'is' : 'are'} ${want}: ${joinNames(matching.map((v) => v.entity.name), lang)}.`;
+  }
+
+  /**
+   * "Outside it is 12.5 degrees and 63 percent humidity." from the home's
+   * outdoor sensors (temperature and humidity sensors whose name or room says
+   * outdoor, outside, garden, balcony, patio, yard, 室外, 户外, 外面);
+   * undefined when there are none with a reading.
+   */
+  private outdoorReading(lang: Lang): string | undefined {
+    const outdoor = /\b(outdoors?|outside|garden|balcony|patio|yard|terrace|porch)\b|室外|户外|外面|阳台|花园/i;
+    const read = (cls: string): { e: Entity; v: number; unit: string } | undefined => {
+      for (const e of this.d.registry.entities()) {
+        if (e.component !== 'sensor' || e.device_class !== cls || !(outdoor.test(e.name) || outdoor.test(e.area ?? ''))) continue;
+        const view = this.d.registry.view(e.id);
+        const v = Number(view?.state.state);
+        if (view?.available && view.state.state !== undefined && Number.isFinite(v)) return { e, v, unit: String(view.state.unit ?? '') };
+      }
+      return undefined;
+    };
+    const t = read('temperature');
+    const h = read('humidity');
+    if (!t && !h) return undefined;
+    const deg = (r: { unit: string }): string => (r.unit && !/°?C$/i.test(r.unit) ? ` ${r.unit}` : lang === 'zh' ? '度' : ' degrees');
+    if (lang === 'zh') return `外面${t ? `${num(t.v)}${deg(t)}` : ''}${t && h ? '，' : ''}${h ? `湿度百分之${num(h.v)}` : ''}。`;
+    const parts = [t ? `${num(t.v)}${deg(t)}` : '', h ? `${num(h.v)} percent humidity` : ''].filter(Boolean);
+    return `Outside it is ${parts.join(' and ')}, by the home's own sensors.`;
   }
 
   private getTemperature(s: IntentSlots, lang: Lang): string {

@@ -105,4 +105,12 @@ describe('local intents with the real matcher', () => {
     await rig.sim.waitForCommands(1);
     assert.ok(timers.service?.status().some((t) => t.duration_s === 300));
   });
+
+  test("the weather here comes from the home's outdoor sensors; elsewhere there is no source, and it says so", async () => {
+    await waitFor(() => rig.plugin.registry?.entities().some((e) => e.name === 'Outdoor Humidity' && rig.plugin.registry?.view(e.id)?.state.state !== undefined) === true, 'outdoor sensors reported');
+    const here = (await rig.sdk.runInput("what's the weather like")).response ?? '';
+    assert.match(here, /^Outside it is .*63 percent humidity, by the home's own sensors\.$/);
+    assert.equal((await rig.sdk.runInput("what's the weather like in new york")).response, "I don't have a weather source, so I can't tell you the weather in New York.");
+  });
 });
+
