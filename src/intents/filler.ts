@@ -36,6 +36,9 @@ export function phoneDictionary(): string {
 /** What a list's spoken alternatives hold instead of words when the list is a filler (SlotResolver). */
 export const FILLER_SLOT = '\u0000filler';
 
+/** Words that join a second command to a first in one breath; the grammar lets the filler follow them. */
+export const JOINT_WORDS: readonly string[] = ['and', 'then'];
+
 /** Slot a match gets when its name was spelt in phones by the filler (no words are known for it). */
 export const NAME_UNHEARD = 'name_unheard';
 
