@@ -255,6 +255,11 @@ export class PromptHistory {
     this.known = new Set([...window.map((e) => e.id), ...this.shown.map((e) => e.id)]);
     return this.shown.slice();
   }
+
+  /** Forgetting (issue 18): stop showing the events `gone` says (by event), now and later. */
+  forget(gone: (e: ContextEvent) => boolean): void {
+    this.shown = this.shown.filter((e) => !gone(e));
+  }
 }
 
 const histories = new WeakMap<KernelMemory, PromptHistory>();

@@ -36,6 +36,9 @@ import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
 import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
+import { candidateRareWords, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
+import { MemoryArgumentError } from './errors.js';
+import { terms } from './text.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -49,6 +52,46 @@ export interface MemorySystemOptions {
   knowledgeSeedDir?: string;
   /** Where the trimmed jieba dictionary is cached (see jieba.ts; default: the OS temp directory). */
   jiebaCacheDir?: string;
+  /**
+   * Told, synchronously, after forgetting committed and the memory file was
+   * scrubbed: the service removes the same from the run log and the
+   * pre-update copies before the forgetting is acknowledged (src/service/forgetting.ts).
+   */
+  onForgotten?: (r: ForgetResult) => void;
+}
+
+/** What to forget (issue 18): the words of "Forget that I ..." (`about`), an entity by name, and/or whole turns by input id. */
+export interface ForgetRequest {
+  about?: string;
+  entity?: string;
+  turns?: readonly string[];
+}
+
+/** What forgetting did: counts and ids, never the forgotten text; `rareWords` are for the other stores and are never logged. */
+export interface ForgetResult {
+  /** When (ms since epoch). */
+  at: number;
+  events: number;
+  documents: number;
+  relations: number;
+  entities: number;
+  versions: number;
+  candidates: number;
+  queued: number;
+  /** Input ids of the turns forgotten whole: the run log tombstones their events. */
+  turns: string[];
+  /** Ids of the context events forgotten (window and archived): the prompt history drops them. */
+  eventIds: string[];
+  /** Words of the forgotten texts found nowhere that remains: other stores holding them are scrubbed. */
+  rareWords: string[];
+  /** Whether the WAL was emptied (false: another connection held a snapshot). */
+  checkpointed: boolean;
+}
+
+/** The input id of a context event id (`<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`). */
+export function turnOfEvent(id: string): string {
+  const i = id.indexOf(':');
+  return i < 0 ? id : id.slice(0, i);
 }
 
 /** What `homeagent memory export --person NAME` writes (MemorySystem.exportPerson); times are ISO 8601. */
@@ -147,6 +190,9 @@ export class MemorySystem implements KernelMemory {
   private readonly recalled = new Set<string>();
   private lastInput = '';
   private closed = false;
+  private readonly forgetListeners: Array<(r: ForgetResult) => void> = [];
+  /** Turns asking to forget: their own later events (tool calls, reply) are not recorded. */
+  private readonly forgetting = new Set<string>();
 
   constructor(private readonly opts: MemorySystemOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -199,6 +245,8 @@ export class MemorySystem implements KernelMemory {
     let event = input;
     try {
       if (isSelfInput({ source: event.source, channel: '' })) return;
+      // A turn that asked to forget keeps none of its words (what it said names what was forgotten).
+      if (this.forgetting.has(turnOfEvent(event.id))) return;
       // One spelling per person: what was said is filed under the name the household already uses.
       if (event.speaker) event = { ...event, speaker: this.social.canonicalName(event.speaker) };
       this.window.append(event);
@@ -553,6 +601,200 @@ export class MemorySystem implements KernelMemory {
         if (gone > 0) this.log.info({ events: gone }, 'consolidation turns removed from the context window');
       })
       .immediate();
+  }
+
+  // ---- forgetting ----------------------------------------------------------
+
+  /** Also tell `fn` (synchronously, before forget returns) what was forgotten; see MemorySystemOptions.onForgotten. */
+  addForgetListener(fn: (r: ForgetResult) => void): void {
+    this.forgetListeners.push(fn);
+  }
+
+  /** Whether `turn` asked to forget (its events are not recorded; the run log tombstones them when it ends). */
+  isForgetting(turn: string): boolean {
+    return this.forgetting.has(turn);
+  }
+
+  /** The turn has ended and its run-log events were tombstoned. */
+  doneForgetting(turn: string): void {
+    this.forgetting.delete(turn);
+  }
+
+  /**
+   * Forget for real (issue 18): every turn whose words hold all of the
+   * content words of `about` (or the entity's name), whole — its user
+   * event, tool calls and reply — from the context window and the
+   * documents (with their index postings, and the neighbours' vectors
+   * re-made from their own text); every fact, earlier version and candidate
+   * that says it, the entities left with no fact (people excepted), the
+   * rule queue's utterances and the merge bookkeeping naming them. `turns`
+   * are forgotten whole too (the asking turn itself: its later events are
+   * never recorded). All in one IMMEDIATE transaction; then the file is
+   * vacuumed and the WAL truncated, `onForgotten` is told, and only then it
+   * returns. Throws MemoryArgumentError when nothing names what to forget,
+   * MemoryNotFoundError for an unknown entity.
+   */
+  forget(req: ForgetRequest): ForgetResult {
+    const words = req.about !== undefined ? forgetWords(req.about) : [];
+    const wordSets: string[][] = words.length > 0 ? [words] : [];
+    const entity = req.entity !== undefined ? this.graph.resolve(req.entity) : undefined;
+    if (req.entity !== undefined && !entity) throw new MemoryNotFoundError('memory_forget', `no entity "${req.entity.trim()}"`);
+    if (entity) {
+      const names = [entity.name, ...(this.db.prepare('SELECT alias FROM aliases WHERE entity_id = ?').pluck().all(entity.id) as string[])];
+      for (const n of names) if (wordsOf(n).length > 0) wordSets.push(wordsOf(n));
+    }
+    for (const t of req.turns ?? []) this.forgetting.add(t);
+    if (wordSets.length === 0 && (req.turns ?? []).length === 0) {
+      throw new MemoryArgumentError('memory_forget', 'say what to forget: "about" with the words of the fact (e.g. "my bike lock code"), or an entity');
+    }
+    const matches = (text: string): boolean => wordSets.some((w) => mentionsAll(text, w));
+    const at = this.now();
+    let result!: ForgetResult;
+    try {
+      result = this.db.transaction(() => this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at)).immediate();
+    } catch (err) {
+      this.window.load();
+      throw err;
+    }
+    this.recalled.clear();
+    if (matches(this.lastInput)) this.lastInput = '';
+    result.checkpointed = eraseFreedPages(this.db);
+    this.log.info({ events: result.events, documents: result.documents, relations: result.relations, entities: result.entities, turns: result.turns.length }, 'forgotten');
+    this.opts.onForgotten?.(result);
+    for (const l of this.forgetListeners) l(result);
+    return result;
+  }
+
+  private forgetInTransaction(matches: (text: string) => boolean, turns: Set<string>, entityId: number | undefined, at: number): ForgetResult {
+    const db = this.db;
+    const texts: string[] = [];
+    for (const e of this.window.all()) if (matches(`${e.event.input}\n${e.event.response}`)) turns.add(turnOfEvent(e.event.id));
+    type D = { id: number; event_id: string | null; kind: string; title: string; input: string; response: string };
+    const allDocs = db.prepare('SELECT id, event_id, kind, title, input, response FROM docs').all() as D[];
+    for (const d of allDocs) if (matches(`${d.title}\n${d.input}\n${d.response}`) && d.event_id) turns.add(turnOfEvent(d.event_id));
+    const docIds = new Set<number>();
+    for (const d of allDocs) {
+      if (matches(`${d.title}\n${d.input}\n${d.response}`) || (d.event_id !== null && turns.has(turnOfEvent(d.event_id)))) {
+        docIds.add(d.id);
+        if (d.kind !== 'tool') texts.push(d.title, d.input, d.kind === 'agent' ? '' : d.response);
+      }
+    }
+    const eventIds = new Set<string>();
+    for (const e of this.window.all()) {
+      if (!turns.has(turnOfEvent(e.event.id))) continue;
+      eventIds.add(e.event.id);
+      if (e.event.kind === 'user' || e.event.kind === 'cold_storage') texts.push(e.event.input, e.event.response);
+    }
+    const inputs = new Set(texts.filter((t) => t.trim() !== '').map((t) => t.slice(0, 300)));
+    // The graph: facts that say it, that came from a forgotten document or sentence, or (an entity) touch it.
+    type R = { id: number; source: number; target: number; relation_type: string; sentence: string; s: string; t: string };
+    const rels = db
+      .prepare('SELECT r.id, r.source, r.target, r.relation_type, r.sentence, s.name AS s, t.name AS t FROM relations r JOIN entities s ON s.id = r.source JOIN entities t ON t.id = r.target')
+      .all() as R[];
+    const docOf = db.prepare('SELECT doc_id FROM relations WHERE id = ?').pluck();
+    const relGone = rels.filter(
+      (r) =>
+        matches(`${r.s} ${r.relation_type} ${r.t}\n${r.sentence}`) ||
+        (r.sentence !== '' && inputs.has(r.sentence)) ||
+        docIds.has(Number(docOf.get(r.id) ?? -1)) ||
+        (entityId !== undefined && (r.source === entityId || r.target === entityId)),
+    );
+    for (const r of relGone) texts.push(r.relation_type, r.t, r.sentence);
+    type V = { id: number; relation_id: number | null; source: number; relation_type: string; target_name: string; sentence: string };
+    const versions = db.prepare('SELECT id, relation_id, source, relation_type, target_name, sentence FROM relation_versions').all() as V[];
+    const goneIds = new Set(relGone.map((r) => r.id));
+    const goneKeys = new Set(relGone.map((r) => `${r.source}\u0000${r.relation_type}`));
+    const versionsGone = versions.filter(
+      (v) =>
+        (v.relation_id !== null && goneIds.has(v.relation_id)) ||
+        goneKeys.has(`${v.source}\u0000${v.relation_type}`) ||
+        matches(`${v.relation_type} ${v.target_name}\n${v.sentence}`) ||
+        (v.sentence !== '' && inputs.has(v.sentence)) ||
+        (entityId !== undefined && v.source === entityId),
+    );
+    for (const v of versionsGone) texts.push(v.target_name, v.sentence);
+    type C = { id: number; subject: string; relation: string; object: string; sentence: string };
+    const candidates = (db.prepare('SELECT id, subject, relation, object, sentence FROM fact_candidates').all() as C[]).filter(
+      (c) => matches(`${c.subject} ${c.relation} ${c.object}\n${c.sentence}`) || (c.sentence !== '' && inputs.has(c.sentence)),
+    );
+    for (const c of candidates) texts.push(c.object, c.sentence);
+    // Delete.
+    const events = this.window.remove(eventIds);
+    for (const id of docIds) this.docs.remove(id);
+    const delRel = db.prepare('DELETE FROM relations WHERE id = ?');
+    for (const r of relGone) delRel.run(r.id);
+    const delVersion = db.prepare('DELETE FROM relation_versions WHERE id = ?');
+    for (const v of versionsGone) delVersion.run(v.id);
+    const delCandidate = db.prepare('DELETE FROM fact_candidates WHERE id = ?');
+    for (const c of candidates) delCandidate.run(c.id);
+    const queued = (db.prepare('SELECT seq, text FROM rule_queue').all() as Array<{ seq: number; text: string }>).filter((r) => matches(r.text) || inputs.has(r.text.slice(0, 300)));
+    for (const r of queued) db.prepare('DELETE FROM rule_queue WHERE seq = ?').run(r.seq);
+    // Entities: the one named, and those a forgotten fact leaves with none (people stay: they are the household).
+    const ends = new Set<number>(relGone.flatMap((r) => [r.source, r.target]));
+    if (entityId !== undefined) ends.add(entityId);
+    let entities = 0;
+    const used = db.prepare('SELECT 1 FROM relations WHERE source = ? OR target = ? LIMIT 1');
+    for (const id of ends) {
+      const e = this.graph.byId(id);
+      if (!e) continue;
+      const named = id === entityId;
+      if (!named && (used.get(id, id) || this.social.isPerson(e.name))) continue;
+      if (named && this.social.isPerson(e.name)) db.prepare('DELETE FROM people WHERE name = ?').run(e.name);
+      texts.push(e.name);
+      db.prepare('DELETE FROM relations WHERE source = ? OR target = ?').run(id, id);
+      db.prepare('DELETE FROM entity_terms WHERE entity_id = ?').run(id);
+      db.prepare('DELETE FROM aliases WHERE entity_id = ?').run(id);
+      db.prepare('DELETE FROM entities WHERE id = ?').run(id);
+      db.prepare('DELETE FROM relation_versions WHERE source = ?').run(id);
+      entities++;
+    }
+    // Rare words: what the forgotten texts said that nothing remaining says.
+    const rareWords = candidateRareWords(texts).filter((w) => !this.stillSaid(w));
+    // Neighbours' vectors held the forgotten turns' words (folded in at archive time): re-made from their own text.
+    const again = new Set<number>();
+    for (const t of new Set(terms(rareWords.join(' ')))) for (const id of this.docs.withTerm(t, 500)) again.add(id);
+    for (const id of again) this.docs.reindexOwn(id);
+    this.docs.dropUnusedTerms();
+    for (const k of db.prepare('SELECT key FROM consolidation_seen').pluck().all() as string[]) {
+      if (mentionsAny(k, rareWords) || matches(k)) db.prepare('DELETE FROM consolidation_seen WHERE key = ?').run(k);
+    }
+    const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length;
+    db.prepare('INSERT INTO forgotten(time, items) VALUES(?, ?)').run(at, items);
+    const archivedIds = allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!);
+    return {
+      at,
+      events,
+      documents: docIds.size,
+      relations: relGone.length,
+      entities,
+      versions: versionsGone.length,
+      candidates: candidates.length,
+      queued: queued.length,
+      turns: [...turns],
+      eventIds: [...new Set([...eventIds, ...archivedIds])],
+      rareWords,
+      checkpointed: false,
+    };
+  }
+
+  /** Whether anything the memory keeps still says `word` (a whole word). */
+  private stillSaid(word: string): boolean {
+    const like = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const test = wordTest(word);
+    const places: Array<[string, string]> = [
+      ['docs', "title || ' ' || input || ' ' || response"],
+      ['context_events', "input || ' ' || response"],
+      ['relations', 'sentence || \' \' || relation_type'],
+      ['entities', 'name'],
+      ['relation_versions', "target_name || ' ' || sentence"],
+      ['fact_candidates', "object || ' ' || sentence"],
+      ['rule_queue', 'text'],
+    ];
+    for (const [table, expr] of places) {
+      const rows = this.db.prepare(`SELECT ${expr} FROM ${table} WHERE ${expr} LIKE ? ESCAPE '\\' LIMIT 50`).pluck().all(like) as string[];
+      if (rows.some((r) => test.test(r))) return true;
+    }
+    return false;
   }
 
   // ---- heartbeat loops ----------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * Memory tools for the model (seed 001 "Memory Tools", seed 000 §4 工具入口):
  * memory_recall, memory_commit, memory_merge, memory_purge, memory_edit,
- * memory_delete_entity, memory_introspect, doc_query, doc_commit; and the
+ * memory_delete_entity, memory_forget, memory_introspect, doc_query, doc_commit; and the
  * social tools (seed 001 "Social: person_query / set_trait / relate";
  * issue 18): person_query, people_list, set_trait, relate.
  *
@@ -217,14 +217,27 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_delete_entity',
-      description: 'Forget an entity and all its facts. Example: {"name":"old car"}',
+      description: 'Forget an entity for good: its facts, earlier versions and every conversation naming it. Example: {"name":"old car"}',
       group: 'admin',
       parameters: { type: 'object', properties: { name: text(200) }, required: ['name'] },
-      handler: (args) => {
+      handler: (args, ctx) => {
         const name = args.name.trim();
-        const n = mem.graph.deleteEntity(name);
-        if (n === undefined) throw new MemoryNotFoundError('memory_delete_entity', `no entity "${name}"`);
-        return `Forgot 「${name}」 and ${n} relation(s).`;
+        if (!mem.graph.resolve(name)) throw new MemoryNotFoundError('memory_delete_entity', `no entity "${name}"`);
+        const r = mem.forget({ entity: name, turns: [ctx.input.id] });
+        return `Forgot 「${name}」: ${r.relations} fact(s), ${r.turns.length - 1} conversation turn(s) naming it.`;
+      },
+    }),
+    defineTool({
+      name: 'memory_forget',
+      description:
+        'Forget for good what the person asks to forget ("forget that I ..."): every conversation, note, fact and earlier version holding all these words. Example: {"about":"my bike lock code"}',
+      group: 'admin',
+      parameters: { type: 'object', properties: { about: text(500, 'The words of what to forget') }, required: ['about'] },
+      handler: (args, ctx) => {
+        const r = mem.forget({ about: args.about, turns: [ctx.input.id] });
+        const turns = r.turns.length - 1;
+        if (turns + r.documents + r.relations + r.versions + r.candidates + r.queued === 0) return 'Nothing stored says that; there is nothing to forget.';
+        return `Forgotten for good: ${turns} conversation turn(s), ${r.relations} fact(s), ${r.versions} earlier version(s).`;
       },
     }),
     defineTool({
