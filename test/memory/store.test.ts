@@ -174,7 +174,7 @@ describe('prompt and tools', () => {
       assert.equal(mem.graph.resolve('小明')?.name, '王小明');
       const rel = mem.graph.relationsOf(mem.graph.resolve('王小明')!.id)[0]!;
       assert.match(String(await callTool(tools, 'memory_edit', { relation_id: rel.id, relation_type: '最喜欢', confidence: 0.95 })), /王小明 最喜欢 恐龙 \(0\.95\)/);
-      assert.match(String(await callTool(tools, 'memory_delete_entity', { name: '王小明' })), /1 relation/);
+      assert.match(String(await callTool(tools, 'memory_delete_entity', { name: '王小明' })), /1 fact\(s\)/);
       const stats = (await callTool(tools, 'memory_introspect', {})) as Record<string, unknown>;
       assert.equal(stats.relations, 0);
     } finally {
