@@ -731,6 +731,11 @@ export class MemorySystem implements KernelMemory {
     for (const r of queued) db.prepare('DELETE FROM rule_queue WHERE seq = ?').run(r.seq);
     // Entities: the one named, and those a forgotten fact leaves with none (people stay: they are the household).
     const ends = new Set<number>(relGone.flatMap((r) => [r.source, r.target]));
+    // An earlier value's entity (left with no fact when the value changed) goes with the version.
+    for (const v of versionsGone) {
+      const e = this.graph.resolve(v.target_name);
+      if (e) ends.add(e.id);
+    }
     if (entityId !== undefined) ends.add(entityId);
     let entities = 0;
     const used = db.prepare('SELECT 1 FROM relations WHERE source = ? OR target = ? LIMIT 1');

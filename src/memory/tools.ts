@@ -24,7 +24,8 @@ import type { MemorySystem } from './memory-system.js';
 import type { ToolContext } from '../kernel/stage-types.js';
 import { UNKNOWN_SPEAKER } from '../kernel/people.js';
 import { relationVisible } from './social.js';
-import { isSensitiveText } from '../kernel/sensitive.js';
+import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
+import type { RelationView } from './graph.js';
 
 /** One subject-relation-object fact as memory_commit takes it. */
 const TRIPLE_SCHEMA = {
@@ -53,6 +54,9 @@ export function toTriple(t: FromSchema<typeof TRIPLE_SCHEMA>): Triple {
   return triple;
 }
 
+/** Words by which a speaker talks about themselves. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
+
 /** "me", "myself", "I", "我": the person speaking. */
 const ME = /^(?:me|myself|i|my|mine|the speaker|我|我自己)$/i;
 
@@ -64,18 +68,37 @@ function personOf(tool: string, name: string | null | undefined, ctx: ToolContex
   throw new MemoryArgumentError(tool, `nobody has said who is speaking (${UNKNOWN_SPEAKER}); ask their name ("this is Anna" sets it) or give "person"`);
 }
 
-/** The nine memory tools over `mem`. */
+/**
+ * Earlier values of `relations` (issue 18 "Versions") as `viewer` may see
+ * them, newest first: `fact` as it was, `until` the day it changed.
+ */
+function earlierOf(mem: MemorySystem, relations: ReadonlyArray<Pick<RelationView, 'id' | 'source' | 'relation_type'>>, viewer: string | undefined): Array<{ fact: string; until: string }> {
+  return mem.graph
+    .versionsOf(relations)
+    .filter((v) => visibleTo(v.sensitive === 1, v.owner ?? v.source_name, viewer))
+    .map((v) => ({ fact: `${v.source_name} ${v.relation_type} ${v.target_name}`, until: new Date(v.replaced).toISOString().slice(0, 10) }));
+}
+
+/** The memory tools over `mem`. */
 export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'memory_recall',
-      description: 'Look up what you were told about people, places and preferences. Example: {"query":"Anna allergies"}',
-      parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
+      description:
+        'Look up what you were told about people, places and preferences. "earlier": true also gives values that were changed since ("what did I tell you before?"). Example: {"query":"Anna allergies"}',
+      parameters: {
+        type: 'object',
+        properties: { query: text(2000), limit: optInt(1, 50), earlier: { type: ['boolean', 'null'], description: 'Also the earlier values of these facts' } },
+        required: ['query'],
+      },
       handler: (args, ctx) => {
-        const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
+        // "my ...": the speaker's own entity seeds the search too.
+        const query = ctx.input.user && FIRST_PERSON.test(args.query) ? `${args.query.trim()} ${ctx.input.user}` : args.query.trim();
+        const g = mem.graph.recall(query, args.limit ?? 12, 2);
         const relations = g.relations.filter((r) => relationVisible(r.relation, ctx.input.user));
         mem.markRecalled(relations.map((r) => `rel:${r.relation.id}`));
         if (g.entities.length === 0) return 'Nothing remembered about that.';
+        const earlier = args.earlier === true ? earlierOf(mem, relations.map((r) => r.relation), ctx.input.user) : undefined;
         return {
           entities: g.entities.map((e) => ({ name: e.entity.name, type: e.entity.type, mentions: e.entity.mention_count })),
           relations: relations.map((r) => ({
@@ -84,6 +107,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
             confidence: Number(r.relation.confidence.toFixed(2)),
             ...(r.relation.sentence ? { sentence: r.relation.sentence } : {}),
           })),
+          ...(earlier !== undefined ? { earlier } : {}),
         };
       },
     }),
@@ -284,18 +308,29 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     defineTool({
       name: 'person_query',
       description:
-        'What is known about a person of the household: traits, facts and relations to others. Without "person" (or with "me"): the person speaking — use it for "what do you know about me?".',
-      parameters: { type: 'object', properties: { person: optText(200, 'A name; leave out for the person speaking') } },
+        'What is known about a person: traits, facts, relations. Without "person" (or "me"): the person speaking ("what do you know about me?"). "earlier": true adds values changed since. Example: {"person":"Anna"}',
+      parameters: {
+        type: 'object',
+        properties: { person: optText(200, 'A name; leave out for the person speaking'), earlier: { type: ['boolean', 'null'], description: 'Also the earlier values of the facts' } },
+      },
       handler: (args, ctx) => {
         const name = personOf('person_query', args.person, ctx);
         const p = mem.social.person(name, ctx.input.user);
         if (!p) throw new MemoryNotFoundError('person_query', `nothing is known about "${name}"`);
+        const e = args.earlier === true ? mem.graph.resolve(p.name) : undefined;
+        const earlier = e
+          ? mem.graph
+              .versionsFrom(e.id)
+              .filter((v) => visibleTo(v.sensitive === 1, v.owner ?? v.source_name, ctx.input.user))
+              .map((v) => ({ fact: `${v.source_name} ${v.relation_type} ${v.target_name}`, until: new Date(v.replaced).toISOString().slice(0, 10) }))
+          : undefined;
         return {
           person: p.name,
           ...(p.aliases.length ? { also_called: p.aliases } : {}),
           ...(p.first_seen !== undefined ? { first_heard: new Date(p.first_seen).toISOString().slice(0, 10) } : {}),
           traits: p.traits,
           facts: p.facts.map((f) => `${f.subject} ${f.relation} ${f.object}`),
+          ...(earlier !== undefined ? { earlier } : {}),
         };
       },
     }),

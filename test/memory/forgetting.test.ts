@@ -42,6 +42,12 @@ function model(req: ReceivedRequest) {
   const forget = /^forget (?:that )?(.+?)\.?$/i.exec(said);
   if (forget && /^the (.+) entity$/i.test(forget[1]!)) return { tool_calls: [{ name: 'memory_delete_entity', arguments: { name: /^the (.+) entity$/i.exec(forget[1]!)![1]! } }] };
   if (forget) return { tool_calls: [{ name: 'memory_forget', arguments: { about: forget[1]! } }] };
+  const fav = /^my favourite (\w+) is (\w+)/i.exec(said);
+  if (fav) return { tool_calls: [{ name: 'set_trait', arguments: { trait: `favourite ${fav[1]!}`, value: fav[2]! } }] };
+  const before = /what did i tell you before about (my .+?)\??$/i.exec(said);
+  if (before) return { tool_calls: [{ name: 'memory_recall', arguments: { query: before[1]!, earlier: true } }] };
+  const what = /^what is (my .+?)\??$/i.exec(said);
+  if (what) return { tool_calls: [{ name: 'memory_recall', arguments: { query: what[1]! } }] };
   const likes = /remember that (\w+) likes (.+?)\.?$/i.exec(said);
   if (likes) return { tool_calls: [{ name: 'memory_commit', arguments: { triples: [{ subject: likes[1]!, relation: 'likes', object: likes[2]! }] } }] };
   return { content: 'Noted.' };
@@ -169,6 +175,32 @@ describe('forgetting for real (service)', () => {
     await ask('What is my bike lock code?');
     const prompt = JSON.stringify(srv.chatRequests().at(-1)!.body!.messages);
     assert.doesNotMatch(prompt, /zorbulax|quindlewort/);
+  });
+
+  it('a changed value is an earlier version: recall answers the new one, "before" reaches the old, forgetting removes both', async () => {
+    const mem = app.memory!.system;
+    await ask('My favourite colour is periwinkle.');
+    await ask('My favourite colour is vermilion.');
+    const now = await ask('What is my favourite colour?');
+    assert.match(now.reply, /Anna favourite colour vermilion/);
+    assert.doesNotMatch(now.reply, /periwinkle/, 'normal recall no longer returns the old value');
+    const context = text(srv.chatRequests().at(-2)!.body!.messages.at(-2));
+    const facts = context.slice(context.indexOf('[Memory Index]'));
+    assert.match(facts, /Anna favourite colour vermilion/);
+    assert.doesNotMatch(facts, /periwinkle/, "nor do the prompt's known facts");
+    const earlier = await ask('What did I tell you before about my favourite colour?');
+    assert.match(earlier.reply, /"earlier":\[\{"fact":"Anna favourite colour periwinkle","until":"\d{4}-\d\d-\d\d"\}\]/);
+    // Ben does not see Anna's earlier value of a sensitive fact either.
+    await ask('My bank card code is 4411.');
+    await ask('My bank card code is 9922.');
+    const ben = await ask('What did I tell you before about my bank card code?', 'Ben');
+    assert.doesNotMatch(ben.reply, /4411|9922/);
+    const anna = await ask('What did I tell you before about my bank card code?');
+    assert.match(anna.reply, /Anna card code 4411/);
+    const r = await ask('Forget my favourite colour.');
+    assert.match(r.reply, /Forgotten for good: .* 1 fact\(s\), 1 earlier version\(s\)/);
+    assert.equal(mem.db.prepare("SELECT count(*) FROM relation_versions WHERE target_name IN ('periwinkle', 'vermilion')").pluck().get(), 0);
+    assert.deepEqual(holders(dir, ['periwinkle', 'vermilion']), []);
   });
 
   it('memory_delete_entity forgets an entity, its facts and what was said naming it', async () => {
