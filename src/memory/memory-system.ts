@@ -88,6 +88,20 @@ export interface ForgetResult {
   checkpointed: boolean;
 }
 
+/** A sensitive fact waiting for its person's yes (MemorySystem.holdSensitive); `time` ms since epoch. */
+export interface FactCandidate {
+  id: number;
+  time: number;
+  /** The loop that found it: `rules`, `archive` or `consolidation`. */
+  origin: string;
+  subject: string;
+  relation: string;
+  object: string;
+  sentence: string;
+  /** The person it belongs to (who may say yes). */
+  owner: string | null;
+}
+
 /** The input id of a context event id (`<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`). */
 export function turnOfEvent(id: string): string {
   const i = id.indexOf(':');
@@ -305,6 +319,14 @@ export class MemorySystem implements KernelMemory {
       title: '[Related Memory Docs] (read-only, from earlier conversations)',
       items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
     });
+    // Sensitive facts the box found on its own wait for their person's yes: shown to that person only.
+    const waiting = this.candidates(speaker).slice(0, 3);
+    if (waiting.length > 0) {
+      sections.unshift({
+        title: '[Waiting for a yes] (sensitive facts heard, not stored: ask the speaker; memory_confirm keeps or drops one)',
+        items: waiting.map((c) => ({ id: `candidate:${c.id}`, kind: 'relation', text: `#${c.id} ${c.subject} ${c.relation} ${c.object}`, score: 1, time: c.time })),
+      });
+    }
     // "What do you know about me?": a speaker talking about themselves seeds the graph with their own entity.
     const graphQuery = speaker && FIRST_PERSON.test(input) ? `${input} ${speaker}` : input;
     const g = this.graph.recall(graphQuery, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
@@ -603,6 +625,65 @@ export class MemorySystem implements KernelMemory {
       .immediate();
   }
 
+  // ---- sensitive fact candidates --------------------------------------------
+
+  /**
+   * What the box would store on its own (the rule distiller, cold-document
+   * distillation, its consolidation turns) that is sensitive (health, money,
+   * passwords, the hidden key: src/kernel/sensitive.ts) waits as a candidate
+   * until its person says yes (issue 18). Returns the triples to store now;
+   * the others are kept in `fact_candidates` (`origin`: which loop).
+   */
+  holdSensitive(triples: readonly Triple[], origin: string): Triple[] {
+    const now: Triple[] = [];
+    const ins = this.db.prepare(
+      `INSERT INTO fact_candidates(time, origin, subject, subject_type, relation, object, object_type, confidence, sentence, owner)
+       VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(subject, relation, object) DO UPDATE SET time = excluded.time, sentence = excluded.sentence`,
+    );
+    for (const t of triples) {
+      if (!(t.sensitive ?? isSensitiveText(`${t.relation} ${t.object} ${t.sentence ?? ''}`))) {
+        now.push(t);
+        continue;
+      }
+      ins.run(this.now(), origin, t.subject, t.subject_type ?? null, t.relation, t.object, t.object_type ?? null, t.confidence ?? 0.8, t.sentence ?? '', t.owner ?? t.subject);
+    }
+    return now;
+  }
+
+  /** The candidates `viewer` may decide on (their own), oldest first. */
+  candidates(viewer: string | undefined): FactCandidate[] {
+    return (this.db.prepare('SELECT id, time, origin, subject, relation, object, sentence, owner FROM fact_candidates ORDER BY id').all() as FactCandidate[]).filter((c) =>
+      visibleTo(true, c.owner ?? c.subject, viewer),
+    );
+  }
+
+  /**
+   * The person says yes (`keep`: the fact is stored, sensitive, theirs) or
+   * no (it is dropped) to candidate `id`. Throws MemoryNotFoundError when
+   * there is no such candidate `viewer` may decide on (another person's is
+   * never theirs to confirm). Returns the fact as stored or dropped.
+   */
+  confirmCandidate(id: number, keep: boolean, viewer: string | undefined): string {
+    const c = this.candidates(viewer).find((x) => x.id === id);
+    if (!c) throw new MemoryNotFoundError('memory_confirm', `no fact waiting for a yes with id ${id}${viewer ? ` for ${viewer}` : ''}`);
+    const row = this.db.prepare('SELECT * FROM fact_candidates WHERE id = ?').get(id) as {
+      subject: string; subject_type: string | null; relation: string; object: string; object_type: string | null; confidence: number; sentence: string; owner: string | null;
+    };
+    this.db
+      .transaction(() => {
+        if (keep) {
+          this.graph.commit(
+            [{ subject: row.subject, relation: row.relation, object: row.object, ...(row.subject_type ? { subject_type: row.subject_type } : {}), ...(row.object_type ? { object_type: row.object_type } : {}), confidence: row.confidence, sentence: row.sentence, owner: row.owner ?? row.subject, sensitive: true }],
+            this.now(),
+          );
+        }
+        this.db.prepare('DELETE FROM fact_candidates WHERE id = ?').run(id);
+      })
+      .immediate();
+    return `${row.subject} ${row.relation} ${row.object}`;
+  }
+
   // ---- forgetting ----------------------------------------------------------
 
   /** Also tell `fn` (synchronously, before forget returns) what was forgotten; see MemorySystemOptions.onForgotten. */
@@ -840,7 +921,7 @@ export class MemorySystem implements KernelMemory {
     let relations = 0;
     for (const d of cold) {
       const text = [d.title, d.input, d.response].filter((s) => s !== '').join('\n');
-      const triples = d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined);
+      const triples = this.holdSensitive(d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined), 'archive');
       if (triples.length > 0) relations += this.graph.commit(triples, now, d.id).relations;
       this.docs.markDistilled(d.id);
     }
@@ -852,7 +933,7 @@ export class MemorySystem implements KernelMemory {
     let relations = 0;
     const del = this.db.prepare('DELETE FROM rule_queue WHERE seq = ?');
     for (const r of rows) {
-      const triples = ruleTriples(r.text, r.speaker ?? undefined);
+      const triples = this.holdSensitive(ruleTriples(r.text, r.speaker ?? undefined), 'rules');
       this.db
         .transaction(() => {
           if (triples.length > 0) relations += this.graph.commit(triples, this.now()).relations;

@@ -26,6 +26,7 @@ import { UNKNOWN_SPEAKER } from '../kernel/people.js';
 import { relationVisible } from './social.js';
 import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
 import type { RelationView } from './graph.js';
+import { isSelfInput } from '../kernel/turn-types.js';
 
 /** One subject-relation-object fact as memory_commit takes it. */
 const TRIPLE_SCHEMA = {
@@ -117,13 +118,32 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
       parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
       handler: (args, ctx) => {
         // A fact is the speaker's when it is about them or they said it; sensitive when marked or its words say so.
-        const triples = args.triples.map(toTriple).map((t) => ({
+        // "me" is the person speaking, when known.
+        const me = (x: string): string => (ctx.input.user && ME.test(x) ? ctx.input.user : x);
+        const triples = args.triples.map(toTriple).map((t) => ({ ...t, subject: me(t.subject), object: me(t.object) })).map((t) => ({
           ...t,
           owner: t.owner ?? (ctx.input.user && !mem.social.isPerson(t.subject) ? ctx.input.user : t.subject),
           sensitive: t.sensitive ?? isSensitiveText(`${t.relation} ${t.object} ${t.sentence ?? ''}`),
         }));
-        const r = mem.graph.commit(triples, mem.now());
-        return `Stored ${r.relations} fact(s) about ${r.entities} entit${r.entities === 1 ? 'y' : 'ies'}.`;
+        // The box's own housekeeping turns store on their own: their sensitive facts wait for their person's yes.
+        const store = isSelfInput(ctx.input) ? mem.holdSensitive(triples, 'consolidation') : triples;
+        const r = mem.graph.commit(store, mem.now());
+        const held = triples.length - store.length;
+        return `Stored ${r.relations} fact(s) about ${r.entities} entit${r.entities === 1 ? 'y' : 'ies'}.${held > 0 ? ` ${held} sensitive fact(s) wait for their person's yes.` : ''}`;
+      },
+    }),
+    defineTool({
+      name: 'memory_confirm',
+      description:
+        'The speaker says yes (keep: true) or no (keep: false) to a sensitive fact heard but not stored, listed under [Waiting for a yes] with its #id. Only its own person may decide. Example: {"id":3,"keep":true}',
+      parameters: {
+        type: 'object',
+        properties: { id: { type: 'integer', minimum: 1 }, keep: { type: 'boolean', description: 'true: remember it; false: drop it' } },
+        required: ['id', 'keep'],
+      },
+      handler: (args, ctx) => {
+        const fact = mem.confirmCandidate(args.id, args.keep, ctx.input.user);
+        return args.keep ? `Remembered (told only to its person): ${fact}.` : `Dropped, not remembered: ${fact}.`;
       },
     }),
     defineTool({

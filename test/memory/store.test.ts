@@ -146,7 +146,7 @@ describe('prompt and tools', () => {
       const tools = mem.tools();
       const names = tools.map((t) => t.name).sort();
       assert.deepEqual(names, [
-        'doc_commit', 'doc_query', 'knowledge_create', 'knowledge_list', 'knowledge_search', 'memory_commit', 'memory_delete_entity',
+        'doc_commit', 'doc_query', 'knowledge_create', 'knowledge_list', 'knowledge_search', 'memory_commit', 'memory_confirm', 'memory_delete_entity',
         'memory_edit', 'memory_forget', 'memory_introspect', 'memory_merge', 'memory_purge', 'memory_recall', 'people_list', 'person_query', 'relate', 'set_trait',
       ]);
       // Checks the schema states are the registry's (ajv), with the argument named:
