@@ -114,13 +114,14 @@ export function candidateRareWords(texts: Iterable<string>): string[] {
  * After a forgetting transaction committed: rewrite every page (VACUUM: free
  * space left by deletes made before `secure_delete` was on is gone, the
  * free list dropped) and checkpoint the WAL with TRUNCATE (the WAL file is
- * emptied, so no old frame holds the text). Retries the checkpoint while
+ * emptied, so no old frame holds the text); `vacuum` false: the checkpoint
+ * only. Retries the checkpoint while
  * another connection holds a read snapshot (up to ~2 s). Returns whether the
  * WAL was emptied.
  */
-export function eraseFreedPages(db: Database.Database): boolean {
+export function eraseFreedPages(db: Database.Database, vacuum = true): boolean {
   db.pragma('secure_delete = ON');
-  db.exec('VACUUM');
+  if (vacuum) db.exec('VACUUM');
   for (let i = 0; i < 40; i++) {
     const r = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
     if (!r[0] || r[0].busy === 0) return true;

@@ -53,9 +53,9 @@ export interface MemorySystemOptions {
   /** Where the trimmed jieba dictionary is cached (see jieba.ts; default: the OS temp directory). */
   jiebaCacheDir?: string;
   /**
-   * Told, synchronously, after forgetting committed and the memory file was
-   * scrubbed: the service removes the same from the run log and the
-   * pre-update copies before the forgetting is acknowledged (src/service/forgetting.ts).
+   * Told, synchronously, inside the forgetting transaction before it commits:
+   * the service removes the same from the run log and the pre-update copies
+   * (src/service/forgetting.ts); a throw rolls the forgetting back.
    */
   onForgotten?: (r: ForgetResult) => void;
 }
@@ -220,6 +220,8 @@ export class MemorySystem implements KernelMemory {
     this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined));
     this.social = new Social(this.db, this.graph, () => this.now());
     this.fixupPeople();
+    // A forgetting that committed but was cut before its pages were erased (kill -9) is finished now.
+    if (getMeta(this.db, 'erase_pending') === '1') this.erasePending();
     const docsRecomputed = this.docs.recomputeMismatched();
     const eventsRecomputed = this.window.load();
     if (docsRecomputed + eventsRecomputed > 0) this.log.info({ docsRecomputed, eventsRecomputed }, 'vectors of another fingerprint recomputed');
@@ -710,9 +712,10 @@ export class MemorySystem implements KernelMemory {
    * that says it, the entities left with no fact (people excepted), the
    * rule queue's utterances and the merge bookkeeping naming them. `turns`
    * are forgotten whole too (the asking turn itself: its later events are
-   * never recorded). All in one IMMEDIATE transaction; then the file is
-   * vacuumed and the WAL truncated, `onForgotten` is told, and only then it
-   * returns. Throws MemoryArgumentError when nothing names what to forget,
+   * never recorded). All in one IMMEDIATE transaction, inside which
+   * `onForgotten` and the forget listeners remove it from the other stores
+   * before it commits; then the file is vacuumed and the WAL truncated, and
+   * only then it returns (acknowledged). Throws MemoryArgumentError when nothing names what to forget,
    * MemoryNotFoundError for an unknown entity.
    */
   forget(req: ForgetRequest): ForgetResult {
@@ -732,18 +735,38 @@ export class MemorySystem implements KernelMemory {
     const at = this.now();
     let result!: ForgetResult;
     try {
-      result = this.db.transaction(() => this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at)).immediate();
+      result = this.db
+        .transaction(() => {
+          const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at);
+          setMeta(this.db, 'erase_pending', '1');
+          // The other stores forget first, before this commit: a crash between them leaves the memory remembering
+          // (asked again, it forgets again), never a memory that forgot with a run log that did not.
+          this.opts.onForgotten?.(r);
+          for (const l of this.forgetListeners) l(r);
+          return r;
+        })
+        .immediate();
     } catch (err) {
       this.window.load();
       throw err;
     }
     this.recalled.clear();
     if (matches(this.lastInput)) this.lastInput = '';
-    result.checkpointed = eraseFreedPages(this.db);
+    result.checkpointed = this.erasePending();
     this.log.info({ events: result.events, documents: result.documents, relations: result.relations, entities: result.entities, turns: result.turns.length }, 'forgotten');
-    this.opts.onForgotten?.(result);
-    for (const l of this.forgetListeners) l(result);
     return result;
+  }
+
+  /**
+   * After forgetting committed: rewrite the file's pages and empty the WAL
+   * (eraseFreedPages), then clear meta `erase_pending` (set in the forgetting
+   * transaction; a store opened with it set — a crash came between — is
+   * erased when it opens). Returns whether the WAL was emptied.
+   */
+  private erasePending(): boolean {
+    eraseFreedPages(this.db);
+    setMeta(this.db, 'erase_pending', '0');
+    return eraseFreedPages(this.db, false);
   }
 
   private forgetInTransaction(matches: (text: string) => boolean, turns: Set<string>, entityId: number | undefined, at: number): ForgetResult {
