@@ -136,40 +136,52 @@ function q(name: string): string {
 }
 
 /**
+ * Delete, in every table of `db` but those in `skip`, the rows holding one
+ * of `words` in a text column (case-insensitive substring; FTS5 tables by
+ * MATCH, then merged with 'optimize' so their shadow tables keep no old
+ * segment; shadow tables themselves are left to their FTS5 table). The
+ * safety net of forgetting: a table added later (embeddings, summaries)
+ * loses what names the forgotten words even when nobody taught forgetting
+ * about it. Call inside a transaction. Returns the rows deleted.
+ */
+export function sweepTables(db: Database.Database, words: readonly string[], skip: ReadonlySet<string> = new Set()): number {
+  if (words.length === 0) return 0;
+  let removed = 0;
+  const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as Array<{ name: string; sql: string | null }>;
+  const fts = tables.filter((t) => /create\s+virtual\s+table.*using\s+fts5/is.test(t.sql ?? '')).map((t) => t.name);
+  const shadow = (name: string): boolean => fts.some((f) => name.startsWith(`${f}_`));
+  for (const t of tables) {
+    if (skip.has(t.name) || shadow(t.name)) continue;
+    if (fts.includes(t.name)) {
+      for (const w of words) {
+        removed += db.prepare(`DELETE FROM ${q(t.name)} WHERE rowid IN (SELECT rowid FROM ${q(t.name)} WHERE ${q(t.name)} MATCH ?)`).run(`"${w.replace(/"/g, '""')}"`).changes;
+      }
+      db.prepare(`INSERT INTO ${q(t.name)}(${q(t.name)}) VALUES('optimize')`).run();
+      continue;
+    }
+    if (/create\s+virtual/i.test(t.sql ?? '')) continue;
+    const cols = (db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as Array<{ name: string; type: string }>).filter((c) => !/INT|REAL|FLOA|DOUB/i.test(c.type));
+    for (const c of cols) {
+      for (const w of words) removed += db.prepare(`DELETE FROM ${q(t.name)} WHERE instr(lower(CAST(${q(c.name)} AS TEXT)), ?) > 0`).run(w.toLowerCase()).changes;
+    }
+  }
+  return removed;
+}
+
+/**
  * Remove `words` from a SQLite file that is not in use (a pre-update copy
- * of a store, any schema version): every row of an ordinary table with a
- * text column holding one of the words (case-insensitive) is deleted, an
- * FTS5 table's matching rows too (then merged, so its shadow tables keep no
- * old segment), and the file is vacuumed with `secure_delete` on. Returns
- * the rows removed. Throws the better-sqlite3 error when the file is not a
- * database.
+ * of a store, any schema version): {@link sweepTables} over every table, in
+ * one transaction, then VACUUM with `secure_delete` on and the WAL (if any)
+ * truncated. Returns the rows removed. Throws the better-sqlite3 error when
+ * the file is not a database.
  */
 export function scrubSqliteFile(file: string, words: readonly string[]): number {
   const db = new Database(file, { fileMustExist: true });
   try {
     db.pragma('secure_delete = ON');
-    let removed = 0;
-    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as Array<{ name: string; sql: string | null }>;
-    const fts = tables.filter((t) => /create\s+virtual\s+table.*using\s+fts5/is.test(t.sql ?? '')).map((t) => t.name);
-    const shadow = (name: string): boolean => fts.some((f) => name.startsWith(`${f}_`));
-    db.transaction(() => {
-      for (const t of tables) {
-        if (shadow(t.name)) continue;
-        if (fts.includes(t.name)) {
-          for (const w of words) {
-            removed += db.prepare(`DELETE FROM ${q(t.name)} WHERE rowid IN (SELECT rowid FROM ${q(t.name)} WHERE ${q(t.name)} MATCH ?)`).run(`"${w.replace(/"/g, '""')}"`).changes;
-          }
-          db.prepare(`INSERT INTO ${q(t.name)}(${q(t.name)}) VALUES('optimize')`).run();
-          continue;
-        }
-        if (/create\s+virtual/i.test(t.sql ?? '')) continue;
-        const cols = (db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as Array<{ name: string; type: string }>).filter((c) => !/INT|REAL|FLOA|DOUB/i.test(c.type));
-        for (const c of cols) {
-          for (const w of words) removed += db.prepare(`DELETE FROM ${q(t.name)} WHERE instr(lower(CAST(${q(c.name)} AS TEXT)), ?) > 0`).run(w).changes;
-        }
-      }
-    })();
+    const removed = db.transaction(() => sweepTables(db, words))();
     db.exec('VACUUM');
+    db.pragma('wal_checkpoint(TRUNCATE)');
     return removed;
   } finally {
     db.close();

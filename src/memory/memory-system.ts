@@ -36,7 +36,7 @@ import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
 import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
-import { candidateRareWords, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
+import { candidateRareWords, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
 import { MemoryArgumentError } from './errors.js';
 import { terms } from './text.js';
 
@@ -101,6 +101,16 @@ export interface FactCandidate {
   /** The person it belongs to (who may say yes). */
   owner: string | null;
 }
+
+/**
+ * The memory store's tables (version 3), which forgetting handles one by one
+ * and leaves out of its safety-net sweep (src/memory/forget.ts sweepTables):
+ * the sweep is for tables added later that nobody taught forgetting about.
+ */
+const FORGET_SWEEP_SKIP: ReadonlySet<string> = new Set([
+  'meta', 'context_events', 'rule_queue', 'docs', 'doc_terms', 'term_df', 'kw_terms', 'entities', 'entity_terms', 'aliases',
+  'relations', 'consolidation_seen', 'people', 'relation_versions', 'fact_candidates', 'forgotten',
+]);
 
 /** The input id of a context event id (`<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`). */
 export function turnOfEvent(id: string): string {
@@ -867,6 +877,9 @@ export class MemorySystem implements KernelMemory {
     for (const k of db.prepare('SELECT key FROM consolidation_seen').pluck().all() as string[]) {
       if (mentionsAny(k, rareWords) || matches(k)) db.prepare('DELETE FROM consolidation_seen WHERE key = ?').run(k);
     }
+    for (const a of db.prepare('SELECT alias FROM aliases').pluck().all() as string[]) if (mentionsAny(a, rareWords)) db.prepare('DELETE FROM aliases WHERE alias = ?').run(a);
+    // The safety net: a row of a table added later that still names a rare word goes too.
+    sweepTables(db, rareWords, FORGET_SWEEP_SKIP);
     const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length;
     db.prepare('INSERT INTO forgotten(time, items) VALUES(?, ?)').run(at, items);
     const archivedIds = allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!);

@@ -47,3 +47,35 @@ it('forgets a Chinese sentence everywhere in the store, neighbours\' vectors inc
     cleanup();
   }
 });
+
+it('the safety net: a table nobody taught forgetting about (FTS5, with its shadow tables) loses what names a forgotten word; a copy is scrubbed the same way', async () => {
+  const { sweepTables, scrubSqliteFile } = await import('../../src/memory/forget.js');
+  const Database = (await import('better-sqlite3')).default;
+  const { dir, cleanup } = tempDir('ha-mem-sweep-');
+  const mem = makeMemory({ dir });
+  try {
+    mem.db.exec("CREATE VIRTUAL TABLE later_fts USING fts5(body); CREATE TABLE later_summaries(id INTEGER PRIMARY KEY, text TEXT, vec BLOB)");
+    mem.db.prepare('INSERT INTO later_fts(body) VALUES (?), (?)').run('the gate code is snorkelwump', 'the garden is green');
+    mem.db.prepare('INSERT INTO later_summaries(text, vec) VALUES (?, ?), (?, ?)').run('Anna: gate code snorkelwump', Buffer.from([1, 2]), 'Anna likes tea', Buffer.from([3]));
+    mem.append({ id: 'g1:user', time: 1, kind: 'user', source: 'cli', speaker: 'Anna', input: 'the gate code is snorkelwump', response: '' });
+    const r = mem.forget({ about: 'gate code' });
+    assert.ok(r.rareWords.includes('snorkelwump'));
+    assert.deepEqual(mem.db.prepare('SELECT body FROM later_fts').pluck().all(), ['the garden is green']);
+    assert.deepEqual(mem.db.prepare('SELECT text FROM later_summaries').pluck().all(), ['Anna likes tea']);
+    for (const f of readdirSync(dir).filter((x) => x.startsWith('memory.db'))) assert.ok(!readFileSync(path.join(dir, f)).toString('latin1').includes('snorkelwump'), f);
+    // A copy (any schema) by the same sweep, then vacuumed.
+    const copy = path.join(dir, 'copy.db');
+    const c = new Database(copy);
+    c.exec("CREATE VIRTUAL TABLE f USING fts5(body); CREATE TABLE t(x TEXT); INSERT INTO f(body) VALUES ('quarbleton here'), ('nothing'); INSERT INTO t(x) VALUES ('QUARBLETON'), ('keep')");
+    c.close();
+    assert.equal(scrubSqliteFile(copy, ['quarbleton']), 2);
+    assert.ok(!readFileSync(copy).toString('latin1').toLowerCase().includes('quarbleton'));
+    const again = new Database(copy);
+    assert.deepEqual([again.prepare('SELECT x FROM t').pluck().all(), again.prepare('SELECT body FROM f').pluck().all()], [['keep'], ['nothing']]);
+    assert.equal(sweepTables(again, []), 0);
+    again.close();
+  } finally {
+    mem.close();
+    cleanup();
+  }
+});
