@@ -4,17 +4,18 @@
  * from the run log (its events replaced by tombstones, src/kernel/run-log.ts),
  * from the history the prompt shows (PromptHistory.forget) and from the
  * pre-update copies of the stores under `<dataDir>/backups` (scrubbed, or
- * removed when they cannot be). All of it happens before the memory's
+ * removed when they cannot be) and from the line-based files of the data
+ * directory (the simulated speaker's speaker.jsonl and its WAVs, logs). All of it happens before the memory's
  * forget returns, so the tool acknowledges only what is gone. The turn that
  * asked to forget is tombstoned in the run log when it ends.
  */
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Logger } from '../kernel/log-types.js';
 import { errorMessage } from '../kernel/errors.js';
 import { promptHistoryOf } from '../kernel/prompt.js';
-import { scrubSqliteFile } from '../memory/forget.js';
+import { mentionsAny, scrubSqliteFile } from '../memory/forget.js';
 import { turnOfEvent, type ForgetResult, type MemorySystem } from '../memory/memory-system.js';
 
 /** Every file under `dir` (recursively); none when it does not exist. */
@@ -73,6 +74,61 @@ export function scrubBackups(dataDir: string, words: readonly string[], log?: Lo
   return { scrubbed, removed };
 }
 
+/** Line-based files of the data directory that may hold what was said: the simulated speaker's speaker.jsonl, logs, text. */
+const TEXT_FILE = /\.(?:jsonl|log|txt)$/i;
+
+/**
+ * Scrub the line-based files under `dataDir` (not the backups, which
+ * {@link scrubBackups} handles): a line holding one of `words` (whole words)
+ * is replaced by a tombstone — `{"forgotten_at": "<ISO time>"}` in a JSONL
+ * file, `[forgotten <ISO time>]` in another — and a file inside the data
+ * directory that a JSONL line names in its `file` field (the simulated
+ * speaker's WAV of that reply) is removed. The file is rewritten in place
+ * (a logger appending to it keeps its descriptor) and synced. Returns the
+ * lines replaced.
+ */
+export function scrubTextFiles(dataDir: string, words: readonly string[], at: number): number {
+  if (words.length === 0) return 0;
+  const root = path.resolve(dataDir);
+  const stamp = new Date(at).toISOString();
+  let replaced = 0;
+  for (const f of filesUnder(root)) {
+    if (!TEXT_FILE.test(f) || path.relative(root, f).split(path.sep)[0] === 'backups' || !fileHolds(f, words)) continue;
+    const jsonl = f.toLowerCase().endsWith('.jsonl');
+    const lines = readFileSync(f, 'utf8').split('\n');
+    let changed = 0;
+    const out = lines.map((line) => {
+      if (!mentionsAny(line, words)) return line;
+      changed++;
+      if (!jsonl) return `[forgotten ${stamp}]`;
+      try {
+        const rec = JSON.parse(line) as { file?: unknown };
+        if (typeof rec.file === 'string') {
+          const named = path.resolve(path.dirname(f), rec.file);
+          if (!path.relative(root, named).startsWith('..')) rmSync(named, { force: true });
+        }
+      } catch {
+        /* not JSON: the line is replaced all the same */
+      }
+      return JSON.stringify({ forgotten_at: stamp });
+    });
+    if (changed === 0) continue;
+    const fd = openSync(f, 'r+');
+    try {
+      const text = Buffer.from(out.join('\n'), 'utf8');
+      // In place: zero the old bytes first, so a shorter text leaves none of the old behind before the truncate.
+      writeSync(fd, Buffer.alloc(statSync(f).size), 0, statSync(f).size, 0);
+      writeSync(fd, text, 0, text.length, 0);
+      ftruncateSync(fd, text.length);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    replaced += changed;
+  }
+  return replaced;
+}
+
 /**
  * Wire forgetting into the service: the memory's forget also tombstones the
  * run log, drops the events from the prompt history and scrubs the copies;
@@ -85,6 +141,7 @@ export function wireForgetting(kernel: Kernel, memory: MemorySystem, dataDir: st
     promptHistoryOf(memory).forget((e) => ids.has(e.id) || turns.has(turnOfEvent(e.id)), r.rareWords);
     kernel.services.runLog.forget(r.turns, r.rareWords, r.at);
     scrubBackups(dataDir, r.rareWords, log);
+    scrubTextFiles(dataDir, r.rareWords, r.at);
   });
   kernel.services.turnEvents.subscribe('forgetting', (ev) => {
     if (ev.type !== 'turn.finished' || !memory.isForgetting(ev.turn)) return;

@@ -5,8 +5,9 @@
  * - Anna says a sentence with a made-up word ("my quindlewort bike lock code
  *   is zorbulax"); the model stores it (set_trait), the window archives it
  *   into documents (small top_k), the rule distiller reads it, a pre-update
- *   copy of the memory store holds it. Before forgetting, the bytes are
- *   there (the scan is real).
+ *   copy of the memory store holds it, the simulated speaker's journal and
+ *   WAV of a reply saying it too. Before forgetting, the bytes are there
+ *   (the scan is real).
  * - "Forget my bike lock code": the model calls memory_forget. Afterwards no
  *   file under the data directory (databases, -wal/-shm, the log at info,
  *   the copy) holds the made-up word, the sentence's other rare word or the
@@ -18,7 +19,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startApp, type App } from '../../src/service/app.js';
@@ -135,6 +136,15 @@ describe('forgetting for real (service)', () => {
     const copy = path.join(dir, 'backups', 'pre-migration', 'memory-v2-20261201T000000000Z');
     mkdirSync(copy, { recursive: true });
     mem.db.prepare('VACUUM INTO ?').run(path.join(copy, 'memory.db'));
+    // What the simulated speaker wrote when it said the code aloud (speaker.jsonl and the reply's WAV).
+    const sim = path.join(dir, 'speaker-sim');
+    mkdirSync(sim, { recursive: true });
+    writeFileSync(path.join(sim, '0001-r1.wav'), 'RIFF....WAVE');
+    writeFileSync(path.join(sim, '0002-r2.wav'), 'RIFF....WAVE');
+    writeFileSync(
+      path.join(sim, 'speaker.jsonl'),
+      `${JSON.stringify({ id: 'r1', text: 'Your quindlewort bike lock code is zorbulax.', file: path.join(sim, '0001-r1.wav') })}\n${JSON.stringify({ id: 'r2', text: 'It is noon.', file: path.join(sim, '0002-r2.wav') })}\n`,
+    );
     const secret = ['zorbulax', 'quindlewort'];
     const before = holders(dir, secret);
     for (const f of ['memory.db', 'runlog.db', 'backups/pre-migration/memory-v2-20261201T000000000Z/memory.db']) {
@@ -150,6 +160,10 @@ describe('forgetting for real (service)', () => {
 
     const left = holders(dir, [...secret, 'bike lock']);
     assert.deepEqual(left, [], `no file holds the forgotten words: ${left.join(', ')}`);
+    const spoken = readFileSync(path.join(sim, 'speaker.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(Object.keys(spoken[0]!), ['forgotten_at'], 'the spoken line is a tombstone');
+    assert.equal(spoken[1]!.text, 'It is noon.');
+    assert.deepEqual(readdirSync(sim).sort(), ['0002-r2.wav', 'speaker.jsonl'], 'the WAV of the forgotten reply is removed');
     // Nothing recalls it.
     assert.deepEqual(mem.search('bike lock code zorbulax', 10).filter((h) => /zorbulax|bike/i.test(h.text)), []);
     assert.equal(mem.graph.resolve('zorbulax'), undefined);
