@@ -78,6 +78,8 @@ export interface ForgetResult {
   versions: number;
   candidates: number;
   queued: number;
+  /** Paragraphs of the knowledge base's user documents removed. */
+  knowledge: number;
   /** Input ids of the turns forgotten whole: the run log tombstones their events. */
   turns: string[];
   /** Ids of the context events forgotten (window and archived): the prompt history drops them. */
@@ -744,10 +746,12 @@ export class MemorySystem implements KernelMemory {
     const matches = (text: string): boolean => wordSets.some((w) => mentionsAll(text, w));
     const at = this.now();
     let result!: ForgetResult;
+    // The knowledge base's user documents first (files, not in the transaction): a crash after leaves more forgotten, never less.
+    const knowledgeTexts = wordSets.length > 0 ? this.knowledge.forget(matches) : [];
     try {
       result = this.db
         .transaction(() => {
-          const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at);
+          const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at, knowledgeTexts);
           setMeta(this.db, 'erase_pending', '1');
           // The other stores forget first, before this commit: a crash between them leaves the memory remembering
           // (asked again, it forgets again), never a memory that forgot with a run log that did not.
@@ -779,9 +783,9 @@ export class MemorySystem implements KernelMemory {
     return eraseFreedPages(this.db, false);
   }
 
-  private forgetInTransaction(matches: (text: string) => boolean, turns: Set<string>, entityId: number | undefined, at: number): ForgetResult {
+  private forgetInTransaction(matches: (text: string) => boolean, turns: Set<string>, entityId: number | undefined, at: number, knowledgeTexts: readonly string[]): ForgetResult {
     const db = this.db;
-    const texts: string[] = [];
+    const texts: string[] = [...knowledgeTexts];
     for (const e of this.window.all()) if (matches(`${e.event.input}\n${e.event.response}`)) turns.add(turnOfEvent(e.event.id));
     type D = { id: number; event_id: string | null; kind: string; title: string; input: string; response: string };
     const allDocs = db.prepare('SELECT id, event_id, kind, title, input, response FROM docs').all() as D[];
@@ -880,7 +884,7 @@ export class MemorySystem implements KernelMemory {
     for (const a of db.prepare('SELECT alias FROM aliases').pluck().all() as string[]) if (mentionsAny(a, rareWords)) db.prepare('DELETE FROM aliases WHERE alias = ?').run(a);
     // The safety net: a row of a table added later that still names a rare word goes too.
     sweepTables(db, rareWords, FORGET_SWEEP_SKIP);
-    const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length;
+    const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length + knowledgeTexts.length;
     db.prepare('INSERT INTO forgotten(time, items) VALUES(?, ?)').run(at, items);
     const archivedIds = allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!);
     return {
@@ -892,6 +896,7 @@ export class MemorySystem implements KernelMemory {
       versions: versionsGone.length,
       candidates: candidates.length,
       queued: queued.length,
+      knowledge: knowledgeTexts.length,
       turns: [...turns],
       eventIds: [...new Set([...eventIds, ...archivedIds])],
       rareWords,

@@ -280,8 +280,8 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
       handler: (args, ctx) => {
         const r = mem.forget({ about: args.about, turns: [ctx.input.id] });
         const turns = r.turns.length - 1;
-        if (turns + r.documents + r.relations + r.versions + r.candidates + r.queued === 0) return 'Nothing stored says that; there is nothing to forget.';
-        return `Forgotten for good: ${turns} conversation turn(s), ${r.relations} fact(s), ${r.versions} earlier version(s).`;
+        if (turns + r.documents + r.relations + r.versions + r.candidates + r.queued + r.knowledge === 0) return 'Nothing stored says that; there is nothing to forget.';
+        return `Forgotten for good: ${turns} conversation turn(s), ${r.relations} fact(s), ${r.versions} earlier version(s)${r.knowledge > 0 ? `, ${r.knowledge} paragraph(s) of notes` : ''}.`;
       },
     }),
     defineTool({

@@ -79,3 +79,25 @@ it('the safety net: a table nobody taught forgetting about (FTS5, with its shado
     cleanup();
   }
 });
+
+it("forgetting removes the paragraphs of the knowledge base's user documents that say it (a document left empty goes)", async () => {
+  const { dir, cleanup } = tempDir('ha-mem-forget-kb-');
+  const mem = makeMemory({ dir });
+  try {
+    mem.knowledge.create('gym', 'Gym opens at six.\n\nThe locker code is frumpledash.\n\nTowels cost two euros.');
+    mem.knowledge.create('locker', 'Locker code: frumpledash');
+    mem.knowledge.create('bins', 'Recycling goes out on Mondays.');
+    const r = mem.forget({ about: 'locker code' });
+    assert.equal(r.knowledge, 2);
+    assert.ok(r.rareWords.includes('frumpledash'));
+    assert.equal(mem.knowledge.read('gym'), 'Gym opens at six.\n\nTowels cost two euros.');
+    assert.equal(mem.knowledge.read('locker'), undefined);
+    assert.deepEqual(mem.knowledge.list(), ['bins', 'gym']);
+    assert.deepEqual(mem.knowledge.search('frumpledash locker code', 3).filter((h) => /frumpledash/.test(h.snippet)), []);
+    const all = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? all(path.join(d, e.name)) : [path.join(d, e.name)]));
+    for (const f of all(dir)) assert.ok(!readFileSync(f).toString('latin1').includes('frumpledash'), f);
+  } finally {
+    mem.close();
+    cleanup();
+  }
+});
