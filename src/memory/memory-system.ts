@@ -35,7 +35,7 @@ import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
-import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
+import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
 import { candidateRareWords, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
 import { MemoryArgumentError } from './errors.js';
 import { terms } from './text.js';
@@ -80,6 +80,8 @@ export interface ForgetResult {
   queued: number;
   /** Paragraphs of the knowledge base's user documents removed. */
   knowledge: number;
+  /** Turns and facts that matched but are another person's (only they can have them forgotten); left as they are. */
+  withheld: number;
   /** Input ids of the turns forgotten whole: the run log tombstones their events. */
   turns: string[];
   /** Ids of the context events forgotten (window and archived): the prompt history drops them. */
@@ -724,17 +726,29 @@ export class MemorySystem implements KernelMemory {
    * that says it, the entities left with no fact (people excepted), the
    * rule queue's utterances and the merge bookkeeping naming them. `turns`
    * are forgotten whole too (the asking turn itself: its later events are
-   * never recorded). All in one IMMEDIATE transaction, inside which
+   * never recorded). `by` (a tool call): the person asking forgets what is
+   * theirs or nobody's in particular; another person's turns and facts are
+   * left (counted in `withheld`), and only a person can have themselves
+   * forgotten (MemoryArgumentError). All in one IMMEDIATE transaction, inside which
    * `onForgotten` and the forget listeners remove it from the other stores
    * before it commits; then the file is vacuumed and the WAL truncated, and
    * only then it returns (acknowledged). Throws MemoryArgumentError when nothing names what to forget,
    * MemoryNotFoundError for an unknown entity.
    */
-  forget(req: ForgetRequest): ForgetResult {
+  forget(req: ForgetRequest, by?: { speaker: string | undefined }): ForgetResult {
     const words = req.about !== undefined ? forgetWords(req.about) : [];
     const wordSets: string[][] = words.length > 0 ? [words] : [];
     const entity = req.entity !== undefined ? this.graph.resolve(req.entity) : undefined;
     if (req.entity !== undefined && !entity) throw new MemoryNotFoundError('memory_forget', `no entity "${req.entity.trim()}"`);
+    // A person forgets what is theirs (or nobody's in particular); another person's words and facts are theirs to forget.
+    const allowed = (owner: string | null | undefined): boolean => {
+      if (!by || owner === null || owner === undefined || owner === '') return true;
+      const o = personKey(owner);
+      return o === personKey(UNKNOWN_SPEAKER) || o === personKey(by.speaker ?? UNKNOWN_SPEAKER);
+    };
+    if (entity && this.social.isPerson(entity.name) && !allowed(entity.name)) {
+      throw new MemoryArgumentError('memory_forget', `only ${entity.name} can have ${entity.name} forgotten`);
+    }
     if (entity) {
       const names = [entity.name, ...(this.db.prepare('SELECT alias FROM aliases WHERE entity_id = ?').pluck().all(entity.id) as string[])];
       for (const n of names) if (wordsOf(n).length > 0) wordSets.push(wordsOf(n));
@@ -751,7 +765,7 @@ export class MemorySystem implements KernelMemory {
     try {
       result = this.db
         .transaction(() => {
-          const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at, knowledgeTexts);
+          const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at, knowledgeTexts, allowed);
           setMeta(this.db, 'erase_pending', '1');
           // The other stores forget first, before this commit: a crash between them leaves the memory remembering
           // (asked again, it forgets again), never a memory that forgot with a run log that did not.
@@ -783,16 +797,36 @@ export class MemorySystem implements KernelMemory {
     return eraseFreedPages(this.db, false);
   }
 
-  private forgetInTransaction(matches: (text: string) => boolean, turns: Set<string>, entityId: number | undefined, at: number, knowledgeTexts: readonly string[]): ForgetResult {
+  private forgetInTransaction(
+    matches: (text: string) => boolean,
+    asked: Set<string>,
+    entityId: number | undefined,
+    at: number,
+    knowledgeTexts: readonly string[],
+    allowed: (owner: string | null | undefined) => boolean,
+  ): ForgetResult {
     const db = this.db;
     const texts: string[] = [...knowledgeTexts];
-    for (const e of this.window.all()) if (matches(`${e.event.input}\n${e.event.response}`)) turns.add(turnOfEvent(e.event.id));
-    type D = { id: number; event_id: string | null; kind: string; title: string; input: string; response: string };
-    const allDocs = db.prepare('SELECT id, event_id, kind, title, input, response FROM docs').all() as D[];
-    for (const d of allDocs) if (matches(`${d.title}\n${d.input}\n${d.response}`) && d.event_id) turns.add(turnOfEvent(d.event_id));
+    let withheld = 0;
+    type D = { id: number; event_id: string | null; kind: string; title: string; input: string; response: string; speaker: string | null };
+    const allDocs = db.prepare('SELECT id, event_id, kind, title, input, response, speaker FROM docs').all() as D[];
+    // Whose each turn is: the speaker of its user event (window or archived).
+    const ownerOf = new Map<string, string | null>();
+    for (const e of this.window.all()) if (e.event.kind === 'user' || e.event.kind === 'cold_storage') ownerOf.set(turnOfEvent(e.event.id), e.event.speaker ?? null);
+    for (const d of allDocs) if (d.event_id !== null && (d.kind === 'user' || d.kind === 'cold_storage')) ownerOf.set(turnOfEvent(d.event_id), d.speaker);
+    const turns = new Set(asked);
+    const found = new Set<string>();
+    for (const e of this.window.all()) if (matches(`${e.event.input}\n${e.event.response}`)) found.add(turnOfEvent(e.event.id));
+    for (const d of allDocs) if (matches(`${d.title}\n${d.input}\n${d.response}`) && d.event_id) found.add(turnOfEvent(d.event_id));
+    for (const t of found) {
+      if (asked.has(t) || allowed(ownerOf.get(t))) turns.add(t);
+      else withheld++;
+    }
     const docIds = new Set<number>();
     for (const d of allDocs) {
-      if (matches(`${d.title}\n${d.input}\n${d.response}`) || (d.event_id !== null && turns.has(turnOfEvent(d.event_id)))) {
+      const inTurn = d.event_id !== null && turns.has(turnOfEvent(d.event_id));
+      const own = d.event_id === null || !ownerOf.has(turnOfEvent(d.event_id)) ? allowed(d.speaker) : turns.has(turnOfEvent(d.event_id));
+      if (inTurn || (matches(`${d.title}\n${d.input}\n${d.response}`) && own)) {
         docIds.add(d.id);
         if (d.kind !== 'tool') texts.push(d.title, d.input, d.kind === 'agent' ? '' : d.response);
       }
@@ -805,21 +839,26 @@ export class MemorySystem implements KernelMemory {
     }
     const inputs = new Set(texts.filter((t) => t.trim() !== '').map((t) => t.slice(0, 300)));
     // The graph: facts that say it, that came from a forgotten document or sentence, or (an entity) touch it.
-    type R = { id: number; source: number; target: number; relation_type: string; sentence: string; s: string; t: string };
+    type R = { id: number; source: number; target: number; relation_type: string; sentence: string; s: string; t: string; owner: string | null; doc_id: number | null };
     const rels = db
-      .prepare('SELECT r.id, r.source, r.target, r.relation_type, r.sentence, s.name AS s, t.name AS t FROM relations r JOIN entities s ON s.id = r.source JOIN entities t ON t.id = r.target')
+      .prepare(
+        'SELECT r.id, r.source, r.target, r.relation_type, r.sentence, r.owner, r.doc_id, s.name AS s, t.name AS t FROM relations r JOIN entities s ON s.id = r.source JOIN entities t ON t.id = r.target',
+      )
       .all() as R[];
-    const docOf = db.prepare('SELECT doc_id FROM relations WHERE id = ?').pluck();
-    const relGone = rels.filter(
-      (r) =>
+    const relGone = rels.filter((r) => {
+      const hit =
         matches(`${r.s} ${r.relation_type} ${r.t}\n${r.sentence}`) ||
         (r.sentence !== '' && inputs.has(r.sentence)) ||
-        docIds.has(Number(docOf.get(r.id) ?? -1)) ||
-        (entityId !== undefined && (r.source === entityId || r.target === entityId)),
-    );
+        (r.doc_id !== null && docIds.has(r.doc_id)) ||
+        (entityId !== undefined && (r.source === entityId || r.target === entityId));
+      if (hit && !allowed(r.owner ?? r.s)) withheld++;
+      return hit && allowed(r.owner ?? r.s);
+    });
     for (const r of relGone) texts.push(r.relation_type, r.t, r.sentence);
-    type V = { id: number; relation_id: number | null; source: number; relation_type: string; target_name: string; sentence: string };
-    const versions = db.prepare('SELECT id, relation_id, source, relation_type, target_name, sentence FROM relation_versions').all() as V[];
+    type V = { id: number; relation_id: number | null; source: number; relation_type: string; target_name: string; sentence: string; owner: string | null; s: string | null };
+    const versions = (
+      db.prepare('SELECT v.id, v.relation_id, v.source, v.relation_type, v.target_name, v.sentence, v.owner, e.name AS s FROM relation_versions v LEFT JOIN entities e ON e.id = v.source').all() as V[]
+    ).filter((v) => allowed(v.owner ?? v.s));
     const goneIds = new Set(relGone.map((r) => r.id));
     const goneKeys = new Set(relGone.map((r) => `${r.source}\u0000${r.relation_type}`));
     const versionsGone = versions.filter(
@@ -831,9 +870,9 @@ export class MemorySystem implements KernelMemory {
         (entityId !== undefined && v.source === entityId),
     );
     for (const v of versionsGone) texts.push(v.target_name, v.sentence);
-    type C = { id: number; subject: string; relation: string; object: string; sentence: string };
-    const candidates = (db.prepare('SELECT id, subject, relation, object, sentence FROM fact_candidates').all() as C[]).filter(
-      (c) => matches(`${c.subject} ${c.relation} ${c.object}\n${c.sentence}`) || (c.sentence !== '' && inputs.has(c.sentence)),
+    type C = { id: number; subject: string; relation: string; object: string; sentence: string; owner: string | null };
+    const candidates = (db.prepare('SELECT id, subject, relation, object, sentence, owner FROM fact_candidates').all() as C[]).filter(
+      (c) => (matches(`${c.subject} ${c.relation} ${c.object}\n${c.sentence}`) || (c.sentence !== '' && inputs.has(c.sentence))) && allowed(c.owner ?? c.subject),
     );
     for (const c of candidates) texts.push(c.object, c.sentence);
     // Delete.
@@ -845,7 +884,9 @@ export class MemorySystem implements KernelMemory {
     for (const v of versionsGone) delVersion.run(v.id);
     const delCandidate = db.prepare('DELETE FROM fact_candidates WHERE id = ?');
     for (const c of candidates) delCandidate.run(c.id);
-    const queued = (db.prepare('SELECT seq, text FROM rule_queue').all() as Array<{ seq: number; text: string }>).filter((r) => matches(r.text) || inputs.has(r.text.slice(0, 300)));
+    const queued = (db.prepare('SELECT seq, text, speaker FROM rule_queue').all() as Array<{ seq: number; text: string; speaker: string | null }>).filter(
+      (r) => (matches(r.text) || inputs.has(r.text.slice(0, 300))) && allowed(r.speaker),
+    );
     for (const r of queued) db.prepare('DELETE FROM rule_queue WHERE seq = ?').run(r.seq);
     // Entities: the one named, and those a forgotten fact leaves with none (people stay: they are the household).
     const ends = new Set<number>(relGone.flatMap((r) => [r.source, r.target]));
@@ -861,7 +902,8 @@ export class MemorySystem implements KernelMemory {
       const e = this.graph.byId(id);
       if (!e) continue;
       const named = id === entityId;
-      if (!named && (used.get(id, id) || this.social.isPerson(e.name))) continue;
+      if (used.get(id, id) && (!named || withheld > 0)) continue;
+      if (!named && this.social.isPerson(e.name)) continue;
       if (named && this.social.isPerson(e.name)) db.prepare('DELETE FROM people WHERE name = ?').run(e.name);
       texts.push(e.name);
       db.prepare('DELETE FROM relations WHERE source = ? OR target = ?').run(id, id);
@@ -897,6 +939,7 @@ export class MemorySystem implements KernelMemory {
       candidates: candidates.length,
       queued: queued.length,
       knowledge: knowledgeTexts.length,
+      withheld,
       turns: [...turns],
       eventIds: [...new Set([...eventIds, ...archivedIds])],
       rareWords,

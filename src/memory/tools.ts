@@ -80,6 +80,11 @@ function earlierOf(mem: MemorySystem, relations: ReadonlyArray<Pick<RelationView
     .map((v) => ({ fact: `${v.source_name} ${v.relation_type} ${v.target_name}`, until: new Date(v.replaced).toISOString().slice(0, 10) }));
 }
 
+/** What a forgetting left because it is someone else's (said without saying whose or what). */
+function withheldNote(n: number): string {
+  return n > 0 ? ` ${n} thing(s) said or stored by someone else were left: only they can have them forgotten.` : '';
+}
+
 /** The memory tools over `mem`. */
 export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
@@ -267,8 +272,9 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
       handler: (args, ctx) => {
         const name = args.name.trim();
         if (!mem.graph.resolve(name)) throw new MemoryNotFoundError('memory_delete_entity', `no entity "${name}"`);
-        const r = mem.forget({ entity: name, turns: [ctx.input.id] });
-        return `Forgot 「${name}」: ${r.relations} fact(s), ${r.turns.length - 1} conversation turn(s) naming it.`;
+        const r = mem.forget({ entity: name, turns: [ctx.input.id] }, { speaker: ctx.input.user });
+        if (r.relations + r.turns.length - 1 === 0 && r.withheld > 0) return `Nothing about 「${name}」 is yours to forget.${withheldNote(r.withheld)}`;
+        return `Forgot 「${name}」: ${r.relations} fact(s), ${r.turns.length - 1} conversation turn(s) naming it.${withheldNote(r.withheld)}`;
       },
     }),
     defineTool({
@@ -278,10 +284,10 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
       group: 'admin',
       parameters: { type: 'object', properties: { about: text(500, 'The words of what to forget') }, required: ['about'] },
       handler: (args, ctx) => {
-        const r = mem.forget({ about: args.about, turns: [ctx.input.id] });
+        const r = mem.forget({ about: args.about, turns: [ctx.input.id] }, { speaker: ctx.input.user });
         const turns = r.turns.length - 1;
-        if (turns + r.documents + r.relations + r.versions + r.candidates + r.queued + r.knowledge === 0) return 'Nothing stored says that; there is nothing to forget.';
-        return `Forgotten for good: ${turns} conversation turn(s), ${r.relations} fact(s), ${r.versions} earlier version(s)${r.knowledge > 0 ? `, ${r.knowledge} paragraph(s) of notes` : ''}.`;
+        if (turns + r.documents + r.relations + r.versions + r.candidates + r.queued + r.knowledge === 0) return `Nothing of yours says that; there is nothing to forget.${withheldNote(r.withheld)}`;
+        return `Forgotten for good: ${turns} conversation turn(s), ${r.relations} fact(s), ${r.versions} earlier version(s)${r.knowledge > 0 ? `, ${r.knowledge} paragraph(s) of notes` : ''}.${withheldNote(r.withheld)}`;
       },
     }),
     defineTool({

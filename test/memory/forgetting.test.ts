@@ -217,15 +217,31 @@ describe('forgetting for real (service)', () => {
     assert.deepEqual(holders(dir, ['periwinkle', 'vermilion']), []);
   });
 
+  it("a person forgets what is theirs: Ben's request leaves Anna's words and facts; Anna's forgets them", async () => {
+    const mem = app.memory!.system;
+    await ask('My sprocketmoss gym code is quillibrant.');
+    const ben = await ask('Forget the gym code.', 'Ben');
+    assert.match(ben.reply, /Nothing of yours says that; there is nothing to forget\. \d+ thing\(s\) said or stored by someone else were left: only they can have them forgotten\./);
+    assert.doesNotMatch(ben.reply, /sprocketmoss|quillibrant/, 'nor does it tell Ben what was left');
+    assert.ok(mem.graph.relationsOf(mem.graph.resolve('Anna')!.id).some((x) => x.target_name === 'quillibrant'), "Anna's fact stays");
+    assert.ok(holders(dir, ['sprocketmoss']).some((h) => h.startsWith('memory.db')), "Anna's words stay");
+    const anna = await ask('Forget the gym code.');
+    assert.match(anna.reply, /Forgotten for good: 1 conversation turn\(s\), 1 fact\(s\)/);
+    assert.deepEqual(holders(dir, ['sprocketmoss', 'quillibrant']), []);
+  });
+
   it('memory_delete_entity forgets an entity, its facts and what was said naming it', async () => {
     const mem = app.memory!.system;
-    await ask('Remember that Ben likes glimmerwick.');
+    await ask('Remember that Anna likes glimmerwick.');
     await ask('Our neighbour Glimmerwick has a red boat.');
+    assert.ok(mem.graph.resolve('glimmerwick'));
+    const ben = await ask('Forget the glimmerwick entity.', 'Ben');
+    assert.match(ben.reply, /Nothing about 「glimmerwick」 is yours to forget\. 3 thing\(s\)/);
     assert.ok(mem.graph.resolve('glimmerwick'));
     const r = await ask('Forget the glimmerwick entity.');
     assert.match(r.reply, /Forgot 「glimmerwick」: 1 fact\(s\), 2 conversation turn\(s\)/);
     assert.equal(mem.graph.resolve('glimmerwick'), undefined);
     assert.deepEqual(holders(dir, ['glimmerwick']), []);
-    assert.ok(mem.graph.relationsOf(mem.graph.resolve('Ben')!.id).some((x) => x.target_name === 'sailing'), "Ben's other facts stay");
+    assert.ok(mem.graph.relationsOf(mem.graph.resolve('Anna')!.id).some((x) => x.target_name === 'Lisbon'), "Anna's other facts stay");
   });
 });
