@@ -744,7 +744,8 @@ export class MemorySystem implements KernelMemory {
     const allowed = (owner: string | null | undefined): boolean => {
       if (!by || owner === null || owner === undefined || owner === '') return true;
       const o = personKey(owner);
-      return o === personKey(UNKNOWN_SPEAKER) || o === personKey(by.speaker ?? UNKNOWN_SPEAKER);
+      // Only the household's people own what they said and what is about them; a fact about a thing is anyone's to forget.
+      return o === personKey(UNKNOWN_SPEAKER) || o === personKey(by.speaker ?? UNKNOWN_SPEAKER) || !this.social.isPerson(owner);
     };
     if (entity && this.social.isPerson(entity.name) && !allowed(entity.name)) {
       throw new MemoryArgumentError('memory_forget', `only ${entity.name} can have ${entity.name} forgotten`);
