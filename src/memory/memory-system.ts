@@ -739,7 +739,11 @@ export class MemorySystem implements KernelMemory {
     const words = req.about !== undefined ? forgetWords(req.about) : [];
     const wordSets: string[][] = words.length > 0 ? [words] : [];
     const entity = req.entity !== undefined ? this.graph.resolve(req.entity) : undefined;
-    if (req.entity !== undefined && !entity) throw new MemoryNotFoundError('memory_forget', `no entity "${req.entity.trim()}"`);
+    if (req.entity !== undefined && !entity) {
+      // The asking turn names what it wanted forgotten: it is not kept, found or not.
+      if ((req.turns ?? []).length > 0) this.forget({ turns: req.turns ?? [] }, by);
+      throw new MemoryNotFoundError(req.entity !== undefined && req.about === undefined ? 'memory_delete_entity' : 'memory_forget', `no entity "${req.entity.trim()}"`);
+    }
     // A person forgets what is theirs (or nobody's in particular); another person's words and facts are theirs to forget.
     const allowed = (owner: string | null | undefined): boolean => {
       if (!by || owner === null || owner === undefined || owner === '') return true;

@@ -271,7 +271,6 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
       parameters: { type: 'object', properties: { name: text(200) }, required: ['name'] },
       handler: (args, ctx) => {
         const name = args.name.trim();
-        if (!mem.graph.resolve(name)) throw new MemoryNotFoundError('memory_delete_entity', `no entity "${name}"`);
         const r = mem.forget({ entity: name, turns: [ctx.input.id] }, { speaker: ctx.input.user });
         if (r.relations + r.turns.length - 1 === 0 && r.withheld > 0) return `Nothing about 「${name}」 is yours to forget.${withheldNote(r.withheld)}`;
         return `Forgot 「${name}」: ${r.relations} fact(s), ${r.turns.length - 1} conversation turn(s) naming it.${withheldNote(r.withheld)}`;

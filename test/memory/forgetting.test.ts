@@ -242,6 +242,10 @@ describe('forgetting for real (service)', () => {
     assert.match(r.reply, /Forgot 「glimmerwick」: 1 fact\(s\), 2 conversation turn\(s\)/);
     assert.equal(mem.graph.resolve('glimmerwick'), undefined);
     assert.deepEqual(holders(dir, ['glimmerwick']), []);
+    // Asked again: the tool fails (no such entity); the request is not kept, and the log at info holds no word of it.
+    const again = await ask('Forget the glimmerwick entity.');
+    assert.match(JSON.stringify(again.tools), /no entity \\"glimmerwick\\"/);
+    assert.deepEqual(holders(dir, ['glimmerwick']), []);
     assert.ok(mem.graph.relationsOf(mem.graph.resolve('Anna')!.id).some((x) => x.target_name === 'Lisbon'), "Anna's other facts stay");
   });
 });
