@@ -139,6 +139,10 @@ export interface PersonExport {
   said: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>>; rule_queue: Array<Record<string, unknown>> };
   /** What others (or the box) said that names the person. */
   mentioned: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>> };
+  /** Earlier values of the person's facts (changed since; issue 18 "Versions"). */
+  earlier_values: Array<{ fact: string; sentence: string; sensitive: boolean; valid_from: string; replaced: string }>;
+  /** Sensitive facts heard about the person, waiting for their yes. */
+  waiting_for_yes: Array<{ id: number; fact: string; sentence: string; origin: string; time: string }>;
 }
 
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
@@ -508,6 +512,9 @@ export class MemorySystem implements KernelMemory {
       rule_queue: count('SELECT count(*) FROM rule_queue'),
       consolidations_enqueued: count('SELECT count(*) FROM consolidation_seen'),
       sensitive_facts: count('SELECT count(*) FROM relations WHERE sensitive = 1'),
+      facts_waiting_for_yes: count('SELECT count(*) FROM fact_candidates'),
+      earlier_values: count('SELECT count(*) FROM relation_versions'),
+      times_forgotten: count('SELECT count(*) FROM forgotten'),
       people: this.social.list().map((p) => p.name).join(', ') || 'nobody identified yet',
       top_entities: top,
       knowledge_documents: this.knowledge.list().length,
@@ -605,6 +612,16 @@ export class MemorySystem implements KernelMemory {
       relations,
       said,
       mentioned,
+      earlier_values: entity
+        ? this.graph.versionsFrom(entity.id).map((v) => ({
+            fact: `${v.source_name} ${v.relation_type} ${v.target_name}`,
+            sentence: v.sentence,
+            sensitive: v.sensitive === 1,
+            valid_from: new Date(v.valid_from).toISOString(),
+            replaced: new Date(v.replaced).toISOString(),
+          }))
+        : [],
+      waiting_for_yes: this.candidates(canonical).map((c) => ({ id: c.id, fact: `${c.subject} ${c.relation} ${c.object}`, sentence: c.sentence, origin: c.origin, time: new Date(c.time).toISOString() })),
     };
   }
 

@@ -128,6 +128,8 @@ describe('sensitive facts wait for a yes (service)', () => {
     assert.ok(srv.chatRequests().length > before, 'the consolidation turn asked the model');
     assert.ok(!facts().some((f) => f.includes('insulin')), facts().join(' | '));
     assert.deepEqual(mem.candidates('Anna').map((c) => `${c.subject} ${c.relation} ${c.object} [${c.origin}]`), ['Anna takes insulin [consolidation]']);
+    assert.deepEqual(mem.exportPerson('Anna').waiting_for_yes.map((c) => c.fact), ['Anna takes insulin'], 'memory export --person shows what waits');
+    assert.equal(mem.introspect().facts_waiting_for_yes, 1);
   });
 });
 

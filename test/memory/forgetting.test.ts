@@ -211,6 +211,7 @@ describe('forgetting for real (service)', () => {
     assert.doesNotMatch(ben.reply, /4411|9922/);
     const anna = await ask('What did I tell you before about my bank card code?');
     assert.match(anna.reply, /Anna card code 4411/);
+    assert.ok(mem.exportPerson('Anna').earlier_values.some((v) => v.fact === 'Anna favourite colour periwinkle'), 'memory export --person shows earlier values');
     const r = await ask('Forget my favourite colour.');
     assert.match(r.reply, /Forgotten for good: .* 1 fact\(s\), 1 earlier version\(s\)/);
     assert.equal(mem.db.prepare("SELECT count(*) FROM relation_versions WHERE target_name IN ('periwinkle', 'vermilion')").pluck().get(), 0);
