@@ -169,6 +169,25 @@ export function sweepTables(db: Database.Database, words: readonly string[], ski
 }
 
 /**
+ * Delete, in every ordinary table of `db` but those in `skip`, the rows
+ * that point at something forgotten: a `doc_id` column holding one of
+ * `docIds`, an `event_id` column one of `eventIds` (an embedding stored for
+ * a document holds no word, but is still the document). Call inside a
+ * transaction. Returns the rows deleted.
+ */
+export function sweepReferences(db: Database.Database, docIds: ReadonlySet<number>, eventIds: ReadonlySet<string>, skip: ReadonlySet<string> = new Set()): number {
+  let removed = 0;
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND sql NOT LIKE 'CREATE VIRTUAL%'").pluck().all() as string[];
+  for (const t of tables) {
+    if (skip.has(t)) continue;
+    const cols = new Set((db.prepare(`PRAGMA table_info(${q(t)})`).all() as Array<{ name: string }>).map((c) => c.name));
+    if (cols.has('doc_id') && docIds.size > 0) removed += db.prepare(`DELETE FROM ${q(t)} WHERE doc_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...docIds])).changes;
+    if (cols.has('event_id') && eventIds.size > 0) removed += db.prepare(`DELETE FROM ${q(t)} WHERE event_id IN (SELECT value FROM json_each(?))`).run(JSON.stringify([...eventIds])).changes;
+  }
+  return removed;
+}
+
+/**
  * Remove `words` from a SQLite file that is not in use (a pre-update copy
  * of a store, any schema version): {@link sweepTables} over every table, in
  * one transaction, then VACUUM with `secure_delete` on and the WAL (if any)

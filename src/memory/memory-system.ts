@@ -36,7 +36,7 @@ import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
 import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
-import { candidateRareWords, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
+import { candidateRareWords, sweepReferences, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
 import { MemoryArgumentError } from './errors.js';
 import { terms } from './text.js';
 
@@ -946,8 +946,9 @@ export class MemorySystem implements KernelMemory {
       if (mentionsAny(k, rareWords) || matches(k)) db.prepare('DELETE FROM consolidation_seen WHERE key = ?').run(k);
     }
     for (const a of db.prepare('SELECT alias FROM aliases').pluck().all() as string[]) if (mentionsAny(a, rareWords)) db.prepare('DELETE FROM aliases WHERE alias = ?').run(a);
-    // The safety net: a row of a table added later that still names a rare word goes too.
+    // The safety net: a row of a table added later that still names a rare word, or points at a forgotten document or event, goes too.
     sweepTables(db, rareWords, FORGET_SWEEP_SKIP);
+    sweepReferences(db, docIds, new Set([...eventIds, ...allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!)]), FORGET_SWEEP_SKIP);
     const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length + knowledgeTexts.length;
     db.prepare('INSERT INTO forgotten(time, items) VALUES(?, ?)').run(at, items);
     const archivedIds = allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!);

@@ -48,7 +48,7 @@ it('forgets a Chinese sentence everywhere in the store, neighbours\' vectors inc
   }
 });
 
-it('the safety net: a table nobody taught forgetting about (FTS5, with its shadow tables) loses what names a forgotten word; a copy is scrubbed the same way', async () => {
+it('the safety net: a table nobody taught forgetting about (FTS5 with its shadow tables, summaries, embeddings by doc_id / event_id) loses what names a forgotten word or points at what was forgotten; a copy is scrubbed the same way', async () => {
   const { sweepTables, scrubSqliteFile } = await import('../../src/memory/forget.js');
   const Database = (await import('better-sqlite3')).default;
   const { dir, cleanup } = tempDir('ha-mem-sweep-');
@@ -57,11 +57,16 @@ it('the safety net: a table nobody taught forgetting about (FTS5, with its shado
     mem.db.exec("CREATE VIRTUAL TABLE later_fts USING fts5(body); CREATE TABLE later_summaries(id INTEGER PRIMARY KEY, text TEXT, vec BLOB)");
     mem.db.prepare('INSERT INTO later_fts(body) VALUES (?), (?)').run('the gate code is snorkelwump', 'the garden is green');
     mem.db.prepare('INSERT INTO later_summaries(text, vec) VALUES (?, ?), (?, ?)').run('Anna: gate code snorkelwump', Buffer.from([1, 2]), 'Anna likes tea', Buffer.from([3]));
+    mem.db.exec('CREATE TABLE later_embeddings(doc_id INTEGER, event_id TEXT, vec BLOB)');
     mem.append({ id: 'g1:user', time: 1, kind: 'user', source: 'cli', speaker: 'Anna', input: 'the gate code is snorkelwump', response: '' });
+    const noteId = mem.commitDocument('gate', 'the gate code is snorkelwump');
+    const otherId = mem.commitDocument('tea', 'Anna likes tea');
+    mem.db.prepare('INSERT INTO later_embeddings VALUES (?, NULL, ?), (?, NULL, ?), (NULL, ?, ?)').run(noteId, Buffer.from([1]), otherId, Buffer.from([2]), 'g1:user', Buffer.from([3]));
     const r = mem.forget({ about: 'gate code' });
     assert.ok(r.rareWords.includes('snorkelwump'));
     assert.deepEqual(mem.db.prepare('SELECT body FROM later_fts').pluck().all(), ['the garden is green']);
     assert.deepEqual(mem.db.prepare('SELECT text FROM later_summaries').pluck().all(), ['Anna likes tea']);
+    assert.deepEqual(mem.db.prepare('SELECT doc_id FROM later_embeddings').pluck().all(), [otherId], 'the embeddings of the forgotten note and turn go with them');
     for (const f of readdirSync(dir).filter((x) => x.startsWith('memory.db'))) assert.ok(!readFileSync(path.join(dir, f)).toString('latin1').includes('snorkelwump'), f);
     // A copy (any schema) by the same sweep, then vacuumed.
     const copy = path.join(dir, 'copy.db');
