@@ -162,12 +162,13 @@ export class SqliteRunLog implements RunLog {
     const hits = new Map<number, { turn: string; type: string }>();
     const byTurn = this.db.prepare('SELECT seq, turn, type FROM run_events WHERE turn = ? AND type != ?');
     for (const t of turns) for (const r of byTurn.all(t, 'tombstone') as Array<{ seq: number; turn: string; type: string }>) hits.set(r.seq, r);
-    // LIKE finds candidates (ASCII case-insensitive); the word test decides.
-    const like = this.db.prepare("SELECT seq, turn, type, body FROM run_events WHERE type != 'tombstone' AND body LIKE ? ESCAPE '\\'");
-    for (const w of words) {
-      for (const r of like.all(`%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) as Array<{ seq: number; turn: string; type: string; body: string }>) {
-        if (holdsWord(r.body, [w])) hits.set(r.seq, r);
-      }
+    // LIKE finds candidates in one pass over the log (ASCII case-insensitive); the word test decides.
+    if (words.length > 0) {
+      const where = words.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ');
+      const rows = this.db
+        .prepare(`SELECT seq, turn, type, body FROM run_events WHERE type != 'tombstone' AND (${where})`)
+        .all(...words.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)) as Array<{ seq: number; turn: string; type: string; body: string }>;
+      for (const r of rows) if (holdsWord(r.body, words)) hits.set(r.seq, r);
     }
     const upd = this.db.prepare("UPDATE run_events SET type = 'tombstone', body = ? WHERE seq = ?");
     this.db.transaction(() => {

@@ -776,6 +776,8 @@ export class MemorySystem implements KernelMemory {
       for (const n of names) if (wordsOf(n).length > 0) wordSets.push(wordsOf(n));
     }
     for (const t of req.turns ?? []) this.forgetting.add(t);
+    // Without the service (nobody calls doneForgetting) the set stays bounded: the oldest asking turns are long over.
+    for (const t of this.forgetting) if (this.forgetting.size > 1000) this.forgetting.delete(t);
     if (wordSets.length === 0 && (req.turns ?? []).length === 0) {
       throw new MemoryArgumentError('memory_forget', 'say what to forget: "about" with the words of the fact (e.g. "my bike lock code"), or an entity');
     }
