@@ -70,12 +70,19 @@ function personOf(tool: string, name: string | null | undefined, ctx: ToolContex
 }
 
 /**
- * Earlier values of `relations` (issue 18 "Versions") as `viewer` may see
- * them, newest first: `fact` as it was, `until` the day it changed.
+ * Earlier values of `relations` and of the entities `entityIds` (issue 18
+ * "Versions") as `viewer` may see them, newest first: `fact` as it was, `until` the day it changed.
  */
-function earlierOf(mem: MemorySystem, relations: ReadonlyArray<Pick<RelationView, 'id' | 'source' | 'relation_type'>>, viewer: string | undefined): Array<{ fact: string; until: string }> {
-  return mem.graph
-    .versionsOf(relations)
+function earlierOf(
+  mem: MemorySystem,
+  relations: ReadonlyArray<Pick<RelationView, 'id' | 'source' | 'relation_type'>>,
+  entityIds: readonly number[],
+  viewer: string | undefined,
+): Array<{ fact: string; until: string }> {
+  // Those of the facts found, and those of the entities asked about (a fact retired with no successor).
+  const all = new Map([...mem.graph.versionsOf(relations), ...entityIds.flatMap((id) => mem.graph.versionsFrom(id))].map((v) => [v.id, v]));
+  return [...all.values()]
+    .sort((a, b) => b.replaced - a.replaced || b.id - a.id)
     .filter((v) => visibleTo(v.sensitive === 1, v.owner ?? v.source_name, viewer))
     .map((v) => ({ fact: `${v.source_name} ${v.relation_type} ${v.target_name}`, until: new Date(v.replaced).toISOString().slice(0, 10) }));
 }
@@ -104,7 +111,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
         const relations = g.relations.filter((r) => relationVisible(r.relation, ctx.input.user));
         mem.markRecalled(relations.map((r) => `rel:${r.relation.id}`));
         if (g.entities.length === 0) return 'Nothing remembered about that.';
-        const earlier = args.earlier === true ? earlierOf(mem, relations.map((r) => r.relation), ctx.input.user) : undefined;
+        const earlier = args.earlier === true ? earlierOf(mem, relations.map((r) => r.relation), g.entities.map((e) => e.entity.id), ctx.input.user) : undefined;
         return {
           entities: g.entities.map((e) => ({ name: e.entity.name, type: e.entity.type, mentions: e.entity.mention_count })),
           relations: relations.map((r) => ({
@@ -177,7 +184,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_purge',
-      description: 'Forget wrong or outdated facts: by relation ids, or by subject and relation (and object). Example: {"subject":"Tom","relation":"prefers","object":"sparkling water"}',
+      description: 'Retire wrong or outdated facts (kept as earlier versions): by relation ids, or by subject and relation (and object). Example: {"subject":"Tom","relation":"prefers","object":"sparkling water"}',
       group: 'admin',
       // The memory review and merge decisions of the internal channel call it directly.
       channel: '_consolidation_',
@@ -210,7 +217,14 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
             .map((r) => r.id);
         }
         if (ids.length === 0) throw new MemoryNotFoundError('memory_purge', 'no matching relation');
-        const r = mem.graph.purgeRelations(ids);
+        // A purged fact was true once (the review loop purges what a newer fact replaced): it stays as an earlier version.
+        const r = mem.db.transaction(() => {
+          for (const id of ids) {
+            const old = mem.graph.relation(id);
+            if (old) mem.graph.keepVersion(old, mem.now(), null);
+          }
+          return mem.graph.purgeRelations(ids);
+        })();
         if (r.relations === 0) throw new MemoryNotFoundError('memory_purge', `no relation with id ${ids.join(', ')}`);
         return `Removed ${r.relations} fact(s) and ${r.orphans} entit${r.orphans === 1 ? 'y' : 'ies'} left without facts.`;
       },

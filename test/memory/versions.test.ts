@@ -1,7 +1,8 @@
 /**
  * Versions (issue 18): memory_edit keeps a fact's old value as an earlier
  * version that normal recall (memory_recall, the prompt's known facts) no
- * longer returns and `earlier: true` still reaches; an entity merge keeps
+ * longer returns and `earlier: true` still reaches; so does memory_purge
+ * (a fact retired by the review loop); an entity merge keeps
  * them with the entity that stays; forgetting the fact removes every version.
  */
 import { it } from 'node:test';
@@ -32,6 +33,13 @@ it('memory_edit keeps the old value as an earlier version; recall returns the ne
     await callTool(tools, 'memory_merge', { keep: 'Thomas', merge: 'Tom' });
     const merged = (await callTool(tools, 'memory_recall', { query: 'Thomas bike', earlier: true })) as { earlier: Array<{ fact: string }> };
     assert.deepEqual(merged.earlier.map((v) => v.fact), ['Thomas drives a red Tesla', 'Thomas drives a blue Volvo']);
+    // memory_purge (the review loop retiring an outdated fact) keeps it as an earlier version too.
+    await callTool(tools, 'memory_commit', { triples: [{ subject: 'Thomas', relation: 'lives_in', object: 'Leeds' }] });
+    await callTool(tools, 'memory_purge', { subject: 'Thomas', relation: 'lives_in' });
+    const moved = (await callTool(tools, 'memory_recall', { query: 'Thomas', earlier: true })) as { relations: Array<{ fact: string }>; earlier: Array<{ fact: string }> };
+    assert.ok(!moved.relations.some((x) => /Leeds/.test(x.fact)));
+    assert.ok(moved.earlier.some((x) => x.fact === 'Thomas lives_in Leeds'), JSON.stringify(moved.earlier));
+    mem.forget({ about: 'Leeds' });
     // Forgetting the fact removes every version.
     const r = mem.forget({ about: 'Thomas bike' });
     assert.equal(r.relations, 1);
