@@ -33,9 +33,10 @@ export const DEFAULT_CORE_TOOLS: readonly string[] = ['device_control', 'device_
 
 /** What the built-in groups are for, as tools_load's description names them. Plugins' groups are named by their tools. */
 const GROUP_PURPOSE: Record<string, string> = {
-  admin: 'correct or forget memory, channel help',
+  admin: 'correct or forget memory, help',
   knowledge: 'notes, documents, manuals',
-  agents: 'a helper agent for a sub-task',
+  people: 'traits, relations',
+  agents: 'a helper for a sub-task',
   output: 'send to another channel',
 };
 

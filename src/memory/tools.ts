@@ -146,6 +146,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_confirm',
+      group: 'people',
       description:
         'The speaker says yes (keep: true) or no (keep: false) to a sensitive fact heard but not stored, listed under [Waiting for a yes] with its #id. Only its own person may decide. Example: {"id":3,"keep":true}',
       parameters: {
@@ -346,6 +347,7 @@ function socialTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'person_query',
+      group: 'people',
       description:
         'What is known about a person: traits, facts, relations. Without "person" (or "me"): the person speaking ("what do you know about me?"). "earlier": true adds values changed since. Example: {"person":"Anna"}',
       parameters: {
@@ -375,7 +377,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'people_list',
-      description: "The household's people (everyone identified speaking or added as a person), most recently heard first.",
+      group: 'people',
+      description: "The household's people (everyone identified speaking or added as a person), most recently heard first. Example: {}",
       parameters: { type: 'object', properties: {} },
       handler: (_args, ctx) => ({
         speaking_now: ctx.input.user ?? UNKNOWN_SPEAKER,
@@ -384,8 +387,9 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'set_trait',
+      group: 'people',
       description:
-        'Remember a trait of a person (one value per trait; a new value replaces the old), e.g. {"trait":"favourite colour","value":"green"}. Without "person": the person speaking. Mark health, money, passwords and hidden keys sensitive.',
+        'Remember a trait of a person (one value per trait; a new value replaces the old, which stays as an earlier version). Without "person": the person speaking. Mark health, money, passwords and hidden keys sensitive. Example: {"trait":"favourite colour","value":"green"}',
       parameters: {
         type: 'object',
         properties: {
@@ -404,7 +408,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'relate',
-      description: 'Remember how two people are related, e.g. {"relation":"sister_of","other":"Ben"}. Without "person": the person speaking.',
+      group: 'people',
+      description: 'Remember how two people are related. Without "person": the person speaking. Example: {"relation":"sister_of","other":"Ben"}',
       parameters: {
         type: 'object',
         properties: { person: optText(200, 'A name; leave out for the person speaking'), relation: text(200), other: text(200), sensitive: { type: ['boolean', 'null'] } },
