@@ -9,7 +9,7 @@
  * forget returns, so the tool acknowledges only what is gone. The turn that
  * asked to forget is tombstoned in the run log when it ends.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Logger } from '../kernel/log-types.js';
@@ -54,21 +54,25 @@ export function scrubBackups(dataDir: string, words: readonly string[], log?: Lo
   let scrubbed = 0;
   let removed = 0;
   if (words.length === 0) return { scrubbed, removed };
-  for (const f of filesUnder(path.join(dataDir, 'backups'))) {
-    if (!fileHolds(f, words)) continue;
+  // A database before its -wal: opening it takes its WAL in (and removes it), so a WAL is never scrubbed (or removed) alone.
+  for (const f of filesUnder(path.join(dataDir, 'backups')).sort()) {
+    if (!existsSync(f) || !fileHolds(f, words)) continue;
+    const base = f.replace(/-(?:wal|shm|journal)$/, '');
+    const target = base !== f && existsSync(base) ? base : f;
     try {
-      if (readFileSync(f).subarray(0, 16).toString('latin1') === 'SQLite format 3\0') {
-        scrubSqliteFile(f, words);
+      if (readFileSync(target).subarray(0, 16).toString('latin1') === 'SQLite format 3\0') {
+        scrubSqliteFile(target, words);
         scrubbed++;
-        for (const side of [`${f}-wal`, `${f}-shm`, `${f}-journal`]) rmSync(side, { force: true });
       }
     } catch (err) {
-      log?.warn({ file: f, err: errorMessage(err) }, 'a pre-update copy could not be scrubbed');
+      log?.warn({ file: target, err: errorMessage(err) }, 'a pre-update copy could not be scrubbed');
     }
-    if (fileHolds(f, words)) {
-      rmSync(f, { force: true });
-      removed++;
-      log?.warn({ file: f }, 'a pre-update copy held something forgotten and could not be cleaned; it was removed');
+    for (const g of new Set([target, f, `${target}-wal`, `${target}-journal`])) {
+      if (existsSync(g) && fileHolds(g, words)) {
+        rmSync(g, { force: true });
+        removed++;
+        log?.warn({ file: g }, 'a pre-update copy held something forgotten and could not be cleaned; it was removed');
+      }
     }
   }
   return { scrubbed, removed };

@@ -106,3 +106,33 @@ it("forgetting removes the paragraphs of the knowledge base's user documents tha
     cleanup();
   }
 });
+
+it('a rolled-back store under backups with a WAL of its own is scrubbed through its database, its other rows kept', async () => {
+  const { scrubBackups } = await import('../../src/service/forgetting.js');
+  const Database = (await import('better-sqlite3')).default;
+  const { mkdirSync, copyFileSync, existsSync } = await import('node:fs');
+  const { dir, cleanup } = tempDir('ha-mem-rolled-');
+  try {
+    const live = path.join(dir, 'live.db');
+    const db = new Database(live);
+    db.pragma('journal_mode = WAL');
+    db.exec("CREATE TABLE docs(id INTEGER PRIMARY KEY, input TEXT); INSERT INTO docs(input) VALUES ('keep this one')");
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.prepare('INSERT INTO docs(input) VALUES (?), (?)').run('the shed code is wibbleplonk', 'and this one too');
+    // Set aside while open, as a rollback moves a store with its WAL: the word is only in the -wal.
+    const aside = path.join(dir, 'backups', 'rolled-back', '20261201T070000Z-from-0.9', 'memory.db');
+    mkdirSync(path.dirname(aside), { recursive: true });
+    copyFileSync(live, aside);
+    copyFileSync(`${live}-wal`, `${aside}-wal`);
+    db.close();
+    assert.ok(!readFileSync(aside).toString('latin1').includes('wibbleplonk') && readFileSync(`${aside}-wal`).toString('latin1').includes('wibbleplonk'));
+    assert.deepEqual(scrubBackups(dir, ['wibbleplonk']), { scrubbed: 1, removed: 0 });
+    assert.ok(!existsSync(`${aside}-wal`) || !readFileSync(`${aside}-wal`).toString('latin1').includes('wibbleplonk'));
+    assert.ok(!readFileSync(aside).toString('latin1').includes('wibbleplonk'));
+    const back = new Database(aside, { readonly: true });
+    assert.deepEqual(back.prepare('SELECT input FROM docs ORDER BY id').pluck().all(), ['keep this one', 'and this one too'], 'what the WAL held otherwise is kept');
+    back.close();
+  } finally {
+    cleanup();
+  }
+});
