@@ -732,6 +732,25 @@ export class MemorySystem implements KernelMemory {
   /** The turn has ended and its run-log events were tombstoned. */
   doneForgetting(turn: string): void {
     this.forgetting.delete(turn);
+    try {
+      setMeta(this.db, 'forgetting_turns', JSON.stringify([...this.forgetting]));
+    } catch (err) {
+      this.log.warn({ err }, 'could not record the turns still forgetting');
+    }
+  }
+
+  /**
+   * Asking turns a previous process did not see end (it stopped or was
+   * killed mid-turn): the service tombstones their run-log events at start,
+   * then calls doneForgetting for each. Input ids only.
+   */
+  unfinishedForgetting(): string[] {
+    try {
+      const v: unknown = JSON.parse(getMeta(this.db, 'forgetting_turns') ?? '[]');
+      return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
   }
 
   /**
@@ -791,6 +810,8 @@ export class MemorySystem implements KernelMemory {
         .transaction(() => {
           const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at, knowledgeTexts, allowed);
           setMeta(this.db, 'erase_pending', '1');
+          // The asking turns (ids only) until the run log has tombstoned their last events (doneForgetting), across a crash.
+          setMeta(this.db, 'forgetting_turns', JSON.stringify([...this.forgetting]));
           // The other stores forget first, before this commit: a crash between them leaves the memory remembering
           // (asked again, it forgets again), never a memory that forgot with a run log that did not.
           this.opts.onForgotten?.(r);

@@ -7,7 +7,8 @@
  * removed when they cannot be) and from the line-based files of the data
  * directory (the simulated speaker's speaker.jsonl and its WAVs, logs). All of it happens before the memory's
  * forget returns, so the tool acknowledges only what is gone. The turn that
- * asked to forget is tombstoned in the run log when it ends.
+ * asked to forget is tombstoned in the run log when it ends (or, when the
+ * process stopped before it ended, when the service starts again).
  */
 import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -147,6 +148,15 @@ export function wireForgetting(kernel: Kernel, memory: MemorySystem, dataDir: st
     scrubBackups(dataDir, r.rareWords, log);
     scrubTextFiles(dataDir, r.rareWords, r.at);
   });
+  // Asking turns a previous process did not see end: their last events are tombstoned now.
+  for (const turn of memory.unfinishedForgetting()) {
+    try {
+      kernel.services.runLog.forget([turn], [], kernel.services.clock.now());
+      memory.doneForgetting(turn);
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, 'the run log could not forget a turn that asked to forget');
+    }
+  }
   kernel.services.turnEvents.subscribe('forgetting', (ev) => {
     if (ev.type !== 'turn.finished' || !memory.isForgetting(ev.turn)) return;
     try {

@@ -22,6 +22,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { startApp, type App } from '../../src/service/app.js';
 import { request } from '../../src/cli/client.js';
 import type { TurnResult } from '../../src/kernel/turn-types.js';
@@ -98,7 +99,12 @@ describe('forgetting for real (service)', () => {
     // The log at the default level (info), in the data directory: it is scanned too.
     process.env.HOMEAGENT_LOG_LEVEL = 'info';
     logToFile(path.join(dir, 'homeagent.log'));
-    app = await startApp({
+    app = await start();
+  });
+
+  /** Start the service on the test's data directory. */
+  function start(): Promise<App> {
+    return startApp({
       dataDir: dir,
       console: false,
       socketPath: socket,
@@ -110,7 +116,7 @@ describe('forgetting for real (service)', () => {
         HOMEAGENT__CORE__MEMORY__PROTECTED_TAIL: '2',
       },
     });
-  });
+  }
   after(async () => {
     await app?.stop();
     setLogLevel('silent');
@@ -248,5 +254,18 @@ describe('forgetting for real (service)', () => {
     assert.match(JSON.stringify(again.tools), /no entity \\"glimmerwick\\"/);
     assert.deepEqual(holders(dir, ['glimmerwick']), []);
     assert.ok(mem.graph.relationsOf(mem.graph.resolve('Anna')!.id).some((x) => x.target_name === 'Lisbon'), "Anna's other facts stay");
+  });
+  it('an asking turn the process did not see end (it stopped mid-turn) is tombstoned in the run log when the service starts again', async () => {
+    const r = await ask('The kettle is descaled.');
+    assert.ok(app.kernel.services.runLog.turn(r.input_id).some((e) => e.type === 'turn.started'));
+    await app.stop();
+    // As a process killed between the tool's answer and the end of its turn leaves it: the turn still listed as forgetting.
+    const db = new Database(path.join(dir, 'memory.db'));
+    db.prepare("INSERT INTO meta(key, value) VALUES('forgetting_turns', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(JSON.stringify([r.input_id]));
+    db.close();
+    app = await start();
+    const events = app.kernel.services.runLog.turn(r.input_id);
+    assert.ok(events.length > 0 && events.every((e) => e.type === 'tombstone'), events.map((e) => e.type).join(','));
+    assert.deepEqual(app.memory!.system.unfinishedForgetting(), []);
   });
 });
