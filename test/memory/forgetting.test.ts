@@ -15,7 +15,14 @@
  *   that held it are tombstones (what and when, none of the text) and
  *   deriveContext says so; what else was said is still remembered and its
  *   turn still replays exactly.
- * - memory_delete_entity forgets an entity the same way.
+ * - Versions: a trait set again is an earlier version recall no longer
+ *   returns and "what did I tell you before?" reaches (another person's
+ *   sensitive one never); forgetting removes both values.
+ * - A person forgets what is theirs: Ben's request leaves Anna's words.
+ * - memory_delete_entity forgets an entity the same way; a failed request
+ *   is not kept, and the log at info holds no word of it.
+ * - An asking turn a stopped process did not see end is tombstoned when the
+ *   service starts again.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -255,6 +262,7 @@ describe('forgetting for real (service)', () => {
     assert.deepEqual(holders(dir, ['glimmerwick']), []);
     assert.ok(mem.graph.relationsOf(mem.graph.resolve('Anna')!.id).some((x) => x.target_name === 'Lisbon'), "Anna's other facts stay");
   });
+
   it('an asking turn the process did not see end (it stopped mid-turn) is tombstoned in the run log when the service starts again', async () => {
     const r = await ask('The kettle is descaled.');
     assert.ok(app.kernel.services.runLog.turn(r.input_id).some((e) => e.type === 'turn.started'));
