@@ -275,7 +275,7 @@ export class HomePlugin implements Plugin {
       // recomputed, while it fits the home; only text without one (typed, an open-vocabulary engine) is matched.
       let match: IntentMatch | null | undefined = carriedIntent(input.meta);
       if (match && !fitsVocabulary(match, vocab)) {
-        sdk.log.info({ intent: match.intent, slots: match.slots }, 'the recognised intent names a device or room the home no longer has; matching the text');
+        sdk.log.debug({ intent: match.intent, slots: match.slots }, 'the recognised intent names a device or room the home no longer has; matching the text');
         match = undefined;
       }
       if (!match) {

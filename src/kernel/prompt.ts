@@ -367,6 +367,29 @@ export class PromptHistory {
     this.shown = this.shown.filter((e) => !gone.has(e.id));
     return { status, id, covered: covered.length, ...(reason ? { reason } : {}) };
   }
+
+  /**
+   * Forgetting (issue 18): stop showing the events `gone` says, now and
+   * later. `words` are the forgotten texts' rare words: a compaction summary
+   * holding one is rewritten without the sentences that hold it.
+   */
+  forget(gone: (e: ContextEvent) => boolean, words: readonly string[] = []): void {
+    this.shown = this.shown.filter((e) => !gone(e));
+    if (this.summary && words.length > 0) {
+      const holds = (t: string): boolean => words.some((w) => t.toLowerCase().includes(w.toLowerCase()));
+      const sections = { ...this.summary.sections };
+      let changed = false;
+      for (const k of Object.keys(sections) as Array<keyof typeof sections>) {
+        if (!holds(sections[k])) continue;
+        sections[k] = sections[k]
+          .split(/(?<=[.!?。！？])\s+|\n+/)
+          .filter((sentence) => !holds(sentence))
+          .join(' ');
+        changed = true;
+      }
+      if (changed) this.summary = { ...this.summary, sections };
+    }
+  }
 }
 
 /** How a compaction ended: `none` when nothing could be taken (no legal cut), else the status logged in `compaction.finished`. */

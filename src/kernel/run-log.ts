@@ -22,7 +22,38 @@ import type { CompactionEvent } from './compaction.js';
  * durations, `turn.finished` with `status` and `reply` only); readers take
  * what they need.
  */
-export type RunEvent = Exclude<TurnEvent, { type: 'llm.delta' }> | CompactionEvent;
+export type RunEvent = Exclude<TurnEvent, { type: 'llm.delta' }> | CompactionEvent | RunTombstone;
+
+/**
+ * What stands where a forgotten event was (issue 18 "Forgetting for real"):
+ * which kind of event it was and when it was deleted, none of its text. A
+ * turn holding one is tombstoned: its context can no longer be rebuilt
+ * (`deriveContext` says so with {@link TOMBSTONED}).
+ */
+export interface RunTombstone {
+  type: 'tombstone';
+  turn: string;
+  /** The type of the event that was here. */
+  of: string;
+  /** When it was deleted, ms since epoch. */
+  deleted_at: number;
+}
+
+/** What `deriveContext` returns for a round whose context held a forgotten event. */
+export const TOMBSTONED = 'tombstoned' as const;
+
+/** Whether a turn's events hold a tombstone (something of it was forgotten). */
+export function isTombstoned(events: readonly StoredRunEvent[]): boolean {
+  return events.some((e) => e.type === 'tombstone');
+}
+
+/** A string holds one of `words` as a whole word (Chinese: as a substring), case-insensitive. */
+function holdsWord(text: string, words: readonly string[]): boolean {
+  const t = text.normalize('NFKC').replace(/’/g, "'");
+  return words.some((w) =>
+    /^\p{Script=Han}/u.test(w) ? t.includes(w) : new RegExp(`(?:^|[^\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:$|[^\\p{L}\\p{N}])`, 'iu').test(t),
+  );
+}
 
 /** A stored event with its sequence number and time (ms since epoch). */
 export type StoredRunEvent = RunEvent & { seq: number; at: number };
@@ -36,6 +67,14 @@ export interface RunLog {
   tail(limit: number): StoredRunEvent[];
   /** The last `limit` events whose type is one of `types`, in order; none when `limit` < 1. */
   ofTypes(types: readonly string[], limit: number): StoredRunEvent[];
+  /**
+   * Forgetting (issue 18): replace every event of `turns`, and every other
+   * event whose text holds one of `words` (whole words, case-insensitive),
+   * by a tombstone (RunTombstone, `deleted_at` = `at`). Durable and gone
+   * from the file's bytes when it returns (SQLite: secure_delete, VACUUM,
+   * WAL truncated). Returns how many events were tombstoned.
+   */
+  forget(turns: readonly string[], words: readonly string[], at: number): number;
   close(): void;
 }
 
@@ -56,6 +95,17 @@ export class MemoryRunLog implements RunLog {
   }
   ofTypes(types: readonly string[], limit: number): StoredRunEvent[] {
     return limit > 0 ? structuredClone(this.events.filter((e) => types.includes(e.type)).slice(-limit)) : [];
+  }
+
+  forget(turns: readonly string[], words: readonly string[], at: number): number {
+    const ids = new Set(turns);
+    let n = 0;
+    this.events.forEach((e, i) => {
+      if (e.type === 'tombstone' || (!ids.has(e.turn) && !(words.length > 0 && holdsWord(JSON.stringify(e), words)))) return;
+      this.events[i] = { type: 'tombstone', turn: e.turn, of: e.type, deleted_at: at, seq: e.seq, at: e.at };
+      n++;
+    });
+    return n;
   }
   close(): void {}
 }
@@ -89,11 +139,17 @@ export class SqliteRunLog implements RunLog {
    * directory). Throws StoreTooNewError / StoreMigrationError
    * (src/kernel/store-version.ts) or the better-sqlite3 error.
    */
-  constructor(path: string, opts: OpenStoreOptions & { dataDir?: string } = {}) {
+  constructor(
+    private readonly file: string,
+    opts: OpenStoreOptions & { dataDir?: string } = {},
+  ) {
+    const path = file;
     this.db = new Database(path);
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      // Forgetting for real (issue 18): what is replaced by a tombstone is overwritten with zeros.
+      this.db.pragma('secure_delete = ON');
       migrateSqlite(this.db, RUN_LOG_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
       this.db.exec(RUN_LOG_TYPE_INDEX);
     } catch (err) {
@@ -120,6 +176,33 @@ export class SqliteRunLog implements RunLog {
     const rows = this.db.prepare(`SELECT seq, at, body FROM run_events WHERE type IN (${types.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT ?`).all(...types, limit) as Array<{ seq: number; at: number; body: string }>;
     return rows.reverse().map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
   }
+
+  forget(turns: readonly string[], words: readonly string[], at: number): number {
+    const hits = new Map<number, { turn: string; type: string }>();
+    const byTurn = this.db.prepare('SELECT seq, turn, type FROM run_events WHERE turn = ? AND type != ?');
+    for (const t of turns) for (const r of byTurn.all(t, 'tombstone') as Array<{ seq: number; turn: string; type: string }>) hits.set(r.seq, r);
+    // LIKE finds candidates in one pass over the log (ASCII case-insensitive); the word test decides.
+    if (words.length > 0) {
+      const where = words.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ');
+      const rows = this.db
+        .prepare(`SELECT seq, turn, type, body FROM run_events WHERE type != 'tombstone' AND (${where})`)
+        .all(...words.map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)) as Array<{ seq: number; turn: string; type: string; body: string }>;
+      for (const r of rows) if (holdsWord(r.body, words)) hits.set(r.seq, r);
+    }
+    const upd = this.db.prepare("UPDATE run_events SET type = 'tombstone', body = ? WHERE seq = ?");
+    this.db.transaction(() => {
+      for (const [seq, r] of hits) upd.run(JSON.stringify({ type: 'tombstone', turn: r.turn, of: r.type, deleted_at: at } satisfies RunTombstone), seq);
+    }).immediate();
+    if (hits.size > 0 && this.file !== ':memory:') {
+      this.db.exec('VACUUM');
+      for (let i = 0; i < 40; i++) {
+        const c = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        if (!c[0] || c[0].busy === 0) break;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      }
+    }
+    return hits.size;
+  }
   close(): void {
     if (this.db.open) this.db.close();
   }
@@ -131,9 +214,12 @@ export class SqliteRunLog implements RunLog {
  * A round requested more than once (its call was cut by a preemption and
  * re-issued on resume) has several requests: `occurrence` picks one (0-based;
  * default: the last, whose response the turn used). Returns undefined when
- * the log has no such request.
+ * the log has no such request, and TOMBSTONED when something of the turn
+ * was forgotten (issue 18): its context cannot be rebuilt, and the log says
+ * so rather than rebuilding a context the model never saw.
  */
-export function deriveContext(events: StoredRunEvent[], round: number, occurrence?: number): ChatMessage[] | undefined {
+export function deriveContext(events: StoredRunEvent[], round: number, occurrence?: number): ChatMessage[] | typeof TOMBSTONED | undefined {
+  if (isTombstoned(events)) return TOMBSTONED;
   let messages: ChatMessage[] | undefined;
   const found: ChatMessage[][] = [];
   for (const e of events) {

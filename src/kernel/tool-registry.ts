@@ -176,7 +176,9 @@ export class ToolRegistry {
       if (isToolOutput(result)) return { ...done(result.text, false), ...(result.images?.length ? { images: result.images } : {}) };
       return done(stringifyResult(result), false);
     } catch (err) {
-      this.log.warn({ tool: name, owner: e.owner, err: errorMessage(err) }, 'tool failed');
+      // The message may quote what was said (a name, a value): at the default level only the error's code (issue 18).
+      this.log.warn({ tool: name, owner: e.owner, code: err instanceof HomeAgentError ? err.code : err instanceof Error ? err.name : 'error' }, 'tool failed');
+      this.log.debug({ tool: name, err: errorMessage(err) }, 'tool failed: message');
       return done(`error: ${errorMessage(err)}`, true);
     } finally {
       if (timer) clearTimeout(timer);

@@ -181,6 +181,35 @@ export class KnowledgeBase {
     this.index(n, file, content);
   }
 
+  /**
+   * Forgetting (issue 18): in the user's documents (never the shipped
+   * seeds), drop every paragraph (text between blank lines) `matches` says
+   * holds what is forgotten; a document left empty is removed. Rewritten
+   * through a new file (the old one is unlinked) and re-indexed. Returns the
+   * paragraphs removed (for the rare words of the forgetting).
+   */
+  forget(matches: (text: string) => boolean): string[] {
+    const removed: string[] = [];
+    const userDir = path.resolve(this.opts.dir);
+    for (const [name, d] of [...this.docs]) {
+      if (path.relative(userDir, path.resolve(d.file)).startsWith('..')) continue;
+      const content = this.read(name);
+      if (content === undefined || !matches(content)) continue;
+      const paragraphs = content.split(/\n\s*\n/);
+      const kept = paragraphs.filter((p) => !matches(`${name}\n${p}`));
+      removed.push(...paragraphs.filter((p) => !kept.includes(p)));
+      if (kept.join('').trim() === '' || kept.length === paragraphs.length) {
+        // Nothing of it is left (or what is forgotten is spread over the whole document): the document goes.
+        if (kept.length === paragraphs.length) removed.push(content);
+        this.unindex(name);
+        fs.rmSync(path.dirname(d.file), { recursive: true, force: true });
+      } else {
+        this.create(name, kept.join('\n\n'));
+      }
+    }
+    return removed;
+  }
+
   /** Names of all documents (seeds and user documents), sorted. */
   list(): string[] {
     return [...this.docs.keys()].sort();

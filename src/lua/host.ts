@@ -4,7 +4,7 @@
  * no io, os.execute, loadfile, dofile, require, string.dump or bytecode
  * `load`; pcall/xpcall/coroutine.resume cannot swallow a budget stop), and
  * the host functions of seed 000 section 9: json.encode/json.decode/json.null/
- * json.array, log(level, msg), print, http_get(url[, headers]) and
+ * json.array, log(level, msg), print (logged at debug: a script may print what was said), http_get(url[, headers]) and
  * http_post(url, body[, headers]) -> body, status | nil, error.
  */
 import { lua, lauxlib, lualib, type LuaState, type LuaJsFunction } from './fengari.js';
@@ -182,7 +182,7 @@ export function registerHostFunctions(L: LuaState, bridge: HostBridge): void {
       parts.push(decodeUtf8(lauxlib.luaL_tolstring(l, i)));
       lua.lua_pop(l, 1);
     }
-    log?.info({ script: bridge.name }, parts.join('\t'));
+    log?.debug({ script: bridge.name }, parts.join('\t'));
     return 0;
   });
   lua.lua_setglobal(L, 'print');

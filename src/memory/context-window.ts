@@ -179,6 +179,21 @@ export class ContextWindow {
     this.sort();
   }
 
+  /**
+   * Delete events by id (forgetting), with their rule-queue rows, in the
+   * caller's transaction. Returns how many were held.
+   */
+  remove(ids: ReadonlySet<string>): number {
+    if (ids.size === 0) return 0;
+    const gone = this.entries.filter((e) => ids.has(e.event.id));
+    for (const e of gone) {
+      this.st.del.run(e.seq);
+      this.db.prepare('DELETE FROM rule_queue WHERE event_id = ?').run(e.event.id);
+    }
+    this.entries = this.entries.filter((e) => !ids.has(e.event.id));
+    return gone.length;
+  }
+
   /** Number of events in the window. */
   size(): number {
     return this.entries.length;

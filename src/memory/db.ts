@@ -3,6 +3,9 @@
  * window, documents, graph and loop bookkeeping (issue 5, instead of the
  * seeds' JSON files).
  *
+ * Deleted content is zeroed (`secure_delete`), so what is forgotten leaves no
+ * bytes behind once the WAL is checkpointed (src/memory/forget.ts).
+ *
  * Durability: WAL + synchronous=FULL, so a write is on disk when the
  * statement returns; read-modify-write runs in IMMEDIATE transactions (the
  * write lock is taken up front, so no SQLITE_BUSY upgrade failure can reach a
@@ -77,21 +80,49 @@ UPDATE rule_queue SET speaker = NULL WHERE speaker IN ('console', 'cli');
 `;
 
 /**
+ * Version 3 (issue 18 "Forgetting for real", "Versions", "Sensitive facts"):
+ * - `relation_versions`: the earlier values of a fact (memory_edit, a trait
+ *   set again): normal recall reads `relations` only; "what did I tell you
+ *   before?" reads these. Forgetting a fact removes them too.
+ * - `fact_candidates`: sensitive facts the box would have stored on its own
+ *   (rule distiller, cold-document distillation) wait here until their person
+ *   says yes (memory_candidates / memory_confirm).
+ * - `forgotten`: one row per act of forgetting, with when and how many items:
+ *   a tombstone holding none of the text.
+ */
+const SCHEMA_V3 = `
+CREATE TABLE IF NOT EXISTS relation_versions(
+  id INTEGER PRIMARY KEY, relation_id INTEGER, source INTEGER NOT NULL, relation_type TEXT NOT NULL, target_name TEXT NOT NULL,
+  confidence REAL NOT NULL, sentence TEXT NOT NULL DEFAULT '', sensitive INTEGER NOT NULL DEFAULT 0, owner TEXT,
+  valid_from INTEGER NOT NULL, replaced INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS relation_versions_rel ON relation_versions(relation_id);
+CREATE INDEX IF NOT EXISTS relation_versions_source ON relation_versions(source, relation_type);
+CREATE TABLE IF NOT EXISTS fact_candidates(
+  id INTEGER PRIMARY KEY, time INTEGER NOT NULL, origin TEXT NOT NULL, subject TEXT NOT NULL, subject_type TEXT,
+  relation TEXT NOT NULL, object TEXT NOT NULL, object_type TEXT, confidence REAL NOT NULL, sentence TEXT NOT NULL DEFAULT '',
+  owner TEXT, UNIQUE(subject, relation, object));
+CREATE TABLE IF NOT EXISTS forgotten(id INTEGER PRIMARY KEY, time INTEGER NOT NULL, items INTEGER NOT NULL);
+`;
+
+/**
  * The memory store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
  * - 0: the unversioned file of commit e216bba (the schema above, created with IF NOT EXISTS);
  * - 1: the same tables, versioned;
- * - 2: `people`, `relations.sensitive` and `relations.owner`; channel names as speakers cleared (SCHEMA_V2).
+ * - 2: `people`, `relations.sensitive` and `relations.owner`; channel names as speakers cleared (SCHEMA_V2);
+ * - 3: `relation_versions`, `fact_candidates` and `forgotten` (SCHEMA_V3).
  */
 export const MEMORY_STORE: SqliteStoreSpec = {
   store: 'memory',
-  version: 2,
+  version: 3,
   create: (db) => {
     db.exec(SCHEMA);
     db.exec(SCHEMA_V2);
+    db.exec(SCHEMA_V3);
   },
   migrations: [
     { to: 1, description: 'adopt schema versions (tables as in e216bba; any missing one is created)', up: (db) => db.exec(SCHEMA) },
     { to: 2, description: 'the household\'s people; sensitive and owner of relations; channel names are not speakers', up: (db) => db.exec(SCHEMA_V2) },
+    { to: 3, description: 'earlier versions of facts; sensitive fact candidates; tombstones of forgetting', up: (db) => db.exec(SCHEMA_V3) },
   ],
 };
 
@@ -111,6 +142,8 @@ export function openMemoryDb(dataDir: string, file = 'memory.db', opts: OpenStor
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = OFF');
+    // Forgetting for real (issue 18): deleted rows are overwritten with zeros, not left in free space.
+    db.pragma('secure_delete = ON');
     migrateSqlite(db, MEMORY_STORE, { file: full, dataDir }, opts);
   } catch (err) {
     db.close();

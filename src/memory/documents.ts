@@ -196,6 +196,32 @@ export class DocStore {
     return true;
   }
 
+  /**
+   * Re-index a document from its own text only (title, input, response):
+   * the neighbouring turns folded into its vector at archive time are
+   * dropped (forgetting: a forgotten turn's words must not live on in its
+   * neighbours' vectors). False when absent.
+   */
+  reindexOwn(id: number): boolean {
+    const d = this.get(id);
+    if (!d) return false;
+    const tf = tfVector([d.title, d.input, d.response].filter((s) => s !== '').join('\n'));
+    this.unindex(id);
+    this.index(id, tf);
+    this.db.prepare('UPDATE docs SET vec = ?, fp = ? WHERE id = ?').run(JSON.stringify(tf), VECTOR_FINGERPRINT, id);
+    return true;
+  }
+
+  /** Ids of documents whose vector holds `term` (at most `limit`). */
+  withTerm(term: string, limit: number): number[] {
+    return this.db.prepare('SELECT doc_id FROM doc_terms WHERE term = ? LIMIT ?').pluck().all(term, limit) as number[];
+  }
+
+  /** Delete document-frequency rows no document uses any more (their term would outlive the text). Returns how many. */
+  dropUnusedTerms(): number {
+    return this.db.prepare('DELETE FROM term_df WHERE df <= 0').run().changes;
+  }
+
   /** A document by id. */
   get(id: number): DocRow | undefined {
     return this.st.get.get(id) as DocRow | undefined;

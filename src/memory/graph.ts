@@ -39,6 +39,27 @@ export interface RelationView {
   owner: string | null;
 }
 
+/**
+ * An earlier value of a fact (issue 18 "Versions"): what the relation said
+ * before memory_edit changed it or a trait was set again. `valid_from` and
+ * `replaced` are ms since epoch.
+ */
+export interface RelationVersion {
+  id: number;
+  /** The relation it was an earlier value of (null: that relation was replaced by a new one, e.g. a trait set again). */
+  relation_id: number | null;
+  source: number;
+  source_name: string;
+  relation_type: string;
+  target_name: string;
+  confidence: number;
+  sentence: string;
+  sensitive: number;
+  owner: string | null;
+  valid_from: number;
+  replaced: number;
+}
+
 /** Result of a graph recall: seed entities and relations found by BFS, best first. */
 export interface GraphRecall {
   entities: Array<{ entity: EntityRow; score: number }>;
@@ -269,6 +290,7 @@ export class GraphStore {
         }
         this.db.prepare('UPDATE entities SET mention_count = mention_count + ?, updated = ? WHERE id = ?').run(gone.mention_count, now, keep.id);
         this.db.prepare('UPDATE aliases SET entity_id = ? WHERE entity_id = ?').run(keep.id, gone.id);
+        this.db.prepare('UPDATE relation_versions SET source = ? WHERE source = ?').run(keep.id, gone.id);
         this.db.prepare('INSERT OR REPLACE INTO aliases(alias, entity_id) VALUES(?, ?)').run(gone.name, keep.id);
         this.db.prepare('UPDATE OR IGNORE entity_terms SET entity_id = ? WHERE entity_id = ?').run(keep.id, gone.id);
         this.db.prepare('DELETE FROM entity_terms WHERE entity_id = ?').run(gone.id);
@@ -345,7 +367,48 @@ export class GraphStore {
       .immediate();
   }
 
-  /** Change a relation's type, confidence or target. False when the relation (or new target) is unknown or the change collides. */
+  /**
+   * Keep a relation's present value as an earlier version (before it is
+   * changed or replaced, `now` the time it stops being current); call inside
+   * the transaction that changes it. `relationId` null: the relation is
+   * replaced by another (a trait set again).
+   */
+  keepVersion(r: RelationView, now: number, relationId: number | null = r.id): void {
+    this.db
+      .prepare(
+        `INSERT INTO relation_versions(relation_id, source, relation_type, target_name, confidence, sentence, sensitive, owner, valid_from, replaced)
+         VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(relationId, r.source, r.relation_type, r.target_name, r.confidence, r.sentence, r.sensitive, r.owner, r.updated, now);
+  }
+
+  /**
+   * Earlier versions of relations (newest first): those of the relations
+   * `ids` (however their type changed since), and those of the same source
+   * and relation type (a trait set again). Normal recall never reads them.
+   */
+  versionsOf(relations: ReadonlyArray<Pick<RelationView, 'id' | 'source' | 'relation_type'>>): RelationVersion[] {
+    const out = new Map<number, RelationVersion>();
+    const sel = this.db.prepare(
+      `SELECT v.*, e.name AS source_name FROM relation_versions v JOIN entities e ON e.id = v.source
+       WHERE v.relation_id = ? OR (v.source = ? AND v.relation_type = ?) ORDER BY v.replaced DESC, v.id DESC`,
+    );
+    for (const r of relations) for (const v of sel.all(r.id, r.source, r.relation_type) as RelationVersion[]) out.set(v.id, v);
+    return [...out.values()].sort((a, b) => b.replaced - a.replaced || b.id - a.id);
+  }
+
+  /** Earlier versions of every relation whose source is `entityId` (newest first). */
+  versionsFrom(entityId: number): RelationVersion[] {
+    return this.db
+      .prepare('SELECT v.*, e.name AS source_name FROM relation_versions v JOIN entities e ON e.id = v.source WHERE v.source = ? ORDER BY v.replaced DESC, v.id DESC')
+      .all(entityId) as RelationVersion[];
+  }
+
+  /**
+   * Change a relation's type, confidence or target; a change of type or
+   * target keeps the old value as an earlier version (issue 18). False when
+   * the relation (or new target) is unknown or the change collides.
+   */
   editRelation(id: number, change: { relation_type?: string; confidence?: number; target?: string }, now: number): boolean {
     return this.db
       .transaction(() => {
@@ -355,6 +418,7 @@ export class GraphStore {
         const type = change.relation_type?.trim() ?? r.relation_type;
         const clash = this.db.prepare('SELECT id FROM relations WHERE source = ? AND relation_type = ? AND target = ? AND id != ?').get(r.source, type, target, id);
         if (clash) return false;
+        if (type !== r.relation_type || target !== r.target) this.keepVersion(r, now);
         this.db
           .prepare('UPDATE relations SET relation_type = ?, target = ?, confidence = ?, updated = ? WHERE id = ?')
           .run(type, target, change.confidence ?? r.confidence, now, id);

@@ -35,8 +35,11 @@ import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
 import { MemoryNotFoundError } from './errors.js';
-import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
 import { DenseIndex, type EmbeddingSource } from './dense.js';
+import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
+import { candidateRareWords, sweepReferences, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
+import { MemoryArgumentError } from './errors.js';
+import { terms } from './text.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -52,6 +55,74 @@ export interface MemorySystemOptions {
   jiebaCacheDir?: string;
   /** The embedding source for dense recall (ProviderManager.embedder; dense.ts), read on every use; none = lexical only. */
   embedder?: () => EmbeddingSource | undefined;
+  /**
+   * Told, synchronously, inside the forgetting transaction before it commits:
+   * the service removes the same from the run log and the pre-update copies
+   * (src/service/forgetting.ts); a throw rolls the forgetting back.
+   */
+  onForgotten?: (r: ForgetResult) => void;
+}
+
+/** What to forget (issue 18): the words of "Forget that I ..." (`about`), an entity by name, and/or whole turns by input id. */
+export interface ForgetRequest {
+  about?: string;
+  entity?: string;
+  turns?: readonly string[];
+}
+
+/** What forgetting did: counts and ids, never the forgotten text; `rareWords` are for the other stores and are never logged. */
+export interface ForgetResult {
+  /** When (ms since epoch). */
+  at: number;
+  events: number;
+  documents: number;
+  relations: number;
+  entities: number;
+  versions: number;
+  candidates: number;
+  queued: number;
+  /** Paragraphs of the knowledge base's user documents removed. */
+  knowledge: number;
+  /** Turns and facts that matched but are another person's (only they can have them forgotten); left as they are. */
+  withheld: number;
+  /** Input ids of the turns forgotten whole: the run log tombstones their events. */
+  turns: string[];
+  /** Ids of the context events forgotten (window and archived): the prompt history drops them. */
+  eventIds: string[];
+  /** Words of the forgotten texts found nowhere that remains: other stores holding them are scrubbed. */
+  rareWords: string[];
+  /** Whether the WAL was emptied (false: another connection held a snapshot). */
+  checkpointed: boolean;
+}
+
+/** A sensitive fact waiting for its person's yes (MemorySystem.holdSensitive); `time` ms since epoch. */
+export interface FactCandidate {
+  id: number;
+  time: number;
+  /** The loop that found it: `rules`, `archive` or `consolidation`. */
+  origin: string;
+  subject: string;
+  relation: string;
+  object: string;
+  sentence: string;
+  /** The person it belongs to (who may say yes). */
+  owner: string | null;
+}
+
+/**
+ * The memory store's tables (version 3), which forgetting handles one by one
+ * and leaves out of its safety-net sweep (src/memory/forget.ts sweepTables):
+ * the sweep is for tables added later that nobody taught forgetting about.
+ */
+const FORGET_SWEEP_SKIP: ReadonlySet<string> = new Set([
+  'meta', 'context_events', 'rule_queue', 'docs', 'doc_terms', 'term_df', 'kw_terms', 'entities', 'entity_terms', 'aliases',
+  'relations', 'consolidation_seen', 'people', 'relation_versions', 'fact_candidates', 'forgotten',
+]);
+
+/** The input id of a context event id (`<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`). */
+export function turnOfEvent(id: string): string {
+  const i = id.indexOf(':');
+  return i < 0 ? id : id.slice(0, i);
 }
 
 /** What `homeagent memory export --person NAME` writes (MemorySystem.exportPerson); times are ISO 8601. */
@@ -71,6 +142,10 @@ export interface PersonExport {
   said: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>>; rule_queue: Array<Record<string, unknown>> };
   /** What others (or the box) said that names the person. */
   mentioned: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>> };
+  /** Earlier values of the person's facts (changed since; issue 18 "Versions"). */
+  earlier_values: Array<{ fact: string; sentence: string; sensitive: boolean; valid_from: string; replaced: string }>;
+  /** Sensitive facts heard about the person, waiting for their yes. */
+  waiting_for_yes: Array<{ id: number; fact: string; sentence: string; origin: string; time: string }>;
 }
 
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
@@ -152,6 +227,9 @@ export class MemorySystem implements KernelMemory {
   private readonly recalled = new Set<string>();
   private lastInput = '';
   private closed = false;
+  private readonly forgetListeners: Array<(r: ForgetResult) => void> = [];
+  /** Turns asking to forget: their own later events (tool calls, reply) are not recorded. */
+  private readonly forgetting = new Set<string>();
 
   constructor(private readonly opts: MemorySystemOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -165,6 +243,8 @@ export class MemorySystem implements KernelMemory {
     this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined));
     this.social = new Social(this.db, this.graph, () => this.now());
     this.fixupPeople();
+    // A forgetting that committed but was cut before its pages were erased (kill -9) is finished now.
+    if (getMeta(this.db, 'erase_pending') === '1') this.erasePending();
     const docsRecomputed = this.docs.recomputeMismatched();
     const eventsRecomputed = this.window.load();
     if (docsRecomputed + eventsRecomputed > 0) this.log.info({ docsRecomputed, eventsRecomputed }, 'vectors of another fingerprint recomputed');
@@ -206,6 +286,8 @@ export class MemorySystem implements KernelMemory {
     let event = input;
     try {
       if (isSelfInput({ source: event.source, channel: '' })) return;
+      // A turn that asked to forget keeps none of its words (what it said names what was forgotten).
+      if (this.forgetting.has(turnOfEvent(event.id))) return;
       // One spelling per person: what was said is filed under the name the household already uses.
       if (event.speaker) event = { ...event, speaker: this.social.canonicalName(event.speaker) };
       this.window.append(event);
@@ -266,6 +348,14 @@ export class MemorySystem implements KernelMemory {
       title: '[Related Memory Docs] (read-only, from earlier conversations)',
       items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
     });
+    // Sensitive facts the box found on its own wait for their person's yes: shown to that person only.
+    const waiting = this.candidates(speaker).slice(0, 3);
+    if (waiting.length > 0) {
+      sections.unshift({
+        title: '[Waiting for a yes] (sensitive facts heard, not stored: ask the speaker; memory_confirm keeps or drops one)',
+        items: waiting.map((c) => ({ id: `candidate:${c.id}`, kind: 'relation', text: `#${c.id} ${c.subject} ${c.relation} ${c.object}`, score: 1, time: c.time })),
+      });
+    }
     // "What do you know about me?": a speaker talking about themselves seeds the graph with their own entity.
     const graphQuery = speaker && FIRST_PERSON.test(input) ? `${input} ${speaker}` : input;
     const g = this.graph.recall(graphQuery, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
@@ -431,6 +521,9 @@ export class MemorySystem implements KernelMemory {
       rule_queue: count('SELECT count(*) FROM rule_queue'),
       consolidations_enqueued: count('SELECT count(*) FROM consolidation_seen'),
       sensitive_facts: count('SELECT count(*) FROM relations WHERE sensitive = 1'),
+      facts_waiting_for_yes: count('SELECT count(*) FROM fact_candidates'),
+      earlier_values: count('SELECT count(*) FROM relation_versions'),
+      times_forgotten: count('SELECT count(*) FROM forgotten'),
       people: this.social.list().map((p) => p.name).join(', ') || 'nobody identified yet',
       top_entities: top,
       knowledge_documents: this.knowledge.list().length,
@@ -529,6 +622,16 @@ export class MemorySystem implements KernelMemory {
       relations,
       said,
       mentioned,
+      earlier_values: entity
+        ? this.graph.versionsFrom(entity.id).map((v) => ({
+            fact: `${v.source_name} ${v.relation_type} ${v.target_name}`,
+            sentence: v.sentence,
+            sensitive: v.sensitive === 1,
+            valid_from: new Date(v.valid_from).toISOString(),
+            replaced: new Date(v.replaced).toISOString(),
+          }))
+        : [],
+      waiting_for_yes: this.candidates(canonical).map((c) => ({ id: c.id, fact: `${c.subject} ${c.relation} ${c.object}`, sentence: c.sentence, origin: c.origin, time: new Date(c.time).toISOString() })),
     };
   }
 
@@ -563,6 +666,361 @@ export class MemorySystem implements KernelMemory {
         if (gone > 0) this.log.info({ events: gone }, 'consolidation turns removed from the context window');
       })
       .immediate();
+  }
+
+  // ---- sensitive fact candidates --------------------------------------------
+
+  /**
+   * What the box would store on its own (the rule distiller, cold-document
+   * distillation, its consolidation turns) that is sensitive (health, money,
+   * passwords, the hidden key: src/kernel/sensitive.ts) waits as a candidate
+   * until its person says yes (issue 18). Returns the triples to store now;
+   * the others are kept in `fact_candidates` (`origin`: which loop).
+   */
+  holdSensitive(triples: readonly Triple[], origin: string): Triple[] {
+    const now: Triple[] = [];
+    const ins = this.db.prepare(
+      `INSERT INTO fact_candidates(time, origin, subject, subject_type, relation, object, object_type, confidence, sentence, owner)
+       VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(subject, relation, object) DO UPDATE SET time = excluded.time, sentence = excluded.sentence`,
+    );
+    for (const t of triples) {
+      if (!(t.sensitive ?? isSensitiveText(`${t.relation} ${t.object} ${t.sentence ?? ''}`))) {
+        now.push(t);
+        continue;
+      }
+      ins.run(this.now(), origin, t.subject, t.subject_type ?? null, t.relation, t.object, t.object_type ?? null, t.confidence ?? 0.8, t.sentence ?? '', t.owner ?? t.subject);
+    }
+    return now;
+  }
+
+  /** The candidates `viewer` may decide on (their own), oldest first. */
+  candidates(viewer: string | undefined): FactCandidate[] {
+    return (this.db.prepare('SELECT id, time, origin, subject, relation, object, sentence, owner FROM fact_candidates ORDER BY id').all() as FactCandidate[]).filter((c) =>
+      visibleTo(true, c.owner ?? c.subject, viewer),
+    );
+  }
+
+  /**
+   * The person says yes (`keep`: the fact is stored, sensitive, theirs) or
+   * no (it is dropped) to candidate `id`. Throws MemoryNotFoundError when
+   * there is no such candidate `viewer` may decide on (another person's is
+   * never theirs to confirm). Returns the fact as stored or dropped.
+   */
+  confirmCandidate(id: number, keep: boolean, viewer: string | undefined): string {
+    const c = this.candidates(viewer).find((x) => x.id === id);
+    if (!c) throw new MemoryNotFoundError('memory_confirm', `no fact waiting for a yes with id ${id}${viewer ? ` for ${viewer}` : ''}`);
+    const row = this.db.prepare('SELECT * FROM fact_candidates WHERE id = ?').get(id) as {
+      subject: string; subject_type: string | null; relation: string; object: string; object_type: string | null; confidence: number; sentence: string; owner: string | null;
+    };
+    this.db
+      .transaction(() => {
+        if (keep) {
+          this.graph.commit(
+            [{ subject: row.subject, relation: row.relation, object: row.object, ...(row.subject_type ? { subject_type: row.subject_type } : {}), ...(row.object_type ? { object_type: row.object_type } : {}), confidence: row.confidence, sentence: row.sentence, owner: row.owner ?? row.subject, sensitive: true }],
+            this.now(),
+          );
+        }
+        this.db.prepare('DELETE FROM fact_candidates WHERE id = ?').run(id);
+      })
+      .immediate();
+    return `${row.subject} ${row.relation} ${row.object}`;
+  }
+
+  // ---- forgetting ----------------------------------------------------------
+
+  /** Also tell `fn` (synchronously, before forget returns) what was forgotten; see MemorySystemOptions.onForgotten. */
+  addForgetListener(fn: (r: ForgetResult) => void): void {
+    this.forgetListeners.push(fn);
+  }
+
+  /** Whether `turn` asked to forget (its events are not recorded; the run log tombstones them when it ends). */
+  isForgetting(turn: string): boolean {
+    return this.forgetting.has(turn);
+  }
+
+  /** The turn has ended and its run-log events were tombstoned. */
+  doneForgetting(turn: string): void {
+    this.forgetting.delete(turn);
+    try {
+      setMeta(this.db, 'forgetting_turns', JSON.stringify([...this.forgetting]));
+    } catch (err) {
+      this.log.warn({ err }, 'could not record the turns still forgetting');
+    }
+  }
+
+  /**
+   * Asking turns a previous process did not see end (it stopped or was
+   * killed mid-turn): the service tombstones their run-log events at start,
+   * then calls doneForgetting for each. Input ids only.
+   */
+  unfinishedForgetting(): string[] {
+    try {
+      const v: unknown = JSON.parse(getMeta(this.db, 'forgetting_turns') ?? '[]');
+      return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * Forget for real (issue 18): every turn whose words hold all of the
+   * content words of `about` (or the entity's name), whole — its user
+   * event, tool calls and reply — from the context window and the
+   * documents (with their index postings, and the neighbours' vectors
+   * re-made from their own text); every fact, earlier version and candidate
+   * that says it, the entities left with no fact (people excepted), the
+   * rule queue's utterances and the merge bookkeeping naming them. `turns`
+   * are forgotten whole too (the asking turn itself: its later events are
+   * never recorded). `by` (a tool call): the person asking forgets what is
+   * theirs or nobody's in particular; another person's turns and facts are
+   * left (counted in `withheld`), and only a person can have themselves
+   * forgotten (MemoryArgumentError). All in one IMMEDIATE transaction, inside which
+   * `onForgotten` and the forget listeners remove it from the other stores
+   * before it commits; then the file is vacuumed and the WAL truncated, and
+   * only then it returns (acknowledged). Throws MemoryArgumentError when nothing names what to forget,
+   * MemoryNotFoundError for an unknown entity.
+   */
+  forget(req: ForgetRequest, by?: { speaker: string | undefined }): ForgetResult {
+    const words = req.about !== undefined ? forgetWords(req.about) : [];
+    const wordSets: string[][] = words.length > 0 ? [words] : [];
+    const entity = req.entity !== undefined ? this.graph.resolve(req.entity) : undefined;
+    if (req.entity !== undefined && !entity) {
+      // The asking turn names what it wanted forgotten: it is not kept, found or not.
+      if ((req.turns ?? []).length > 0) this.forget({ turns: req.turns ?? [] }, by);
+      throw new MemoryNotFoundError(req.entity !== undefined && req.about === undefined ? 'memory_delete_entity' : 'memory_forget', `no entity "${req.entity.trim()}"`);
+    }
+    // A person forgets what is theirs (or nobody's in particular); another person's words and facts are theirs to forget.
+    const allowed = (owner: string | null | undefined): boolean => {
+      if (!by || owner === null || owner === undefined || owner === '') return true;
+      const o = personKey(owner);
+      // Only the household's people own what they said and what is about them; a fact about a thing is anyone's to forget.
+      return o === personKey(UNKNOWN_SPEAKER) || o === personKey(by.speaker ?? UNKNOWN_SPEAKER) || !this.social.isPerson(owner);
+    };
+    if (entity && this.social.isPerson(entity.name) && !allowed(entity.name)) {
+      throw new MemoryArgumentError('memory_forget', `only ${entity.name} can have ${entity.name} forgotten`);
+    }
+    if (entity) {
+      const names = [entity.name, ...(this.db.prepare('SELECT alias FROM aliases WHERE entity_id = ?').pluck().all(entity.id) as string[])];
+      for (const n of names) if (wordsOf(n).length > 0) wordSets.push(wordsOf(n));
+    }
+    for (const t of req.turns ?? []) this.forgetting.add(t);
+    // Without the service (nobody calls doneForgetting) the set stays bounded: the oldest asking turns are long over.
+    for (const t of this.forgetting) if (this.forgetting.size > 1000) this.forgetting.delete(t);
+    if (wordSets.length === 0 && (req.turns ?? []).length === 0) {
+      throw new MemoryArgumentError('memory_forget', 'say what to forget: "about" with the words of the fact (e.g. "my bike lock code"), or an entity');
+    }
+    const matches = (text: string): boolean => wordSets.some((w) => mentionsAll(text, w));
+    const at = this.now();
+    let result!: ForgetResult;
+    // The knowledge base's user documents first (files, not in the transaction): a crash after leaves more forgotten, never less.
+    const knowledgeTexts = wordSets.length > 0 ? this.knowledge.forget(matches) : [];
+    try {
+      result = this.db
+        .transaction(() => {
+          const r = this.forgetInTransaction(matches, new Set(req.turns ?? []), entity?.id, at, knowledgeTexts, allowed);
+          setMeta(this.db, 'erase_pending', '1');
+          // The asking turns (ids only) until the run log has tombstoned their last events (doneForgetting), across a crash.
+          setMeta(this.db, 'forgetting_turns', JSON.stringify([...this.forgetting]));
+          // The other stores forget first, before this commit: a crash between them leaves the memory remembering
+          // (asked again, it forgets again), never a memory that forgot with a run log that did not.
+          this.opts.onForgotten?.(r);
+          for (const l of this.forgetListeners) l(r);
+          return r;
+        })
+        .immediate();
+    } catch (err) {
+      this.window.load();
+      throw err;
+    }
+    this.recalled.clear();
+    if (matches(this.lastInput)) this.lastInput = '';
+    result.checkpointed = this.erasePending();
+    this.log.info({ events: result.events, documents: result.documents, relations: result.relations, entities: result.entities, turns: result.turns.length }, 'forgotten');
+    return result;
+  }
+
+  /**
+   * After forgetting committed: rewrite the file's pages and empty the WAL
+   * (eraseFreedPages), then clear meta `erase_pending` (set in the forgetting
+   * transaction; a store opened with it set — a crash came between — is
+   * erased when it opens). Returns whether the WAL was emptied.
+   */
+  private erasePending(): boolean {
+    eraseFreedPages(this.db);
+    setMeta(this.db, 'erase_pending', '0');
+    return eraseFreedPages(this.db, false);
+  }
+
+  private forgetInTransaction(
+    matches: (text: string) => boolean,
+    asked: Set<string>,
+    entityId: number | undefined,
+    at: number,
+    knowledgeTexts: readonly string[],
+    allowed: (owner: string | null | undefined) => boolean,
+  ): ForgetResult {
+    const db = this.db;
+    const texts: string[] = [...knowledgeTexts];
+    let withheld = 0;
+    type D = { id: number; event_id: string | null; kind: string; title: string; input: string; response: string; speaker: string | null };
+    const allDocs = db.prepare('SELECT id, event_id, kind, title, input, response, speaker FROM docs').all() as D[];
+    // Whose each turn is: the speaker of its user event (window or archived).
+    const ownerOf = new Map<string, string | null>();
+    for (const e of this.window.all()) if (e.event.kind === 'user' || e.event.kind === 'cold_storage') ownerOf.set(turnOfEvent(e.event.id), e.event.speaker ?? null);
+    for (const d of allDocs) if (d.event_id !== null && (d.kind === 'user' || d.kind === 'cold_storage')) ownerOf.set(turnOfEvent(d.event_id), d.speaker);
+    const turns = new Set(asked);
+    const found = new Set<string>();
+    for (const e of this.window.all()) if (matches(`${e.event.input}\n${e.event.response}`)) found.add(turnOfEvent(e.event.id));
+    for (const d of allDocs) if (matches(`${d.title}\n${d.input}\n${d.response}`) && d.event_id) found.add(turnOfEvent(d.event_id));
+    for (const t of found) {
+      if (asked.has(t) || allowed(ownerOf.get(t))) turns.add(t);
+      else withheld++;
+    }
+    const docIds = new Set<number>();
+    for (const d of allDocs) {
+      const inTurn = d.event_id !== null && turns.has(turnOfEvent(d.event_id));
+      const own = d.event_id === null || !ownerOf.has(turnOfEvent(d.event_id)) ? allowed(d.speaker) : turns.has(turnOfEvent(d.event_id));
+      if (inTurn || (matches(`${d.title}\n${d.input}\n${d.response}`) && own)) {
+        docIds.add(d.id);
+        if (d.kind !== 'tool') texts.push(d.title, d.input, d.kind === 'agent' ? '' : d.response);
+      }
+    }
+    const eventIds = new Set<string>();
+    for (const e of this.window.all()) {
+      if (!turns.has(turnOfEvent(e.event.id))) continue;
+      eventIds.add(e.event.id);
+      if (e.event.kind === 'user' || e.event.kind === 'cold_storage') texts.push(e.event.input, e.event.response);
+    }
+    const inputs = new Set(texts.filter((t) => t.trim() !== '').map((t) => t.slice(0, 300)));
+    // The graph: facts that say it, that came from a forgotten document or sentence, or (an entity) touch it.
+    type R = { id: number; source: number; target: number; relation_type: string; sentence: string; s: string; t: string; owner: string | null; doc_id: number | null };
+    const rels = db
+      .prepare(
+        'SELECT r.id, r.source, r.target, r.relation_type, r.sentence, r.owner, r.doc_id, s.name AS s, t.name AS t FROM relations r JOIN entities s ON s.id = r.source JOIN entities t ON t.id = r.target',
+      )
+      .all() as R[];
+    const relGone = rels.filter((r) => {
+      const hit =
+        matches(`${r.s} ${r.relation_type} ${r.t}\n${r.sentence}`) ||
+        (r.sentence !== '' && inputs.has(r.sentence)) ||
+        (r.doc_id !== null && docIds.has(r.doc_id)) ||
+        (entityId !== undefined && (r.source === entityId || r.target === entityId));
+      if (hit && !allowed(r.owner ?? r.s)) withheld++;
+      return hit && allowed(r.owner ?? r.s);
+    });
+    for (const r of relGone) texts.push(r.relation_type, r.t, r.sentence);
+    type V = { id: number; relation_id: number | null; source: number; relation_type: string; target_name: string; sentence: string; owner: string | null; s: string | null };
+    const versions = (
+      db.prepare('SELECT v.id, v.relation_id, v.source, v.relation_type, v.target_name, v.sentence, v.owner, e.name AS s FROM relation_versions v LEFT JOIN entities e ON e.id = v.source').all() as V[]
+    ).filter((v) => allowed(v.owner ?? v.s));
+    const goneIds = new Set(relGone.map((r) => r.id));
+    const goneKeys = new Set(relGone.map((r) => `${r.source}\u0000${r.relation_type}`));
+    const versionsGone = versions.filter(
+      (v) =>
+        (v.relation_id !== null && goneIds.has(v.relation_id)) ||
+        goneKeys.has(`${v.source}\u0000${v.relation_type}`) ||
+        matches(`${v.relation_type} ${v.target_name}\n${v.sentence}`) ||
+        (v.sentence !== '' && inputs.has(v.sentence)) ||
+        (entityId !== undefined && v.source === entityId),
+    );
+    for (const v of versionsGone) texts.push(v.target_name, v.sentence);
+    type C = { id: number; subject: string; relation: string; object: string; sentence: string; owner: string | null };
+    const candidates = (db.prepare('SELECT id, subject, relation, object, sentence, owner FROM fact_candidates').all() as C[]).filter(
+      (c) => (matches(`${c.subject} ${c.relation} ${c.object}\n${c.sentence}`) || (c.sentence !== '' && inputs.has(c.sentence))) && allowed(c.owner ?? c.subject),
+    );
+    for (const c of candidates) texts.push(c.object, c.sentence);
+    // Delete.
+    const events = this.window.remove(eventIds);
+    for (const id of docIds) this.docs.remove(id);
+    const delRel = db.prepare('DELETE FROM relations WHERE id = ?');
+    for (const r of relGone) delRel.run(r.id);
+    const delVersion = db.prepare('DELETE FROM relation_versions WHERE id = ?');
+    for (const v of versionsGone) delVersion.run(v.id);
+    const delCandidate = db.prepare('DELETE FROM fact_candidates WHERE id = ?');
+    for (const c of candidates) delCandidate.run(c.id);
+    const queued = (db.prepare('SELECT seq, text, speaker FROM rule_queue').all() as Array<{ seq: number; text: string; speaker: string | null }>).filter(
+      (r) => (matches(r.text) || inputs.has(r.text.slice(0, 300))) && allowed(r.speaker),
+    );
+    for (const r of queued) db.prepare('DELETE FROM rule_queue WHERE seq = ?').run(r.seq);
+    // Entities: the one named, and those a forgotten fact leaves with none (people stay: they are the household).
+    const ends = new Set<number>(relGone.flatMap((r) => [r.source, r.target]));
+    // An earlier value's entity (left with no fact when the value changed) goes with the version.
+    for (const v of versionsGone) {
+      const e = this.graph.resolve(v.target_name);
+      if (e) ends.add(e.id);
+    }
+    if (entityId !== undefined) ends.add(entityId);
+    let entities = 0;
+    const used = db.prepare('SELECT 1 FROM relations WHERE source = ? OR target = ? LIMIT 1');
+    for (const id of ends) {
+      const e = this.graph.byId(id);
+      if (!e) continue;
+      const named = id === entityId;
+      if (used.get(id, id) && (!named || withheld > 0)) continue;
+      if (!named && this.social.isPerson(e.name)) continue;
+      if (named && this.social.isPerson(e.name)) db.prepare('DELETE FROM people WHERE name = ?').run(e.name);
+      texts.push(e.name);
+      db.prepare('DELETE FROM relations WHERE source = ? OR target = ?').run(id, id);
+      db.prepare('DELETE FROM entity_terms WHERE entity_id = ?').run(id);
+      db.prepare('DELETE FROM aliases WHERE entity_id = ?').run(id);
+      db.prepare('DELETE FROM entities WHERE id = ?').run(id);
+      db.prepare('DELETE FROM relation_versions WHERE source = ?').run(id);
+      entities++;
+    }
+    // Rare words: what the forgotten texts said that nothing remaining says.
+    const rareWords = candidateRareWords(texts).filter((w) => !this.stillSaid(w));
+    // Neighbours' vectors held the forgotten turns' words (folded in at archive time): re-made from their own text.
+    const again = new Set<number>();
+    for (const t of new Set(terms(rareWords.join(' ')))) for (const id of this.docs.withTerm(t, 500)) again.add(id);
+    for (const id of again) this.docs.reindexOwn(id);
+    this.docs.dropUnusedTerms();
+    for (const k of db.prepare('SELECT key FROM consolidation_seen').pluck().all() as string[]) {
+      if (mentionsAny(k, rareWords) || matches(k)) db.prepare('DELETE FROM consolidation_seen WHERE key = ?').run(k);
+    }
+    for (const a of db.prepare('SELECT alias FROM aliases').pluck().all() as string[]) if (mentionsAny(a, rareWords)) db.prepare('DELETE FROM aliases WHERE alias = ?').run(a);
+    // The safety net: a row of a table added later that still names a rare word, or points at a forgotten document or event, goes too.
+    sweepTables(db, rareWords, FORGET_SWEEP_SKIP);
+    sweepReferences(db, docIds, new Set([...eventIds, ...allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!)]), FORGET_SWEEP_SKIP);
+    const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length + knowledgeTexts.length;
+    db.prepare('INSERT INTO forgotten(time, items) VALUES(?, ?)').run(at, items);
+    const archivedIds = allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!);
+    return {
+      at,
+      events,
+      documents: docIds.size,
+      relations: relGone.length,
+      entities,
+      versions: versionsGone.length,
+      candidates: candidates.length,
+      queued: queued.length,
+      knowledge: knowledgeTexts.length,
+      withheld,
+      turns: [...turns],
+      eventIds: [...new Set([...eventIds, ...archivedIds])],
+      rareWords,
+      checkpointed: false,
+    };
+  }
+
+  /** Whether anything the memory keeps still says `word` (a whole word). */
+  private stillSaid(word: string): boolean {
+    const like = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const test = wordTest(word);
+    const places: Array<[string, string]> = [
+      ['docs', "title || ' ' || input || ' ' || response"],
+      ['context_events', "input || ' ' || response"],
+      ['relations', 'sentence || \' \' || relation_type'],
+      ['entities', 'name'],
+      ['relation_versions', "target_name || ' ' || sentence"],
+      ['fact_candidates', "object || ' ' || sentence"],
+      ['rule_queue', 'text'],
+    ];
+    for (const [table, expr] of places) {
+      const rows = this.db.prepare(`SELECT ${expr} FROM ${table} WHERE ${expr} LIKE ? ESCAPE '\\' LIMIT 50`).pluck().all(like) as string[];
+      if (rows.some((r) => test.test(r))) return true;
+    }
+    return false;
   }
 
   // ---- heartbeat loops ----------------------------------------------------
@@ -603,7 +1061,7 @@ export class MemorySystem implements KernelMemory {
     let relations = 0;
     for (const d of cold) {
       const text = [d.title, d.input, d.response].filter((s) => s !== '').join('\n');
-      const triples = d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined);
+      const triples = this.holdSensitive(d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined), 'archive');
       if (triples.length > 0) relations += this.graph.commit(triples, now, d.id).relations;
       this.docs.markDistilled(d.id);
     }
@@ -615,7 +1073,7 @@ export class MemorySystem implements KernelMemory {
     let relations = 0;
     const del = this.db.prepare('DELETE FROM rule_queue WHERE seq = ?');
     for (const r of rows) {
-      const triples = ruleTriples(r.text, r.speaker ?? undefined);
+      const triples = this.holdSensitive(ruleTriples(r.text, r.speaker ?? undefined), 'rules');
       this.db
         .transaction(() => {
           if (triples.length > 0) relations += this.graph.commit(triples, this.now()).relations;

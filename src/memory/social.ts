@@ -228,6 +228,8 @@ export class Social {
       .transaction(() => {
         const e = this.graph.resolve(person)!;
         const old = this.graph.relationsOf(e.id, 1000).filter((r) => r.source === e.id && r.relation_type === t && personKey(r.target_name) !== personKey(v));
+        // The old value stays as an earlier version (issue 18): recall no longer returns it, "what did I tell you before?" can.
+        for (const r of old) this.graph.keepVersion(r, now, null);
         if (old.length > 0) this.graph.purgeRelations(old.map((r) => r.id));
         this.graph.commit([{ subject: person, subject_type: 'person', relation: t, object: v, object_type: 'value', confidence: 1, owner: person, sensitive, sentence: opts.sentence ?? '' }], now);
       })

@@ -1,7 +1,7 @@
 /**
  * Memory tools for the model (seed 001 "Memory Tools", seed 000 §4 工具入口):
  * memory_recall, memory_commit, memory_merge, memory_purge, memory_edit,
- * memory_delete_entity, memory_introspect, doc_query, doc_commit; and the
+ * memory_delete_entity, memory_forget, memory_introspect, doc_query, doc_commit; and the
  * social tools (seed 001 "Social: person_query / set_trait / relate";
  * issue 18): person_query, people_list, set_trait, relate.
  *
@@ -24,7 +24,9 @@ import type { MemorySystem } from './memory-system.js';
 import type { ToolContext } from '../kernel/stage-types.js';
 import { UNKNOWN_SPEAKER } from '../kernel/people.js';
 import { relationVisible } from './social.js';
-import { isSensitiveText } from '../kernel/sensitive.js';
+import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
+import type { RelationView } from './graph.js';
+import { isSelfInput } from '../kernel/turn-types.js';
 
 /** One subject-relation-object fact as memory_commit takes it. */
 const TRIPLE_SCHEMA = {
@@ -53,6 +55,9 @@ export function toTriple(t: FromSchema<typeof TRIPLE_SCHEMA>): Triple {
   return triple;
 }
 
+/** Words by which a speaker talks about themselves. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
+
 /** "me", "myself", "I", "我": the person speaking. */
 const ME = /^(?:me|myself|i|my|mine|the speaker|我|我自己)$/i;
 
@@ -64,18 +69,49 @@ function personOf(tool: string, name: string | null | undefined, ctx: ToolContex
   throw new MemoryArgumentError(tool, `nobody has said who is speaking (${UNKNOWN_SPEAKER}); ask their name ("this is Anna" sets it) or give "person"`);
 }
 
-/** The nine memory tools over `mem`. */
+/**
+ * Earlier values of `relations` and of the entities `entityIds` (issue 18
+ * "Versions") as `viewer` may see them, newest first: `fact` as it was, `until` the day it changed.
+ */
+function earlierOf(
+  mem: MemorySystem,
+  relations: ReadonlyArray<Pick<RelationView, 'id' | 'source' | 'relation_type'>>,
+  entityIds: readonly number[],
+  viewer: string | undefined,
+): Array<{ fact: string; until: string }> {
+  // Those of the facts found, and those of the entities asked about (a fact retired with no successor).
+  const all = new Map([...mem.graph.versionsOf(relations), ...entityIds.flatMap((id) => mem.graph.versionsFrom(id))].map((v) => [v.id, v]));
+  return [...all.values()]
+    .sort((a, b) => b.replaced - a.replaced || b.id - a.id)
+    .filter((v) => visibleTo(v.sensitive === 1, v.owner ?? v.source_name, viewer))
+    .map((v) => ({ fact: `${v.source_name} ${v.relation_type} ${v.target_name}`, until: new Date(v.replaced).toISOString().slice(0, 10) }));
+}
+
+/** What a forgetting left because it is someone else's (said without saying whose or what). */
+function withheldNote(n: number): string {
+  return n > 0 ? ` ${n} thing(s) said or stored by someone else were left: only they can have them forgotten.` : '';
+}
+
+/** The memory tools over `mem`. */
 export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'memory_recall',
-      description: 'Look up what you were told about people, places and preferences. Example: {"query":"Anna allergies"}',
-      parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
+      description:
+        'Look up what you were told about people, places and preferences. "earlier": true also gives values that were changed since ("what did I tell you before?"). Example: {"query":"Anna allergies"}',
+      parameters: {
+        type: 'object',
+        properties: { query: text(2000), limit: optInt(1, 50), earlier: { type: ['boolean', 'null'], description: 'Also the earlier values of these facts' } },
+        required: ['query'],
+      },
       handler: (args, ctx) => {
-        const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
+        // "my ...": the speaker's own entity seeds the search too.
+        const query = ctx.input.user && FIRST_PERSON.test(args.query) ? `${args.query.trim()} ${ctx.input.user}` : args.query.trim();
+        const g = mem.graph.recall(query, args.limit ?? 12, 2);
         const relations = g.relations.filter((r) => relationVisible(r.relation, ctx.input.user));
         mem.markRecalled(relations.map((r) => `rel:${r.relation.id}`));
         if (g.entities.length === 0) return 'Nothing remembered about that.';
+        const earlier = args.earlier === true ? earlierOf(mem, relations.map((r) => r.relation), g.entities.map((e) => e.entity.id), ctx.input.user) : undefined;
         return {
           entities: g.entities.map((e) => ({ name: e.entity.name, type: e.entity.type, mentions: e.entity.mention_count })),
           relations: relations.map((r) => ({
@@ -84,6 +120,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
             confidence: Number(r.relation.confidence.toFixed(2)),
             ...(r.relation.sentence ? { sentence: r.relation.sentence } : {}),
           })),
+          ...(earlier !== undefined ? { earlier } : {}),
         };
       },
     }),
@@ -93,13 +130,33 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
       parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
       handler: (args, ctx) => {
         // A fact is the speaker's when it is about them or they said it; sensitive when marked or its words say so.
-        const triples = args.triples.map(toTriple).map((t) => ({
+        // "me" is the person speaking, when known.
+        const me = (x: string): string => (ctx.input.user && ME.test(x) ? ctx.input.user : x);
+        const triples = args.triples.map(toTriple).map((t) => ({ ...t, subject: me(t.subject), object: me(t.object) })).map((t) => ({
           ...t,
           owner: t.owner ?? (ctx.input.user && !mem.social.isPerson(t.subject) ? ctx.input.user : t.subject),
           sensitive: t.sensitive ?? isSensitiveText(`${t.relation} ${t.object} ${t.sentence ?? ''}`),
         }));
-        const r = mem.graph.commit(triples, mem.now());
-        return `Stored ${r.relations} fact(s) about ${r.entities} entit${r.entities === 1 ? 'y' : 'ies'}.`;
+        // The box's own housekeeping turns store on their own: their sensitive facts wait for their person's yes.
+        const store = isSelfInput(ctx.input) ? mem.holdSensitive(triples, 'consolidation') : triples;
+        const r = mem.graph.commit(store, mem.now());
+        const held = triples.length - store.length;
+        return `Stored ${r.relations} fact(s) about ${r.entities} entit${r.entities === 1 ? 'y' : 'ies'}.${held > 0 ? ` ${held} sensitive fact(s) wait for their person's yes.` : ''}`;
+      },
+    }),
+    defineTool({
+      name: 'memory_confirm',
+      group: 'people',
+      description:
+        'The speaker says yes (keep: true) or no (keep: false) to a sensitive fact heard but not stored, listed under [Waiting for a yes] with its #id. Only its own person may decide. Example: {"id":3,"keep":true}',
+      parameters: {
+        type: 'object',
+        properties: { id: { type: 'integer', minimum: 1 }, keep: { type: 'boolean', description: 'true: remember it; false: drop it' } },
+        required: ['id', 'keep'],
+      },
+      handler: (args, ctx) => {
+        const fact = mem.confirmCandidate(args.id, args.keep, ctx.input.user);
+        return args.keep ? `Remembered (told only to its person): ${fact}.` : `Dropped, not remembered: ${fact}.`;
       },
     }),
     defineTool({
@@ -128,7 +185,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_purge',
-      description: 'Forget wrong or outdated facts: by relation ids, or by subject and relation (and object). Example: {"subject":"Tom","relation":"prefers","object":"sparkling water"}',
+      description: 'Retire wrong or outdated facts (kept as earlier versions): by relation ids, or by subject and relation (and object). Example: {"subject":"Tom","relation":"prefers","object":"sparkling water"}',
       group: 'admin',
       // The memory review and merge decisions of the internal channel call it directly.
       channel: '_consolidation_',
@@ -161,7 +218,14 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
             .map((r) => r.id);
         }
         if (ids.length === 0) throw new MemoryNotFoundError('memory_purge', 'no matching relation');
-        const r = mem.graph.purgeRelations(ids);
+        // A purged fact was true once (the review loop purges what a newer fact replaced): it stays as an earlier version.
+        const r = mem.db.transaction(() => {
+          for (const id of ids) {
+            const old = mem.graph.relation(id);
+            if (old) mem.graph.keepVersion(old, mem.now(), null);
+          }
+          return mem.graph.purgeRelations(ids);
+        })();
         if (r.relations === 0) throw new MemoryNotFoundError('memory_purge', `no relation with id ${ids.join(', ')}`);
         return `Removed ${r.relations} fact(s) and ${r.orphans} entit${r.orphans === 1 ? 'y' : 'ies'} left without facts.`;
       },
@@ -217,14 +281,27 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_delete_entity',
-      description: 'Forget an entity and all its facts. Example: {"name":"old car"}',
+      description: 'Forget an entity for good: its facts, earlier versions and every conversation naming it. Example: {"name":"old car"}',
       group: 'admin',
       parameters: { type: 'object', properties: { name: text(200) }, required: ['name'] },
-      handler: (args) => {
+      handler: (args, ctx) => {
         const name = args.name.trim();
-        const n = mem.graph.deleteEntity(name);
-        if (n === undefined) throw new MemoryNotFoundError('memory_delete_entity', `no entity "${name}"`);
-        return `Forgot 「${name}」 and ${n} relation(s).`;
+        const r = mem.forget({ entity: name, turns: [ctx.input.id] }, { speaker: ctx.input.user });
+        if (r.relations + r.turns.length - 1 === 0 && r.withheld > 0) return `Nothing about 「${name}」 is yours to forget.${withheldNote(r.withheld)}`;
+        return `Forgot 「${name}」: ${r.relations} fact(s), ${r.turns.length - 1} conversation turn(s) naming it.${withheldNote(r.withheld)}`;
+      },
+    }),
+    defineTool({
+      name: 'memory_forget',
+      description:
+        'Forget for good what the person asks to forget ("forget that I ..."): every conversation, note, fact and earlier version holding all these words. Example: {"about":"my bike lock code"}',
+      group: 'admin',
+      parameters: { type: 'object', properties: { about: text(500, 'The words of what to forget') }, required: ['about'] },
+      handler: (args, ctx) => {
+        const r = mem.forget({ about: args.about, turns: [ctx.input.id] }, { speaker: ctx.input.user });
+        const turns = r.turns.length - 1;
+        if (turns + r.documents + r.relations + r.versions + r.candidates + r.queued + r.knowledge === 0) return `Nothing of yours says that; there is nothing to forget.${withheldNote(r.withheld)}`;
+        return `Forgotten for good: ${turns} conversation turn(s), ${r.relations} fact(s), ${r.versions} earlier version(s)${r.knowledge > 0 ? `, ${r.knowledge} paragraph(s) of notes` : ''}.${withheldNote(r.withheld)}`;
       },
     }),
     defineTool({
@@ -271,18 +348,30 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     defineTool({
       name: 'person_query',
       group: 'people',
-      description: 'What is known about a person: traits, facts, relations. No "person": the one speaking ("what do you know about me?"). Example: {"person":"Anna"}',
-      parameters: { type: 'object', properties: { person: optText(200, 'A name; leave out for the person speaking') } },
+      description:
+        'What is known about a person: traits, facts, relations. Without "person" (or "me"): the person speaking ("what do you know about me?"). "earlier": true adds values changed since. Example: {"person":"Anna"}',
+      parameters: {
+        type: 'object',
+        properties: { person: optText(200, 'A name; leave out for the person speaking'), earlier: { type: ['boolean', 'null'], description: 'Also the earlier values of the facts' } },
+      },
       handler: (args, ctx) => {
         const name = personOf('person_query', args.person, ctx);
         const p = mem.social.person(name, ctx.input.user);
         if (!p) throw new MemoryNotFoundError('person_query', `nothing is known about "${name}"`);
+        const e = args.earlier === true ? mem.graph.resolve(p.name) : undefined;
+        const earlier = e
+          ? mem.graph
+              .versionsFrom(e.id)
+              .filter((v) => visibleTo(v.sensitive === 1, v.owner ?? v.source_name, ctx.input.user))
+              .map((v) => ({ fact: `${v.source_name} ${v.relation_type} ${v.target_name}`, until: new Date(v.replaced).toISOString().slice(0, 10) }))
+          : undefined;
         return {
           person: p.name,
           ...(p.aliases.length ? { also_called: p.aliases } : {}),
           ...(p.first_seen !== undefined ? { first_heard: new Date(p.first_seen).toISOString().slice(0, 10) } : {}),
           traits: p.traits,
           facts: p.facts.map((f) => `${f.subject} ${f.relation} ${f.object}`),
+          ...(earlier !== undefined ? { earlier } : {}),
         };
       },
     }),
@@ -299,7 +388,8 @@ function socialTools(mem: MemorySystem): ToolDef[] {
     defineTool({
       name: 'set_trait',
       group: 'people',
-      description: 'Remember a trait of a person (a new value replaces the old); no "person": the one speaking; mark health, money, passwords sensitive. Example: {"trait":"favourite colour","value":"green"}',
+      description:
+        'Remember a trait of a person (one value per trait; a new value replaces the old, which stays as an earlier version). Without "person": the person speaking. Mark health, money, passwords and hidden keys sensitive. Example: {"trait":"favourite colour","value":"green"}',
       parameters: {
         type: 'object',
         properties: {

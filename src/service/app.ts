@@ -33,6 +33,7 @@ import { doctorInputFromSettings, runDoctor } from './doctor.js';
 import { registerServiceSettings } from './settings.js';
 import { audioSimulated, VoiceServicePlugin } from './voice-wiring.js';
 import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
+import { wireForgetting } from './forgetting.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 
 /** Options of `homeagent run`. */
@@ -97,6 +98,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     socialApi: memory.socialApi,
     runLog: new SqliteRunLog(path.join(opts.dataDir, 'runlog.db')),
   });
+  wireForgetting(kernel, memory.system, opts.dataDir, createLogger('forgetting'));
 
   // The broker: configured, or the embedded one.
   let broker: EmbeddedBroker | undefined;

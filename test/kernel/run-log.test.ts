@@ -98,3 +98,38 @@ test('a stopped turn is logged as interrupted; the SQLite log survives reopening
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a forgotten turn is a tombstone: the replay says TOMBSTONED, no byte of its text is left; other turns replay exactly', async () => {
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const { TOMBSTONED, isTombstoned } = await import('../../src/kernel/run-log.js');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-runlog-forget-'));
+  const h = await startHarness({ script: [{ content: 'Fine.' }, { content: 'Noted, glorptang.' }, { content: 'Sure.' }] });
+  try {
+    const first = await h.kernel.injectInput('t', 'console', 'how are you');
+    const secret = await h.kernel.injectInput('t', 'console', 'my locker word is glorptang');
+    const later = await h.kernel.injectInput('t', 'console', 'thanks');
+    const file = path.join(dir, 'runlog.db');
+    const db = new SqliteRunLog(file);
+    for (const turn of [first, secret, later]) for (const e of h.kernel.services.runLog.turn(turn.input_id)) db.append(e);
+    assert.ok(readFileSync(file + '-wal').toString('latin1').includes('glorptang') || readFileSync(file).toString('latin1').includes('glorptang'));
+    const at = Date.UTC(2026, 11, 1, 7);
+    const n = db.forget([secret.input_id], ['glorptang'], at);
+    const mem = h.kernel.services.runLog;
+    assert.equal(mem.forget([secret.input_id], ['glorptang'], at), n, 'the in-memory log forgets the same');
+    for (const log of [db, mem]) {
+      const events = log.turn(secret.input_id);
+      assert.ok(events.length > 3 && events.every((e) => e.type === 'tombstone' && e.deleted_at === at && typeof e.of === 'string'));
+      assert.ok(isTombstoned(events));
+      assert.equal(deriveContext(events, 1), TOMBSTONED);
+      // The later turn's context showed the sentence in its history: it is a tombstone there too.
+      assert.equal(deriveContext(log.turn(later.input_id), 1), TOMBSTONED);
+      assert.doesNotMatch(JSON.stringify(log.tail(1000)), /glorptang|locker/);
+      assert.deepEqual(deriveContext(log.turn(first.input_id), 1), h.provider.requests[0]!.messages, 'the turn before replays exactly');
+    }
+    for (const f of readdirSync(dir)) assert.ok(!readFileSync(path.join(dir, f)).toString('latin1').includes('glorptang'), `${f} holds the forgotten word`);
+    db.close();
+  } finally {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

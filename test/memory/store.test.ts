@@ -146,8 +146,8 @@ describe('prompt and tools', () => {
       const tools = mem.tools();
       const names = tools.map((t) => t.name).sort();
       assert.deepEqual(names, [
-        'doc_commit', 'doc_query', 'knowledge_create', 'knowledge_list', 'knowledge_search', 'memory_commit', 'memory_delete_entity',
-        'memory_edit', 'memory_introspect', 'memory_merge', 'memory_purge', 'memory_recall', 'people_list', 'person_query', 'relate', 'set_trait',
+        'doc_commit', 'doc_query', 'knowledge_create', 'knowledge_list', 'knowledge_search', 'memory_commit', 'memory_confirm', 'memory_delete_entity',
+        'memory_edit', 'memory_forget', 'memory_introspect', 'memory_merge', 'memory_purge', 'memory_recall', 'people_list', 'person_query', 'relate', 'set_trait',
       ]);
       // Checks the schema states are the registry's (ajv), with the argument named:
       await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [] }), { code: 'TOOL_ARGUMENTS_INVALID', message: /\/triples must NOT have fewer than 1 items/ });
@@ -174,7 +174,7 @@ describe('prompt and tools', () => {
       assert.equal(mem.graph.resolve('小明')?.name, '王小明');
       const rel = mem.graph.relationsOf(mem.graph.resolve('王小明')!.id)[0]!;
       assert.match(String(await callTool(tools, 'memory_edit', { relation_id: rel.id, relation_type: '最喜欢', confidence: 0.95 })), /王小明 最喜欢 恐龙 \(0\.95\)/);
-      assert.match(String(await callTool(tools, 'memory_delete_entity', { name: '王小明' })), /1 relation/);
+      assert.match(String(await callTool(tools, 'memory_delete_entity', { name: '王小明' })), /1 fact\(s\)/);
       const stats = (await callTool(tools, 'memory_introspect', {})) as Record<string, unknown>;
       assert.equal(stats.relations, 0);
     } finally {

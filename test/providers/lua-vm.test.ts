@@ -133,7 +133,7 @@ test('log(level, msg) and print reach the logger', () => {
   vm.callSync('f', []);
   assert.deepEqual(
     log.lines.map((l) => [l.level, l.msg]),
-    [['warn', 'careful 你好'], ['info', 'a\t1']],
+    [['warn', 'careful 你好'], ['debug', 'a\t1']],
   );
 });
 

@@ -27,6 +27,7 @@ import { DeviceRegistry, REGISTRY_STORE } from '../../src/home/registry.js';
 import { VOICE_SETTINGS } from '../../src/voice/settings.js';
 import { TIMERS_STORE, TimerService } from '../../src/plugins/timers/timer-service.js';
 import { silentLogger } from '../support/quiet.js';
+import { scrubBackups } from '../../src/service/forgetting.js';
 
 const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'stores-e216bba');
 /** The fixture's clocks started here (generate.ts T0). */
@@ -252,4 +253,51 @@ test('a failing migration step leaves the store as it was; the copy stays', (t) 
   assert.throws(() => migrateSqlite(new Database(':memory:'), { ...v1, version: 2 }, { file: ':memory:' }), /needs exactly one migration to version 2/);
   // JSON: a bad version field is refused, not guessed.
   assert.throws(() => readVersionedJson('{"schema_version":"1"}', REGISTRY_STORE, { file: 'x.json' }), StoreMigrationError);
+});
+
+const FIXTURE_V2 = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'memory-v2-d2797a3');
+
+test('a version-2 memory store (d2797a3) opens at version 3: everything found, versions, candidates and forgetting work on it, its copy is scrubbed too', (t) => {
+  assert.equal(readFileSync(path.join(FIXTURE_V2, 'COMMIT'), 'utf8').trim(), 'd2797a387d66fabe4a6cc5257a2cb83dcf6fb0f3');
+  assert.equal(readFileSync(path.join(FIXTURE_V2, 'data', 'memory.db')).readUInt32BE(60), 2, 'the fixture is at version 2');
+  const dir = mkdtempSync(path.join(tmpdir(), 'ha-stores-v2-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(path.join(FIXTURE_V2, 'data'), dir, { recursive: true });
+  let report: { from: number; to: number; backup?: string } | undefined;
+  openMemoryDb(dir, 'memory.db', { now: () => NOW, onMigrated: (r) => (report = r) }).close();
+  assert.deepEqual([report?.from, report?.to], [2, 3]);
+  const copy = preMigrationCopy(dir, 'memory', 2, 'memory.db');
+  assert.equal(userVersion(copy), 2);
+  assert.equal(userVersion(path.join(dir, 'memory.db')), MEMORY_STORE.version);
+  const memory = new MemorySystem({ dataDir: dir, settings: openSettings(dir), log: silentLogger, clock: { now: () => T0 + 3_600_000 }, knowledgeSeedDir: path.join(dir, 'no-seeds') });
+  try {
+    // Everything the version-2 release stored is found.
+    assert.deepEqual(memory.timeline(1_000_000).map((e) => e.id), ['t4:user', 't4:agent', 't5:user', 't5:agent']);
+    assert.ok(memory.search('vacuum cleaner Miso', 5).some((h) => h.kind === 'document' && h.speaker === 'Ben'));
+    const facts = (memory.db.prepare('SELECT id FROM relations').pluck().all() as number[]).map((id) => memory.graph.relation(id)!).map((r) => `${r.source_name} ${r.relation_type} ${r.target_name} (${r.owner})`);
+    assert.deepEqual(facts.sort(), ['Anna favourite colour teal (Anna)', 'Anna gym locker code plovrastic (Anna)', 'Anna lives_in Lisbon (Anna)', 'Ben likes sailing (Ben)']);
+    assert.deepEqual(memory.social.list().map((p) => p.name).sort(), ['Anna', 'Ben']);
+    // The version-3 tables work: a trait set again keeps the old value; a sensitive find waits.
+    memory.social.setTrait('Anna', 'favourite colour', 'amber');
+    assert.deepEqual(memory.graph.versionsFrom(memory.graph.resolve('Anna')!.id).map((v) => v.target_name), ['teal']);
+    assert.deepEqual(memory.holdSensitive([{ subject: 'Ben', relation: 'takes', object: 'insulin', owner: 'Ben' }], 'rules'), []);
+    assert.equal(memory.candidates('Ben').length, 1);
+    // Forgetting on the migrated store, and in the copy kept before the migration.
+    assert.ok(readFileSync(copy).toString('latin1').includes('plovrastic'));
+    const r = memory.forget({ about: 'gym locker code' });
+    assert.deepEqual([r.documents, r.relations], [2, 1], 'the turn (what Anna said and the reply) and the fact');
+    assert.ok(r.rareWords.includes('plovrastic'), r.rareWords.join(','));
+    assert.deepEqual(scrubBackups(dir, r.rareWords), { scrubbed: 1, removed: 0 });
+    for (const f of readdirSync(dir).filter((x) => x.startsWith('memory.db'))) assert.ok(!readFileSync(path.join(dir, f)).toString('latin1').includes('plovrastic'), f);
+    assert.ok(!readFileSync(copy).toString('latin1').includes('plovrastic'), 'the pre-migration copy no longer holds it');
+    const old = new Database(copy, { readonly: true });
+    try {
+      assert.equal(old.pragma('integrity_check', { simple: true }), 'ok');
+      assert.equal(old.prepare("SELECT count(*) FROM docs WHERE input LIKE '%Lisbon%'").pluck().get(), 1, 'the rest of the copy is kept');
+    } finally {
+      old.close();
+    }
+  } finally {
+    memory.close();
+  }
 });

@@ -207,7 +207,7 @@ export class TimerService {
     }
     db.prepare(`UPDATE timers SET state = 'fired' WHERE id = ?`).run(id);
     const t = { ...fromRow(row), state: 'fired' as const };
-    this.opts.log.info({ id, name: t.name, duration_s: t.duration_s }, 'timer expired');
+    this.opts.log.info({ id, duration_s: t.duration_s }, 'timer expired');
     try {
       this.opts.onExpire(t);
     } catch (err) {
