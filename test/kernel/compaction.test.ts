@@ -164,6 +164,22 @@ describe('when the model cannot summarise, or the turn is stopped', () => {
     assert.equal(h2.summary!.sections.background, '');
   });
 
+  it('forgetting rewrites the summary without the sentences holding a forgotten word, and drops the forgotten events', async () => {
+    const h = new PromptHistory();
+    const log = new MemoryRunLog();
+    h.update(history(), 1e9);
+    await h.compact({ ...base, runLog: log, provider: new FakeProvider([], { content: 'Facts: The bike lock code is zorbulax. Anna likes tea.\nDecisions: Keep zorbulax private. Buy milk.' }) });
+    const before = JSON.stringify(h.summary!.sections);
+    assert.match(before, /zorbulax/);
+    const shown = h.events().map((e) => e.id);
+    h.forget((e) => e.id === shown[0], ['zorbulax']);
+    const after = JSON.stringify(h.summary!.sections);
+    assert.doesNotMatch(after, /zorbulax/i);
+    assert.match(after, /Anna likes tea/);
+    assert.match(after, /Buy milk/);
+    assert.ok(!h.events().some((e) => e.id === shown[0]));
+  });
+
   it('a stop in the middle changes nothing: the history and summary stay, the compaction is logged as abandoned', async () => {
     const h = new PromptHistory();
     const log = new MemoryRunLog();
