@@ -168,7 +168,7 @@ function Reply({ m }) {
   const note = STATUS_TEXT[m.status];
   return html`<div class="msg box ${m.status === 'writing' ? 'writing' : ''}" data-status=${m.status}>
     <div class="text">${shown}${m.status === 'writing' ? html`<span class="cursor">▍</span>` : null}</div>
-    ${m.tools.map((t) => html`<div class="tool ${t.is_error ? 'err' : ''}">🔧 <code>${t.name}(${JSON.stringify(t.arguments)})</code> → ${String(t.result).slice(0, 300)}</div>`)}
+    ${m.tools.map((t) => html`<div class="tool ${t.is_error ? 'err' : ''}">tool <code>${t.name}(${JSON.stringify(t.arguments)})</code> → ${String(t.result).slice(0, 300)}</div>`)}
     ${note ? html`<div class="status">(${note}${m.error ? `: ${m.error}` : ''})</div>` : null}
   </div>`;
 }
@@ -218,6 +218,7 @@ function fold(turns, ev) {
     case 'turn.finished':
       t.outcome = p.outcome;
       t.status = p.status;
+      t.said = p.said;
       break;
   }
   const next = i >= 0 ? turns.map((x, j) => (j === i ? t : x)) : [t, ...turns];
@@ -250,6 +251,12 @@ function Activity() {
   </section>`;
 }
 
+/** A duration for people: whole ms, or seconds with one decimal. */
+function ms(v) {
+  if (typeof v !== 'number') return '';
+  return v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`;
+}
+
 function Turn({ t }) {
   const rounds = Object.entries(t.rounds).sort((a, b) => Number(a[0]) - Number(b[0]));
   const tools = Object.values(t.tools);
@@ -262,13 +269,14 @@ function Turn({ t }) {
     </header>
     ${t.input ? html`<p class="input">“${t.input.text}”</p>` : null}
     ${rounds.map(([n, r]) => html`<div class="round">
-      <div class="round-h">LLM round ${n}${r.model ? ` · ${r.model}` : ''}${r.duration_ms !== undefined ? html` · ${r.duration_ms} ms` : r.live ? ' · writing…' : ''}</div>
+      <div class="round-h">LLM round ${n}${r.model ? ` · ${r.model}` : ''}${r.duration_ms !== undefined ? ` · ${ms(r.duration_ms)}` : r.live ? ' · writing…' : ''}</div>
       ${r.text ? html`<div class="text">${r.text}</div>` : null}
       ${(r.calls ?? []).map((c) => html`<div class="call">calls <code>${c.function?.name ?? c.name}(${JSON.stringify(c.function?.arguments ?? c.arguments)})</code></div>`)}
     </div>`)}
-    ${tools.map((c) => html`<div class="tool ${c.is_error ? 'err' : ''}">🔧 <code>${c.name}(${JSON.stringify(c.arguments)})</code>${c.done ? html` → ${c.denied ? '(denied) ' : ''}<span class="result">${String(c.result).slice(0, 500)}</span> <small>${c.duration_ms} ms</small>` : ' …'}</div>`)}
+    ${tools.map((c) => html`<div class="tool ${c.is_error ? 'err' : ''}">tool <code>${c.name}(${JSON.stringify(c.arguments)})</code>${c.done ? html` → ${c.denied ? '(denied) ' : ''}<span class="result">${String(c.result).slice(0, 500)}</span> <small>${ms(c.duration_ms)}</small>` : ' …'}</div>`)}
     ${t.outputs.map((o) => html`<div class="out">→ ${o.channel}: ${o.content}${o.interrupted ? ' (cut)' : ''}</div>`)}
-    ${t.interrupted ? html`<div class="interrupt">⏹ ${t.interrupted}</div>` : null}
+    ${rounds.length === 0 && t.said ? html`<div class="round"><div class="round-h">the model wrote</div><div class="text">${t.said}</div></div>` : null}
+    ${t.interrupted ? html`<div class="interrupt">■ ${t.interrupted}</div>` : null}
     ${t.error ? html`<div class="error">${t.error}</div>` : null}
     ${t.outcome ? html`<div class="outcome">outcome: <b>${t.outcome.kind}</b>${t.outcome.reason ? ` (${t.outcome.reason})` : ''}</div>` : null}
   </article>`;

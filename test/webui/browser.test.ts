@@ -1,0 +1,125 @@
+/**
+ * The WebUI in a real browser (issue 16 "Tests"): Debian's Chromium driven by
+ * playwright-core against the running service and the LLM test server. It
+ * signs in through a link made for a person, types a question and sees the
+ * reply appear while the model writes it, presses Stop on a long reply, sees
+ * the turns on the Activity page and a refused setting on the Settings page.
+ * The browser trusts exactly the box's certificate (its public key's SHA-256,
+ * --ignore-certificate-errors-spki-list), never every certificate.
+ * Screenshots of each page go to <tmp>/homeagent-webui-screens/.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startWebBox, type WebBox } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** Where the screenshots go (look at them). */
+export const SCREENS = path.join(os.tmpdir(), 'homeagent-webui-screens');
+
+let box: WebBox;
+let browser: Browser;
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh installs it)`);
+  mkdirSync(SCREENS, { recursive: true });
+  box = await startWebBox();
+  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+});
+after(async () => {
+  await browser?.close();
+  await box?.close();
+});
+
+test('sign in by a link, talk with a streamed reply, stop a long one; Activity and Settings', async () => {
+  const page = await browser.newPage({ viewport: { width: 412, height: 860 }, deviceScaleFactor: 1 });
+  const link = await box.link('Alice');
+  const url = link.url.replace(/^https:\/\/[^/]+/, box.base);
+
+  // Signed out: the page says how to get in, and the data API refuses.
+  await page.goto(box.base + '/');
+  await page.getByText('You are not signed in').waitFor();
+  // First load (nothing cached), compressed, as the browser measured it: the page, its script, style and the vendor modules.
+  const bytes = await page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+    const res = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+    return [...nav, ...res].reduce((n, e) => n + e.transferSize, 0);
+  });
+  console.log(`webui.first_load_bytes ${bytes}`);
+  assert.ok(bytes > 0 && bytes < 300 * 1024, `first load ${bytes} bytes`);
+
+
+  await page.goto(url);
+  await page.waitForURL(/\/#\/talk$/);
+  await page.locator('header .who', { hasText: 'Alice' }).waitFor();
+  assert.ok(!page.url().includes('#' + url.split('#')[1]), 'the token left the address bar');
+  // A streamed reply: seen in part while the model still writes it.
+  const reply = 'The kettle is a fine appliance for boiling water quickly, and it switches itself off.';
+  box.llm.enqueue({ content: reply, tokensPerSecond: 25 });
+  await page.getByLabel('Message').fill('tell me about kettles');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const last = page.locator('.msg.box').last();
+  await page.waitForFunction(() => {
+    const el = [...document.querySelectorAll('.msg.box')].pop();
+    return !!el && el.getAttribute('data-status') === 'writing' && (el.querySelector('.text')?.textContent ?? '').replace('▍', '').trim().length > 0;
+  });
+  const partial = (await last.locator('.text').textContent())!.replace('▍', '');
+  assert.ok(partial.length < reply.length && reply.startsWith(partial.trim()), `partial ${JSON.stringify(partial)}`);
+  await page.screenshot({ path: path.join(SCREENS, 'talk-streaming.png') });
+  await page.locator('.msg.box[data-status="done"]').waitFor();
+  assert.equal((await last.locator('.text').textContent())!.trim(), reply);
+  const asked = box.llm.chatRequests().at(-1)!.body!.messages!.at(-1)!;
+  assert.match(String(asked.content), /tell me about kettles/);
+  await page.screenshot({ path: path.join(SCREENS, 'talk-done.png') });
+
+  // A long reply, stopped with the page's Stop button.
+  box.llm.enqueue({ content: 'and more '.repeat(3000), tokensPerSecond: 40 });
+  await page.getByLabel('Message').fill('talk for a long time');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.waitForFunction(() => ([...document.querySelectorAll('.msg.box')].pop()?.querySelector('.text')?.textContent ?? '').length > 30);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  const stopped = page.locator('.msg.box').last();
+  await page.locator('.msg.box[data-status="interrupted"]').waitFor();
+  assert.match((await stopped.locator('.status').textContent())!, /stopped/);
+  assert.ok((await stopped.locator('.text').textContent())!.length < 'and more '.length * 3000);
+  assert.equal(await page.getByRole('button', { name: 'Stop' }).isDisabled(), true);
+  await page.screenshot({ path: path.join(SCREENS, 'talk-stopped.png') });
+
+  // Activity: the turns just had, with their LLM rounds and outcomes, and a new one live with a tool call.
+  await page.getByRole('link', { name: 'Activity' }).click();
+  await page.locator('.turn', { hasText: 'tell me about kettles' }).waitFor();
+  box.llm.enqueue({ tool_calls: [{ name: 'timer_status', arguments: {} }] }, { content: 'You have no timers running.' });
+  const ask = await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'any timers?' }, bearer: await box.scriptLogin('Bob') });
+  for await (const _ of ask) void _;
+  const live = page.locator('.turn', { hasText: 'any timers?' });
+  await live.locator('.badge.done').waitFor();
+  assert.match((await live.textContent())!, /timer_status/);
+  assert.match((await live.textContent())!, /LLM round 2/);
+  assert.match((await live.textContent())!, /Bob/);
+  assert.match((await page.locator('.turn', { hasText: 'talk for a long time' }).textContent())!, /stopped|interrupted/);
+  await page.screenshot({ path: path.join(SCREENS, 'activity.png'), fullPage: true });
+
+  // Settings: a value refused with the reason, then one saved.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByLabel('Filter settings').fill('max_tool_rounds');
+  const row = page.locator('form.setting[data-key="core.agent.max_tool_rounds"]');
+  await row.locator('input').fill('many');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await row.locator('.error').waitFor();
+  assert.match((await row.locator('.error').textContent())!, /expected integer/);
+  await page.screenshot({ path: path.join(SCREENS, 'settings-refused.png') });
+  await row.locator('input').fill('3');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await row.locator('.ok').waitFor();
+  assert.equal(box.app.settings.get('core.agent.max_tool_rounds'), 3);
+
+  // Access: this browser's session, listed.
+  await page.getByRole('link', { name: 'Access' }).click();
+  await page.getByText('(this browser)').waitFor();
+  await page.screenshot({ path: path.join(SCREENS, 'access.png') });
+  await page.close();
+});
