@@ -52,6 +52,7 @@ export async function run(): Promise<void> {
       HOMEAGENT__PLUGIN__GPIO__DRIVER: 'sim',
       HOMEAGENT__PLUGIN__MIC__DRIVER: 'sim',
       HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'off',
+      HOMEAGENT__PLUGIN__WEBUI__PORT: '0',
       HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '8192',
       HOMEAGENT__PLUGIN__MQTT__URL: broker.url,
     },
