@@ -13,7 +13,7 @@ PACKAGES=(
   alsa-utils sox                   # arecord/aplay, audio conversion
   shellcheck                       # checks the image/ scripts in tests
   systemd xz-utils openssl         # systemd-analyze/notify in tests, pi-gen stage test, TLS broker test, the WebUI certificate
-  chromium                         # the WebUI browser test (driven by playwright-core)
+  chromium fonts-wqy-microhei      # the WebUI browser test (playwright-core), with a Chinese font for its screenshots
   g++ make python3                 # native npm modules (better-sqlite3, nodejieba, serialport)
 )
 

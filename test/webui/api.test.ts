@@ -31,9 +31,12 @@ test('every route served is documented in openapi.json, and every documented rou
   const open = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).filter(([, o]) => Array.isArray(o.security) && o.security.length === 0).map(([m]) => `${m.toUpperCase()} ${p}`)).sort();
   assert.deepEqual(box.app.webui.apiRoutes().filter((r) => !r.auth).map((r) => `${r.method} ${r.path}`).sort(), open);
   // Over the wire: each documented route answers (never "no such route" or "method not allowed").
+  const first = await readNdjson(await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'hello' }, bearer: token }));
+  const turn = first[0].input_id as string;
   for (const entry of documented) {
     const [method, template] = entry.split(' ') as [string, string];
-    const p = '/api/v1' + template.replace('{key}', 'core.output.mode').replace('{id}', 'nosuchid');
+    let p = '/api/v1' + template.replace('{key}', 'core.output.mode').replace('{id}', template.startsWith('/turns/') ? turn : 'nosuchid');
+    if (p.endsWith('/context')) p += '?round=1';
     if (p.endsWith('/events') || p.endsWith('/conversation/ask')) {
       const res = await box.stream(p, { method, bearer: token, ...(method === 'POST' ? { body: { text: 'hello' } } : {}) });
       assert.equal(res.statusCode, 200, entry);
@@ -213,6 +216,59 @@ test('the activity stream carries every turn live: input, LLM rounds with tool c
   });
   later.destroy();
   assert.match(text, /"type":"turn.started"/);
+});
+
+test('a past turn: its events and what the model saw in each round, rebuilt from the run log', async () => {
+  box.llm.enqueue({ tool_calls: [{ name: 'timer_status', arguments: {} }] }, { content: 'None running.' });
+  const lines = await readNdjson(await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'what timers do I have' }, bearer: token }));
+  const turn = lines[0].input_id as string;
+  const ev = await box.req(`/api/v1/turns/${turn}`, { bearer: token });
+  assert.equal(ev.status, 200);
+  const types = (ev.json.events as Array<{ type: string }>).map((e) => e.type);
+  assert.equal(types[0], 'turn.started');
+  assert.equal(types.at(-1), 'turn.finished');
+  assert.ok(!types.includes('llm.delta'));
+  // Round 2 saw the user's words and the tool's result; it is what the LLM test server received.
+  const ctx = await box.req(`/api/v1/turns/${turn}/context?round=2`, { bearer: token });
+  assert.equal(ctx.status, 200, ctx.text);
+  const sent = box.llm.chatRequests().at(-1)!.body!.messages!;
+  assert.equal(ctx.json.messages.length, sent.length);
+  assert.ok(ctx.json.messages.some((m: { role: string; content: string }) => m.role === 'user' && m.content.includes('what timers do I have')));
+  assert.ok(ctx.json.messages.some((m: { role: string }) => m.role === 'tool'));
+  const r1 = await box.req(`/api/v1/turns/${turn}/context?round=1`, { bearer: token });
+  assert.equal(r1.json.messages.length, ctx.json.messages.length - 2, 'round 2 = round 1 + the tool call + its result');
+  assert.equal((await box.req(`/api/v1/turns/${turn}/context?round=3`, { bearer: token })).status, 404);
+  const bad = await box.req(`/api/v1/turns/${turn}/context?round=first`, { bearer: token });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error, /"round"/);
+  assert.equal((await box.req('/api/v1/turns/no-such-turn', { bearer: token })).json.code, 'NOT_FOUND');
+});
+
+test('a page that stops reading the activity stream is dropped, not buffered; revoking a session ends its streams', async () => {
+  const res = await box.stream('/api/v1/events?backlog=0', { bearer: token });
+  await new Promise((r) => res.once('data', r));
+  res.pause();
+  assert.equal(box.app.webui.eventClients, 1);
+  // Events of ~30 KB each until the service gives up on the reader (about 1 MB waiting, past the socket buffers).
+  const big = 'x'.repeat(30_000);
+  for (let i = 0; i < 2000 && box.app.webui.eventClients > 0; i++) {
+    box.app.kernel.bus.publish('plugin.timers.changed', { change: 'started', id: `t${i}`, name: big, seconds: 1, ends_at: 0 });
+    if (i % 20 === 0) await new Promise((r) => setImmediate(r));
+  }
+  assert.equal(box.app.webui.eventClients, 0, 'the stalled page was dropped');
+  res.destroy();
+  // Revoking a session ends the streams it opened (and no other).
+  const other = await box.scriptLogin('Eve');
+  const mine = await box.stream('/api/v1/events?backlog=0', { bearer: token });
+  const eves = await box.stream('/api/v1/events?backlog=0', { bearer: other });
+  await waitUntil(() => box.app.webui.eventClients === 2, 'two streams open');
+  const ended = new Promise<void>((r) => eves.on('end', r));
+  eves.resume();
+  const eve = ((await box.req('/api/v1/sessions', { bearer: token })).json as Array<{ id: string; person?: string }>).find((e) => e.person === 'Eve')!;
+  assert.equal((await box.req(`/api/v1/sessions/${eve.id}`, { method: 'DELETE', bearer: token })).status, 200);
+  await ended;
+  assert.equal(box.app.webui.eventClients, 1);
+  mine.destroy();
 });
 
 test('health, status and devices answer what the CLI answers', async () => {

@@ -121,5 +121,30 @@ test('sign in by a link, talk with a streamed reply, stop a long one; Activity a
   await page.getByRole('link', { name: 'Access' }).click();
   await page.getByText('(this browser)').waitFor();
   await page.screenshot({ path: path.join(SCREENS, 'access.png') });
+  // What the model saw in a round of a past turn, from the run log.
+  await page.getByRole('link', { name: 'Activity' }).click();
+  const timers = page.locator('.turn', { hasText: 'any timers?' });
+  await timers.getByRole('button', { name: 'What the model saw' }).last().click();
+  await timers.locator('.context li.role-tool').waitFor();
+  assert.match((await timers.locator('.context').textContent())!, /any timers\?/);
+  await page.screenshot({ path: path.join(SCREENS, 'activity-model-saw.png'), fullPage: true });
   await page.close();
+});
+
+test('the page speaks Chinese to a Chinese browser', async () => {
+  const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 412, height: 860 } });
+  const page = await context.newPage();
+  const link = await box.link('小明');
+  await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+  await page.waitForURL(/\/#\/talk$/);
+  await page.getByRole('link', { name: '对话' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: '发送' }).count(), 1);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+  box.llm.enqueue({ content: '厨房的灯已经打开了。', tokensPerSecond: 50 });
+  await page.getByLabel('消息').fill('你好');
+  await page.getByRole('button', { name: '发送' }).click();
+  await page.locator('.msg.box[data-status="done"]').waitFor();
+  assert.equal((await page.locator('.msg.box .text').last().textContent())!.trim(), '厨房的灯已经打开了。');
+  await page.screenshot({ path: path.join(SCREENS, 'talk-zh.png') });
+  await context.close();
 });

@@ -13,6 +13,7 @@ import { ConfigError, HomeAgentError } from '../../kernel/errors.js';
 import type { TurnResult } from '../../kernel/turn-types.js';
 import { ApiError, readJsonBody } from './http.js';
 import type { AccessEntry, AuthStore, LoginLimiter, SessionRecord } from './auth.js';
+import { deriveContext, type RunLog } from '../../kernel/run-log.js';
 
 /** The path prefix of the API. */
 export const API_PREFIX = '/api/v1';
@@ -42,12 +43,18 @@ export interface ApiBackend {
   version: string;
   /** Session lifetime (ms) for the cookie's Max-Age. */
   sessionTtlMs(): number;
+  /** Revoke a session or link (AuthStore.revoke) and end what that session has open (its event streams). */
+  revoke(id: string): AccessEntry;
   /** Ask as `session`'s person on the `webui` channel; `emit` gets each line; resolves with the turn's result. */
   ask(session: SessionRecord, text: string, emit: (line: AskLine) => void, signal: AbortSignal): Promise<TurnResult>;
   /** The stop button. */
   stop(): void;
   /** Serve the activity stream (server-sent events) on `res` until the client goes. */
-  events(req: IncomingMessage, res: ServerResponse, opts: { backlog: boolean; deltas: boolean }): void;
+  events(req: IncomingMessage, res: ServerResponse, session: SessionRecord, opts: { backlog: boolean; deltas: boolean }): void;
+  /** The box's language (plugin.voice.language: `en` or `zh`), the page's when the browser's is neither. */
+  language(): string;
+  /** The run log (a past turn's events; what the model saw). */
+  runLog(): RunLog | undefined;
   /** The OpenAPI document. */
   openapi(): unknown;
   /** Set or clear the session cookie on `res`. */
@@ -173,7 +180,7 @@ async function runCommand(b: ApiBackend, name: string, signal?: AbortSignal): Pr
 /** The API's routes (see module comment). */
 export function apiRoutes(b: ApiBackend): Route[] {
   return [
-    { method: 'GET', path: '/health', auth: false, handle: () => ({ ok: true, version: b.version, https: b.https, push_to_talk: b.https ? 'available' : 'unavailable: the WebUI is served over plain HTTP (plugin.webui.https is false), and browsers give the microphone only to secure pages' }) },
+    { method: 'GET', path: '/health', auth: false, handle: () => ({ ok: true, version: b.version, https: b.https, language: b.language(), push_to_talk: b.https ? 'available' : 'unavailable: the WebUI is served over plain HTTP (plugin.webui.https is false), and browsers give the microphone only to secure pages' }) },
     { method: 'GET', path: '/openapi.json', auth: false, handle: () => b.openapi() },
     {
       method: 'POST',
@@ -197,7 +204,7 @@ export function apiRoutes(b: ApiBackend): Route[] {
       path: '/auth/logout',
       auth: true,
       handle: ({ res, session }) => {
-        b.auth.revoke(session!.id);
+        b.revoke(session!.id);
         b.setCookie(res, null);
         return { signed_out: session!.id };
       },
@@ -211,7 +218,7 @@ export function apiRoutes(b: ApiBackend): Route[] {
       handle: ({ res, params, session }) => {
         let gone: AccessEntry;
         try {
-          gone = b.auth.revoke(params.id!);
+          gone = b.revoke(params.id!);
         } catch (err) {
           if (err instanceof HomeAgentError && err.code === 'NOT_FOUND') throw new ApiError(404, 'NOT_FOUND', err.message);
           throw err;
@@ -298,14 +305,44 @@ export function apiRoutes(b: ApiBackend): Route[] {
     },
     {
       method: 'GET',
+      path: '/turns/{id}',
+      auth: true,
+      handle: ({ params }) => {
+        const events = turnEvents(b, params.id!);
+        return { turn: params.id, events };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/turns/{id}/context',
+      auth: true,
+      handle: ({ params, query }) => {
+        const round = Number(query.get('round') ?? '');
+        if (!Number.isInteger(round) || round < 1) throw new ApiError(400, 'BAD_ARGUMENT', `"round" must be a whole number from 1 (the LLM round of the turn), got ${JSON.stringify(query.get('round'))}`);
+        const messages = deriveContext(turnEvents(b, params.id!), round);
+        if (!messages) throw new ApiError(404, 'NOT_FOUND', `turn ${params.id} has no LLM round ${round} in the run log`);
+        return { turn: params.id, round, messages };
+      },
+    },
+    {
+      method: 'GET',
       path: '/events',
       auth: true,
-      handle: ({ req, res, query }) => {
-        b.events(req, res, { backlog: query.get('backlog') !== '0', deltas: query.get('deltas') === '1' });
+      handle: ({ req, res, query, session }) => {
+        b.events(req, res, session!, { backlog: query.get('backlog') !== '0', deltas: query.get('deltas') === '1' });
         return STREAMED;
       },
     },
   ];
+}
+
+/** A turn's stored events (404 NOT_FOUND when the run log has none). */
+function turnEvents(b: ApiBackend, id: string) {
+  const log = b.runLog();
+  if (!log) throw new ApiError(503, 'UNAVAILABLE', 'the run log is not available');
+  const events = log.turn(id);
+  if (events.length === 0) throw new ApiError(404, 'NOT_FOUND', `no turn ${JSON.stringify(id)} in the run log`);
+  return events;
 }
 
 /** Aborted when the response closes (sent, or the client went away). */

@@ -31,6 +31,7 @@ import type { CommandHandler } from '../../kernel/commands.js';
 import type { EventMap, EventType } from '../../kernel/events.js';
 import { TURN_EVENT_TYPES } from '../../kernel/turn-events.js';
 import { Cap } from '../../kernel/output-types.js';
+import type { RunLog } from '../../kernel/run-log.js';
 import { systemClock, type Clock, type TimerHandle } from '../../kernel/clock.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { WEBUI_SETTINGS } from './settings.js';
@@ -69,6 +70,8 @@ export interface WebUIOptions {
   commands: Record<string, CommandHandler>;
   /** The release (health). */
   version: string;
+  /** The kernel's run log: a past turn's events and what the model saw in each round. */
+  runLog?: () => RunLog;
   /** Clock of sessions, links and rate limits (tests: FakeClock). */
   clock?: Clock;
 }
@@ -90,6 +93,8 @@ export interface LinkAnswer {
 interface EventClient {
   res: http.ServerResponse;
   deltas: boolean;
+  /** The session it was opened with (revoking it ends the stream). */
+  session: string;
 }
 
 /** See module comment. */
@@ -176,8 +181,17 @@ export class WebUIPlugin implements Plugin {
           });
       },
       stop: () => sdk.stop('webui'),
-      events: (req, res, o) => this.serveEvents(req, res, o),
+      revoke: (id) => this.revoke(id),
+      events: (req, res, session, o) => this.serveEvents(req, res, session.id, o),
       openapi: () => this.openapiDoc,
+      runLog: () => this.opts.runLog?.(),
+      language: () => {
+        try {
+          return s.get<string>('plugin.voice.language') === 'zh' ? 'zh' : 'en';
+        } catch {
+          return 'en'; // the voice settings are not registered (the voice plugin did not start)
+        }
+      },
       setCookie: (res, token) => res.setHeader('set-cookie', sessionCookie(this.useHttps, token ?? '', token ? Math.floor(ttl() / 1000) : 0)),
     };
     this.routes = apiRoutes(backend);
@@ -201,9 +215,7 @@ export class WebUIPlugin implements Plugin {
     sdk.registerCommand('webui.sessions', () => auth.list());
     sdk.registerCommand('webui.revoke', (args) => {
       if (typeof args.id !== 'string' || !args.id) throw new HomeAgentError('BAD_ARGUMENT', 'missing "id" (homeagent webui sessions lists them)');
-      const gone = auth.revoke(args.id);
-      if (gone.kind !== 'link') this.dropEventClients();
-      return { revoked: gone };
+      return { revoked: this.revoke(args.id) };
     });
 
     const handler = (req: http.IncomingMessage, res: http.ServerResponse) => void this.onRequest(req, res);
@@ -339,9 +351,9 @@ export class WebUIPlugin implements Plugin {
     c.res.write(frame);
   }
 
-  private serveEvents(req: http.IncomingMessage, res: http.ServerResponse, o: { backlog: boolean; deltas: boolean }): void {
+  private serveEvents(req: http.IncomingMessage, res: http.ServerResponse, session: string, o: { backlog: boolean; deltas: boolean }): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
-    const c: EventClient = { res, deltas: o.deltas };
+    const c: EventClient = { res, deltas: o.deltas, session };
     res.write('retry: 2000\n\n');
     if (o.backlog) for (const f of this.backlog) res.write(f);
     this.clients.add(c);
@@ -349,10 +361,20 @@ export class WebUIPlugin implements Plugin {
     req.on('error', () => this.clients.delete(c));
   }
 
-  /** End every event stream (a session was revoked: each page reconnects and is asked to sign in again if it was that one). */
-  private dropEventClients(): void {
-    for (const c of this.clients) c.res.end();
-    this.clients.clear();
+  /** Revoke session or link `id` (HomeAgentError NOT_FOUND when there is none) and end the event streams it opened. */
+  private revoke(id: string): AccessEntry {
+    const gone = this.auth!.revoke(id);
+    for (const c of [...this.clients]) {
+      if (c.session !== id) continue;
+      this.clients.delete(c);
+      c.res.end();
+    }
+    return gone;
+  }
+
+  /** Open activity streams (tests: a page that stopped reading is dropped). */
+  get eventClients(): number {
+    return this.clients.size;
   }
 
   private armHeartbeat(): void {

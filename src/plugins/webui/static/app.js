@@ -25,16 +25,64 @@ async function api(path, opts = {}) {
   return data;
 }
 
-const PAGES = [
-  ['talk', 'Talk'],
-  ['activity', 'Activity'],
-  ['settings', 'Settings'],
-  ['access', 'Access'],
-];
+const PAGES = ['talk', 'activity', 'settings', 'access'];
+
+/** The page's words in English and Chinese (issue 16: the browser's language when it is one of the two, else plugin.voice.language). */
+const WORDS = {
+  en: {
+    talk: 'Talk', activity: 'Activity', settings: 'Settings', access: 'Access', loading: 'Loading…',
+    says: (p) => `what you type is said by ${p}`,
+    http_banner: 'Plain HTTP: push-to-talk is unavailable (browsers give the microphone only to secure pages). Set plugin.webui.https to true for it.',
+    signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.',
+    talk_hint: 'Type below to talk to the box. The reply appears as it is written; Stop cuts it (and the speaker).',
+    ask_placeholder: 'Ask the box…', message: 'Message', send: 'Send', stop: 'Stop', stop_failed: 'Stop failed',
+    st_interrupted: 'stopped', st_cancelled: 'stopped before it began', st_cut_short: 'cut short', st_error: 'failed',
+    tool: 'tool', live: 'Live: every turn as it happens.', connecting: 'Connecting…', no_turns: 'No turns yet. Talk to the box, or type on the Talk page.',
+    other_events: 'Other events', round: 'LLM round', writing: 'writing…', calls: 'calls', model_wrote: 'the model wrote', denied: '(denied)', outcome: 'outcome', cut: '(cut)',
+    saw: 'What the model saw', hide_saw: 'Hide what the model saw', stopped_before: 'cancelled before it ran', stopped: 'stopped', running: 'running', done: 'done',
+    filter: 'Filter settings…', filter_label: 'Filter settings', settings_hint: (n, m) => `${n} of ${m} settings. Values are checked as homeagent config set checks them; those marked “restart” apply after a restart.`,
+    save: 'Save', saved: 'Saved.', not_json: 'not valid JSON', secret_set: '(set; type to replace)', secret_unset: '(not set)', restart: 'restart',
+    access_hint: 'Browsers and scripts that can use this box, and links not opened yet. Make a link on the box with homeagent webui link [--person NAME].',
+    th_id: 'id', th_kind: 'kind', th_person: 'person', th_used: 'last used', this_browser: '(this browser)', until: 'until',
+    sign_out: 'Sign out', revoke: 'Revoke', confirm_self: 'Sign this browser out?', confirm_revoke: (id) => `Revoke ${id}? It opens nothing from now on.`,
+  },
+  zh: {
+    talk: '对话', activity: '活动', settings: '设置', access: '访问', loading: '加载中…',
+    says: (p) => `你输入的内容以 ${p} 的身份说出`,
+    http_banner: '纯 HTTP：按键说话不可用（浏览器只在安全页面上提供麦克风）。将 plugin.webui.https 设为 true 即可使用。',
+    signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。',
+    talk_hint: '在下方输入，与设备对话。回复会边写边显示；“停止”会打断它（以及扬声器）。',
+    ask_placeholder: '问问设备…', message: '消息', send: '发送', stop: '停止', stop_failed: '停止失败',
+    st_interrupted: '已停止', st_cancelled: '开始前已停止', st_cut_short: '被截断', st_error: '失败',
+    tool: '工具', live: '实时：每一轮对话发生时即显示。', connecting: '连接中…', no_turns: '还没有对话。对设备说话，或在“对话”页输入。',
+    other_events: '其他事件', round: 'LLM 轮次', writing: '正在写…', calls: '调用', model_wrote: '模型写了', denied: '（被拒绝）', outcome: '结果', cut: '（被打断）',
+    saw: '模型看到了什么', hide_saw: '隐藏模型看到的内容', stopped_before: '运行前已取消', stopped: '已停止', running: '进行中', done: '完成',
+    filter: '筛选设置…', filter_label: '筛选设置', settings_hint: (n, m) => `显示 ${m} 项设置中的 ${n} 项。取值的检查与 homeagent config set 相同；标有“需重启”的设置在重启后生效。`,
+    save: '保存', saved: '已保存。', not_json: '不是有效的 JSON', secret_set: '（已设置；输入以替换）', secret_unset: '（未设置）', restart: '需重启',
+    access_hint: '可以使用本设备的浏览器和脚本，以及尚未打开的链接。在设备上用 homeagent webui link [--person 姓名] 生成链接。',
+    th_id: 'ID', th_kind: '类型', th_person: '人', th_used: '最近使用', this_browser: '（本浏览器）', until: '有效至',
+    sign_out: '退出登录', revoke: '撤销', confirm_self: '让本浏览器退出登录？', confirm_revoke: (id) => `撤销 ${id}？此后它将无法再打开。`,
+  },
+};
+
+/** The page's language: the browser's first language when it is English or Chinese, else the box's (plugin.voice.language). */
+function pickLanguage(boxLanguage) {
+  const first = (navigator.languages?.[0] ?? navigator.language ?? '').toLowerCase();
+  if (first.startsWith('zh')) return 'zh';
+  if (first.startsWith('en')) return 'en';
+  return boxLanguage === 'zh' ? 'zh' : 'en';
+}
+
+let L = WORDS.en;
+/** A word of the page in its language. */
+const t = (key, ...args) => {
+  const w = L[key] ?? WORDS.en[key] ?? key;
+  return typeof w === 'function' ? w(...args) : w;
+};
 
 function currentPage() {
   const p = location.hash.replace(/^#\/?/, '');
-  return PAGES.some(([id]) => id === p) ? p : 'talk';
+  return PAGES.includes(p) ? p : 'talk';
 }
 
 function App() {
@@ -46,15 +94,15 @@ function App() {
     api('/session').then(setSession, (e) => setSession(e.status === 401 ? null : { error: e.message }));
     return () => removeEventListener('hashchange', on);
   }, []);
-  if (session === undefined) return html`<p class="loading">Loading…</p>`;
+  if (session === undefined) return html`<p class="loading">${t('loading')}</p>`;
   if (session === null) return html`<${SignedOut} />`;
   return html`
     <header>
       <strong class="brand">HomeAgent</strong>
-      <nav>${PAGES.map(([id, label]) => html`<a href="#/${id}" class=${page === id ? 'active' : ''} aria-current=${page === id ? 'page' : undefined}>${label}</a>`)}</nav>
-      ${session.person ? html`<span class="who" title="what you type is said by ${session.person}">${session.person}</span>` : null}
+      <nav>${PAGES.map((id) => html`<a href="#/${id}" class=${page === id ? 'active' : ''} aria-current=${page === id ? 'page' : undefined}>${t(id)}</a>`)}</nav>
+      ${session.person ? html`<span class="who" title=${t('says', session.person)}>${session.person}</span>` : null}
     </header>
-    ${session.https === false ? html`<p class="banner">Plain HTTP: push-to-talk is unavailable (browsers give the microphone only to secure pages). Set plugin.webui.https to true for it.</p>` : null}
+    ${session.https === false ? html`<p class="banner">${t('http_banner')}</p>` : null}
     <main>
       ${page === 'talk' ? html`<${Talk} />` : page === 'activity' ? html`<${Activity} />` : page === 'settings' ? html`<${Settings} />` : html`<${Access} session=${session} />`}
     </main>`;
@@ -63,7 +111,7 @@ function App() {
 function SignedOut() {
   return html`<main class="login">
     <h1>HomeAgent</h1>
-    <p>You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.</p>
+    <p dangerouslySetInnerHTML=${{ __html: t('signed_out') }}></p>
   </main>`;
 }
 
@@ -88,7 +136,7 @@ async function* ndjson(response) {
   if (buf.trim()) yield JSON.parse(buf);
 }
 
-const STATUS_TEXT = { interrupted: 'stopped', cancelled: 'stopped before it began', cut_short: 'cut short', error: 'failed' };
+const STATUS_KEYS = { interrupted: 'st_interrupted', cancelled: 'st_cancelled', cut_short: 'st_cut_short', error: 'st_error' };
 
 function Talk() {
   const [messages, setMessages] = useState([]);
@@ -143,20 +191,20 @@ function Talk() {
     try {
       await api('/conversation/stop', { method: 'POST', body: {} });
     } catch (err) {
-      setError(`Stop failed: ${err.message}`);
+      setError(`${t('stop_failed')}: ${err.message}`);
     }
   }
 
   return html`<section class="talk">
     <div class="messages" ref=${list} aria-live="polite">
-      ${messages.length === 0 ? html`<p class="hint">Type below to talk to the box. The reply appears as it is written; Stop cuts it (and the speaker).</p>` : null}
+      ${messages.length === 0 ? html`<p class="hint">${t('talk_hint')}</p>` : null}
       ${messages.map((m) => (m.who === 'you' ? html`<div class="msg you">${m.text}</div>` : html`<${Reply} m=${m} />`))}
     </div>
     ${error ? html`<p class="error">${error}</p>` : null}
     <form class="composer" onSubmit=${send}>
-      <input name="text" autocomplete="off" placeholder="Ask the box…" value=${text} onInput=${(e) => setText(e.currentTarget.value)} aria-label="Message" />
-      <button type="submit" disabled=${busy || !text.trim()}>Send</button>
-      <button type="button" class="stop" onClick=${stop} disabled=${!busy}>Stop</button>
+      <input name="text" autocomplete="off" placeholder=${t('ask_placeholder')} value=${text} onInput=${(e) => setText(e.currentTarget.value)} aria-label=${t('message')} />
+      <button type="submit" disabled=${busy || !text.trim()}>${t('send')}</button>
+      <button type="button" class="stop" onClick=${stop} disabled=${!busy}>${t('stop')}</button>
     </form>
   </section>`;
 }
@@ -165,10 +213,10 @@ function Reply({ m }) {
   // The model's text as it is written; when nothing was streamed (a local command, a short answer), what was delivered.
   const written = m.rounds.filter(Boolean).join('\n\n');
   const shown = written || m.output || m.reply || '';
-  const note = STATUS_TEXT[m.status];
+  const note = STATUS_KEYS[m.status] ? t(STATUS_KEYS[m.status]) : undefined;
   return html`<div class="msg box ${m.status === 'writing' ? 'writing' : ''}" data-status=${m.status}>
     <div class="text">${shown}${m.status === 'writing' ? html`<span class="cursor">▍</span>` : null}</div>
-    ${m.tools.map((t) => html`<div class="tool ${t.is_error ? 'err' : ''}">tool <code>${t.name}(${JSON.stringify(t.arguments)})</code> → ${String(t.result).slice(0, 300)}</div>`)}
+    ${m.tools.map((c) => html`<div class="tool ${c.is_error ? 'err' : ''}">${t('tool')} <code>${c.name}(${JSON.stringify(c.arguments)})</code> → ${String(c.result).slice(0, 300)}</div>`)}
     ${note ? html`<div class="status">(${note}${m.error ? `: ${m.error}` : ''})</div>` : null}
   </div>`;
 }
@@ -210,7 +258,7 @@ function fold(turns, ev) {
       if (p.kind !== 'sentence') t.outputs = [...t.outputs, p];
       break;
     case 'turn.interrupted':
-      t.interrupted = p.cancelled ? 'cancelled before it ran' : 'stopped';
+      t.interrupted = p.cancelled ? 'stopped_before' : 'stopped';
       break;
     case 'error':
       t.error = `${p.where}: ${p.message}`;
@@ -244,10 +292,10 @@ function Activity() {
     return () => es.close();
   }, []);
   return html`<section class="activity">
-    <p class="hint">${connected ? 'Live: every turn as it happens.' : 'Connecting…'}</p>
-    ${turns.length === 0 ? html`<p class="hint">No turns yet. Talk to the box, or type on the Talk page.</p>` : null}
-    ${turns.map((t) => html`<${Turn} t=${t} key=${t.id} />`)}
-    ${other.length ? html`<h3>Other events</h3><ul class="events">${other.map((e) => html`<li><time>${new Date(e.at).toLocaleTimeString()}</time> <b>${e.type}</b> <code>${JSON.stringify(e.payload)}</code></li>`)}</ul>` : null}
+    <p class="hint">${connected ? t('live') : t('connecting')}</p>
+    ${turns.length === 0 ? html`<p class="hint">${t('no_turns')}</p>` : null}
+    ${turns.map((x) => html`<${Turn} turn=${x} key=${x.id} />`)}
+    ${other.length ? html`<h3>${t('other_events')}</h3><ul class="events">${other.map((e) => html`<li><time>${new Date(e.at).toLocaleTimeString()}</time> <b>${e.type}</b> <code>${JSON.stringify(e.payload)}</code></li>`)}</ul>` : null}
   </section>`;
 }
 
@@ -257,29 +305,50 @@ function ms(v) {
   return v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`;
 }
 
-function Turn({ t }) {
-  const rounds = Object.entries(t.rounds).sort((a, b) => Number(a[0]) - Number(b[0]));
-  const tools = Object.values(t.tools);
-  const state = t.status ?? (t.interrupted ? 'stopped' : 'running');
+function Turn({ turn: tr }) {
+  const rounds = Object.entries(tr.rounds).sort((a, b) => Number(a[0]) - Number(b[0]));
+  const tools = Object.values(tr.tools);
+  const state = tr.status ?? (tr.interrupted ? 'stopped' : 'running');
+  const stateText = { done: t('done'), short_circuit: t('done'), interrupted: t('st_interrupted'), cancelled: t('st_cancelled'), cut_short: t('st_cut_short'), error: t('st_error'), stopped: t('stopped'), running: t('running') }[state] ?? state;
   return html`<article class="turn" data-status=${state}>
     <header>
-      <time>${new Date(t.at).toLocaleTimeString()}</time>
-      <span class="badge ${state}">${state}</span>
-      ${t.input ? html`<span class="src">${t.input.source} → ${t.input.channel}${t.input.user ? ` · ${t.input.user}` : ''}</span>` : null}
+      <time>${new Date(tr.at).toLocaleTimeString()}</time>
+      <span class="badge ${state}">${stateText}</span>
+      ${tr.input ? html`<span class="src">${tr.input.source} → ${tr.input.channel}${tr.input.user ? ` · ${tr.input.user}` : ''}</span>` : null}
     </header>
-    ${t.input ? html`<p class="input">“${t.input.text}”</p>` : null}
+    ${tr.input ? html`<p class="input">“${tr.input.text}”</p>` : null}
     ${rounds.map(([n, r]) => html`<div class="round">
-      <div class="round-h">LLM round ${n}${r.model ? ` · ${r.model}` : ''}${r.duration_ms !== undefined ? ` · ${ms(r.duration_ms)}` : r.live ? ' · writing…' : ''}</div>
+      <div class="round-h">${t('round')} ${n}${r.model ? ` · ${r.model}` : ''}${r.duration_ms !== undefined ? ` · ${ms(r.duration_ms)}` : r.live ? ` · ${t('writing')}` : ''}</div>
       ${r.text ? html`<div class="text">${r.text}</div>` : null}
-      ${(r.calls ?? []).map((c) => html`<div class="call">calls <code>${c.function?.name ?? c.name}(${JSON.stringify(c.function?.arguments ?? c.arguments)})</code></div>`)}
+      ${(r.calls ?? []).map((c) => html`<div class="call">${t('calls')} <code>${c.function?.name ?? c.name}(${JSON.stringify(c.function?.arguments ?? c.arguments)})</code></div>`)}
+      ${r.done ? html`<${ModelSaw} turn=${tr.id} round=${n} />` : null}
     </div>`)}
-    ${tools.map((c) => html`<div class="tool ${c.is_error ? 'err' : ''}">tool <code>${c.name}(${JSON.stringify(c.arguments)})</code>${c.done ? html` → ${c.denied ? '(denied) ' : ''}<span class="result">${String(c.result).slice(0, 500)}</span> <small>${ms(c.duration_ms)}</small>` : ' …'}</div>`)}
-    ${t.outputs.map((o) => html`<div class="out">→ ${o.channel}: ${o.content}${o.interrupted ? ' (cut)' : ''}</div>`)}
-    ${rounds.length === 0 && t.said ? html`<div class="round"><div class="round-h">the model wrote</div><div class="text">${t.said}</div></div>` : null}
-    ${t.interrupted ? html`<div class="interrupt">■ ${t.interrupted}</div>` : null}
-    ${t.error ? html`<div class="error">${t.error}</div>` : null}
-    ${t.outcome ? html`<div class="outcome">outcome: <b>${t.outcome.kind}</b>${t.outcome.reason ? ` (${t.outcome.reason})` : ''}</div>` : null}
+    ${tools.map((c) => html`<div class="tool ${c.is_error ? 'err' : ''}">${t('tool')} <code>${c.name}(${JSON.stringify(c.arguments)})</code>${c.done ? html` → ${c.denied ? `${t('denied')} ` : ''}<span class="result">${String(c.result).slice(0, 500)}</span> <small>${ms(c.duration_ms)}</small>` : ' …'}</div>`)}
+    ${tr.outputs.map((o) => html`<div class="out">→ ${o.channel}: ${o.content}${o.interrupted ? ` ${t('cut')}` : ''}</div>`)}
+    ${rounds.length === 0 && tr.said ? html`<div class="round"><div class="round-h">${t('model_wrote')}</div><div class="text">${tr.said}</div></div>` : null}
+    ${tr.interrupted ? html`<div class="interrupt">■ ${t(tr.interrupted)}</div>` : null}
+    ${tr.error ? html`<div class="error">${tr.error}</div>` : null}
+    ${tr.outcome ? html`<div class="outcome">${t('outcome')}: <b>${tr.outcome.kind}</b>${tr.outcome.reason ? ` (${tr.outcome.reason})` : ''}</div>` : null}
   </article>`;
+}
+
+/** "What the model saw" in one round: the message list rebuilt from the run log, on demand. */
+function ModelSaw({ turn, round }) {
+  const [messages, setMessages] = useState(null);
+  const [error, setError] = useState('');
+  async function toggle() {
+    if (messages) return setMessages(null);
+    try {
+      setMessages((await api(`/turns/${encodeURIComponent(turn)}/context?round=${round}`)).messages);
+    } catch (e) {
+      setError(e.message);
+    }
+  }
+  return html`<div class="saw">
+    <button type="button" class="link" onClick=${toggle}>${messages ? t('hide_saw') : t('saw')}</button>
+    ${error ? html`<span class="error"> ${error}</span>` : null}
+    ${messages ? html`<ol class="context">${messages.map((m) => html`<li class="role-${m.role}"><b>${m.role}</b>${m.tool_calls?.length ? html` <code>${m.tool_calls.map((c) => `${c.function?.name}(${JSON.stringify(c.function?.arguments)})`).join(', ')}</code>` : null}<div class="text">${m.content}</div></li>`)}</ol>` : null}
+  </div>`;
 }
 
 // ---- Settings ------------------------------------------------------------------------------------------------------
@@ -292,12 +361,12 @@ function Settings() {
     api('/settings').then(setRows, (e) => setError(e.message));
   }, []);
   if (error) return html`<p class="error">${error}</p>`;
-  if (!rows) return html`<p class="loading">Loading…</p>`;
+  if (!rows) return html`<p class="loading">${t('loading')}</p>`;
   const f = filter.trim().toLowerCase();
   const shown = rows.filter((r) => !f || r.key.toLowerCase().includes(f) || r.description.toLowerCase().includes(f));
   return html`<section class="settings">
-    <input class="filter" type="search" placeholder="Filter settings…" value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} aria-label="Filter settings" />
-    <p class="hint">${shown.length} of ${rows.length} settings. Values are checked as <code>homeagent config set</code> checks them; those marked “restart” apply after a restart.</p>
+    <input class="filter" type="search" placeholder=${t('filter')} value=${filter} onInput=${(e) => setFilter(e.currentTarget.value)} aria-label=${t('filter_label')} />
+    <p class="hint">${t('settings_hint', shown.length, rows.length)}</p>
     ${shown.map((r) => html`<${SettingRow} key=${r.key} row=${r} onSaved=${(v) => setRows((rs) => rs.map((x) => (x.key === v.key ? v : x)))} />`)}
   </section>`;
 }
@@ -320,14 +389,14 @@ function SettingRow({ row, onSaved }) {
       try {
         body = { value: JSON.parse(draft) };
       } catch (e) {
-        return setMsg({ error: `not valid JSON: ${e.message}` });
+        return setMsg({ error: `${t('not_json')}: ${e.message}` });
       }
     } else body = { raw: draft };
     try {
       const v = await api(`/settings/${encodeURIComponent(row.key)}`, { method: 'PUT', body });
       onSaved(v);
       setDraft(valueText(v));
-      setMsg({ ok: v.note ? `Saved. ${v.note}` : 'Saved.' });
+      setMsg({ ok: v.note ? `${t('saved')} ${v.note}` : t('saved') });
     } catch (e) {
       setMsg({ error: e.message });
     }
@@ -336,12 +405,12 @@ function SettingRow({ row, onSaved }) {
   if (row.type === 'boolean') input = html`<select value=${draft} onChange=${(e) => setDraft(e.currentTarget.value)}><option value="true">true</option><option value="false">false</option></select>`;
   else if (row.enum) input = html`<select value=${draft} onChange=${(e) => setDraft(e.currentTarget.value)}>${row.enum.map((o) => html`<option value=${o}>${o}</option>`)}</select>`;
   else if (row.type === 'json') input = html`<textarea rows="2" value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)} />`;
-  else input = html`<input type=${row.secret ? 'password' : row.type === 'number' || row.type === 'integer' ? 'text' : 'text'} inputmode=${row.type === 'number' || row.type === 'integer' ? 'decimal' : undefined} placeholder=${row.secret ? (row.value ? '(set; type to replace)' : '(not set)') : ''} value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)} />`;
+  else input = html`<input type=${row.secret ? 'password' : row.type === 'number' || row.type === 'integer' ? 'text' : 'text'} inputmode=${row.type === 'number' || row.type === 'integer' ? 'decimal' : undefined} placeholder=${row.secret ? (row.value ? t('secret_set') : t('secret_unset')) : ''} value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)} />`;
   const range = row.min !== undefined || row.max !== undefined ? ` ${row.min ?? ''}…${row.max ?? ''}` : '';
   return html`<form class="setting" data-key=${row.key} onSubmit=${save}>
-    <div class="key"><code>${row.key}</code> <small>${row.type}${range}${row.restart ? ' · restart' : ''}${row.source !== 'default' ? ` · ${row.source}` : ''}</small></div>
+    <div class="key"><code>${row.key}</code> <small>${row.type}${range}${row.restart ? ` · ${t('restart')}` : ''}${row.source !== 'default' ? ` · ${row.source}` : ''}</small></div>
     <div class="desc">${row.description}</div>
-    <div class="edit">${input}<button type="submit" disabled=${!changed}>Save</button></div>
+    <div class="edit">${input}<button type="submit" disabled=${!changed}>${t('save')}</button></div>
     ${msg?.error ? html`<div class="error" role="alert">${msg.error}</div>` : msg?.ok ? html`<div class="ok">${msg.ok}</div>` : null}
   </form>`;
 }
@@ -354,7 +423,7 @@ function Access({ session }) {
   const load = () => api('/sessions').then(setRows, (e) => setError(e.message));
   useEffect(() => void load(), []);
   async function revoke(id) {
-    if (!confirm(id === session.id ? 'Sign this browser out?' : `Revoke ${id}? It opens nothing from now on.`)) return;
+    if (!confirm(id === session.id ? t('confirm_self') : t('confirm_revoke', id))) return;
     try {
       await api(`/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' });
       if (id === session.id) return location.reload();
@@ -364,12 +433,22 @@ function Access({ session }) {
     }
   }
   return html`<section class="access">
-    <p class="hint">Browsers and scripts that can use this box, and links not opened yet. Make a link on the box with <code>homeagent webui link [--person NAME]</code>.</p>
+    <p class="hint">${t('access_hint')}</p>
     ${error ? html`<p class="error">${error}</p>` : null}
-    ${rows ? html`<table><thead><tr><th>id</th><th>kind</th><th>person</th><th>last used</th><th></th></tr></thead><tbody>
-      ${rows.map((r) => html`<tr><td><code>${r.id}</code>${r.current ? ' (this browser)' : ''}</td><td>${r.kind}</td><td>${r.person ?? ''}</td><td>${r.last_seen_at ? new Date(r.last_seen_at).toLocaleString() : `until ${new Date(r.expires_at).toLocaleTimeString()}`}</td><td><button onClick=${() => revoke(r.id)}>${r.current ? 'Sign out' : 'Revoke'}</button></td></tr>`)}
-    </tbody></table>` : html`<p class="loading">Loading…</p>`}
+    ${rows ? html`<table><thead><tr><th>${t('th_id')}</th><th>${t('th_kind')}</th><th>${t('th_person')}</th><th>${t('th_used')}</th><th></th></tr></thead><tbody>
+      ${rows.map((r) => html`<tr><td><code>${r.id}</code>${r.current ? ` ${t('this_browser')}` : ''}</td><td>${r.kind}</td><td>${r.person ?? ''}</td><td>${r.last_seen_at ? new Date(r.last_seen_at).toLocaleString() : `${t('until')} ${new Date(r.expires_at).toLocaleTimeString()}`}</td><td><button onClick=${() => revoke(r.id)}>${r.current ? t('sign_out') : t('revoke')}</button></td></tr>`)}
+    </tbody></table>`
+    : html`<p class="loading">${t('loading')}</p>`}
   </section>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+// The language first (health names the box's), then the page.
+fetch(`${API}/health`)
+  .then((r) => r.json())
+  .catch(() => ({}))
+  .then((h) => {
+    const lang = pickLanguage(h.language);
+    L = WORDS[lang];
+    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+    render(html`<${App} />`, document.getElementById('app'));
+  });
