@@ -26,7 +26,7 @@ let browser: Browser;
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh installs it)`);
   mkdirSync(SCREENS, { recursive: true });
-  box = await startWebBox();
+  box = await startWebBox({ env: { HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' } });
   const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
 });
@@ -128,6 +128,27 @@ test('sign in by a link, talk with a streamed reply, stop a long one; Activity a
   await timers.locator('.context li.role-tool').waitFor();
   assert.match((await timers.locator('.context').textContent())!, /any timers\?/);
   await page.screenshot({ path: path.join(SCREENS, 'activity-model-saw.png'), fullPage: true });
+  await page.close();
+});
+
+test('Devices shows the devices known from MQTT; Health the status and the doctor checks', async () => {
+  const page = await browser.newPage({ viewport: { width: 412, height: 860 } });
+  const link = await box.link();
+  await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+  await page.waitForURL(/\/#\/talk$/);
+  await page.getByRole('link', { name: 'Devices' }).click();
+  await page.locator('.devices tr', { hasText: 'Kitchen Light' }).waitFor();
+  const known = (await (await box.req('/api/v1/devices', { bearer: await box.scriptLogin() })).json) as Array<{ name: string }>;
+  assert.equal(await page.locator('.devices tbody tr').count(), known.length);
+  await page.screenshot({ path: path.join(SCREENS, 'devices.png') });
+  await page.getByRole('link', { name: 'Health' }).click();
+  await page.locator('.health .plugin', { hasText: 'webui: running' }).waitFor();
+  await page.getByRole('button', { name: 'Run the checks' }).click();
+  await page.locator('.checks li').first().waitFor();
+  assert.ok((await page.locator('.checks li').count()) > 3);
+  assert.match((await page.locator('.checks').textContent())!, /broker/i);
+  await page.screenshot({ path: path.join(SCREENS, 'health.png') });
+  await page.locator('.checks').screenshot({ path: path.join(SCREENS, 'health-checks.png') });
   await page.close();
 });
 

@@ -229,6 +229,7 @@ export function apiRoutes(b: ApiBackend): Route[] {
     },
     { method: 'GET', path: '/status', auth: true, handle: ({ res }) => runCommand(b, 'status', abortOnClose(res)) },
     { method: 'GET', path: '/devices', auth: true, handle: ({ res }) => runCommand(b, 'devices', abortOnClose(res)) },
+    { method: 'GET', path: '/doctor', auth: true, handle: ({ res }) => runCommand(b, 'doctor', abortOnClose(res)) },
     { method: 'GET', path: '/settings', auth: true, handle: ({ query }) => b.settings.list(query.get('prefix') ?? '').map((r) => settingView(b.settings, r)) },
     { method: 'GET', path: '/settings/{key}', auth: true, handle: ({ params }) => oneSetting(b.settings, params.key!) },
     {

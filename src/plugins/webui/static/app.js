@@ -25,12 +25,16 @@ async function api(path, opts = {}) {
   return data;
 }
 
-const PAGES = ['talk', 'activity', 'settings', 'access'];
+const PAGES = ['talk', 'activity', 'devices', 'health', 'settings', 'access'];
 
 /** The page's words in English and Chinese (issue 16: the browser's language when it is one of the two, else plugin.voice.language). */
 const WORDS = {
   en: {
-    talk: 'Talk', activity: 'Activity', settings: 'Settings', access: 'Access', loading: 'Loading…',
+    talk: 'Talk', activity: 'Activity', devices: 'Devices', health: 'Health', settings: 'Settings', access: 'Access', loading: 'Loading…',
+    dev_hint: 'Devices known from MQTT, with their state (refreshed every few seconds). Ask on the Talk page to control one.', no_devices: 'No devices known (none announced on the broker yet).',
+    th_name: 'name', th_room: 'room', th_type: 'type', th_state: 'state', unavailable: 'unavailable',
+    uptime: 'up', llm: 'LLM', broker: 'Broker', connected: 'connected', not_connected: 'NOT connected', embedded: 'embedded', plugins: 'Plugins', restart_pending: 'Changed settings waiting for a restart', problems: 'Last warnings and errors', none: 'none',
+    run_checks: 'Run the checks', checking: 'Checking…', fix: 'fix',
     says: (p) => `what you type is said by ${p}`,
     http_banner: 'Plain HTTP: push-to-talk is unavailable (browsers give the microphone only to secure pages). Set plugin.webui.https to true for it.',
     signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.',
@@ -47,7 +51,11 @@ const WORDS = {
     sign_out: 'Sign out', revoke: 'Revoke', confirm_self: 'Sign this browser out?', confirm_revoke: (id) => `Revoke ${id}? It opens nothing from now on.`,
   },
   zh: {
-    talk: '对话', activity: '活动', settings: '设置', access: '访问', loading: '加载中…',
+    talk: '对话', activity: '活动', devices: '设备', health: '状态', settings: '设置', access: '访问', loading: '加载中…',
+    dev_hint: '通过 MQTT 得知的设备及其状态（每隔几秒刷新）。要控制设备，请在“对话”页提出。', no_devices: '还没有已知设备（代理上尚未公布任何设备）。',
+    th_name: '名称', th_room: '房间', th_type: '类型', th_state: '状态', unavailable: '不可用',
+    uptime: '已运行', llm: 'LLM', broker: '代理', connected: '已连接', not_connected: '未连接', embedded: '内置', plugins: '插件', restart_pending: '等待重启生效的设置', problems: '最近的警告和错误', none: '无',
+    run_checks: '运行检查', checking: '检查中…', fix: '解决办法',
     says: (p) => `你输入的内容以 ${p} 的身份说出`,
     http_banner: '纯 HTTP：按键说话不可用（浏览器只在安全页面上提供麦克风）。将 plugin.webui.https 设为 true 即可使用。',
     signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。',
@@ -104,7 +112,7 @@ function App() {
     </header>
     ${session.https === false ? html`<p class="banner">${t('http_banner')}</p>` : null}
     <main>
-      ${page === 'talk' ? html`<${Talk} />` : page === 'activity' ? html`<${Activity} />` : page === 'settings' ? html`<${Settings} />` : html`<${Access} session=${session} />`}
+      ${page === 'talk' ? html`<${Talk} />` : page === 'activity' ? html`<${Activity} />` : page === 'devices' ? html`<${Devices} />` : page === 'health' ? html`<${Health} />` : page === 'settings' ? html`<${Settings} />` : html`<${Access} session=${session} />`}
     </main>`;
 }
 
@@ -349,6 +357,87 @@ function ModelSaw({ turn, round }) {
     ${error ? html`<span class="error"> ${error}</span>` : null}
     ${messages ? html`<ol class="context">${messages.map((m) => html`<li class="role-${m.role}"><b>${m.role}</b>${m.tool_calls?.length ? html` <code>${m.tool_calls.map((c) => `${c.function?.name}(${JSON.stringify(c.function?.arguments)})`).join(', ')}</code>` : null}<div class="text">${m.content}</div></li>`)}</ol>` : null}
   </div>`;
+}
+
+// ---- Devices -------------------------------------------------------------------------------------------------------
+
+/** A device's state in a few words (brightness and positions in percent, as `homeagent devices` shows them). */
+function stateText(d) {
+  if (d.available === false) return t('unavailable');
+  const st = d.state ?? {};
+  const parts = [];
+  if (st.state !== undefined) parts.push(String(st.state));
+  if (typeof st.brightness === 'number') parts.push(`${Math.round((st.brightness / 255) * 100)}%`);
+  if (typeof st.position === 'number') parts.push(`${st.position}%`);
+  for (const k of ['temperature', 'current_temperature', 'humidity', 'mode', 'value']) if (st[k] !== undefined) parts.push(`${k.replace('_', ' ')} ${st[k]}`);
+  return parts.join(', ') || '-';
+}
+
+function Devices() {
+  const [rows, setRows] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    let alive = true;
+    const load = () => api('/devices').then((r) => alive && (setRows(r), setError('')), (e) => alive && setError(e.message));
+    load();
+    const timer = setInterval(() => document.visibilityState === 'visible' && load(), 5000);
+    return () => {
+      alive = false;
+      clearInterval(timer);
+    };
+  }, []);
+  return html`<section class="devices">
+    <p class="hint">${t('dev_hint')}</p>
+    ${error ? html`<p class="error">${error}</p>` : null}
+    ${!rows ? html`<p class="loading">${t('loading')}</p>` : rows.length === 0 ? html`<p class="hint">${t('no_devices')}</p>` : html`<table>
+      <thead><tr><th>${t('th_name')}</th><th>${t('th_room')}</th><th>${t('th_type')}</th><th>${t('th_state')}</th></tr></thead>
+      <tbody>${rows.map((d) => html`<tr class=${d.available === false ? 'off' : ''} data-id=${d.id}><td>${d.name}</td><td>${d.area ?? ''}</td><td>${d.component}</td><td>${stateText(d)}</td></tr>`)}</tbody>
+    </table>`}
+  </section>`;
+}
+
+// ---- Health --------------------------------------------------------------------------------------------------------
+
+function duration(s) {
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${s % 60}s`;
+}
+
+function Health() {
+  const [st, setSt] = useState(null);
+  const [doc, setDoc] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api('/status').then(setSt, (e) => setError(e.message));
+  }, []);
+  async function check() {
+    setBusy(true);
+    try {
+      setDoc(await api('/doctor'));
+    } catch (e) {
+      setError(e.message);
+    } finally {
+      setBusy(false);
+    }
+  }
+  if (error) return html`<p class="error">${error}</p>`;
+  if (!st) return html`<p class="loading">${t('loading')}</p>`;
+  const b = st.broker ?? {};
+  return html`<section class="health">
+    <dl>
+      <dt>HomeAgent</dt><dd>${t('uptime')} ${duration(st.uptime_s ?? 0)}</dd>
+      <dt>${t('llm')}</dt><dd>${(st.llm?.sources ?? []).map((s) => html`<div>${s.name}: ${s.model} · ${s.base_url} · <b class=${s.state === 'ok' ? 'ok' : s.state === 'untried' ? '' : 'error'}>${s.state}</b>${s.last_error ? ` (${s.last_error})` : ''}</div>`)}</dd>
+      <dt>${t('broker')}</dt><dd>${b.url}${b.embedded ? ` (${t('embedded')})` : ''} · <b class=${b.connected ? 'ok' : 'error'}>${b.connected ? t('connected') : t('not_connected')}</b></dd>
+      <dt>${t('devices')}</dt><dd>${st.devices}</dd>
+      <dt>${t('plugins')}</dt><dd>${(st.plugins ?? []).map((p) => html`<span class="plugin ${p.state}" title=${p.error ?? ''}>${p.name}: ${p.state}</span> `)}</dd>
+      ${st.restart_pending?.length ? html`<dt>${t('restart_pending')}</dt><dd>${st.restart_pending.map((k) => html`<code>${typeof k === 'string' ? k : k.key}</code> `)}</dd>` : null}
+    </dl>
+    <h3>${t('problems')}</h3>
+    ${st.last_errors?.length ? html`<ul class="events">${st.last_errors.map((p) => html`<li><time>${new Date(p.time).toLocaleTimeString()}</time> <b class=${p.level === 'warn' ? '' : 'error'}>${p.level}</b> ${p.ns}: ${p.msg}${p.err ? ` (${p.err})` : ''}</li>`)}</ul>` : html`<p class="hint">${t('none')}</p>`}
+    <p><button type="button" onClick=${check} disabled=${busy}>${busy ? t('checking') : t('run_checks')}</button></p>
+    ${doc ? html`<ul class="checks">${doc.checks.map((c) => html`<li class=${c.ok ? 'pass' : 'fail'}><b>${c.ok ? 'ok' : 'FAIL'}</b> ${c.name}: ${c.detail}${!c.ok && c.fix ? html`<div class="fix">${t('fix')}: ${c.fix}</div>` : null}</li>`)}</ul>` : null}
+  </section>`;
 }
 
 // ---- Settings ------------------------------------------------------------------------------------------------------
