@@ -1,6 +1,6 @@
 // The HomeAgent WebUI: Talk, Activity, Settings and Access pages over /api/v1 (openapi.json).
 // preact + htm from /vendor (an import map names them); no build step.
-import { h, render } from 'preact';
+import { Component, h, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
 
@@ -281,23 +281,46 @@ function fold(turns, ev) {
   return { turns: next.slice(0, MAX_TURNS) };
 }
 
+/** How often the Activity page redraws at most (ms): events arriving meanwhile are folded in together. */
+const ACTIVITY_FRAME_MS = 200;
+
 function Activity() {
   const [turns, setTurns] = useState([]);
   const [other, setOther] = useState([]);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
     const es = new EventSource(`${API}/events?deltas=1`);
+    // Events are folded in batches, at most every ACTIVITY_FRAME_MS and only while the page is visible:
+    // a reply streaming token by token redraws a few times a second, not once per token.
+    let pending = [];
+    let timer = 0;
+    const flush = () => {
+      timer = 0;
+      if (document.visibilityState !== 'visible') return void (timer = setTimeout(flush, 1000));
+      const batch = pending;
+      pending = [];
+      setTurns((ts) => {
+        let cur = ts;
+        const others = [];
+        for (const ev of batch) {
+          const r = fold(cur, ev);
+          cur = r.turns;
+          if (r.other && r.other.type !== 'assistant_state') others.push(r.other);
+        }
+        if (others.length) setOther((o) => [...others.reverse(), ...o].slice(0, 30));
+        return cur;
+      });
+    };
     es.onopen = () => setConnected(true);
     es.onerror = () => setConnected(false);
     es.onmessage = (m) => {
-      const ev = JSON.parse(m.data);
-      setTurns((ts) => {
-        const r = fold(ts, ev);
-        if (r.other && r.other.type !== 'assistant_state') setOther((o) => [r.other, ...o].slice(0, 30));
-        return r.turns;
-      });
+      pending.push(JSON.parse(m.data));
+      if (!timer) timer = setTimeout(flush, ACTIVITY_FRAME_MS);
     };
-    return () => es.close();
+    return () => {
+      clearTimeout(timer);
+      es.close();
+    };
   }, []);
   return html`<section class="activity">
     <p class="hint">${connected ? t('live') : t('connecting')}</p>
@@ -313,7 +336,17 @@ function ms(v) {
   return v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`;
 }
 
-function Turn({ turn: tr }) {
+/** A turn's card; redrawn only when that turn changed (fold keeps every other turn's object as it was). */
+class Turn extends Component {
+  shouldComponentUpdate(next) {
+    return next.turn !== this.props.turn;
+  }
+  render({ turn }) {
+    return html`<${TurnCard} turn=${turn} />`;
+  }
+}
+
+function TurnCard({ turn: tr }) {
   const rounds = Object.entries(tr.rounds).sort((a, b) => Number(a[0]) - Number(b[0]));
   const tools = Object.values(tr.tools);
   const state = tr.status ?? (tr.interrupted ? 'stopped' : 'running');
