@@ -119,7 +119,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const home = new HomePlugin({ timers, brokerUrl: () => brokerUrl, version: packageVersion() });
   const gpio = new GpioPlugin();
   const voice = new VoiceServicePlugin();
-  const webui = new WebUIPlugin({ settings, commands, version: packageVersion(), runLog: () => kernel.services.runLog });
+  const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog });
 
   let demo: DemoHomeSimulator | undefined;
   let watchdog: WatchdogHandle | undefined;

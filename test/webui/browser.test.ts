@@ -16,6 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startWebBox, type WebBox } from './helpers.js';
+import { VOICE_DIR } from '../support/e2e-home.js';
+import { request } from '../../src/cli/client.js';
+import { waitUntil } from '../support/wait.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Where the screenshots go (look at them). */
@@ -150,6 +153,46 @@ test('Devices shows the devices known from MQTT; Health the status and the docto
   await page.screenshot({ path: path.join(SCREENS, 'health.png') });
   await page.locator('.checks').screenshot({ path: path.join(SCREENS, 'health-checks.png') });
   await page.close();
+});
+
+test('push-to-talk: a recording fed as the browser microphone is heard by the box, which answers on the page', async () => {
+  // Chromium's fake capture device plays the fixture recording as the microphone (once), then silence.
+  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  const wav = path.join(VOICE_DIR, 'lock the Front Door.wav');
+  const micBrowser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}%noloop`, '--autoplay-policy=no-user-gesture-required'],
+  });
+  try {
+    let ready = false;
+    await waitUntil(() => {
+      void request(box.socket, 'status', {}).then((st) => (ready = (st as { voice?: { stt?: { grammar?: { state?: string } } } }).voice?.stt?.grammar?.state === 'ready'));
+      return ready;
+    }, 'the speech grammar', 120_000);
+    const context = await micBrowser.newContext({ viewport: { width: 412, height: 860 } });
+    await context.grantPermissions(['microphone'], { origin: box.base });
+    const page = await context.newPage();
+    const link = await box.link('Alice');
+    await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+    await page.waitForURL(/\/#\/talk$/);
+    const button = page.getByRole('button', { name: 'Hold to talk' });
+    await button.hover();
+    await page.mouse.down();
+    await page.locator('button.ptt.listening').waitFor();
+    // Held until the page has sent the whole recording (2.1 s) and some of the quiet after it.
+    await page.waitForFunction(() => Number(document.querySelector('button.ptt')?.getAttribute('data-sent-ms') ?? 0) >= 3200, undefined, { timeout: 30_000 });
+    await page.screenshot({ path: path.join(SCREENS, 'talk-ptt-listening.png') });
+    await page.mouse.up();
+    await page.locator('.msg.you', { hasText: 'lock the front door' }).waitFor({ timeout: 60_000 });
+    const answer = page.locator('.msg.box').last();
+    await page.locator('.msg.box[data-status="done"]').last().waitFor();
+    assert.match((await answer.textContent())!, /lock/i);
+    assert.match((await answer.locator('.tool').allTextContents()).join(' '), /front_door/);
+    await page.screenshot({ path: path.join(SCREENS, 'talk-ptt.png') });
+    await context.close();
+  } finally {
+    await micBrowser.close();
+  }
 });
 
 test('the page speaks Chinese to a Chinese browser', async () => {

@@ -37,8 +37,8 @@ export interface ApiBackend {
   auth: AuthStore;
   limiter: LoginLimiter;
   settings: SettingsWithDefinitions;
-  /** The service's maintenance commands (status, devices: the same answers as the CLI). */
-  commands: Record<string, CommandHandler>;
+  /** A maintenance command by name (status, devices, doctor: the same answers as the CLI), if one is served. */
+  command(name: string): CommandHandler | undefined;
   https: boolean;
   version: string;
   /** Session lifetime (ms) for the cookie's Max-Age. */
@@ -172,7 +172,7 @@ function publicSession(s: SessionRecord): { id: string; kind: string; person?: s
 }
 
 async function runCommand(b: ApiBackend, name: string, signal?: AbortSignal): Promise<unknown> {
-  const h = b.commands[name];
+  const h = b.command(name);
   if (!h) throw new ApiError(503, 'UNAVAILABLE', `${name} is not available on this box`);
   return h({}, { send: () => undefined, signal: signal ?? new AbortController().signal });
 }
@@ -323,6 +323,14 @@ export function apiRoutes(b: ApiBackend): Route[] {
         const messages = deriveContext(turnEvents(b, params.id!), round);
         if (!messages) throw new ApiError(404, 'NOT_FOUND', `turn ${params.id} has no LLM round ${round} in the run log`);
         return { turn: params.id, round, messages };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/voice',
+      auth: true,
+      handle: () => {
+        throw new ApiError(426, 'UPGRADE_REQUIRED', 'push-to-talk: open a WebSocket on this path (binary frames of 16 kHz mono signed 16-bit little-endian audio, then {"type":"end"})', { upgrade: 'websocket' });
       },
     },
     {

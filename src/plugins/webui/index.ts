@@ -40,6 +40,8 @@ import { AuthStore, LoginLimiter, checkPersonName, type AccessEntry } from './au
 import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type Route, type SettingsWithDefinitions } from './api.js';
 import { ApiError, bearerToken, checkOrigin, cookieName, isStateChanging, parseCookies, sendError, sendJson, sessionCookie } from './http.js';
 import { besideModule, inlineScriptHashes, loadAssets, type Asset } from './assets.js';
+import { PushToTalk } from './voice.js';
+import type { Duplex } from 'node:stream';
 
 export { WEBUI_SETTINGS } from './settings.js';
 
@@ -66,8 +68,11 @@ const HEARTBEAT_MS = 25_000;
 export interface WebUIOptions {
   /** The settings registry (its definitions give the settings API types, ranges and choices). */
   settings: SettingsWithDefinitions;
-  /** The service's maintenance commands (`status`, `devices`): the API answers what the CLI answers. */
-  commands: Record<string, CommandHandler>;
+  /**
+   * A maintenance command by name (`status`, `devices`, `doctor`, and the voice plugin's `listen` for
+   * push-to-talk): the API answers what the CLI answers.
+   */
+  command(name: string): CommandHandler | undefined;
   /** The release (health). */
   version: string;
   /** The kernel's run log: a past turn's events and what the model saw in each round. */
@@ -115,6 +120,7 @@ export class WebUIPlugin implements Plugin {
   private readonly backlog: string[] = [];
   private seq = 0;
   private heartbeat?: TimerHandle;
+  private ptt?: PushToTalk;
   /** Open asks by input id: where their streamed lines go. */
   private readonly asks = new Map<string, (line: AskLine) => void>();
 
@@ -159,7 +165,7 @@ export class WebUIPlugin implements Plugin {
       auth,
       limiter,
       settings: this.opts.settings,
-      commands: this.opts.commands,
+      command: (name) => this.opts.command(name),
       https: this.useHttps,
       version: this.opts.version,
       sessionTtlMs: ttl,
@@ -220,6 +226,8 @@ export class WebUIPlugin implements Plugin {
 
     const handler = (req: http.IncomingMessage, res: http.ServerResponse) => void this.onRequest(req, res);
     this.server = this.useHttps ? https.createServer({ cert: this.cert!.cert, key: this.cert!.key }, handler) : http.createServer(handler);
+    this.ptt = new PushToTalk(() => this.opts.command('listen'), sdk.log);
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
     const port = s.get<number>('plugin.webui.port');
     const bind = s.get<string>('plugin.webui.bind');
     await new Promise<void>((resolve, reject) => {
@@ -242,6 +250,8 @@ export class WebUIPlugin implements Plugin {
     for (const c of this.clients) c.res.end();
     this.clients.clear();
     this.asks.clear();
+    this.ptt?.close();
+    this.ptt = undefined;
     const server = this.server;
     this.server = undefined;
     if (!server) return;
@@ -301,6 +311,29 @@ export class WebUIPlugin implements Plugin {
     if (isStateChanging(req.method)) checkOrigin(req, this.useHttps, m.route.auth && !bearer);
     const result = await m.route.handle({ req, res, params: m.params, query: url.searchParams, ...(session ? { session } : {}), address: req.socket.remoteAddress ?? 'unknown' });
     if (result !== STREAMED) sendJson(res, 200, result ?? null);
+  }
+
+  /**
+   * A WebSocket upgrade: only push-to-talk (`/api/v1/voice`), only with a
+   * session (cookie or bearer) and from the WebUI's own origin (browsers
+   * always send Origin on a WebSocket; a cookie without it is refused).
+   */
+  private onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refuse = (status: number, reason: string, message: string) => {
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ error: message })}`);
+    };
+    socket.on('error', () => undefined);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== `${API_PREFIX}/voice` || !this.ptt) return refuse(404, 'Not Found', `no WebSocket on ${url.pathname}; push-to-talk is ${API_PREFIX}/voice`);
+    const bearer = bearerToken(req);
+    const session = this.auth!.authenticate(bearer ?? parseCookies(req.headers.cookie)[cookieName(this.useHttps)]);
+    if (!session) return refuse(401, 'Unauthorized', 'not signed in: open a link made on the box with `homeagent webui link`');
+    try {
+      checkOrigin(req, this.useHttps, !bearer);
+    } catch (err) {
+      return refuse(403, 'Forbidden', errorMessage(err));
+    }
+    this.ptt.accept(req, socket, head, session);
   }
 
   private serveAsset(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): void {

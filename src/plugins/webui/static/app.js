@@ -40,6 +40,8 @@ const WORDS = {
     signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.',
     talk_hint: 'Type below to talk to the box. The reply appears as it is written; Stop cuts it (and the speaker).',
     ask_placeholder: 'Ask the box…', message: 'Message', send: 'Send', stop: 'Stop', stop_failed: 'Stop failed',
+    ptt: 'Hold to talk', ptt_listening: 'Listening… let go to send', ptt_wait: 'Hearing…', ptt_failed: 'Push-to-talk failed', ptt_spoken: '(spoken)', not_heard: '(not understood)',
+    ptt_unavailable: 'Push-to-talk needs HTTPS (plugin.webui.https) and a microphone.',
     st_interrupted: 'stopped', st_cancelled: 'stopped before it began', st_cut_short: 'cut short', st_error: 'failed',
     tool: 'tool', live: 'Live: every turn as it happens.', connecting: 'Connecting…', no_turns: 'No turns yet. Talk to the box, or type on the Talk page.',
     other_events: 'Other events', round: 'LLM round', writing: 'writing…', calls: 'calls', model_wrote: 'the model wrote', denied: '(denied)', outcome: 'outcome', cut: '(cut)',
@@ -61,6 +63,8 @@ const WORDS = {
     signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。',
     talk_hint: '在下方输入，与设备对话。回复会边写边显示；“停止”会打断它（以及扬声器）。',
     ask_placeholder: '问问设备…', message: '消息', send: '发送', stop: '停止', stop_failed: '停止失败',
+    ptt: '按住说话', ptt_listening: '正在听…松开即发送', ptt_wait: '正在识别…', ptt_failed: '按键说话失败', ptt_spoken: '（语音）', not_heard: '（没听懂）',
+    ptt_unavailable: '按键说话需要 HTTPS（plugin.webui.https）和麦克风。',
     st_interrupted: '已停止', st_cancelled: '开始前已停止', st_cut_short: '被截断', st_error: '失败',
     tool: '工具', live: '实时：每一轮对话发生时即显示。', connecting: '连接中…', no_turns: '还没有对话。对设备说话，或在“对话”页输入。',
     other_events: '其他事件', round: 'LLM 轮次', writing: '正在写…', calls: '调用', model_wrote: '模型写了', denied: '（被拒绝）', outcome: '结果', cut: '（被打断）',
@@ -144,6 +148,63 @@ async function* ndjson(response) {
   if (buf.trim()) yield JSON.parse(buf);
 }
 
+/**
+ * Push-to-talk: while held, the microphone's audio goes to /api/v1/voice as 16 kHz mono s16le frames
+ * (ptt-worklet.js); on release (plus 400 ms, as people let go early) {"type":"end"}. `onResult` gets the
+ * box's answer, `onAudio` the spoken reply (a WAV). Only in a secure context (HTTPS) with a microphone.
+ */
+class Ptt {
+  constructor(onResult, onAudio, onError, onSent) {
+    Object.assign(this, { onResult, onAudio, onError, onSent, ws: null, ctx: null, stream: null, node: null, sentSamples: 0 });
+  }
+  static available() {
+    return window.isSecureContext && !!navigator.mediaDevices?.getUserMedia && typeof AudioWorkletNode !== 'undefined';
+  }
+  socket() {
+    if (this.ws && this.ws.readyState <= 1) return Promise.resolve(this.ws);
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${API}/voice`);
+      ws.binaryType = 'arraybuffer';
+      ws.onmessage = (m) => {
+        if (typeof m.data !== 'string') return this.onAudio(m.data);
+        const msg = JSON.parse(m.data);
+        if (msg.type === 'result') this.onResult(msg);
+        else if (msg.type === 'error') this.onError(msg.error);
+      };
+      ws.onopen = () => resolve(ws);
+      ws.onerror = () => reject(new Error('the push-to-talk connection failed'));
+      this.ws = ws;
+    });
+  }
+  async start() {
+    const ws = await this.socket();
+    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    try {
+      this.ctx = new AudioContext({ sampleRate: 16000 });
+    } catch {
+      this.ctx = new AudioContext();
+    }
+    await this.ctx.audioWorklet.addModule('/static/ptt-worklet.js');
+    this.node = new AudioWorkletNode(this.ctx, 'ptt-capture');
+    this.sentSamples = 0;
+    this.node.port.onmessage = (e) => {
+      if (e.data === 'flushed') return this.flushed?.();
+      ws.send(e.data);
+      this.sentSamples += e.data.byteLength / 2;
+      this.onSent(Math.round(this.sentSamples / 16));
+    };
+    this.ctx.createMediaStreamSource(this.stream).connect(this.node);
+  }
+  async end() {
+    await new Promise((r) => setTimeout(r, 400));
+    if (this.node) await new Promise((r) => ((this.flushed = r), this.node.port.postMessage('flush')));
+    this.stream?.getTracks().forEach((tr) => tr.stop());
+    await this.ctx?.close();
+    this.node = this.ctx = this.stream = null;
+    this.ws?.send(JSON.stringify({ type: 'end' }));
+  }
+}
+
 const STATUS_KEYS = { interrupted: 'st_interrupted', cancelled: 'st_cancelled', cut_short: 'st_cut_short', error: 'st_error' };
 
 function Talk() {
@@ -157,6 +218,60 @@ function Talk() {
   }, [messages]);
 
   const update = (id, fn) => setMessages((ms) => ms.map((m) => (m.id === id ? fn(m) : m)));
+
+  // Push-to-talk: one recording at a time; its two messages are filled in when the box answers.
+  const [ptt, setPtt] = useState('idle'); // idle | listening | waiting
+  const [sentMs, setSentMs] = useState(0);
+  const pending = useRef(null);
+  const pttRef = useRef(null);
+  if (!pttRef.current && Ptt.available())
+    pttRef.current = new Ptt(
+      (r) => {
+        const id = pending.current;
+        if (id === null) return;
+        update(id - 1, (m) => ({ ...m, text: `${r.transcript || t('not_heard')} ${t('ptt_spoken')}` }));
+        update(id, (m) => ({ ...m, output: r.reply, status: r.status === 'cancelled' ? 'cancelled' : r.rejected ? 'done' : r.status === 'error' ? 'error' : 'done', tools: (r.actions ?? []).map((a) => ({ name: a, arguments: undefined, result: '', is_error: false, action: true })) }));
+        pending.current = null;
+        setPtt('idle');
+      },
+      (wav) => {
+        const audio = new Audio(URL.createObjectURL(new Blob([wav], { type: 'audio/wav' })));
+        audio.play().catch(() => undefined);
+      },
+      (message) => {
+        setError(`${t('ptt_failed')}: ${message}`);
+        if (pending.current !== null) update(pending.current, (m) => ({ ...m, status: 'error', error: message }));
+        pending.current = null;
+        setPtt('idle');
+      },
+      setSentMs,
+    );
+  async function pttDown(ev) {
+    ev.preventDefault();
+    if (ptt !== 'idle' || busy) return;
+    setError('');
+    setSentMs(0);
+    setPtt('listening');
+    try {
+      await pttRef.current.start();
+    } catch (err) {
+      setError(`${t('ptt_failed')}: ${err.message}`);
+      setPtt('idle');
+    }
+  }
+  async function pttUp() {
+    if (ptt !== 'listening') return;
+    setPtt('waiting');
+    const id = Date.now() + Math.random();
+    pending.current = id;
+    setMessages((ms) => [...ms, { id: id - 1, who: 'you', text: '…' }, { id, who: 'box', rounds: [], tools: [], output: '', status: 'writing' }]);
+    try {
+      await pttRef.current.end();
+    } catch (err) {
+      setError(`${t('ptt_failed')}: ${err.message}`);
+      setPtt('idle');
+    }
+  }
 
   async function send(ev) {
     ev.preventDefault();
@@ -212,8 +327,11 @@ function Talk() {
     <form class="composer" onSubmit=${send}>
       <input name="text" autocomplete="off" placeholder=${t('ask_placeholder')} value=${text} onInput=${(e) => setText(e.currentTarget.value)} aria-label=${t('message')} />
       <button type="submit" disabled=${busy || !text.trim()}>${t('send')}</button>
-      <button type="button" class="stop" onClick=${stop} disabled=${!busy}>${t('stop')}</button>
+      <button type="button" class="stop" onClick=${stop} disabled=${!busy && ptt !== 'waiting'}>${t('stop')}</button>
     </form>
+    ${pttRef.current
+      ? html`<button type="button" class="ptt ${ptt}" data-sent-ms=${sentMs} onPointerDown=${pttDown} onPointerUp=${pttUp} onPointerLeave=${pttUp} onPointerCancel=${pttUp} onContextMenu=${(e) => e.preventDefault()} disabled=${busy || ptt === 'waiting'}>${ptt === 'listening' ? t('ptt_listening') : ptt === 'waiting' ? t('ptt_wait') : t('ptt')}</button>`
+      : html`<p class="hint">${t('ptt_unavailable')}</p>`}
   </section>`;
 }
 
@@ -224,7 +342,7 @@ function Reply({ m }) {
   const note = STATUS_KEYS[m.status] ? t(STATUS_KEYS[m.status]) : undefined;
   return html`<div class="msg box ${m.status === 'writing' ? 'writing' : ''}" data-status=${m.status}>
     <div class="text">${shown}${m.status === 'writing' ? html`<span class="cursor">▍</span>` : null}</div>
-    ${m.tools.map((c) => html`<div class="tool ${c.is_error ? 'err' : ''}">${t('tool')} <code>${c.name}(${JSON.stringify(c.arguments)})</code> → ${String(c.result).slice(0, 300)}</div>`)}
+    ${m.tools.map((c) => (c.action ? html`<div class="tool"><code>${c.name}</code></div>` : html`<div class="tool ${c.is_error ? 'err' : ''}">${t('tool')} <code>${c.name}(${JSON.stringify(c.arguments)})</code> → ${String(c.result).slice(0, 300)}</div>`))}
     ${note ? html`<div class="status">(${note}${m.error ? `: ${m.error}` : ''})</div>` : null}
   </div>`;
 }
