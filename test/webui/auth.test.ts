@@ -190,3 +190,19 @@ test('`homeagent webui link --person NAME` prints the link and the fingerprint; 
     await box.close();
   }
 });
+
+test('with plugin.webui.enabled false nothing listens, and webui link says the WebUI is off', async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const os = await import('node:os');
+  const { startApp } = await import('../../src/service/app.js');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-webui-off-'));
+  const socket = path.join(dir, 'homeagent.sock');
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__ENABLED: 'false', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' } });
+  try {
+    assert.equal(app.webui.port, undefined);
+    await assert.rejects(socketRequest(socket, 'webui.link', {}), /the WebUI is off/);
+  } finally {
+    await app.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
