@@ -336,7 +336,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       break;
     case 'webui.link':
       if (isRecord(result)) {
-        const lines = [`Open this link once, on the device to sign in${result.person ? ` (as ${String(result.person)})` : ''}; it works until ${clockTime(Number(result.expires_at), now)}:`, '', `  ${String(result.url)}`, ''];
+        const lines = [`Open this link once, on the phone or computer to sign in${result.person ? ` (as ${String(result.person)})` : ''}; it works until ${clockTime(Number(result.expires_at), now)}:`, '', `  ${String(result.url)}`, ''];
         if (Array.isArray(result.other_urls) && result.other_urls.length) lines.push('The same link on the box\'s other names and addresses:', ...result.other_urls.map((u) => `  ${String(u)}`), '');
         if (result.fingerprint_sha256) lines.push('The browser warns about the box\'s own (self-signed) certificate. Check once that its SHA-256 fingerprint is', `  ${String(result.fingerprint_sha256)}`, 'then accept it.');
         if (result.note) lines.push(`note: ${String(result.note)}`);
