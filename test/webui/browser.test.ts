@@ -134,7 +134,7 @@ test('sign in by a link, talk with a streamed reply, stop a long one; Activity a
   await page.close();
 });
 
-test('Devices shows the devices known from MQTT; Health the status and the doctor checks', async () => {
+test('Devices shows the devices known from MQTT and controls them as a spoken command does (a risky one asks first); Health the status and the doctor checks', async () => {
   const page = await browser.newPage({ viewport: { width: 412, height: 860 } });
   const link = await box.link();
   await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
@@ -143,6 +143,21 @@ test('Devices shows the devices known from MQTT; Health the status and the docto
   await page.locator('.devices tr', { hasText: 'Kitchen Light' }).waitFor();
   const known = (await (await box.req('/api/v1/devices', { bearer: await box.scriptLogin() })).json) as Array<{ name: string }>;
   assert.equal(await page.locator('.devices tbody tr').count(), known.length);
+  // A control says the command as a person would; the state shown comes back from MQTT.
+  const kitchen = page.locator('.devices tr', { hasText: 'Kitchen Light' });
+  await kitchen.getByRole('button', { name: 'On' }).click();
+  await page.locator('.answer', { hasText: /Kitchen Light/ }).waitFor();
+  await kitchen.locator('td.state', { hasText: /^on/ }).waitFor();
+  // A risky device asks first, on the page; "Yes" answers through the same confirmation as a spoken yes.
+  const door = page.locator('.devices tr', { hasText: 'Front Door' });
+  assert.equal(await door.locator('.risky').count(), 1);
+  await door.getByRole('button', { name: 'Unlock' }).click();
+  await page.locator('.answer', { hasText: /unlock the Front Door\?/ }).waitFor();
+  await page.screenshot({ path: path.join(SCREENS, 'devices-confirm.png') });
+  assert.equal(await door.locator('td.state').textContent(), 'locked', 'nothing happens before the yes');
+  await page.locator('.answer').getByRole('button', { name: 'Yes' }).click();
+  await page.locator('.answer', { hasText: /Unlocked the Front Door/ }).waitFor();
+  await door.locator('td.state', { hasText: 'unlocked' }).waitFor();
   await page.screenshot({ path: path.join(SCREENS, 'devices.png') });
   await page.getByRole('link', { name: 'Health' }).click();
   await page.locator('.health .plugin', { hasText: 'webui: running' }).waitFor();

@@ -31,7 +31,8 @@ const PAGES = ['talk', 'activity', 'devices', 'health', 'settings', 'access'];
 const WORDS = {
   en: {
     talk: 'Talk', activity: 'Activity', devices: 'Devices', health: 'Health', settings: 'Settings', access: 'Access', loading: 'Loading…',
-    dev_hint: 'Devices known from MQTT, with their state (refreshed every few seconds). Ask on the Talk page to control one.', no_devices: 'No devices known (none announced on the broker yet).',
+    dev_hint: 'Devices known from MQTT, with their state (refreshed every few seconds). A button says the command as you would: a risky device asks first, here.',
+    turn_on: 'On', turn_off: 'Off', lock: 'Lock', unlock: 'Unlock', open: 'Open', close: 'Close', yes: 'Yes', no: 'No', risky: 'asks first', risky_title: 'a command to this device needs a yes (plugin.home.risky_devices; unlocking always does)', no_devices: 'No devices known (none announced on the broker yet).',
     th_name: 'name', th_room: 'room', th_type: 'type', th_state: 'state', unavailable: 'unavailable',
     uptime: 'up', llm: 'LLM', broker: 'Broker', connected: 'connected', not_connected: 'NOT connected', embedded: 'embedded', plugins: 'Plugins', restart_pending: 'Changed settings waiting for a restart', problems: 'Last warnings and errors', none: 'none',
     run_checks: 'Run the checks', checking: 'Checking…', fix: 'fix',
@@ -54,7 +55,8 @@ const WORDS = {
   },
   zh: {
     talk: '对话', activity: '活动', devices: '设备', health: '状态', settings: '设置', access: '访问', loading: '加载中…',
-    dev_hint: '通过 MQTT 得知的设备及其状态（每隔几秒刷新）。要控制设备，请在“对话”页提出。', no_devices: '还没有已知设备（代理上尚未公布任何设备）。',
+    dev_hint: '通过 MQTT 得知的设备及其状态（每隔几秒刷新）。按钮就像你说出命令一样：有风险的设备会先在这里询问。',
+    turn_on: '开', turn_off: '关', lock: '上锁', unlock: '开锁', open: '打开', close: '关闭', yes: '是', no: '否', risky: '需确认', risky_title: '对这个设备的命令需要确认（plugin.home.risky_devices；开锁总是需要）', no_devices: '还没有已知设备（代理上尚未公布任何设备）。',
     th_name: '名称', th_room: '房间', th_type: '类型', th_state: '状态', unavailable: '不可用',
     uptime: '已运行', llm: 'LLM', broker: '代理', connected: '已连接', not_connected: '未连接', embedded: '内置', plugins: '插件', restart_pending: '等待重启生效的设置', problems: '最近的警告和错误', none: '无',
     run_checks: '运行检查', checking: '检查中…', fix: '解决办法',
@@ -524,25 +526,81 @@ function stateText(d) {
   return parts.join(', ') || '-';
 }
 
+/** Ask the box `text` on the Talk channel (the same path as a spoken command) and resolve with the turn's result. */
+async function askText(text) {
+  const r = await fetch(`${API}/conversation/ask`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }), credentials: 'same-origin' });
+  if (!r.ok) throw new Error((await r.json().catch(() => ({}))).error ?? r.statusText);
+  let result = null;
+  for await (const line of ndjson(r)) if (line.type === 'done') result = line.result;
+  return result ?? { reply: '', status: 'error' };
+}
+
+/** The controls of a device: [label key, the command said for it]. Only what a spoken command does. */
+function controlsOf(d) {
+  const n = d.name;
+  switch (d.component) {
+    case 'light':
+    case 'switch':
+    case 'fan':
+      return [['turn_on', `turn on the ${n}`], ['turn_off', `turn off the ${n}`]];
+    case 'lock':
+      return [['lock', `lock the ${n}`], ['unlock', `unlock the ${n}`]];
+    case 'cover':
+      return [['open', `open the ${n}`], ['close', `close the ${n}`]];
+    default:
+      return [];
+  }
+}
+
 function Devices() {
   const [rows, setRows] = useState(null);
+  const [risky, setRisky] = useState([]);
   const [error, setError] = useState('');
+  const [answer, setAnswer] = useState(null); // { device, reply, status, asking }
+  const [busy, setBusy] = useState(false);
+  const load = useRef(() => undefined);
   useEffect(() => {
     let alive = true;
-    const load = () => api('/devices').then((r) => alive && (setRows(r), setError('')), (e) => alive && setError(e.message));
-    load();
-    const timer = setInterval(() => document.visibilityState === 'visible' && load(), 5000);
+    load.current = () => api('/devices').then((r) => alive && (setRows(r), setError('')), (e) => alive && setError(e.message));
+    load.current();
+    api('/settings/plugin.home.risky_devices').then((s) => alive && setRisky(Array.isArray(s.value) ? s.value : []), () => undefined);
+    const timer = setInterval(() => document.visibilityState === 'visible' && load.current(), 5000);
     return () => {
       alive = false;
       clearInterval(timer);
     };
   }, []);
+  // A control says the command as a person would: local commands, the confirmation of a risky device (asked here), never MQTT directly.
+  async function say(device, text) {
+    setBusy(true);
+    setAnswer({ device, reply: '…', status: 'writing' });
+    try {
+      const r = await askText(text);
+      setAnswer({ device, reply: r.reply || r.error || '', status: r.status, asking: /\?\s*(please say yes or no\.?)?\s*$/i.test(r.reply) || /yes or no|是还是不是|是否|吗？/i.test(r.reply) });
+    } catch (e) {
+      setAnswer({ device, reply: e.message, status: 'error' });
+    } finally {
+      setBusy(false);
+      load.current();
+      setTimeout(() => load.current(), 1000);
+    }
+  }
+  const isRisky = (d) => d.component === 'lock' || d.component === 'alarm_control_panel' || risky.includes(d.id) || risky.includes(d.name);
   return html`<section class="devices">
     <p class="hint">${t('dev_hint')}</p>
     ${error ? html`<p class="error">${error}</p>` : null}
+    ${answer ? html`<div class="answer" role="status" data-status=${answer.status}>
+      <b>${answer.device}:</b> ${answer.reply}
+      ${answer.asking ? html`<span class="yesno"><button type="button" onClick=${() => say(answer.device, 'yes')} disabled=${busy}>${t('yes')}</button><button type="button" onClick=${() => say(answer.device, 'no')} disabled=${busy}>${t('no')}</button></span>` : null}
+    </div>` : null}
     ${!rows ? html`<p class="loading">${t('loading')}</p>` : rows.length === 0 ? html`<p class="hint">${t('no_devices')}</p>` : html`<table>
-      <thead><tr><th>${t('th_name')}</th><th>${t('th_room')}</th><th>${t('th_type')}</th><th>${t('th_state')}</th></tr></thead>
-      <tbody>${rows.map((d) => html`<tr class=${d.available === false ? 'off' : ''} data-id=${d.id}><td>${d.name}</td><td>${d.area ?? ''}</td><td>${d.component}</td><td>${stateText(d)}</td></tr>`)}</tbody>
+      <thead><tr><th>${t('th_name')}</th><th class="room">${t('th_room')}</th><th>${t('th_state')}</th><th></th></tr></thead>
+      <tbody>${rows.map((d) => html`<tr class=${d.available === false ? 'off' : ''} data-id=${d.id}>
+        <td>${d.name}${isRisky(d) ? html` <span class="risky" title=${t('risky_title')}>${t('risky')}</span>` : null}<div class="sub">${d.component}<span class="room-inline">${d.area ? ` · ${d.area}` : ''}</span></div></td>
+        <td class="room">${d.area ?? ''}</td>
+        <td class="state">${stateText(d)}</td>
+        <td class="controls">${controlsOf(d).map(([k, text]) => html`<button type="button" disabled=${busy || d.available === false} onClick=${() => say(d.name, text)}>${t(k)}</button>`)}</td>
+      </tr>`)}</tbody>
     </table>`}
   </section>`;
 }
