@@ -37,6 +37,7 @@ test('every route served is documented in openapi.json, and every documented rou
     const [method, template] = entry.split(' ') as [string, string];
     let p = '/api/v1' + template.replace('{key}', 'core.output.mode').replace('{id}', template.startsWith('/turns/') ? turn : 'nosuchid');
     if (p.endsWith('/context')) p += '?round=1';
+    if (p.endsWith('/memory/recall')) p += '?q=kettle';
     if (p.endsWith('/events') || p.endsWith('/conversation/ask')) {
       const res = await box.stream(p, { method, bearer: token, ...(method === 'POST' ? { body: { text: 'hello' } } : {}) });
       assert.equal(res.statusCode, 200, entry);
@@ -269,6 +270,18 @@ test('a page that stops reading the activity stream is dropped, not buffered; re
   await ended;
   assert.equal(box.app.webui.eventClients, 1);
   mine.destroy();
+});
+
+test('memory: its numbers and what is remembered about a query, as `homeagent memory` says', async () => {
+  const stats = await box.req('/api/v1/memory/stats', { bearer: token });
+  assert.equal(stats.status, 200);
+  assert.deepEqual(stats.json, box.app.memory!.stats());
+  const found = await box.req('/api/v1/memory/recall?q=kettle', { bearer: token });
+  assert.equal(found.status, 200);
+  assert.deepEqual(found.json, JSON.parse(JSON.stringify(await box.app.memory!.recall('kettle'))));
+  const none = await box.req('/api/v1/memory/recall?q=', { bearer: token });
+  assert.equal(none.status, 400);
+  assert.match(none.json.error, /"q"/);
 });
 
 test('health, status and devices answer what the CLI answers', async () => {

@@ -159,6 +159,16 @@ test('Devices shows the devices known from MQTT and controls them as a spoken co
   await page.locator('.answer', { hasText: /Unlocked the Front Door/ }).waitFor();
   await door.locator('td.state', { hasText: 'unlocked' }).waitFor();
   await page.screenshot({ path: path.join(SCREENS, 'devices.png') });
+  // Memory: its numbers, and a search answered as the box recalls (the same as the API's, so the same as `homeagent memory recall`).
+  await page.getByRole('link', { name: 'Memory' }).click();
+  await page.locator('.memory .stats').waitFor();
+  await page.getByLabel('Search the memory').fill('kettle');
+  await page.getByRole('button', { name: 'Search' }).click();
+  const recalled = (await box.req('/api/v1/memory/recall?q=kettle', { bearer: await box.scriptLogin() })).json as unknown[];
+  if (recalled.length) await page.locator('.memory table.found tbody tr').nth(recalled.length - 1).waitFor();
+  else await page.getByText('Nothing remembered that matches.').waitFor();
+  assert.equal(await page.locator('.memory table.found tbody tr').count(), recalled.length);
+  await page.screenshot({ path: path.join(SCREENS, 'memory.png') });
   await page.getByRole('link', { name: 'Health' }).click();
   await page.locator('.health .plugin', { hasText: 'webui: running' }).waitFor();
   await page.getByRole('button', { name: 'Run the checks' }).click();

@@ -171,10 +171,10 @@ function publicSession(s: SessionRecord): { id: string; kind: string; person?: s
   return { id: s.id, kind: s.kind, ...(s.person ? { person: s.person } : {}) };
 }
 
-async function runCommand(b: ApiBackend, name: string, signal?: AbortSignal): Promise<unknown> {
+async function runCommand(b: ApiBackend, name: string, signal?: AbortSignal, args: Record<string, unknown> = {}): Promise<unknown> {
   const h = b.command(name);
   if (!h) throw new ApiError(503, 'UNAVAILABLE', `${name} is not available on this box`);
-  return h({}, { send: () => undefined, signal: signal ?? new AbortController().signal });
+  return h(args, { send: () => undefined, signal: signal ?? new AbortController().signal });
 }
 
 /** The API's routes (see module comment). */
@@ -230,6 +230,18 @@ export function apiRoutes(b: ApiBackend): Route[] {
     { method: 'GET', path: '/status', auth: true, handle: ({ res }) => runCommand(b, 'status', abortOnClose(res)) },
     { method: 'GET', path: '/devices', auth: true, handle: ({ res }) => runCommand(b, 'devices', abortOnClose(res)) },
     { method: 'GET', path: '/doctor', auth: true, handle: ({ res }) => runCommand(b, 'doctor', abortOnClose(res)) },
+    { method: 'GET', path: '/memory/stats', auth: true, handle: ({ res }) => runCommand(b, 'memory.stats', abortOnClose(res)) },
+    {
+      method: 'GET',
+      path: '/memory/recall',
+      auth: true,
+      handle: ({ res, query }) => {
+        const q = (query.get('q') ?? '').trim();
+        if (!q) throw new ApiError(400, 'BAD_ARGUMENT', 'missing "q" (what to look for in the memory)');
+        if (q.length > 500) throw new ApiError(400, 'BAD_ARGUMENT', `"q" is ${q.length} characters; at most 500`);
+        return runCommand(b, 'memory.recall', abortOnClose(res), { query: q });
+      },
+    },
     { method: 'GET', path: '/settings', auth: true, handle: ({ query }) => b.settings.list(query.get('prefix') ?? '').map((r) => settingView(b.settings, r)) },
     { method: 'GET', path: '/settings/{key}', auth: true, handle: ({ params }) => oneSetting(b.settings, params.key!) },
     {

@@ -25,7 +25,7 @@ async function api(path, opts = {}) {
   return data;
 }
 
-const PAGES = ['talk', 'activity', 'devices', 'health', 'settings', 'access'];
+const PAGES = ['talk', 'activity', 'devices', 'memory', 'health', 'settings', 'access'];
 
 /** The page's words in English and Chinese (issue 16: the browser's language when it is one of the two, else plugin.voice.language). */
 const WORDS = {
@@ -36,6 +36,7 @@ const WORDS = {
     th_name: 'name', th_room: 'room', th_type: 'type', th_state: 'state', unavailable: 'unavailable',
     uptime: 'up', llm: 'LLM', broker: 'Broker', connected: 'connected', not_connected: 'NOT connected', embedded: 'embedded', plugins: 'Plugins', restart_pending: 'Changed settings waiting for a restart', problems: 'Last warnings and errors', none: 'none',
     run_checks: 'Run the checks', checking: 'Checking…', fix: 'fix',
+    memory: 'Memory', mem_hint: 'What the box remembers. Search it as the box does when it answers.', search: 'Search', search_label: 'Search the memory', nothing_found: 'Nothing remembered that matches.', most_mentioned: 'Most mentioned', th_score: 'score', th_when: 'when', th_text: 'text',
     says: (p) => `what you type is said by ${p}`,
     http_banner: 'Plain HTTP: push-to-talk is unavailable (browsers give the microphone only to secure pages). Set plugin.webui.https to true for it.',
     signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.',
@@ -60,6 +61,7 @@ const WORDS = {
     th_name: '名称', th_room: '房间', th_type: '类型', th_state: '状态', unavailable: '不可用',
     uptime: '已运行', llm: 'LLM', broker: '代理', connected: '已连接', not_connected: '未连接', embedded: '内置', plugins: '插件', restart_pending: '等待重启生效的设置', problems: '最近的警告和错误', none: '无',
     run_checks: '运行检查', checking: '检查中…', fix: '解决办法',
+    memory: '记忆', mem_hint: '设备记住的内容。像设备回答时那样搜索。', search: '搜索', search_label: '搜索记忆', nothing_found: '没有记住相关的内容。', most_mentioned: '提到最多', th_score: '得分', th_when: '时间', th_text: '内容',
     says: (p) => `你输入的内容以 ${p} 的身份说出`,
     http_banner: '纯 HTTP：按键说话不可用（浏览器只在安全页面上提供麦克风）。将 plugin.webui.https 设为 true 即可使用。',
     signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。',
@@ -118,7 +120,7 @@ function App() {
     </header>
     ${session.https === false ? html`<p class="banner">${t('http_banner')}</p>` : null}
     <main>
-      ${page === 'talk' ? html`<${Talk} />` : page === 'activity' ? html`<${Activity} />` : page === 'devices' ? html`<${Devices} />` : page === 'health' ? html`<${Health} />` : page === 'settings' ? html`<${Settings} />` : html`<${Access} session=${session} />`}
+      ${page === 'talk' ? html`<${Talk} />` : page === 'activity' ? html`<${Activity} />` : page === 'devices' ? html`<${Devices} />` : page === 'memory' ? html`<${Memory} />` : page === 'health' ? html`<${Health} />` : page === 'settings' ? html`<${Settings} />` : html`<${Access} session=${session} />`}
     </main>`;
 }
 
@@ -602,6 +604,42 @@ function Devices() {
         <td class="controls">${controlsOf(d).map(([k, text]) => html`<button type="button" disabled=${busy || d.available === false} onClick=${() => say(d.name, text)}>${t(k)}</button>`)}</td>
       </tr>`)}</tbody>
     </table>`}
+  </section>`;
+}
+
+// ---- Memory --------------------------------------------------------------------------------------------------------
+
+function Memory() {
+  const [stats, setStats] = useState(null);
+  const [q, setQ] = useState('');
+  const [found, setFound] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    api('/memory/stats').then(setStats, (e) => setError(e.message));
+  }, []);
+  async function search(ev) {
+    ev.preventDefault();
+    if (!q.trim()) return;
+    setError('');
+    try {
+      setFound(await api(`/memory/recall?q=${encodeURIComponent(q.trim())}`));
+    } catch (e) {
+      setError(e.message);
+    }
+  }
+  const counts = stats ? Object.entries(stats).filter(([k, v]) => k !== 'top_entities' && (typeof v === 'number' || typeof v === 'string')) : [];
+  return html`<section class="memory">
+    <p class="hint">${t('mem_hint')}</p>
+    ${error ? html`<p class="error">${error}</p>` : null}
+    <form class="composer" onSubmit=${search}>
+      <input type="search" value=${q} onInput=${(e) => setQ(e.currentTarget.value)} aria-label=${t('search_label')} placeholder=${t('search_label')} />
+      <button type="submit" disabled=${!q.trim()}>${t('search')}</button>
+    </form>
+    ${found ? (found.length === 0 ? html`<p class="hint">${t('nothing_found')}</p>` : html`<table class="found"><thead><tr><th>${t('th_score')}</th><th>${t('th_when')}</th><th>${t('th_text')}</th></tr></thead><tbody>
+      ${found.map((m) => html`<tr><td>${typeof m.score === 'number' ? m.score.toFixed(2) : ''}</td><td>${m.time ? new Date(m.time).toLocaleDateString() : ''}<div class="sub">${m.kind ?? ''}</div></td><td>${m.text}</td></tr>`)}
+    </tbody></table>`) : null}
+    ${stats ? html`<dl class="stats">${counts.map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${String(v)}</dd>`)}</dl>
+      ${stats.top_entities?.length ? html`<p><b>${t('most_mentioned')}:</b> ${stats.top_entities.map((e) => `${e.name} (${e.type}, ${e.mention_count})`).join(', ')}</p>` : null}` : html`<p class="loading">${t('loading')}</p>`}
   </section>`;
 }
 
