@@ -40,6 +40,18 @@ after(async () => {
 
 test('sign in by a link, talk with a streamed reply, stop a long one; Activity and Settings', async () => {
   const page = await browser.newPage({ viewport: { width: 412, height: 860 }, deviceScaleFactor: 1 });
+  // No script errors and no Content-Security-Policy violations on any page (401s of the signed-out probe aside).
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  // Every failed request is one the page expects: the signed-out probe (401) and the refused setting (400).
+  page.on('response', (r) => {
+    if (r.status() < 400) return;
+    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
+    if (what !== 'GET /api/v1/session 401' && what !== 'PUT /api/v1/settings/core.agent.max_tool_rounds 400') problems.push(what);
+  });
   const link = await box.link('Alice');
   const url = link.url.replace(/^https:\/\/[^/]+/, box.base);
 
@@ -131,6 +143,7 @@ test('sign in by a link, talk with a streamed reply, stop a long one; Activity a
   await timers.locator('.context li.role-tool').waitFor();
   assert.match((await timers.locator('.context').textContent())!, /any timers\?/);
   await page.screenshot({ path: path.join(SCREENS, 'activity-model-saw.png'), fullPage: true });
+  assert.deepEqual(problems, []);
   await page.close();
 });
 
