@@ -206,3 +206,37 @@ test('with plugin.webui.enabled false nothing listens, and webui link says the W
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the user's own certificate is served instead of the self-signed one; half a pair is refused with what to set", async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const os = await import('node:os');
+  const { execFileSync } = await import('node:child_process');
+  const own = mkdtempSync(path.join(os.tmpdir(), 'homeagent-own-cert-'));
+  const certFile = path.join(own, 'box.crt');
+  const keyFile = path.join(own, 'box.key');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+  const mine = new X509Certificate(readFileSync(certFile)).fingerprint256;
+  try {
+    const box = await startWebBox({ env: { HOMEAGENT__PLUGIN__WEBUI__CERT_FILE: certFile, HOMEAGENT__PLUGIN__WEBUI__KEY_FILE: keyFile } });
+    try {
+      assert.equal(box.app.webui.certificate!.selfSigned, false);
+      const h = await box.req('/api/v1/health');
+      assert.equal(h.fingerprint, mine);
+      assert.equal((await box.link()).fingerprint_sha256, mine);
+    } finally {
+      await box.close();
+    }
+    const half = await startWebBox({ env: { HOMEAGENT__PLUGIN__WEBUI__CERT_FILE: certFile } }).catch((err: Error) => err);
+    assert.ok(!(half instanceof Error), 'the service starts; only the WebUI fails');
+    try {
+      const st = (await socketRequest(half.socket, 'status', {})) as { plugins: Array<{ name: string; state: string; error?: string }> };
+      const w = st.plugins.find((p) => p.name === 'webui')!;
+      assert.equal(w.state, 'failed');
+      assert.match(String(w.error), /cert_file and plugin\.webui\.key_file must be set together/);
+    } finally {
+      await half.close();
+    }
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+  }
+});
