@@ -251,4 +251,25 @@ function adapter.context_window(base_url, model, headers)
   return nil
 end
 
+-- Embeddings (issue 19, seed 001's primary vector space): POST /api/embed
+-- {model, input = [texts]} -> {model, embeddings = [[numbers]]}, one vector
+-- per text in the order sent. keep_alive is passed on like chat's.
+adapter.embed_endpoint = "/api/embed"
+
+function adapter.transform_embed_request(raw)
+  local r = json.decode(raw)
+  local body = { model = r.model, input = r.input }
+  if r.options and r.options ~= null and nonempty(r.options.keep_alive) then body.keep_alive = r.options.keep_alive end
+  return json.encode(body)
+end
+
+-- {vectors = [[numbers]], model} or {error = text}.
+function adapter.transform_embed_response(raw)
+  local r = json.decode(raw)
+  if type(r) ~= "table" then return { error = "not a JSON object" } end
+  if present(r.error) then return { error = tostring(r.error) } end
+  if type(r.embeddings) ~= "table" then return { error = "no embeddings in the answer" } end
+  return { vectors = r.embeddings, model = r.model }
+end
+
 return adapter

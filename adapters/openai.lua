@@ -218,4 +218,33 @@ function adapter.transform_error(status, body)
   return out
 end
 
+-- Embeddings (issue 19): POST /v1/embeddings {model, input = [texts],
+-- encoding_format = "float"} -> {data = [{index, embedding}], model}; the
+-- vectors are put back in the order sent (by `index`).
+adapter.embed_endpoint = "/v1/embeddings"
+
+function adapter.transform_embed_request(raw)
+  local r = json.decode(raw)
+  return json.encode({ model = r.model, input = r.input, encoding_format = "float" })
+end
+
+-- {vectors = [[numbers]], model} or {error = text}.
+function adapter.transform_embed_response(raw)
+  local r = json.decode(raw)
+  if type(r) ~= "table" then return { error = "not a JSON object" } end
+  if present(r.error) then
+    local e = r.error
+    return { error = type(e) == "table" and tostring(e.message) or tostring(e) }
+  end
+  if type(r.data) ~= "table" then return { error = "no data in the answer" } end
+  local out = {}
+  for k = 1, #r.data do
+    local d = r.data[k]
+    local i = (type(d.index) == "number" and d.index or (k - 1)) + 1
+    if type(d.embedding) ~= "table" then return { error = "an item without an embedding" } end
+    out[i] = d.embedding
+  end
+  return { vectors = out, model = r.model }
+end
+
 return adapter

@@ -149,6 +149,19 @@ function statusText(r: Record<string, unknown>, now = Date.now()): string {
     const state = s.state === 'backoff' ? backoffText(s.retry_at, now) : String(s.state ?? '?');
     lines.push(`           ${String(s.name)}: ${String(s.model)} at ${String(s.base_url)}, ${state}${s.last_error ? ` (${String(s.last_error)})` : ''}`);
   }
+  const em = isRecord(r.embeddings) ? r.embeddings : undefined;
+  if (em) {
+    const progress = `${String(em.done ?? 0)}/${String(em.total ?? 0)} documents`;
+    const text =
+      em.state === 'off'
+        ? 'none configured: memory recall is lexical only'
+        : em.state === 'unavailable'
+          ? `${String(em.fingerprint)} unavailable (${String(em.reason ?? '?')}): lexical only; ${progress}`
+          : em.state === 'indexing'
+            ? `${String(em.fingerprint)}: computing in the background, ${progress}`
+            : `${String(em.fingerprint)}: ready, ${progress}`;
+    row('Embedding', text);
+  }
   const b = isRecord(r.broker) ? r.broker : {};
   row('Broker', `${String(b.url ?? '?')}${b.embedded ? ' (embedded)' : ''}, ${b.connected ? 'connected' : 'NOT connected'}`);
   row('Devices', String(r.devices ?? 0));
@@ -212,7 +225,7 @@ function memoryStatsText(r: Record<string, unknown>): string {
 }
 
 /**
- * A timer started or cancelled (event plugin.timers.changed) in words: "timer started: 30 s (id ...)",
+ * A timer started, changed or cancelled (event plugin.timers.changed) in words: "timer started: 30 s (id ...)",
  * "timer pasta cancelled: 10 min". What `homeagent listen` lists as done and `homeagent logs` shows.
  */
 export function timerChangeText(c: Record<string, unknown>): string {
@@ -228,10 +241,13 @@ function logLine(r: Record<string, unknown>): string {
       return `${at} mqtt  ${String(p.topic)} ${String(p.payload)}`;
     case 'plugin.timers.changed':
       return `${at} ${timerChangeText(p)}`;
+    case 'plugin.lists.changed':
+      return `${at} ${String(p.list)} list ${String(p.change)}: ${JSON.stringify(p.text ?? '')}`;
     case 'log':
       return `${at} ${String(p.level).padEnd(5)} ${String(p.ns).replace(/^homeagent:/, '')}: ${String(p.msg)}${p.err ? ` (${String(p.err)})` : ''}`;
     case 'raw_input':
-      return `${at} input ${String(p.channel ?? '')}: ${JSON.stringify(p.text ?? p.content ?? '')}`;
+      // Who spoke, when known (issue 18): `input cli (Anna): "..."`.
+      return `${at} input ${String(p.channel ?? '')}${typeof p.user === 'string' ? ` (${p.user})` : ''}: ${JSON.stringify(p.text ?? p.content ?? '')}`;
     case 'output':
       return `${at} reply ${String(p.channel ?? '')} ${String(p.kind ?? '')}: ${JSON.stringify(p.content ?? '')}`;
     case 'error':

@@ -6,7 +6,7 @@
  * the service is down (local.ts: settings.db directly). Output to a closed
  * pipe (`homeagent config list | head`) ends the command quietly.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { defaultSocketPath, probeService, request } from './client.js';
@@ -145,7 +145,8 @@ program.command('say <text...>').description('speak TEXT on the speaker').action
 program
   .command('ask <text...>')
   .description('ask the agent and print its reply as it streams')
-  .action(async (t: string[]) => {
+  .option('--as <name>', 'who is asking (a person of the household); without it the box does not know who is speaking')
+  .action(async (t: string[], o: { as?: string }) => {
     // The reply arrives sentence by sentence on the `cli` channel; print each as it comes.
     let streamed = false;
     let midLine = false;
@@ -162,7 +163,7 @@ program
         midLine = false;
       }
     };
-    await callResult('ask', { text: t.join(' ') }, onData, (result) => {
+    await callResult('ask', { text: t.join(' '), ...(o.as !== undefined ? { as: o.as } : {}) }, onData, (result) => {
       if (midLine) process.stdout.write('\n');
       if (json() || !streamed) return printResult('ask', result, json());
       const r = result as { status?: string; error?: string; tools?: Array<Record<string, unknown>> };
@@ -227,6 +228,21 @@ config.command('delete <key>').description('remove a stored value (the default a
 const memory = program.command('memory').description('inspect the memory');
 memory.command('stats').action(() => call('memory.stats'));
 memory.command('recall <query...>').action((q: string[]) => call('memory.recall', { query: q.join(' ') }));
+memory
+  .command('export')
+  .description('everything stored about a person, as JSON (to stdout, or --out FILE, readable by its owner only)')
+  .requiredOption('--person <name>', 'the person (a name the household knows)')
+  .option('--out <file>', 'write the JSON to FILE instead of stdout')
+  .action(async (o: { person: string; out?: string }) => {
+    await callResult('memory.export', { person: o.person }, undefined, (result) => {
+      const text = `${JSON.stringify(result, null, 2)}\n`;
+      if (o.out === undefined) return void process.stdout.write(text);
+      writeFileSync(o.out, text, { mode: 0o600 });
+      const r = result as { person?: string; relations?: unknown[]; said?: { context_events?: unknown[]; documents?: unknown[] } };
+      const said = (r.said?.context_events?.length ?? 0) + (r.said?.documents?.length ?? 0);
+      process.stdout.write(`wrote ${o.out}: ${String(r.person)}, ${r.relations?.length ?? 0} fact(s), ${said} thing(s) said\n`);
+    });
+  });
 
 const webui = program.command('webui').description('the WebUI: one-time sign-in links, sessions (see README "WebUI")');
 webui

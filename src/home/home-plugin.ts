@@ -14,11 +14,12 @@ import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { StageContext } from '../kernel/stage-types.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { detectLanguage } from '../kernel/language.js';
-import type { IntentMatch } from '../intents/types.js';
+import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
+import type { ListService } from '../plugins/lists/list-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
 import { ConfirmationGate, parseYesNo } from './confirm.js';
 import type { DeviceAction } from './commands.js';
@@ -32,6 +33,7 @@ import { HOME_SETTINGS } from './settings.js';
 import { StartupRead } from './startup.js';
 import { WarnLimiter } from './log-limit.js';
 import { writeFileAtomic } from './store.js';
+import { compoundCuts } from './compound.js';
 import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceControlArgs } from './tools.js';
 
 /** Constructor options of HomePlugin (all optional). */
@@ -46,6 +48,8 @@ export interface HomePluginOptions {
   matchIntent?: IntentMatcher;
   /** Where the timers service comes from (the TimersPlugin instance, or a getter). */
   timers?: { readonly service: TimerService | undefined } | (() => TimerService | undefined);
+  /** Where the lists service comes from (the ListsPlugin instance, or a getter). */
+  lists?: { readonly service: ListService | undefined } | (() => ListService | undefined);
   /** Clock for confirmation timeouts and time/date answers (tests: FakeClock). */
   clock?: Clock;
   /** Broker URL to use instead of plugin.mqtt.url (the service's embedded broker when none is configured). */
@@ -239,8 +243,11 @@ export class HomePlugin implements Plugin {
     this.ctrl = controller;
     const timersOpt = this.opts.timers;
     const timers = (): TimerService | undefined => (typeof timersOpt === 'function' ? timersOpt() : timersOpt?.service);
+    const listsOpt = this.opts.lists;
+    const lists = (): ListService | undefined => (typeof listsOpt === 'function' ? listsOpt() : listsOpt?.service);
     const intents = new LocalIntents({
-      registry, controller, gate, timers, clock, log: sdk.log,
+      registry, controller, gate, timers, lists, clock, log: sdk.log,
+      choiceTimeoutMs: () => get<number>('plugin.home.confirm_timeout_ms'),
       timeZone: () => get<string>('plugin.home.time_zone') || undefined,
       ownArea: () => get<string>('plugin.home.area') || undefined,
     });
@@ -281,12 +288,32 @@ export class HomePlugin implements Plugin {
           return;
         }
       }
-      if (!match) return;
+      if (!match) {
+        // Two commands in one breath: both halves must be sentences of the grammar, else the LLM has it all.
+        const parts = await this.compound(ctx.raw_message, vocab);
+        if (!parts) {
+          // Not a command: an open "which timer?" question is not being answered.
+          intents.forgetQuestion();
+          return;
+        }
+        if (ctx.signal.aborted) return;
+        const lang = toLang(parts[0]!.match.language);
+        try {
+          const reply = await intents.handleAll(parts, { who: input.user ?? input.source, channel: input.channel, lang, signal: ctx.signal });
+          if (reply !== undefined) ctx.response = reply;
+        } catch (err) {
+          if (err instanceof HomeAgentError) ctx.response = err.message;
+          else sdk.log.error({ err, parts: parts.map((p) => p.match.intent) }, 'local intents failed; leaving the input to the LLM');
+        }
+        return;
+      }
       // Stopped while the matcher ran: this turn acts on nothing.
       if (ctx.signal.aborted) return;
       try {
         const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language), signal: ctx.signal });
         if (reply !== undefined) ctx.response = reply;
+        // "Which timer do you mean?": the voice box listens for the answer without the wake word.
+        if (reply !== undefined && intents.asking) ctx.response_meta = { expects_reply: true };
       } catch (err) {
         // Typed errors carry a message a person can act on (e.g. a timer longer than 7 days); anything else goes to the LLM.
         if (err instanceof HomeAgentError) ctx.response = err.message;
@@ -355,6 +382,28 @@ export class HomePlugin implements Plugin {
     // Start connecting and return: READY never waits for the broker. Commands that arrive before the
     // retained announcements were read wait for them (awaitHome); a broker that is down is logged and retried.
     client.start();
+  }
+
+  /**
+   * `text` cut in two at a joint word (compound.ts) where both halves match
+   * as commands, in the order said; undefined when no cut does.
+   */
+  private async compound(text: string, vocab: Vocabulary): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
+    const matcher = this.matcher;
+    if (!matcher) return undefined;
+    const lang = detectLanguage(text);
+    for (const [a, b] of compoundCuts(text, lang)) {
+      try {
+        const first = await matcher(a, vocab, lang);
+        if (!first) continue;
+        const second = await matcher(b, vocab, lang);
+        if (second) return [{ match: first, text: a }, { match: second, text: b }];
+      } catch (err) {
+        this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
   /** Publish the box's discovery and current state (after every connect). */

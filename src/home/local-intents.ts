@@ -13,7 +13,10 @@
 import type { Logger } from '../kernel/log-types.js';
 import type { IntentMatch, IntentSlots, Vocabulary } from '../intents/types.js';
 import type { Clock } from '../kernel/clock.js';
-import { formatDuration, type TimerService } from '../plugins/timers/timer-service.js';
+import type { TimerService } from '../plugins/timers/timer-service.js';
+import type { ListService } from '../plugins/lists/list-service.js';
+import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
+import { LIST_INTENTS, handleListIntent } from './list-intents.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
@@ -22,6 +25,8 @@ import type { Entity } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
+import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS } from '../intents/templates-en.js';
+import { NAME_UNHEARD } from '../intents/filler.js';
 import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
 
 /**
@@ -37,6 +42,10 @@ export interface LocalIntentDeps {
   gate: ConfirmationGate;
   /** The timers service, when the timers plugin runs. */
   timers: () => TimerService | undefined;
+  /** The shopping/to-do lists service, when the lists plugin runs. */
+  lists?: () => ListService | undefined;
+  /** How long a "which timer?" question waits for its answer, ms (default 15000). */
+  choiceTimeoutMs?: () => number;
   clock: Clock;
   /** IANA time zone for time/date answers (undefined: the system's). */
   timeZone: () => string | undefined;
@@ -53,12 +62,24 @@ export interface IntentRequest {
   lang?: Lang;
   /** The turn's stop signal: once aborted, nothing is commanded or started. */
   signal?: AbortSignal;
+  /**
+   * Place the command without acting (handleAll): resolve its targets and
+   * check its values, then stop where it would command a device, start or
+   * cancel a timer, or ask for a yes.
+   */
+  dryRun?: boolean;
 }
+
+/** What a dry run returns where the real run would act. */
+const WOULD_ACT = '\u0000would act';
 
 const STATE_WORDS: Record<string, string> = {
   locked: 'locked', unlocked: 'unlocked', open: 'open', opened: 'open', closed: 'closed', on: 'on', off: 'off',
   锁上: 'locked', 锁好: 'locked', 锁: 'locked', 锁着: 'locked', 解锁: 'unlocked', 开着: 'on', 关着: 'off', 打开: 'on', 关闭: 'off', 开: 'on', 关: 'off',
 };
+
+/** Components an on/off sentence can act on (the on/off, scene, script and button templates' domains). */
+const ON_OFF_COMPONENTS = new Set([...ON_OFF_DOMAINS, ...ACTIVATABLE]);
 
 function lower(s: string | undefined): string {
   return (s ?? '').trim().toLowerCase();
@@ -66,7 +87,53 @@ function lower(s: string | undefined): string {
 
 /** See module comment. */
 export class LocalIntents {
-  constructor(private readonly d: LocalIntentDeps) {}
+  /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
+  private unplaced = false;
+  private readonly timerIntents: TimerIntents;
+
+  constructor(private readonly d: LocalIntentDeps) {
+    this.timerIntents = new TimerIntents({ timers: d.timers, clock: d.clock, ...(d.choiceTimeoutMs ? { choiceTimeoutMs: d.choiceTimeoutMs } : {}) });
+  }
+
+  /** True while a question of ours ("which timer?") waits for its answer. */
+  get asking(): boolean {
+    return this.timerIntents.asking;
+  }
+
+  /** An input that is no command of ours arrived: an open "which timer?" question is dropped (the person moved on). */
+  forgetQuestion(): void {
+    this.timerIntents.forget();
+  }
+
+  /**
+   * Two (or more) commands said in one breath (compound.ts cut them; each
+   * half matched): every part is placed first, and only when all are does
+   * any act, in the order said (issue 15). A part that needs a yes asks for
+   * itself as it would alone; its question comes last in the reply, so it
+   * is what the person answers. A part that cannot be placed (a name the
+   * home lacks, several devices fit, a device that cannot do it) stops them
+   * all, and the reply says which part it did not get. Undefined (the LLM)
+   * when no part is a local command at all.
+   */
+  async handleAll(parts: ReadonlyArray<{ match: IntentMatch; text: string }>, req: IntentRequest): Promise<string | undefined> {
+    if (parts.length === 0) return undefined;
+    const lang = req.lang ?? toLang(parts[0]!.match.language);
+    const neither = lang === 'zh' ? (parts.length === 2 ? '所以两件都没做。' : '所以都没做。') : parts.length === 2 ? 'So I did neither.' : 'So I did none of them.';
+    for (const p of parts) {
+      this.unplaced = false;
+      const r = await this.handle(p.match, { ...req, lang, dryRun: true });
+      if (r === undefined) return lang === 'zh' ? `我没听懂“${p.text}”，${neither}` : `I didn't get "${p.text}". ${neither}`;
+      if (this.unplaced) return `${r} ${neither}`;
+    }
+    const said: string[] = [];
+    const questions: string[] = [];
+    for (const p of parts) {
+      if (req.signal?.aborted) break;
+      const r = await this.handle(p.match, { ...req, lang });
+      if (r) (/[?？]\s*(please say yes or no\.|请说是或不。)?$/i.test(r) ? questions : said).push(r);
+    }
+    return [...said, ...questions].join(lang === 'zh' ? '' : ' ');
+  }
 
   /**
    * Execute `match`; resolves to the spoken reply, or undefined to leave the
@@ -76,7 +143,26 @@ export class LocalIntents {
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
     const lang = req.lang ?? toLang(match.language);
-    const s = this.preferNamed(match);
+    if (TIMER_INTENTS.has(match.intent)) {
+      if (!req.dryRun) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
+      const placed = this.timerIntents.place(match.intent, match.slots, lang);
+      if (placed === 'act') return WOULD_ACT;
+      if (placed === 'answer') return placed;
+      this.unplaced = true;
+      return placed;
+    }
+    // Any other command: an open "which timer?" question is not being answered.
+    if (!req.dryRun) this.timerIntents.forget();
+    if (LIST_INTENTS.has(match.intent)) {
+      if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
+      return handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
+    }
+    let s = this.preferNamed(match);
+    if (s[NAME_FREE] !== undefined) {
+      const placed = this.placeFreeName(match.intent, s, lang);
+      if (typeof placed !== 'object') return placed;
+      s = placed;
+    }
     switch (match.intent) {
       case 'HassTurnOn':
         return this.onOff(s, 'turn_on', req, lang);
@@ -94,13 +180,6 @@ export class LocalIntents {
         return this.getTemperature(s, lang);
       case 'HassClimateSetTemperature':
         return this.setTemperature(s, req, lang);
-      case 'HassStartTimer':
-        return this.startTimer(s, req, lang);
-      case 'HassCancelTimer':
-      case 'HassCancelAllTimers':
-        return this.cancelTimer(s, match.intent === 'HassCancelAllTimers', lang);
-      case 'HassTimerStatus':
-        return this.timerStatus(lang);
       case 'HassGetCurrentTime':
         return this.time(lang);
       case 'HassGetCurrentDate':
@@ -147,8 +226,47 @@ export class LocalIntents {
     );
   }
 
+  /**
+   * A name said in free words (NAME_FREE: a sentence of the right shape whose
+   * name is none of the home's; issue 15 "Names"), placed by the one
+   * resolver: a partial name that fits one device that can do this means that
+   * device (the slots now name it exactly); one that fits several that can
+   * asks which; none at all is "I don't know a device called ...". Never the
+   * nearest other device. Undefined (the LLM answers) when devices of that name
+   * exist but none can do what was said ("open the front door" with a Front
+   * Door lock: opening is no lock's action, and locking it would be wrong),
+   * or when the words are a room (room sentences have their own templates).
+   */
+  private placeFreeName(intent: string, s: IntentSlots, lang: Lang): IntentSlots | string | undefined {
+    const said = typeof s.name === 'string' ? s.name : '';
+    // The recogniser's filler took the name: it was no name of the home, and no words are known for it.
+    if (s[NAME_UNHEARD] !== undefined || !said) return this.unknownName('', lang);
+    const { [NAME_FREE]: _free, ...rest } = s;
+    const can = (e: Entity): boolean => (s.domain !== undefined ? e.component === s.domain : intent === 'HassGetState' || ON_OFF_COMPONENTS.has(e.component));
+    const r = resolveTarget(this.d.registry.entities(), { name: said }, { ownArea: this.d.ownArea?.() });
+    if (r.kind === 'not_found') return this.unknownName(said, lang);
+    if (r.kind === 'set') return undefined;
+    const fit = (r.kind === 'one' ? [r.entity] : r.candidates).filter(can);
+    if (fit.length === 0) {
+      this.unplaced = true;
+      return undefined;
+    }
+    if (fit.length > 1) return this.unresolved({ kind: 'ambiguous', candidates: fit, said }, s, lang);
+    const e = fit[0] as Entity;
+    return { ...rest, name: e.name, domain: e.component };
+  }
+
+  /** "I don't know a device called the garden sprinkler."; with no words for the name, "... by that name." */
+  private unknownName(said: string, lang: Lang): string {
+    this.unplaced = true;
+    if (!said) return lang === 'zh' ? '我不知道这个名字的设备。' : "I don't know a device by that name.";
+    if (lang === 'zh') return `我不知道叫${said}的设备。`;
+    return `I don't know a device called ${the({ name: said }, lang)}.`;
+  }
+
   /** The reply for a resolution that addresses nothing: ask which of the candidates, or say nothing fits. */
   private unresolved(r: Extract<Resolution, { kind: 'ambiguous' | 'not_found' }>, s: IntentSlots, lang: Lang): string {
+    this.unplaced = true;
     if (r.kind === 'not_found') return this.none(s, lang);
     const names = r.candidates.map((e) => the(e, lang));
     const last = names.pop() as string;
@@ -157,8 +275,9 @@ export class LocalIntents {
   }
 
   private none(s: IntentSlots, lang: Lang): string {
+    this.unplaced = true;
     const zh = lang === 'zh';
-    if (s.name) return zh ? `我找不到叫${s.name}的设备。` : `I couldn't find a device called ${s.name}.`;
+    if (typeof s.name === 'string' && s.name) return this.unknownName(s.name, lang);
     const what = count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
     if (s.area) return zh ? `${areaName(s.area, lang)}没有${what}。` : `There are no ${what} in the ${s.area}.`;
     return zh ? `家里没有${what}。` : `There are no ${what} in the home.`;
@@ -207,6 +326,7 @@ export class LocalIntents {
    * gets the outcome), failures are reported.
    */
   private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots): Promise<string> {
+    if (req.dryRun) return WOULD_ACT;
     const zh = lang === 'zh';
     const unavailable: Entity[] = [];
     const problems: string[] = [];
@@ -361,41 +481,6 @@ export class LocalIntents {
     const v = this.d.registry.view(e.id);
     if (!v?.available) return describeState(e, v?.state ?? {}, false, lang);
     return zh ? `我还没有收到${e.name}的温度。` : `I have no temperature reading from ${the(e, lang)} yet.`;
-  }
-
-  private startTimer(s: IntentSlots, req: IntentRequest, lang: Lang): string {
-    const svc = this.d.timers();
-    if (!svc) return lang === 'zh' ? '计时器现在不可用。' : 'Timers are not available right now.';
-    const secs = typeof s.seconds === 'number' ? s.seconds : 0;
-    if (secs < 1) return lang === 'zh' ? '要定多长时间？' : 'For how long?';
-    const t = svc.set({ seconds: secs, name: typeof s.timer_name === 'string' ? s.timer_name : undefined, channel: req.channel, lang });
-    return lang === 'zh' ? `好的，${formatDuration(t.duration_s, 'zh')}的计时器开始了。` : `Timer set for ${formatDuration(t.duration_s, 'en')}.`;
-  }
-
-  private cancelTimer(s: IntentSlots, all: boolean, lang: Lang): string {
-    const svc = this.d.timers();
-    const zh = lang === 'zh';
-    if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
-    const secs = typeof s.seconds === 'number' && s.seconds > 0 ? s.seconds : undefined;
-    let id: string | undefined;
-    if (secs && !all) id = svc.status().find((t) => Math.round(t.duration_s) === secs)?.id;
-    const cancelled = svc.cancel(all ? { all: true } : id ? { id } : {});
-    if (!cancelled.length) return zh ? '现在没有在运行的计时器。' : 'There is no timer running.';
-    if (cancelled.length > 1) return zh ? `已取消${cancelled.length}个计时器。` : `Cancelled ${cancelled.length} timers.`;
-    const t = cancelled[0];
-    return zh ? `已取消${formatDuration(t?.duration_s ?? 0, 'zh')}的计时器。` : `Cancelled the timer for ${formatDuration(t?.duration_s ?? 0, 'en')}.`;
-  }
-
-  private timerStatus(lang: Lang): string {
-    const svc = this.d.timers();
-    const zh = lang === 'zh';
-    if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
-    const list = svc.status();
-    if (!list.length) return zh ? '现在没有在运行的计时器。' : 'No timers are running.';
-    const one = (t: (typeof list)[number]): string =>
-      zh ? `${formatDuration(t.duration_s, 'zh')}的计时器还剩${formatDuration(t.remaining_s, 'zh')}` : `the timer for ${formatDuration(t.duration_s, 'en')} has ${formatDuration(t.remaining_s, 'en')} left`;
-    if (list.length === 1) return zh ? `${one(list[0] as (typeof list)[number])}。` : `${cap(one(list[0] as (typeof list)[number]))}.`;
-    return zh ? `有${list.length}个计时器：${list.map(one).join('；')}。` : `You have ${list.length} timers: ${joinNames(list.map(one), lang)}.`;
   }
 
   private time(lang: Lang): string {

@@ -66,7 +66,7 @@ function parseColour(v: string): NonNullable<DeviceAction['color']> {
 export const DEVICE_LIST_SCHEMA = {
   type: 'object',
   properties: {
-    room: { type: 'string', description: 'Room name, e.g. "Office".' },
+    room: { type: 'string' },
     type: { type: 'string', enum: COMPONENTS },
   },
   additionalProperties: false,
@@ -75,7 +75,7 @@ export const DEVICE_LIST_SCHEMA = {
 /** The device_state arguments' schema. */
 export const DEVICE_STATE_SCHEMA = {
   type: 'object',
-  properties: { device: { type: 'string', description: 'Device id or name.' } },
+  properties: { device: { type: 'string' } },
   required: ['device'],
   additionalProperties: false,
 } as const;
@@ -149,7 +149,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
   return [
     defineTool({
       name: 'device_list',
-      description: 'List the smart-home devices the box knows (from MQTT), optionally only one room or one type, with availability and state.',
+      description: 'List the devices with room, type and state; optionally one room or type. Example: {"room":"Kitchen","type":"light"}',
       parameters: DEVICE_LIST_SCHEMA,
       handler: (args) => {
         const room = args.room?.trim().toLowerCase();
@@ -162,7 +162,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
     }),
     defineTool({
       name: 'device_state',
-      description: 'The current state of one device (by id or name): on/off, brightness %, colour, position, temperatures, sensor value, availability.',
+      description: 'The current state of one device. Example: {"device":"Front Door"}',
       parameters: DEVICE_STATE_SCHEMA,
       handler: (args) => {
         const e = findEntity(d.registry, args.device);
@@ -173,7 +173,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
     defineTool({
       name: 'device_control',
       description:
-        'Control one device (by id or name). Actions by type: light/switch/fan turn_on, turn_off, toggle (light: brightness 0-100 %, color name or #rrggbb, color_temp mireds; fan: set_percentage); cover open, close, stop, set_position (position 0-100 % open); lock lock, unlock; climate set_temperature (temperature), set_mode (mode), turn_off; scene activate; button press. Unlocking, opening a garage and devices marked risky ask the user first.',
+        'Control one device by name: lights, switches, fans, covers (position = % open), locks, thermostats, scenes, buttons. Risky actions ask the user first. Example: {"device":"Kitchen Lights","action":"turn_on","brightness":80}',
       parameters: DEVICE_CONTROL_SCHEMA,
       // Room for the user's answer to a confirmation question plus the broker's acknowledgement.
       timeout_ms: 180_000,

@@ -39,6 +39,12 @@ export const GROCERY_ITEMS_EN: string[] = [
   'yogurt', 'cereal', 'juice', 'water', 'salt', 'pepper', 'oil', 'soap', 'toilet paper', 'paper towels',
 ];
 
+/** Common timer names ("the pasta timer"; grammar only: the matcher accepts any name). */
+export const TIMER_NAMES_EN: string[] = [
+  'pasta', 'egg', 'eggs', 'tea', 'pizza', 'bread', 'cake', 'rice', 'laundry', 'oven', 'cookies', 'potatoes', 'chicken',
+  'coffee', 'soup', 'roast', 'nap', 'homework', 'workout', 'break', 'meeting', 'parking', 'kitchen', 'dinner', 'lunch',
+];
+
 /** Chinese room names -> the English names a registry usually has (HA suggested_area). */
 export const AREA_NAMES_ZH: Record<string, string[]> = {
   客厅: ['living room', 'lounge'],

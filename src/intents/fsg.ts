@@ -3,7 +3,8 @@
  * format (FSG_BEGIN / NUM_STATES / START_STATE / FINAL_STATE / TRANSITION
  * from to prob word / FSG_END, read by pocketsphinx -fsg). The templates are
  * compiled to an automaton with empty (null) arcs for optional parts, then
- * made deterministic here, so pocketsphinx gets an epsilon-free automaton
+ * made deterministic and minimised here (states with the same continuations
+ * merged: 599 states for the fixture home instead of 1766), so pocketsphinx gets an epsilon-free automaton
  * with one arc per word and state: pocketsphinx 5prealpha (Debian 12) mis-decodes JSGF with nested
  * optional rules ("Final result does not match the grammar"), which this
  * avoids. Arc probabilities make every sentence equally likely (see
@@ -12,6 +13,7 @@
 import type { CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { numberToWords } from './numbers.js';
+import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, isPhoneWord, phoneWord, type FillerWeights } from './filler.js';
 
 /** A list resolver: spoken alternatives ("word word") of a slot list. */
 export type SlotResolver = (listName: string, requires: NameRequirement | undefined) => string[];
@@ -52,7 +54,7 @@ function tokenWords(token: string): string[] {
  * sentence whose list is empty is left out. Returns null when no sentence
  * survives.
  */
-export function buildFsg(c: CompiledTemplates, resolve: SlotResolver): string | null {
+export function buildFsg(c: CompiledTemplates, resolve: SlotResolver, weights: FillerWeights = DEFAULT_FILLER_WEIGHTS): string | null {
   const a = new Automaton();
   const start = a.state();
   const final = a.state();
@@ -111,7 +113,19 @@ export function buildFsg(c: CompiledTemplates, resolve: SlotResolver): string | 
         for (let i = node.min; i <= node.max; i++) a.words(from, to, numberToWords(i).split(' '));
         return;
       case 'slot':
-        for (const alt of resolve(node.list, requires)) a.words(from, to, alt.split(' '));
+        for (const alt of resolve(node.list, requires)) {
+          if (alt !== FILLER_SLOT) {
+            a.words(from, to, alt.split(' '));
+            continue;
+          }
+          // One or more phones, then on (filler.ts).
+          const loop = a.state();
+          for (const ph of MODEL_PHONES) {
+            a.add(from, loop, phoneWord(ph));
+            a.add(loop, loop, phoneWord(ph));
+          }
+          a.add(loop, to, null);
+        }
         return;
     }
   }
@@ -126,7 +140,7 @@ export function buildFsg(c: CompiledTemplates, resolve: SlotResolver): string | 
     }
   }
   if (sentences === 0) return null;
-  return serialise(determinise(a, start, final));
+  return serialise(minimise(determinise(a, start, final)), weights);
 }
 
 interface PlainFsg {
@@ -189,6 +203,46 @@ function determinise(a: Automaton, start: number, final: number): PlainFsg {
 }
 
 /**
+ * Merge states with the same continuations (partition refinement, Moore's
+ * algorithm, on the word and the class of each arc's target): the same
+ * sentences, far fewer states. Determinising keeps a copy of a shared part
+ * (a length of time, the names of the home) for every sentence it occurs in,
+ * and most of those copies end the same way. Two states are merged only when
+ * their classes and arcs agree, so every merged state has exactly the
+ * continuations of each state it replaces; identical parallel arcs become
+ * one.
+ */
+function minimise(f: PlainFsg): PlainFsg {
+  const out: Array<Array<[string, number]>> = Array.from({ length: f.n }, () => []);
+  for (const [from, to, w] of f.arcs) out[from]!.push([w, to]);
+  let cls: number[] = Array.from({ length: f.n }, (_, i) => (i === f.final ? 1 : 0));
+  let classes = new Set(cls).size;
+  for (;;) {
+    const ids = new Map<string, number>();
+    const next = cls.map((c, s) => {
+      const sig = `${c}|${[...new Set(out[s]!.map(([w, t]) => `${w} ${cls[t]}`))].sort().join('|')}`;
+      let id = ids.get(sig);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(sig, id);
+      }
+      return id;
+    });
+    cls = next;
+    if (ids.size === classes) break;
+    classes = ids.size;
+  }
+  const seen = new Set<string>();
+  const arcs: Array<[number, number, string]> = [];
+  for (const [from, to, w] of f.arcs) {
+    const arc: [number, number, string] = [cls[from]!, cls[to]!, w];
+    const key = arc.join(' ');
+    if (!seen.has(key)) (seen.add(key), arcs.push(arc));
+  }
+  return { n: classes, start: cls[f.start]!, final: cls[f.final]!, arcs };
+}
+
+/**
  * Arc probabilities that make every complete sentence of the grammar equally
  * likely: an arc's probability is the number of sentences through its target
  * divided by the number through its source (weight pushing of a uniform
@@ -199,52 +253,84 @@ function determinise(a: Automaton, start: number, final: number): PlainFsg {
  * 1e308 sentences). A grammar with a cycle (no template has one today) falls
  * back to equal shares per state.
  */
-function arcProbabilities(f: PlainFsg): number[] {
+function arcProbabilities(f: PlainFsg, weights: FillerWeights): number[] {
+  // The filler (filler.ts) is priced on its own: each phone arc costs weights.phoneProb, entering it
+  // entryProb * phoneProb more. For the sentence counts the filler is one more name (its loop is the grammar's
+  // only cycle; counted phone by phone it would outweigh every name): a state that enters it counts the
+  // sentences after it once, and a filler state counts its way on plus one when a sentence may end there.
+  // The word arcs of a state share 1 among themselves by the sentences behind each, as without a filler.
+  const phone = f.arcs.map(([, , w]) => isPhoneWord(w));
+  const inFiller = new Set<number>();
+  f.arcs.forEach(([, to], i) => {
+    if (phone[i] && to !== f.final) inFiller.add(to);
+  });
   const out = new Map<number, number[]>();
-  f.arcs.forEach(([from], i) => {
+  /** Filler states entered from each state (its phone arcs' targets, when it is no filler state itself). */
+  const enters = new Map<number, Set<number>>();
+  /** Filler states where a sentence may end (a phone arc into the final state). */
+  const ends = new Set<number>();
+  f.arcs.forEach(([from, to], i) => {
+    if (phone[i]) {
+      if (inFiller.has(from)) {
+        if (to === f.final) ends.add(from);
+      } else if (to !== f.final) {
+        const e = enters.get(from) ?? new Set<number>();
+        e.add(to);
+        enters.set(from, e);
+      }
+      return;
+    }
     const l = out.get(from) ?? [];
     l.push(i);
     out.set(from, l);
   });
+  const next = (s: number): number[] => [...(out.get(s) ?? []).map((a) => f.arcs[a]![1]), ...(enters.get(s) ?? [])];
   const paths = new Map<number, number>([[f.final, 1]]);
+  /** Sentences through each state's word arcs only (what they share). */
+  const wordPaths = new Map<number, number>();
   const state = new Map<number, 'open' | 'done'>();
   let cyclic = false;
   // Iterative depth-first post-order: the grammar can be deep (long sentences).
   const count = (root: number): void => {
-    const stack: Array<{ s: number; i: number }> = [{ s: root, i: 0 }];
+    const stack: Array<{ s: number; i: number; to: number[] }> = [{ s: root, i: 0, to: next(root) }];
     state.set(root, 'open');
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
-      const arcs = out.get(top.s) ?? [];
-      if (top.i < arcs.length) {
-        const to = f.arcs[arcs[top.i++]!]![1];
+      if (top.i < top.to.length) {
+        const to = top.to[top.i++]!;
         const st = state.get(to);
         if (st === 'open') cyclic = true;
         else if (st === undefined && to !== f.final) {
           state.set(to, 'open');
-          stack.push({ s: to, i: 0 });
+          stack.push({ s: to, i: 0, to: next(to) });
         }
         continue;
       }
-      let n = 0;
-      for (const a of arcs) n += paths.get(f.arcs[a]![1]) ?? 0;
+      let words = 0;
+      for (const a of out.get(top.s) ?? []) words += paths.get(f.arcs[a]![1]) ?? 0;
+      let n = words + (ends.has(top.s) ? 1 : 0);
+      for (const e of enters.get(top.s) ?? []) n += paths.get(e) ?? 0;
+      wordPaths.set(top.s, words);
       paths.set(top.s, n);
       state.set(top.s, 'done');
       stack.pop();
     }
   };
   count(f.start);
+  for (const s of inFiller) if (!state.has(s)) count(s);
   const equal = f.arcs.map(([from]) => 1 / (out.get(from)?.length ?? 1));
-  if (cyclic) return equal;
+  const filler = (from: number): number => (inFiller.has(from) ? weights.phoneProb : weights.entryProb * weights.phoneProb);
+  if (cyclic) return f.arcs.map(([from], i) => (phone[i] ? filler(from) : equal[i]!));
   return f.arcs.map(([from, to], i) => {
-    const total = paths.get(from) ?? 0;
+    if (phone[i]) return filler(from);
+    const total = wordPaths.get(from) ?? 0;
     const through = paths.get(to) ?? 0;
     return total > 0 && through > 0 ? through / total : equal[i]!;
   });
 }
 
-function serialise(f: PlainFsg): string {
-  const probs = arcProbabilities(f);
+function serialise(f: PlainFsg, weights: FillerWeights): string {
+  const probs = arcProbabilities(f, weights);
   const lines = ['FSG_BEGIN homeagent', `NUM_STATES ${f.n}`, `START_STATE ${f.start}`, `FINAL_STATE ${f.final}`];
   f.arcs.forEach(([from, to, w], i) => lines.push(`TRANSITION ${from} ${to} ${probs[i]!.toPrecision(6)} ${w}`));
   lines.push('FSG_END', '');

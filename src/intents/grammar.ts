@@ -14,6 +14,7 @@ import { compiledTemplates, type CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { buildFsg } from './fsg.js';
+import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 
 /** A compiled speech grammar. */
@@ -86,9 +87,10 @@ export function rangeAlternatives(min: number, max: number): string[] {
 /**
  * Spoken alternatives of a slot list for the grammar: vocabulary names
  * (restricted by `requires`), rooms, list names, a template list, or a
- * wildcard list's grammar values. Empty when nothing can be said there.
+ * wildcard list's grammar values, or FILLER_SLOT for a filler list (unless `filler` is false).
+ * Empty when nothing can be said there.
  */
-export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listName: string, requires: NameRequirement | undefined): string[] {
+export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listName: string, requires: NameRequirement | undefined, filler = true): string[] {
   let entries: SlotEntry[];
   if (listName === 'name') entries = nameEntries(vocab, requires, 'en');
   else if (listName === 'area') entries = areaEntries(vocab, 'en');
@@ -96,6 +98,7 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
   else {
     const l = c.set.lists[listName];
     if (!l) return [];
+    if (l.grammarFiller) return filler ? [FILLER_SLOT] : [];
     entries = l.wildcard ? (l.grammarValues ?? []).map((v) => ({ tokens: tokenise(v, 'en'), out: v })) : templateListEntries(l, 'en');
   }
   return [...new Set(entries.map(entryWords).filter((w): w is string => w !== null))];
@@ -103,10 +106,11 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
 
 /**
  * Build the command grammar (JSGF text and the equivalent FSG) and its word list from the English
- * templates and `vocab`. Names that are not English words (Chinese names)
+ * templates and `vocab`; `weights` price the filler path for unknown names (filler.ts), null leaves
+ * the filler out (the sentences that need it with it; for comparison in benchmarks). Names that are not English words (Chinese names)
  * are left out of the grammar; the text matcher still knows them.
  */
-export function buildGrammar(vocab: Vocabulary): SpeechGrammar {
+export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = DEFAULT_FILLER_WEIGHTS): SpeechGrammar {
   const c = compiledTemplates('en');
   const defined = new Map<string, string | null>();
   const order: string[] = [];
@@ -122,7 +126,8 @@ export function buildGrammar(vocab: Vocabulary): SpeechGrammar {
   }
 
   function listRef(listName: string, requires: NameRequirement | undefined): string | null {
-    const alts = slotAlternatives(c, vocab, listName, requires);
+    const alts = slotAlternatives(c, vocab, listName, requires, weights !== null);
+    if (alts.includes(FILLER_SLOT)) return defineAlternatives('filler', [`( ${MODEL_PHONES.map(phoneWord).join(' | ')} )+`]);
     if (listName === 'name') return defineAlternatives(ruleName(`name_${requirementKey(requires)}`), alts);
     if (listName === 'area' || listName === 'list') return defineAlternatives(listName === 'area' ? 'area' : 'list_name', alts);
     return defineAlternatives(ruleName(`l_${listName}`), alts);
@@ -190,10 +195,10 @@ export function buildGrammar(vocab: Vocabulary): SpeechGrammar {
   const used = new Set<string>();
   for (const b of bodies) {
     const rhs = b.slice(b.indexOf('=') + 1).replace(/<[^>]*>/g, ' ');
-    for (const w of rhs.split(/[\s()[\]|;]+/)) if (w) used.add(w);
+    for (const w of rhs.split(/[\s()[\]|;+]+/)) if (w) used.add(w);
   }
   const jsgf = ['#JSGF V1.0;', '', 'grammar homeagent;', '', ...bodies, ''].join('\n');
-  const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req));
+  const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
   return { jsgf, fsg, words: [...used].sort() };
 }

@@ -13,7 +13,11 @@ export { TEMPLATES_ZH } from './templates-zh.js';
 export { parseTemplate, TemplateSyntaxError, type TemplateSet, type IntentTemplateGroup, type TemplateNode } from './template-syntax.js';
 export { spokenNames } from './slot-lists.js';
 
-/** Every intent name the templates can produce (Home Assistant's built-in intent names). */
+/**
+ * Every intent name the templates can produce: Home Assistant's built-in intent names, and the box's own
+ * where Home Assistant has none (TimerChoice: the answer to "which timer?"; HassListRemoveItem,
+ * HassListGetItems: the lists kept on the box).
+ */
 export const INTENT_NAMES: readonly string[] = [
   'HassTurnOn',
   'HassTurnOff',
@@ -26,6 +30,11 @@ export const INTENT_NAMES: readonly string[] = [
   'HassCancelTimer',
   'HassCancelAllTimers',
   'HassTimerStatus',
+  'HassPauseTimer',
+  'HassUnpauseTimer',
+  'HassIncreaseTimer',
+  'HassDecreaseTimer',
+  'TimerChoice',
   'HassGetCurrentTime',
   'HassGetCurrentDate',
   'HassGetWeather',
@@ -35,5 +44,9 @@ export const INTENT_NAMES: readonly string[] = [
   'HassMediaUnpause',
   'HassShoppingListAddItem',
   'HassListAddItem',
+  'HassShoppingListCompleteItem',
+  'HassListCompleteItem',
+  'HassListRemoveItem',
+  'HassListGetItems',
   'HassNevermind',
 ];

@@ -3,7 +3,8 @@
  * templates of its language, slots filled from the vocabulary. A sentence
  * must match a whole template (no keyword spotting); when several templates
  * match, the one with the fewest free-text (wildcard) words wins, then the
- * one defined first. Post-processing: timer parts -> `seconds`, the named
+ * one defined first. Post-processing: timer parts -> `seconds` (and
+ * `start_seconds` for the length that names a timer), the named
  * entity's domain -> `domain` when the template did not fix one.
  */
 import type { IntentMatch, IntentSlots, Vocabulary } from './types.js';
@@ -49,8 +50,14 @@ interface MatchContext {
   tokens: string[];
   language: IntentLanguage;
   rules: Map<string, TemplateNode>;
-  list(name: string): SlotEntry[] | 'wildcard';
+  list(name: string): SlotEntry[] | Wildcard;
   budget: { steps: number };
+}
+
+/** A free-text list as the matcher uses it: the words it never takes (TemplateList.stopWords). */
+interface Wildcard {
+  kind: 'wildcard';
+  stop: ReadonlySet<string>;
 }
 
 const MAX_STEPS = 200_000;
@@ -84,9 +91,10 @@ function* matchNode(node: TemplateNode, st: State, ctx: MatchContext): Generator
     }
     case 'slot': {
       const entries = ctx.list(node.list);
-      if (entries === 'wildcard') {
+      if (!Array.isArray(entries)) {
         const max = Math.min(toks.length - st.pos, MAX_WILDCARD_TOKENS);
         for (let n = 1; n <= max; n++) {
+          if (entries.stop.has(toks[st.pos + n - 1]!)) return;
           const value = joinTokens(toks.slice(st.pos, st.pos + n), ctx.language);
           yield { pos: st.pos + n, wild: st.wild + n, slots: { ...st.slots, [node.slot]: value } };
         }
@@ -112,12 +120,18 @@ function* matchSeq(items: TemplateNode[], i: number, st: State, ctx: MatchContex
 
 function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, vocab: Vocabulary, language: IntentLanguage): IntentSlots {
   const slots: IntentSlots = { ...(group.slots ?? {}), ...raw };
-  if (intent === 'HassStartTimer') {
-    const h = typeof slots.hours === 'number' ? slots.hours : 0;
-    const m = typeof slots.minutes === 'number' ? slots.minutes : 0;
-    const s = typeof slots.seconds === 'number' ? slots.seconds : 0;
-    slots.seconds = Math.round(h * 3600 + m * 60 + s);
-  }
+  // A length of time said in parts (hours, minutes, seconds) becomes `seconds`; the length a timer was started
+  // with, said to pick it ("the 10 minute timer"), becomes `start_seconds`.
+  const total = (p: string): number | undefined => {
+    const [h, m, s] = ['hours', 'minutes', 'seconds'].map((u) => slots[`${p}${u}`]);
+    if (typeof h !== 'number' && typeof m !== 'number' && typeof s !== 'number') return undefined;
+    return Math.round((typeof h === 'number' ? h : 0) * 3600 + (typeof m === 'number' ? m : 0) * 60 + (typeof s === 'number' ? s : 0));
+  };
+  const secs = total('');
+  if (secs !== undefined) slots.seconds = secs;
+  else if (intent === 'HassStartTimer') slots.seconds = 0;
+  const start = total('start_');
+  if (start !== undefined) slots.start_seconds = start;
   if (typeof slots.name === 'string' && slots.domain === undefined) {
     const domains = new Set(vocab.entities.filter((e) => e.name === slots.name).map((e) => e.domain));
     if (domains.size === 1) slots.domain = [...domains][0];
@@ -141,15 +155,15 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
   const tokens = tokenise(text, lang);
   if (tokens.length === 0) return null;
   const c = compiledTemplates(lang);
-  const cache = new Map<string, SlotEntry[] | 'wildcard'>();
-  const fixedList = (name: string): SlotEntry[] | 'wildcard' => {
+  const cache = new Map<string, SlotEntry[] | Wildcard>();
+  const fixedList = (name: string): SlotEntry[] | Wildcard => {
     let v = cache.get(name);
     if (v === undefined) {
       if (name === 'area') v = areaEntries(vocab, lang);
       else if (name === 'list') v = listNameEntries(vocab, lang);
       else {
         const l = c.set.lists[name];
-        v = l === undefined ? [] : l.wildcard ? 'wildcard' : templateListEntries(l, lang);
+        v = l === undefined ? [] : l.wildcard ? { kind: 'wildcard', stop: new Set(l.stopWords ?? []) } : templateListEntries(l, lang);
       }
       cache.set(name, v);
     }

@@ -41,6 +41,18 @@ export interface TemplateList {
   wildcard?: boolean;
   /** Values offered to the speech grammar for a wildcard list. */
   grammarValues?: string[];
+  /**
+   * Words a wildcard never takes: the joints between two commands said in
+   * one breath ("and", "then"), so "turn on the tv and lock the door" is not
+   * one command about a device called "tv and lock the door".
+   */
+  stopWords?: string[];
+  /**
+   * In the speech grammar, a loop of the acoustic model's phones stands
+   * here instead of values (src/intents/filler.ts): room for a name the
+   * grammar does not have.
+   */
+  grammarFiller?: boolean;
 }
 
 /** Which vocabulary entities a group's {name} slot may name. */

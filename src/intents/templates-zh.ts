@@ -11,6 +11,11 @@ import { COLOURS_ZH } from './builtin-lists.js';
 
 const ON_OFF_DOMAINS = ['light', 'switch', 'fan', 'media_player', 'climate', 'cover', 'input_boolean'];
 
+/** A Chinese length of time whose slots are `${p}hours`, `${p}minutes`, `${p}seconds`. */
+function zhDuration(p: string): string {
+  return `({${p}hours:1-99}[个](小时|钟头)[{${p}minutes:1-59}分[钟]][{${p}seconds:1-59}秒[钟]]|{${p}minutes:1-999}分钟[{${p}seconds:1-59}秒[钟]]|{${p}seconds:1-999}秒[钟]|{${p}minutes:zh_half})`;
+}
+
 /** Chinese templates (language 'zh'). */
 export const TEMPLATES_ZH: TemplateSet = {
   language: 'zh',
@@ -22,8 +27,16 @@ export const TEMPLATES_ZH: TemplateSet = {
     light: '(灯|灯光|电灯|照明)',
     all: '[所有|全部]',
     timer: '(定时器|计时器|倒计时)',
-    dur: '({hours:1-99}[个](小时|钟头)[{minutes:1-59}分[钟]][{seconds:1-59}秒[钟]]|{minutes:1-999}分钟[{seconds:1-59}秒[钟]]|{seconds:1-999}秒[钟]|{minutes:zh_half})',
+    // A length of time: slots hours / minutes / seconds (the matcher adds them up into `seconds`).
+    dur: zhDuration(''),
+    // The length a timer was started with, to say which timer ("10分钟的计时器"): start_hours / ... -> start_seconds.
+    sdur: zhDuration('start_'),
+    // Which timer: a name ("意面计时器"), the length it was set for, or just "the timer".
+    tref: '[我的|那个|这个][{timer_name}|<sdur>[的]]<timer>',
+    tcancel: '(取消|停止|关掉|关闭|删除|清除)',
     set_to: '(调到|调成|调为|设为|设置为|设成|设置成|调至|设置到)',
+    shop: '购物(清单|单|列表)',
+    todo: '(待办|待办事项|待办清单|待办事项清单|任务清单|待办列表)',
   },
   lists: {
     zh_half: { values: [{ in: '半小时', out: 30 }, { in: '半个小时', out: 30 }, { in: '半个钟头', out: 30 }] },
@@ -31,6 +44,8 @@ export const TEMPLATES_ZH: TemplateSet = {
     lock_done: { values: [{ in: '锁上', out: 'locked' }, { in: '锁好', out: 'locked' }, { in: '锁', out: 'locked' }] },
     location: { wildcard: true },
     item: { wildcard: true },
+    timer_name: { wildcard: true },
+    ordinal: { values: [{ in: '第1个', out: 1 }, { in: '第2个', out: 2 }, { in: '第3个', out: 3 }, { in: '最后1个', out: -1 }, { in: '最后那个', out: -1 }] },
   },
   intents: [
     {
@@ -91,11 +106,22 @@ export const TEMPLATES_ZH: TemplateSet = {
         '<please>(设置|设|定|设定|开始)[1个|个]<timer>[,]<dur>',
         '<please>(计时|倒计时)<dur>',
         '<dur>(后|以后|之后)提醒我',
+        '<please>(设置|设|定|设定|开始|开|来)[1个|个]<dur>[的]{timer_name}<timer>',
+        '<please>(设置|设|定|设定|开始)[1个|个]{timer_name}<timer>[,]<dur>',
       ],
     },
-    { intent: 'HassCancelAllTimers', sentences: ['<please>(取消|停止|关掉|删除|清除)(所有|全部)[的]<timer>'] },
-    { intent: 'HassCancelTimer', sentences: ['<please>(取消|停止|关掉|删除)[那个|这个|1下][的]<timer>'] },
-    { intent: 'HassTimerStatus', sentences: ['<timer>还[剩|有](多久|多少时间|多长时间|几分钟)', '还剩(多久|多少时间|多长时间)', '<timer>[的]状态', '<timer>怎么样了'] },
+    { intent: 'HassCancelAllTimers', sentences: ['<please><tcancel>(所有|全部)[的]<timer>'] },
+    { intent: 'HassCancelTimer', sentences: ['<please><tcancel>[1下]<tref>', '<please>把<tref><tcancel>[吧]'] },
+    { intent: 'HassPauseTimer', sentences: ['<please>暂停[1下]<tref>', '<please>把<tref>暂停[1下]'] },
+    { intent: 'HassUnpauseTimer', sentences: ['<please>(继续|恢复)<tref>', '<please>让<tref>继续[走|计时]'] },
+    { intent: 'HassIncreaseTimer', sentences: ['<please>[把|给|让]<tref>(加|增加|延长|多加)<dur>', '<please>给<tref>再加<dur>'] },
+    { intent: 'HassDecreaseTimer', sentences: ['<please>[把|给|让]<tref>(减|减少|减去|缩短|减掉)<dur>', '<please>从<tref>(减去|减掉|扣掉)<dur>'] },
+    {
+      intent: 'HassTimerStatus',
+      sentences: ['<tref>还[剩|有](多久|多少时间|多长时间|几分钟)', '还剩(多久|多少时间|多长时间)', '<tref>[的]状态', '<tref>怎么样了'],
+    },
+    // The answer to "你说的是哪个计时器？" (the box's own intent, not Home Assistant's).
+    { intent: 'TimerChoice', sentences: ['[是]{timer_name}(那个|的那个|那个计时器|计时器)', '[是]<sdur>的[那个|计时器]', '[是]{ordinal}'] },
     { intent: 'HassGetCurrentTime', sentences: ['[现在]几点[了|钟][了]', '现在[是]什么时间', '[现在]时间[是]多少'] },
     { intent: 'HassGetCurrentDate', sentences: ['今天[是]几号', '今天[是]星期几', '今天[是]礼拜几', '今天[是]什么日子', '今天[是]几月几号', '[今天]日期[是什么]'] },
     {
@@ -106,8 +132,30 @@ export const TEMPLATES_ZH: TemplateSet = {
     { intent: 'HassMediaPrevious', sentences: ['(上1首|上1曲|上1个)[歌|歌曲]'] },
     { intent: 'HassMediaPause', sentences: ['暂停[播放|音乐|1下]'] },
     { intent: 'HassMediaUnpause', sentences: ['(继续|恢复)[播放|音乐]'] },
-    { intent: 'HassShoppingListAddItem', sentences: ['<please>[把]{item}(加到|添加到|加入|放到|放进)[我的]购物(清单|单|列表)[里|中|上]'] },
+    { intent: 'HassShoppingListAddItem', slots: { list: 'shopping' }, sentences: ['<please>[把]{item}(加到|添加到|加入|放到|放进|记到)[我的]<shop>[里|中|上]'] },
+    { intent: 'HassListAddItem', slots: { list: 'todo' }, sentences: ['<please>[把]{item}(加到|添加到|加入|放到|放进|记到)[我的]<todo>[里|中|上]'] },
     { intent: 'HassListAddItem', sentences: ['<please>[把]{item}(加到|添加到|加入|放到|放进)[我的]{list}[清单|列表][里|中|上]'] },
+    {
+      intent: 'HassListRemoveItem',
+      slots: { list: 'shopping' },
+      sentences: ['<please>[把]{item}从[我的]<shop>[里|中|上](删掉|删除|去掉|拿掉|移除|划掉)', '<please>(删掉|删除|去掉|拿掉)[我的]<shop>[里|中|上][的]{item}'],
+    },
+    {
+      intent: 'HassListRemoveItem',
+      slots: { list: 'todo' },
+      sentences: ['<please>[把]{item}从[我的]<todo>[里|中|上](删掉|删除|去掉|拿掉|移除)', '<please>(删掉|删除|去掉|拿掉)[我的]<todo>[里|中|上][的]{item}'],
+    },
+    { intent: 'HassListCompleteItem', slots: { list: 'todo' }, sentences: ['<please>把{item}(标记为|标成|标为|设为)(完成|已完成|做完了|完成了)', '我[已经](完成|做完)了{item}'] },
+    {
+      intent: 'HassListGetItems',
+      slots: { list: 'shopping' },
+      sentences: ['[我的]<shop>[里|中|上](有什么|有哪些[东西]|有啥)', '<please>(读|念|看)[1下][我的]<shop>', '我要买(什么|哪些东西)'],
+    },
+    {
+      intent: 'HassListGetItems',
+      slots: { list: 'todo' },
+      sentences: ['[我的]<todo>[里|中|上](有什么|有哪些[事]|有啥)', '<please>(读|念|看)[1下][我的]<todo>', '我[今天]有什么要做的[事]'],
+    },
     { intent: 'HassNevermind', sentences: ['(算了|没事[了]|不用了|取消|没什么)'] },
   ],
 };

@@ -20,11 +20,12 @@
  * - The kernel's own self-input queue: internal tasks on `_consolidation_`.
  */
 import { randomUUID } from 'node:crypto';
-import type { InjectOptions, InputMessage, Level, TurnResult } from './turn-types.js';
+import { isSelfInput, type InjectOptions, type InputMessage, type Level, type TurnResult } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import { Scheduler, type Task } from './scheduler.js';
 import { Turn } from './turn.js';
 import { TurnResultCollector } from './turn-subscribers.js';
+import { SpeakerSessions, normalisePersonName, validatePersonName } from './people.js';
 import type { TimerHandle } from './clock.js';
 import { errorMessage } from './errors.js';
 
@@ -55,9 +56,16 @@ export class Agent {
   private busyTimer?: TimerHandle;
   private closed = false;
   private readonly waiters: Waiter[] = [];
+  /** Who is speaking on each channel or session (src/kernel/people.ts). */
+  readonly speakers: SpeakerSessions;
 
   constructor(private readonly k: KernelServices) {
     this.scheduler = new Scheduler<Pending>(k.clock, k.settings.get<number>('core.scheduler.preempt_cooldown_ms'));
+    this.speakers = new SpeakerSessions(
+      () => k.clock.now(),
+      () => k.settings.get<number>('core.people.speaker_ttl_min') * 60_000,
+      (name) => k.memory.isPerson?.(name) === true,
+    );
   }
 
   /**
@@ -79,10 +87,12 @@ export class Agent {
       kind,
       level: kind === 'queued' ? 0 : level,
       received_at: this.k.clock.now(),
-      ...(opts.user ? { user: opts.user } : {}),
       ...(opts.images ? { images: opts.images } : {}),
       ...(opts.meta ? { meta: opts.meta } : {}),
+      ...(opts.announcement ? { announcement: true as const } : {}),
     };
+    // Who is speaking: given, said ("this is Anna"), or the session's; the kernel's own inputs and announcements have nobody.
+    if (!isSelfInput(input) && !input.announcement) Object.assign(input, this.speakers.resolve(input, this.givenSpeaker(source, opts)));
     if (this.closed) return Promise.resolve({ input_id: input.id, reply: '', status: 'cancelled', tools: [], error: 'agent is shutting down' });
     try {
       opts.onAccepted?.(input.id);
@@ -94,7 +104,7 @@ export class Agent {
       // The running turn asked for this answer: hand it over instead of queueing a new turn.
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       this.k.bus.publish('raw_input', input);
-      this.k.memory.append({ id: `${input.id}:user`, time: input.received_at, kind: 'user', source: input.source, input: text, response: '', speaker: input.user });
+      if (!isSelfInput(input)) this.k.memory.append({ id: `${input.id}:user`, time: input.received_at, kind: 'user', source: input.source, input: text, response: '', ...(input.user ? { speaker: input.user } : {}) });
       waiter.resolve(input);
       return Promise.resolve({ input_id: input.id, reply: '', status: 'short_circuit', tools: [] });
     }
@@ -108,6 +118,21 @@ export class Agent {
       this.inbox.push(task);
       this.schedulePump();
     });
+  }
+
+  /**
+   * The speaker an injector gave, checked: a name that is no person's (empty,
+   * too long, a channel's name such as `console`) is logged and dropped, so
+   * the input counts as unidentified rather than filing facts under a channel.
+   */
+  private givenSpeaker(source: string, opts: InjectOptions): { user?: string; user_via?: InjectOptions['user_via'] } {
+    if (opts.user === undefined) return {};
+    try {
+      return { user: normalisePersonName(validatePersonName(opts.user, 'user')), ...(opts.user_via ? { user_via: opts.user_via } : {}) };
+    } catch (err) {
+      this.k.log.warn({ source, err: errorMessage(err) }, 'input speaker ignored: not a person\'s name');
+      return {};
+    }
   }
 
   /** See PluginSDK.awaitInput. */
@@ -152,7 +177,7 @@ export class Agent {
     for (const w of this.waiters.splice(0)) w.resolve(null);
     let cancelled = 0;
     for (const t of [...this.scheduler.waiting(), ...this.inbox]) {
-      if (t.payload.turn.input.channel === '_consolidation_') continue;
+      if (isSelfInput(t.payload.turn.input)) continue;
       t.payload.turn.cancelledByStop = true;
       // A turn not yet started runs no stage; a suspended one (preempted earlier) is stopped.
       t.payload.turn.stop();

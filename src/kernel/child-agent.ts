@@ -12,10 +12,11 @@ import { errorMessage } from './errors.js';
 export function spawnChildTool(k: KernelServices): ToolDef {
   return {
     name: 'spawn_child',
-    description: 'Run a short sub-task in a separate lightweight agent with no memory; it may only send messages to output channels. Returns its final text.',
+    description: 'Hand a sub-task to a helper agent with no memory that can only send to output channels; returns its answer. Example: {"task":"Write a two-line birthday poem for Anna"}',
+    group: 'agents',
     parameters: {
       type: 'object',
-      properties: { task: { type: 'string', minLength: 1, description: 'What the child agent should do, self-contained.' } },
+      properties: { task: { type: 'string', minLength: 1, description: 'The whole task, self-contained.' } },
       required: ['task'],
       additionalProperties: false,
     },

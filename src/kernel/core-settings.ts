@@ -4,6 +4,7 @@
  * plugin.<name>.* keys.
  */
 import type { SettingsAPI } from './settings-types.js';
+import { DEFAULT_CORE_TOOLS } from './tool-groups.js';
 
 /** Register the kernel's settings. Idempotent. */
 export function registerCoreSettings(s: SettingsAPI): void {
@@ -11,7 +12,16 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.max_input_chars', type: 'integer', default: 4000, min: 100, max: 1000000, description: 'Longest input text accepted; longer inputs are cut there (a spoken or typed message is far shorter; this protects memory and prompt).' });
   s.register({ key: 'core.agent.stage_timeout_ms', type: 'integer', default: 5000, min: 10, description: 'Time limit of one stage handler, ms; a handler past it is logged and ignored.' });
   s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
-  s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: 'Context window in tokens for the prompt budget; 0 = ask the LLM source (Ollama /api/show), else 8192.' });
+  s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: "Context window in tokens for the prompt budget; 0 = the LLM source's (Ollama: core.llm.num_ctx within the model's own window from /api/show), else 8192. Set it no larger than what the source is sent, or Ollama cuts the prompt's start (homeagent doctor checks)." });
+  s.register({
+    key: 'core.agent.prompt_band',
+    type: 'integer',
+    default: 2400,
+    min: 0,
+    description: "Most tokens (estimated) of a turn's prompt: when the projected prompt would exceed it, the older conversation is compacted into a summary (issue 19, seed 002 §7; one extra LLM call); 0 = the context window's working band (window x 0.8). Never above that band. Lower keeps prompts shorter but compacts more often.",
+  });
+  s.register({ key: 'core.agent.compaction_tail_tokens', type: 'integer', default: 300, min: 0, description: 'Tokens (estimated) of the newest conversation a compaction keeps word for word (less when the band leaves less room); the rest is summarised.' });
+  s.register({ key: 'core.agent.compaction_summary_tokens', type: 'integer', default: 160, min: 40, max: 4000, description: 'Most tokens (estimated) of the conversation summary a compaction writes (background, facts, relations, open items, decisions).' });
   s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
   s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now, so I can't answer that. Commands for the devices I know, timers and the time still work.", description: 'Said when every LLM source failed (after an English input).' });
   s.register({ key: 'core.agent.llm_unavailable_message_zh', type: 'string', default: '抱歉，我现在连不上语言模型，没法回答这个。已知设备的控制、计时器和时间仍然可以用。', description: 'Said when every LLM source failed, after a Chinese input.' });
@@ -51,5 +61,13 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.scheduler.busy_feedback_ms', type: 'integer', default: 300000, min: 0, description: 'After the agent has been busy this long, waiting inputs get an immediate busy message, ms; 0 = never (seed 001: 5 min).' });
   s.register({ key: 'core.scheduler.busy_message', type: 'string', default: "I'm still busy with something else. One moment, please.", description: 'The busy message.' });
   s.register({ key: 'core.plugins.start_timeout_ms', type: 'integer', default: 15000, min: 10, description: 'Time limit for one plugin to start or stop, ms; past it the plugin is marked failed and the others go on.' });
+  s.register({
+    key: 'core.agent.core_tools',
+    type: 'json',
+    default: [...DEFAULT_CORE_TOOLS],
+    description: 'The tools every turn offers the model (issue 19), besides the tools of the output channel in use and tools_load/tools_call, which bring in the other groups (admin, knowledge, agents, output, plugins) when a turn needs them.',
+    check: (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)) ? undefined : 'must be a list of tool names, e.g. ["device_control", "memory_recall"]'),
+  });
+  s.register({ key: 'core.people.speaker_ttl_min', type: 'integer', default: 10, min: 1, max: 1440, description: 'After "this is Anna" the speaker on that channel (or session) is Anna until this many minutes pass without an input there (issue 18 People).' });
   s.register({ key: 'core.child.max_tool_rounds', type: 'integer', default: 5, min: 1, max: 5, description: 'Most tool rounds of a spawn_child agent (seed 000 §9 Child Agent: 5).' });
 }

@@ -63,10 +63,13 @@ export interface PluginEvents {
   /** hal/serial: the port opened or closed (`disconnected` when the device went away). */
   'plugin.serial.status': { connected: boolean; path: string; disconnected?: boolean };
   /**
-   * src/plugins/timers: a timer was started or cancelled (by the timer tools or a local intent); `seconds` its
-   * length, `ends_at` ms since the epoch. `homeagent listen` reports it as something done; `homeagent logs` shows it.
+   * src/plugins/timers: a timer was started, cancelled, paused, resumed, lengthened or shortened (by the timer
+   * tools or a local intent); `seconds` the length it was set for, `ends_at` ms since the epoch (a paused timer's
+   * end if it were resumed now). `homeagent listen` reports it as something done; `homeagent logs` shows it.
    */
-  'plugin.timers.changed': { change: 'started' | 'cancelled'; id: string; name?: string; seconds: number; ends_at: number };
+  'plugin.timers.changed': { change: 'started' | 'cancelled' | 'paused' | 'resumed' | 'increased' | 'decreased'; id: string; name?: string; seconds: number; ends_at: number };
+  /** src/plugins/lists: an item was added to, removed from or completed on the shopping list or the to-do list. */
+  'plugin.lists.changed': { change: 'added' | 'removed' | 'completed'; list: 'shopping' | 'todo'; id: string; text: string };
   /** src/home: a device command was sent (QoS 1, acknowledged by the broker). */
   'plugin.home.command': { topic: string; payload: string };
   /**

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Provider } from './llm-types.js';
 import type { Logger } from './log-types.js';
-import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
+import type { KnowledgeAPI, MemoryAPI, SocialAPI } from './memory-types.js';
 import type { Plugin } from './sdk.js';
 import type { SettingsAPI } from './settings-types.js';
 import type { InjectOptions, Level, TurnResult } from './turn-types.js';
@@ -32,6 +32,7 @@ import { HomeAgentError, errorMessage } from './errors.js';
 import { TurnStream } from './turn-events.js';
 import { busSubscriber, memoryWindowSubscriber, runLogSubscriber } from './turn-subscribers.js';
 import { CommandRegistry } from './commands.js';
+import { loaderTools } from './tool-groups.js';
 
 /** Repository/installation root (two levels above this file, in src/ or dist/src/). */
 export const INSTALL_ROOT = (() => {
@@ -48,6 +49,8 @@ export interface KernelOptions {
   memory?: KernelMemory;
   memoryApi?: () => MemoryAPI;
   knowledgeApi?: () => KnowledgeAPI;
+  /** The household's people (src/memory/social.ts); plugins read it through PluginSDK.social(). */
+  socialApi?: () => SocialAPI;
   clock?: Clock;
   log?: Logger;
   /** Append-only run log (default: in memory, last 10000 events). */
@@ -116,6 +119,9 @@ export class Kernel {
       dataDir: this.dataDir,
       memoryApi: opts.memoryApi ?? (() => ({ recall: noMemory, commit: noMemory })),
       knowledgeApi: opts.knowledgeApi ?? (() => ({ search: noMemory, create: noMemory, list: noMemory })),
+      socialApi:
+        opts.socialApi ??
+        (() => ({ listPersons: noMemory, getPerson: noMemory, getTrait: noMemory, getRelations: noMemory, getNetwork: noMemory, setTrait: noMemory, relate: noMemory })),
     });
     this.settings.onChange('core.agent.stage_timeout_ms', (_k, v) => (this.stages.timeoutMs = Number(v)));
     this.settings.onChange('core.agent.tool_timeout_ms', (_k, v) => (this.tools.defaultTimeoutMs = Number(v)));
@@ -137,6 +143,7 @@ export class Kernel {
     if (this.started) return;
     this.started = true;
     this.tools.register('_kernel_', spawnChildTool(this.services));
+    for (const def of loaderTools(this.tools, this.settings)) this.tools.register('_kernel_', def);
     for (const def of this.memoryRef.tools()) this.tools.register('_memory_', def);
     // The internal channel: output of consolidation work never reaches external channels.
     this.outputs.register('_kernel_', '_consolidation_', Cap.Text, 'internal memory maintenance (not delivered anywhere)', (m) => {

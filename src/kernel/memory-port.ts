@@ -31,7 +31,7 @@ export interface ContextEvent {
   interrupted?: boolean;
   /** Set on agent events whose reply ended early for another reason (the stream broke, a limit); `response` is the text that arrived. */
   cut?: CutReason;
-  /** Who spoke (user events). */
+  /** Who spoke (user events): a person's name, absent when nobody was identified (never a channel's name). */
   speaker?: string;
 }
 
@@ -50,10 +50,16 @@ export interface KernelMemory {
   prune(currentInput: string): void;
   /** The window's events in time order, newest last, within `budgetTokens`. */
   timeline(budgetTokens: number): ContextEvent[];
-  /** Recall for the prompt: documents + graph, within `budgetTokens`, skipping ids in `exclude`. */
-  recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): Promise<PromptMemory>;
+  /**
+   * Recall for the prompt: documents + graph, within `budgetTokens`, skipping
+   * ids in `exclude`. `speaker`: who is speaking (absent: unidentified); one
+   * person's sensitive facts are not recalled for another.
+   */
+  recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string): Promise<PromptMemory>;
   /** Tools the memory system offers to the model (memory_*, doc_*, knowledge_*). */
   tools(): ToolDef[];
+  /** Whether the household knows a person of this name (for "I'm Anna", src/kernel/people.ts). Optional. */
+  isPerson?(name: string): boolean;
   /** Register a tool's NoMemory flag and cleaner (seed 001 ToolDef). */
   registerToolMemoryPolicy(tool: string, policy: { no_memory?: boolean; cleaner?: (s: string) => string }): void;
   close(): void;

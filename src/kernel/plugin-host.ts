@@ -10,7 +10,7 @@ import type { StageName, ToolDef } from './stage-types.js';
 import type { Level, TurnResult } from './turn-types.js';
 import type { KernelServices } from './services.js';
 import type { Agent } from './agent.js';
-import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
+import type { KnowledgeAPI, MemoryAPI, SocialAPI, SocialReadAPI } from './memory-types.js';
 import { clampPluginLevel } from './scheduler.js';
 import { HomeAgentError, PluginError, errorMessage } from './errors.js';
 import { createLogger } from './log.js';
@@ -34,6 +34,8 @@ export interface HostDeps {
   dataDir: string;
   memoryApi: () => MemoryAPI;
   knowledgeApi: () => KnowledgeAPI;
+  /** The social API with writes; plugins get its reading half, and built-in ones the whole of it. */
+  socialApi: () => SocialAPI;
   /** Start/stop time limit per plugin, ms. */
   timeoutMs?: number;
 }
@@ -179,8 +181,24 @@ export class PluginHost {
       settings: () => s.settings,
       memory: () => this.d.memoryApi(),
       knowledge: () => this.d.knowledgeApi(),
+      social: () => readOnlySocial(this.d.socialApi()),
+      socialWrite: () => {
+        if (plugin.external === true) throw new HomeAgentError('PERMISSION_DENIED', `plugin "${name}" is external: its social API is read-only`);
+        return this.d.socialApi();
+      },
     };
   }
+}
+
+/** The reading half of a social API, as an object that has no write methods at all (an external plugin cannot reach them). */
+export function readOnlySocial(api: SocialReadAPI): SocialReadAPI {
+  return Object.freeze({
+    listPersons: () => api.listPersons(),
+    getPerson: (name: string) => api.getPerson(name),
+    getTrait: (name: string, trait: string) => api.getTrait(name, trait),
+    getRelations: (name: string) => api.getRelations(name),
+    getNetwork: (name: string, depth?: number) => api.getNetwork(name, depth),
+  });
 }
 
 /**
@@ -192,13 +210,15 @@ export function registerOutputTools(s: KernelServices, owner: string, ch: string
   const channel = s.outputs.get(ch)!;
   s.tools.register(owner, {
     name: `output_send__${ch}`,
-    description: `Send a message to the "${ch}" output channel: ${channel.description}. See output_send__${ch}_help for meta and types.`,
+    description: `Send a message to the ${ch} channel (${channel.description}). Example: {"payload":"Dinner is ready."}`,
+    group: 'output',
+    channel: ch,
     parameters: {
       type: 'object',
       properties: {
-        payload: { type: 'string', description: 'The content to send.' },
-        type: { type: 'string', enum: channel.types, description: 'Content type.' },
-        meta: { type: 'object', description: 'Routing metadata (JSON object).' },
+        payload: { type: 'string' },
+        type: { type: 'string', enum: channel.types },
+        meta: { type: 'object' },
       },
       required: ['payload'],
       additionalProperties: false,
@@ -219,7 +239,8 @@ export function registerOutputTools(s: KernelServices, owner: string, ch: string
   });
   s.tools.register(owner, {
     name: `output_send__${ch}_help`,
-    description: `Describe the "${ch}" channel's meta format and type values.`,
+    description: `How to use the ${ch} channel: its meta fields and types. Example: {}`,
+    group: 'admin',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     handler: () => channel.help,
   });

@@ -18,18 +18,24 @@
  * notes, for the same reason.
  *
  * The history is the recent tail of the context window, appended turn by
- * turn (`PromptHistory`); when it outgrows its budget the oldest block goes
- * in one step, so the prefix stays stable for many turns. The window's own
- * relevance pruning (archiving to documents) does not rewrite it.
+ * turn (`PromptHistory`); when the projected prompt would exceed the band
+ * (core.agent.prompt_band) the older part is compacted into a summary shown
+ * right after the system message (src/kernel/compaction.ts), so the prefix
+ * stays stable between compactions. The window's own relevance pruning
+ * (archiving to documents) does not rewrite it.
  *
  * Token budget of seed 001 "Context Budget": working band = min(window x
  * 0.8, 600000); memory gets (band - fixed) / 3, the timeline the other 2/3.
  * Budgets are ceilings.
  */
-import type { ChatMessage, ToolCall } from './llm-types.js';
+import type { ChatMessage, Provider, ToolCall, ToolSchema } from './llm-types.js';
+import type { RunLog } from './run-log.js';
+import { emptySections, findCut, messageTokens, restoreCompaction, summarise, summaryMessage, type CompactionSummary, type RestoredCompaction, type SummarySections } from './compaction.js';
 import type { ContextEvent, KernelMemory } from './memory-port.js';
 import type { CutReason } from './turn-types.js';
 import { estimateTokens } from './memory-port.js';
+import { UNKNOWN_SPEAKER } from './people.js';
+import { isSensitiveText, visibleTo } from './sensitive.js';
 
 /** Token budget of one turn. */
 export interface TokenBudget {
@@ -83,7 +89,7 @@ export function stableRules(mode: 'auto' | 'explicit', channels: string[]): stri
   if (mode === 'explicit') {
     return `Output rule: nothing you write reaches anyone unless you call an output_send__<channel> tool. Answer on the channel the input came from (named in the context before each message) with output_send__<that channel>. Channels: ${list}.`;
   }
-  return `Your plain text reply goes back to the channel the input came from (named in the context before each message); keep it short and speakable. To send something to another channel, call output_send__<channel>. Channels: ${list}. To call a tool, use the tool-calling interface; never write tool calls as text.`;
+  return `Your plain text reply goes to the input's channel (named before each message): keep it short and speakable. Other channels: ${list} (tools_load output). Call tools through the tool-calling interface, never as text.`;
 }
 
 /** A time to the minute in the box's local zone, e.g. "Tue Dec 01 2026 04:36 GMT+0000 (Coordinated Universal Time)". `now` in epoch ms. */
@@ -93,12 +99,16 @@ export function minuteTime(now: number): string {
 
 /**
  * The turn context: what changes every turn, placed right before the new
- * user message (time to the minute, the input's channel, the short recall
- * block, '' when none). `now` in epoch ms.
+ * user message (time to the minute, the input's channel, who is speaking,
+ * the short recall block, '' when none). `now` in epoch ms. `speaker`: the
+ * person speaking, or "someone in the household" (src/kernel/people.ts);
+ * absent for the kernel's own inputs. It is said here, never in the system
+ * message, so the prefix stays stable when the speaker changes (issue 19).
  */
-export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string }): string {
+export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string; speaker?: string }): string {
   const channel = opts.mode === 'explicit' ? `${opts.channel} (answer with output_send__${opts.channel})` : opts.channel;
-  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, opts.memory].filter(Boolean).join('\n');
+  const speaker = opts.speaker === undefined ? '' : `Speaker: ${opts.speaker}.`;
+  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, speaker, opts.memory].filter(Boolean).join('\n');
 }
 
 /** The rules appended to the persona before issue 19 (legacy layout only): they name the input's channel. */
@@ -151,14 +161,15 @@ export function timelineMessages(events: ContextEvent[], opts: { toolNotes?: boo
 }
 
 /**
- * A past tool event as the call the model made: the name from `tool` (or
- * the text before "("), the arguments parsed from the recorded
+ * A past tool event as the call the model made: the name from the recorded
+ * `name({...})` input (else `tool`; a tools_call event's `tool` is the inner
+ * tool that ran, its input the tools_call), the arguments parsed from the recorded
  * `name({...})` input ({} when they do not parse), the id from the event's
  * (`<turn>:tool:<call id>`), so the same event always renders the same bytes.
  */
 function pastToolCall(e: ContextEvent): ToolCall {
   const open = e.input.indexOf('(');
-  const name = e.tool ?? (open > 0 ? e.input.slice(0, open) : e.input) ?? 'tool';
+  const name = open > 0 ? e.input.slice(0, open) : (e.tool ?? e.input);
   let args: Record<string, unknown> = {};
   if (open >= 0 && e.input.endsWith(')')) {
     try {
@@ -172,6 +183,40 @@ function pastToolCall(e: ContextEvent): ToolCall {
   return { id: at >= 0 ? e.id.slice(at + 6) : e.id, type: 'function', function: { name: name || 'tool', arguments: args } };
 }
 
+/**
+ * The history as `viewer` (the person speaking; undefined: unidentified;
+ * null: the kernel's own turns, nobody) may read it (issue 18: the box does
+ * not volunteer one person's sensitive facts to another speaker). An event
+ * whose words touch a sensitive topic (src/kernel/sensitive.ts) and belong to
+ * someone else is shown as a placeholder: another person's words as "[Anna
+ * said something private]", the tool calls and replies of their turns as
+ * "[private]". The owner of a tool or agent event is the speaker of its
+ * turn's user event (ids `<turn>:user`, `<turn>:tool:<call>`,
+ * `<turn>:agent`); one whose turn is not in `events` has no known owner and
+ * is shown to nobody. The same events and viewer always give the same bytes,
+ * so the prefix stays stable while the speaker does.
+ */
+export function maskPrivate(events: readonly ContextEvent[], viewer: string | undefined | null): ContextEvent[] {
+  const speakers = new Map<string, string>();
+  for (const e of events) if (e.kind === 'user' && e.id.endsWith(':user')) speakers.set(e.id.slice(0, -5), e.speaker ?? UNKNOWN_SPEAKER);
+  return events.map((e) => {
+    if (!isSensitiveText(`${e.input}\n${e.response}`)) return e;
+    const turn = e.id.split(':')[0]!;
+    const owner = e.kind === 'user' ? (e.speaker ?? UNKNOWN_SPEAKER) : e.kind === 'cold_storage' ? e.speaker : speakers.get(turn);
+    if (visibleTo(true, owner, viewer)) return e;
+    switch (e.kind) {
+      case 'user':
+        return { ...e, input: `[${owner ?? 'someone'} said something private]` };
+      case 'tool':
+        return { ...e, input: `${e.tool ?? 'tool'}({})`, response: '[private]' };
+      case 'agent':
+        return { ...e, response: '[private]' };
+      case 'cold_storage':
+        return { ...e, input: '[private]', response: '' };
+    }
+  });
+}
+
 /** Estimated tokens of one event as the history shows it (the window's own measure). */
 function eventTokens(e: ContextEvent): number {
   return estimateTokens(e.input) + estimateTokens(e.response) + 4;
@@ -181,16 +226,36 @@ function eventTokens(e: ContextEvent): number {
  * The history a prompt shows (issue 19): the context window's events in the
  * order they first appeared, appended turn by turn. Events the window
  * archives (its relevance pruning) stay shown; events the window gets later
- * (new ones, or documents moved back into it) are appended at the end. When
- * the shown events outgrow the budget, the oldest go in one step down to
+ * (new ones, or documents moved back into it) are appended at the end.
+ *
+ * When the projected prompt would exceed the working band, the turn
+ * compacts (`compact`, seed 002 §7, src/kernel/compaction.ts): the older
+ * part leaves the prompt and a summary that continues the previous one takes
+ * its place right after the system message; both are recorded in the run
+ * log, from which `restore` brings the summary back after a restart. As a
+ * ceiling without a model (or when compaction cannot get under it), when the
+ * shown events outgrow the `update` budget the oldest go in one step down to
  * half the budget, starting at a user message, so the bytes before the
- * history's end stay the same for many turns. In memory only: after a
- * restart it starts again from the window.
+ * history's end stay the same for many turns.
  */
 export class PromptHistory {
   private shown: ContextEvent[] = [];
   /** Ids shown now or still in the window (never appended twice). */
   private known = new Set<string>();
+  /** The summary in force (shown right after the system message), if any. */
+  summary?: CompactionSummary;
+  /** After a restore: the events the summary covers, skipped by the next update. */
+  private skip?: { ids: Set<string>; through: number };
+  /** The compaction in flight (a turn waits for it before assembling its prompt). */
+  compacting?: Promise<CompactionOutcome>;
+  private compactions = 0;
+
+  /** Bring back the summary a previous process left (restoreCompaction); call before the first update. */
+  restore(r: RestoredCompaction): void {
+    if (!r.summary) return;
+    this.summary = r.summary;
+    this.skip = { ids: new Set(r.summary.covered), through: r.summary.throughTime };
+  }
 
   /**
    * Take in `window` (the memory's timeline, oldest first) and return the
@@ -198,6 +263,18 @@ export class PromptHistory {
    * the newest event when any).
    */
   update(window: readonly ContextEvent[], budgetTokens: number): ContextEvent[] {
+    if (this.skip) {
+      // After a restart: what the summary covers is not shown again (the events up to the last covered one).
+      const { ids, through } = this.skip;
+      this.skip = undefined;
+      let last = -1;
+      window.forEach((e, i) => {
+        if (ids.has(e.id)) last = i;
+      });
+      window.forEach((e, i) => {
+        if (i <= last || ids.has(e.id) || (last < 0 && e.time < through)) this.known.add(e.id);
+      });
+    }
     for (const e of window) {
       if (this.known.has(e.id)) continue;
       this.known.add(e.id);
@@ -214,15 +291,114 @@ export class PromptHistory {
     this.known = new Set([...window.map((e) => e.id), ...this.shown.map((e) => e.id)]);
     return this.shown.slice();
   }
+
+  /** The events shown now, oldest first. */
+  events(): ContextEvent[] {
+    return this.shown.slice();
+  }
+
+  /**
+   * Compact (seed 002 §7): keep the newest shown events up to
+   * `tailTokens` (estimated, as rendered; cut at a legal point, findCut),
+   * and replace the older ones by a summary that continues the one in force.
+   * Events `keep` returns false for (the turn's own new message) stay and
+   * are not counted. Logs `compaction.started` (the covered events' text)
+   * before asking the model and `compaction.finished` after, then changes
+   * the history; a stop (`signal`) before the end changes nothing. When the
+   * model cannot summarise (down, no text), the older events leave anyway
+   * and the previous summary stays (`dropped`). Never throws for the
+   * model's failure; the run log's error propagates.
+   */
+  compact(opts: {
+    runLog: RunLog;
+    turn: string;
+    now: number;
+    provider: Provider;
+    system: ChatMessage;
+    tools: ToolSchema[];
+    tailTokens: number;
+    summaryTokens: number;
+    keep?: (e: ContextEvent) => boolean;
+    signal?: AbortSignal;
+  }): Promise<CompactionOutcome> {
+    const run = this.runCompaction(opts).finally(() => {
+      if (this.compacting === run) this.compacting = undefined;
+    });
+    this.compacting = run;
+    return run;
+  }
+
+  private async runCompaction(opts: Parameters<PromptHistory['compact']>[0]): Promise<CompactionOutcome> {
+    const events = this.shown.filter((e) => !opts.keep || opts.keep(e));
+    const msgs: ChatMessage[] = [];
+    const owner: number[] = [];
+    events.forEach((e, i) => {
+      for (const m of timelineMessages([e])) {
+        msgs.push(m);
+        owner.push(i);
+      }
+    });
+    const cut = findCut(msgs, opts.tailTokens);
+    if (cut === 0) return { status: 'none' };
+    const older = events.slice(0, cut === msgs.length ? events.length : owner[cut]!);
+    if (!older.length) return { status: 'none' };
+    const id = `c${opts.now}-${++this.compactions}`;
+    const previous = this.summary?.sections;
+    opts.runLog.append({ type: 'compaction.started', turn: opts.turn, compaction: id, covered: older, previous: previous ? summaryMessage(previous).content : '' });
+    let sections: SummarySections;
+    let status: 'summarised' | 'dropped' = 'summarised';
+    let reason: string | undefined;
+    try {
+      sections = await summarise({ provider: opts.provider, system: opts.system, tools: opts.tools, ...(previous ? { previous } : {}), older, render: (ev) => timelineMessages(ev), summaryTokens: opts.summaryTokens, ...(opts.signal ? { signal: opts.signal } : {}) });
+    } catch (err) {
+      reason = err instanceof Error ? err.message : String(err);
+      if (opts.signal?.aborted) {
+        opts.runLog.append({ type: 'compaction.finished', turn: opts.turn, compaction: id, status: 'abandoned', sections: previous ?? emptySections(), covered: [], through_time: 0, reason });
+        return { status: 'abandoned', id, reason };
+      }
+      sections = previous ?? emptySections();
+      status = 'dropped';
+    }
+    const covered = older.map((e) => e.id);
+    const throughTime = Math.max(...older.map((e) => e.time));
+    opts.runLog.append({ type: 'compaction.finished', turn: opts.turn, compaction: id, status, sections, covered, through_time: throughTime, ...(reason ? { reason } : {}) });
+    this.summary = { id, sections, covered, throughTime };
+    const gone = new Set(covered);
+    this.shown = this.shown.filter((e) => !gone.has(e.id));
+    return { status, id, covered: covered.length, ...(reason ? { reason } : {}) };
+  }
 }
+
+/** How a compaction ended: `none` when nothing could be taken (no legal cut), else the status logged in `compaction.finished`. */
+export type CompactionOutcome =
+  | { status: 'none' }
+  | { status: 'summarised' | 'dropped'; id: string; covered: number; reason?: string }
+  | { status: 'abandoned'; id: string; reason: string };
 
 const histories = new WeakMap<KernelMemory, PromptHistory>();
 
-/** The prompt history kept for `memory` (one per memory instance, for the process's life). */
-export function promptHistoryOf(memory: KernelMemory): PromptHistory {
+/**
+ * The prompt history kept for `memory` (one per memory instance, for the
+ * process's life). Made on first use, with the summary in force restored
+ * from `runLog` (restoreCompaction); `onRestore` hears what was found (an
+ * orphan compaction: the process died in the middle of one).
+ */
+export function promptHistoryOf(memory: KernelMemory, runLog?: RunLog, onRestore?: (r: RestoredCompaction) => void): PromptHistory {
   let h = histories.get(memory);
-  if (!h) histories.set(memory, (h = new PromptHistory()));
+  if (!h) {
+    histories.set(memory, (h = new PromptHistory()));
+    if (runLog) {
+      const r = restoreCompaction(runLog);
+      h.restore(r);
+      onRestore?.(r);
+    }
+  }
   return h;
+}
+
+/** Estimated tokens of a message list as a request carries it (messageTokens: text, tool calls, framing). */
+export function requestTokens(msgs: readonly ChatMessage[]): number {
+  return msgs.reduce((n, m) => n + messageTokens(m), 0);
 }
 
 /** Tokens of a message list (rough). */

@@ -12,14 +12,17 @@ import Database from 'better-sqlite3';
 import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from './store-version.js';
 import type { ChatMessage } from './llm-types.js';
 import type { TurnEvent } from './turn-events.js';
+import type { CompactionEvent } from './compaction.js';
 
 /**
  * One run-log event: every turn event (src/kernel/turn-events.ts) but the
- * live-only `llm.delta`. `turn` is the input id. Logs written before issue 13
- * hold the same types with fewer fields (no durations, `turn.finished` with
- * `status` and `reply` only); readers take what they need.
+ * live-only `llm.delta`, and the start and end of a compaction of the prompt
+ * history (src/kernel/compaction.ts, seed 002 §7). `turn` is the input id.
+ * Logs written before issue 13 hold the same types with fewer fields (no
+ * durations, `turn.finished` with `status` and `reply` only); readers take
+ * what they need.
  */
-export type RunEvent = Exclude<TurnEvent, { type: 'llm.delta' }>;
+export type RunEvent = Exclude<TurnEvent, { type: 'llm.delta' }> | CompactionEvent;
 
 /** A stored event with its sequence number and time (ms since epoch). */
 export type StoredRunEvent = RunEvent & { seq: number; at: number };
@@ -31,6 +34,8 @@ export interface RunLog {
   turn(turn: string): StoredRunEvent[];
   /** The last `limit` events, in order; none when `limit` < 1. */
   tail(limit: number): StoredRunEvent[];
+  /** The last `limit` events whose type is one of `types`, in order; none when `limit` < 1. */
+  ofTypes(types: readonly string[], limit: number): StoredRunEvent[];
   close(): void;
 }
 
@@ -49,16 +54,22 @@ export class MemoryRunLog implements RunLog {
   tail(limit: number): StoredRunEvent[] {
     return limit > 0 ? structuredClone(this.events.slice(-limit)) : [];
   }
+  ofTypes(types: readonly string[], limit: number): StoredRunEvent[] {
+    return limit > 0 ? structuredClone(this.events.filter((e) => types.includes(e.type)).slice(-limit)) : [];
+  }
   close(): void {}
 }
 
 const RUN_LOG_SCHEMA =
   'CREATE TABLE IF NOT EXISTS run_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, turn TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL); CREATE INDEX IF NOT EXISTS run_events_turn ON run_events(turn, seq);';
+const RUN_LOG_TYPE_INDEX = 'CREATE INDEX IF NOT EXISTS run_events_type ON run_events(type, seq);';
 
 /**
  * The run log store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
  * - 0: the unversioned `run_events` table of commit e216bba (one row per event, `body` the event's JSON);
  * - 1: the same table, versioned.
+ * An index on (type, seq) (the last compaction is found at start without reading the log, issue 19) is made
+ * when absent on every open: an older release reads a store that has it unchanged, so it is no new version.
  */
 export const RUN_LOG_STORE: SqliteStoreSpec = {
   store: 'runlog',
@@ -84,6 +95,7 @@ export class SqliteRunLog implements RunLog {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       migrateSqlite(this.db, RUN_LOG_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
+      this.db.exec(RUN_LOG_TYPE_INDEX);
     } catch (err) {
       this.db.close();
       throw err;
@@ -101,6 +113,11 @@ export class SqliteRunLog implements RunLog {
     // SQLite reads a negative LIMIT as "no limit": a limit below 1 is no events, as in MemoryRunLog.
     if (!(limit > 0)) return [];
     const rows = this.db.prepare('SELECT seq, at, body FROM run_events ORDER BY seq DESC LIMIT ?').all(limit) as Array<{ seq: number; at: number; body: string }>;
+    return rows.reverse().map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
+  }
+  ofTypes(types: readonly string[], limit: number): StoredRunEvent[] {
+    if (!(limit > 0) || types.length === 0) return [];
+    const rows = this.db.prepare(`SELECT seq, at, body FROM run_events WHERE type IN (${types.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT ?`).all(...types, limit) as Array<{ seq: number; at: number; body: string }>;
     return rows.reverse().map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at }));
   }
   close(): void {

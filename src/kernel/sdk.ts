@@ -6,7 +6,7 @@
 import type { CommandHandler } from './commands.js';
 import type { EventMap, EventType } from './events.js';
 import type { Logger } from './log-types.js';
-import type { KnowledgeAPI, MemoryAPI } from './memory-types.js';
+import type { KnowledgeAPI, MemoryAPI, SocialAPI, SocialReadAPI } from './memory-types.js';
 import type { OutputChannelInfo, OutputChannelOptions, OutputHandler } from './output-types.js';
 import type { SettingsAPI } from './settings-types.js';
 import type { StageHandler, StageName, ToolDef } from './stage-types.js';
@@ -57,6 +57,18 @@ export interface PluginSDK {
   settings(): SettingsAPI;
   memory(): MemoryAPI;
   knowledge(): KnowledgeAPI;
+  /**
+   * The household's people, read-only (seed 001 "Restricted External Plugin
+   * API": GetPerson / GetTrait / GetRelations / GetNetwork / ListPersons).
+   * Every plugin may read; sensitive facts are left out.
+   */
+  social(): SocialReadAPI;
+  /**
+   * The social API with its writes (set_trait, relate) — built-in plugins
+   * only: an external plugin (`Plugin.external`) gets HomeAgentError
+   * PERMISSION_DENIED (seed 001: external plugins' SocialAPI is read-only).
+   */
+  socialWrite(): SocialAPI;
 }
 
 /**
@@ -67,6 +79,8 @@ export interface Plugin {
   readonly name: string;
   /** Built-in kernel-level plugins (GPIO stop button) may raise L4 and call stop(). */
   readonly kernelLevel?: boolean;
+  /** A plugin not built into the box (installed separately): its social API is read-only (seed 001 "Restricted External Plugin API"). */
+  readonly external?: boolean;
   start(sdk: PluginSDK): void | Promise<void>;
   stop?(): void | Promise<void>;
 }

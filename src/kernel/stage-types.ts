@@ -61,6 +61,12 @@ export interface StageContext {
   skip_output: boolean;
   /** Set at any stage but after_output to short-circuit: delivered to the input's channel, then after_output. */
   response?: string;
+  /**
+   * on_input: meta delivered with a short-circuit `response` (OutputMessage.meta), e.g. `{ expects_reply: true }`
+   * when the response asks the person something: the voice pipeline then listens for the answer without the
+   * wake word or the button (src/voice/pipeline.ts).
+   */
+  response_meta?: Record<string, unknown>;
   /** Memory recalled for this turn (read-only). */
   readonly memory: readonly MemItem[];
   /**
@@ -76,7 +82,7 @@ export interface StageContext {
 
 /** Fields each stage may write (seed 000 §3 "7 个阶段总表"); `extra` is always writable. */
 export const STAGE_WRITE_RIGHTS: Record<StageName, ReadonlyArray<keyof StageContext>> = {
-  on_input: ['raw_message', 'response'],
+  on_input: ['raw_message', 'response', 'response_meta'],
   pre_action: ['context_messages', 'response'],
   post_action: ['llm_text', 'tool_calls', 'context_messages', 'response'],
   before_toolcall: ['tool_call', 'deny', 'deny_reason', 'response'],
@@ -127,5 +133,21 @@ export interface ToolDef {
   cleaner?: (output: string) => string;
   /** Time limit for one call, ms (default core.agent.tool_timeout_ms). */
   timeout_ms?: number;
+  /**
+   * The group the tool belongs to (issue 19 "Only the tools a turn needs";
+   * seed 002 smallest approved schema): an ordinary turn offers only the core
+   * tools (core.agent.core_tools) and the model brings a group in with
+   * `tools_load` and calls its tools with `tools_call`
+   * (src/kernel/tool-groups.ts). Default: the name of the plugin that
+   * registered the tool.
+   */
+  group?: string;
+  /**
+   * A tool of one channel: offered with the core on turns whose input came
+   * from that channel (output_send__<channel> and the speaker's expect_reply:
+   * "the output channel in use"; the memory tools the internal
+   * `_consolidation_` channel's review and merge prompts name).
+   */
+  channel?: string;
 }
 

@@ -48,6 +48,7 @@ export function newStageContext(stage: StageName, input: InputMessage, init: Sta
     partial: init.partial ?? false,
     skip_output: init.skip_output ?? false,
     response: init.response,
+    ...(init.response_meta ? { response_meta: init.response_meta } : {}),
     memory: init.memory ?? [],
     signal: init.signal ?? NEVER_ABORTED,
     extra: init.extra ?? {},

@@ -3,7 +3,7 @@
  * "every persisted format carries a version and a migration path"). One
  * module every store opens through:
  *
- * - SQLite (`memory.db`, `runlog.db`, `settings.db`, `timers.db`): the version
+ * - SQLite (`memory.db`, `runlog.db`, `settings.db`, `timers.db`, `lists.db`): the version
  *   is `PRAGMA user_version` ({@link migrateSqlite}).
  * - JSON (`home/registry.json`): a top-level `schema_version` with the payload
  *   under one key, `{"schema_version": 1, "registry": {...}}`

@@ -28,6 +28,8 @@ export class UnknownToolError extends HomeAgentError {
 interface Entry {
   def: ToolDef;
   owner: string;
+  /** def.group, else the owner's name without surrounding underscores ('_memory_' -> 'memory'). */
+  group: string;
   validate: ValidateFunction;
 }
 
@@ -67,7 +69,8 @@ export class ToolRegistry {
     } catch (err) {
       throw new HomeAgentError('TOOL_SCHEMA_INVALID', `tool ${def.name}: parameters are not a valid JSON Schema: ${errorMessage(err)}`);
     }
-    this.tools.set(def.name, { def, owner, validate });
+    const group = def.group ?? (owner.replace(/^_+|_+$/g, '') || owner);
+    this.tools.set(def.name, { def, owner, group, validate });
   }
 
   unregister(name: string): void {
@@ -102,12 +105,38 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
-  /** Tool schemas for the model, optionally filtered. */
+  /** The group of tool `name` (ToolDef.group, else its owner's name); undefined for an unknown tool. */
+  groupOf(name: string): string | undefined {
+    return this.tools.get(name)?.group;
+  }
+
+  /** Every group with its tools' names, groups sorted by name, tools in registration order. */
+  groups(): Array<{ group: string; tools: string[] }> {
+    const by = new Map<string, string[]>();
+    for (const [name, e] of this.tools) {
+      const list = by.get(e.group);
+      if (list) list.push(name);
+      else by.set(e.group, [name]);
+    }
+    return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([group, tools]) => ({ group, tools }));
+  }
+
+  /** Tool schemas for the model (`modelSchema` of each tool's parameters), in registration order, optionally filtered. */
   schemas(filter?: (def: ToolDef) => boolean): ToolSchema[] {
     const out: ToolSchema[] = [];
     for (const { def } of this.tools.values()) {
       if (filter && !filter(def)) continue;
-      out.push({ type: 'function', function: { name: def.name, description: def.description, parameters: normaliseSchema(def.parameters) } });
+      out.push(toolSchema(def));
+    }
+    return out;
+  }
+
+  /** The schemas of the tools `names`, in that order; names nobody registered are left out. */
+  schemasOf(names: readonly string[]): ToolSchema[] {
+    const out: ToolSchema[] = [];
+    for (const n of names) {
+      const e = this.tools.get(n);
+      if (e) out.push(toolSchema(e.def));
     }
     return out;
   }
@@ -169,6 +198,34 @@ export function stringifyResult(result: unknown): string {
   } catch {
     return String(result);
   }
+}
+
+/** A tool as the model is offered it: name, description, `modelSchema` of its parameters. */
+export function toolSchema(def: ToolDef): ToolSchema {
+  return { type: 'function', function: { name: def.name, description: def.description, parameters: modelSchema(normaliseSchema(def.parameters)) } };
+}
+
+/** Keywords ajv checks that tell a model nothing it needs to fill the arguments in (length limits, the non-blank pattern, item counts, closed objects). */
+const VALIDATION_ONLY = new Set(['pattern', 'minLength', 'maxLength', 'minItems', 'maxItems', 'additionalProperties', '$schema']);
+
+/**
+ * The parameters schema as the model reads it (issue 19: everything offered
+ * counts toward the prompt): the keywords in VALIDATION_ONLY are left out,
+ * and a type list of one type and `null` (optional arguments that accept
+ * null as absent) is shown as that one type. The registry still validates
+ * every call against the whole schema, so what is left out is still enforced.
+ * Pure; returns a new object.
+ */
+export function modelSchema(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (VALIDATION_ONLY.has(k)) continue;
+    if (k === 'type' && Array.isArray(v) && v.length === 2 && v.includes('null')) out[k] = v.find((t) => t !== 'null');
+    else if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([p, s]) => [p, modelSchema(s)]));
+    else if (k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) out[k] = modelSchema(v as JsonSchema);
+    else out[k] = v;
+  }
+  return out;
 }
 
 /** Ensure a schema is an object schema (models expect `type: object` at the root). */

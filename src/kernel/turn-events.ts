@@ -44,15 +44,25 @@ export type TurnEvent =
   /** The whole model-visible message list, logged when it is first built or a stage rewrote earlier messages. */
   | { type: 'context.projected'; turn: string; messages: ChatMessage[] }
   /** An LLM request of `round` (1-based): the messages appended since the last projection or request. */
-  | { type: 'llm.requested'; turn: string; round: number; appended: ChatMessage[] }
+  | {
+      type: 'llm.requested';
+      turn: string;
+      round: number;
+      appended: ChatMessage[];
+      /** The whole request's estimated tokens: messages and tool schemas (estimateTokens; `homeagent doctor` compares the largest recent one with the model's context). */
+      prompt_tokens?: number;
+    }
   /** A piece of the streamed answer (live only: published on the bus, never persisted). */
   | { type: 'llm.delta'; turn: string; round: number; kind: 'content' | 'reasoning'; text: string }
   /** The model's complete answer of `round`. `duration_ms` from request to the last piece. */
   | { type: 'llm.completed'; turn: string; round: number; response: CompletionResponse; duration_ms: number }
-  /** A tool call passed before_toolcall and is about to run (with the arguments a stage may have changed). */
-  | { type: 'tool.pre_execute'; turn: string; call_id: string; name: string; arguments: Record<string, unknown> }
-  /** A tool call's result as fed back to the model (after after_toolcall); `denied` when before_toolcall refused it. */
-  | { type: 'tool.executed'; turn: string; call_id: string; name: string; arguments: Record<string, unknown>; result: string; is_error: boolean; denied?: boolean; duration_ms: number }
+  /**
+   * A tool call passed before_toolcall and is about to run (with the arguments a stage may have changed).
+   * `via`: the stable tool the model called it through (tools_call, src/kernel/tool-groups.ts); `name` and `arguments` are the inner call's.
+   */
+  | { type: 'tool.pre_execute'; turn: string; call_id: string; name: string; arguments: Record<string, unknown>; via?: string }
+  /** A tool call's result as fed back to the model (after after_toolcall); `denied` when before_toolcall refused it; `via` as in tool.pre_execute. */
+  | { type: 'tool.executed'; turn: string; call_id: string; name: string; arguments: Record<string, unknown>; result: string; is_error: boolean; denied?: boolean; duration_ms: number; via?: string }
   /**
    * Something the turn delivered to an output channel: a whole reply, one
    * sentence of a streamed one, or the end of a streamed one (`interrupted`

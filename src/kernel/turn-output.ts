@@ -116,8 +116,9 @@ export class TurnOutput {
     return { kind: 'reply', reply: delivered };
   }
 
-  async finishShortCircuit(response: string, stage: StageName): Promise<FinalOutcome> {
-    if (response && this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', response);
+  /** A stage's `response` (with its `response_meta`, on_input only) is the reply. */
+  async finishShortCircuit(response: string, stage: StageName, meta?: Record<string, unknown>): Promise<FinalOutcome> {
+    if (response && this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', response, false, meta);
     this.said = response;
     await this.afterOutput(response);
     return { kind: 'short_circuit', reply: response, stage };
@@ -190,9 +191,9 @@ export class TurnOutput {
   }
 
   /** Hand `content` to `channel` (a failing channel is logged) and emit the `output` event. */
-  async deliver(channel: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false): Promise<void> {
+  async deliver(channel: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false, meta: Record<string, unknown> = {}): Promise<void> {
     try {
-      await this.k.outputs.send({ channel, kind, content, type: 'text', meta: {}, input_id: this.input.id, ...(interrupted ? { interrupted } : {}) });
+      await this.k.outputs.send({ channel, kind, content, type: 'text', meta: { ...meta }, input_id: this.input.id, ...(interrupted ? { interrupted } : {}) });
     } catch (err) {
       this.k.log.warn({ channel, kind, err: errorMessage(err) }, 'reply delivery failed');
     }

@@ -6,14 +6,16 @@
  *   event but `llm.delta` (a completed round is persisted, not each token).
  * - `memoryWindowSubscriber`: the memory's context window gets the user's
  *   words (turn.started), each executed tool (tool.executed, denied calls
- *   excepted) and the agent's words (turn.finished).
+ *   excepted) and the agent's words (turn.finished) — of conversation turns
+ *   only: the kernel's own (`isSelfInput`, the `_consolidation_` merge and
+ *   review prompts and their answers) are never recorded.
  * - `busSubscriber`: every event on the bus under its own name (`llm.delta`
  *   included: the bus is the live view).
  * - `TurnResultCollector`: the `ask` result of one turn (tools in order,
  *   reply and status).
  */
 import type { Logger } from './log-types.js';
-import type { TurnResult } from './turn-types.js';
+import { isSelfInput, type TurnResult } from './turn-types.js';
 import type { KernelMemory } from './memory-port.js';
 import type { Clock } from './clock.js';
 import type { RunLog } from './run-log.js';
@@ -39,30 +41,46 @@ export function runLogSubscriber(runLog: () => RunLog, log: Logger): TurnEventLi
  * The user event carries what was said (`input.text`); an on_input rewrite
  * reaches only this turn's model. An agent event is recorded when the agent
  * said something or the turn was interrupted (then marked so); a reply cut
- * short carries its reason (`cut`), never the user's stop mark.
+ * short carries its reason (`cut`), never the user's stop mark. The user
+ * event's `speaker` is the person speaking (absent when unidentified).
+ *
+ * Self-input turns (`isSelfInput`: consolidation prompts, their tool calls
+ * and answers) record nothing: housekeeping is not conversation, so it never
+ * reaches later prompts, the rule distiller's queue (which reads user
+ * events), the recall state or the prune query.
  */
 export function memoryWindowSubscriber(memory: () => KernelMemory, clock: Clock): TurnEventListener {
   const sources = new Map<string, string>();
+  const self = new Set<string>();
   return (ev) => {
+    if (ev.type === 'turn.started' && isSelfInput(ev.input)) self.add(ev.turn);
+    if (self.has(ev.turn)) {
+      if (ev.type === 'turn.finished') self.delete(ev.turn);
+      return;
+    }
     switch (ev.type) {
       case 'turn.started': {
         const input = ev.input;
         sources.set(ev.turn, input.source);
-        memory().append({ id: `${ev.turn}:user`, time: input.received_at, kind: 'user', source: input.source, input: input.text, response: '', speaker: input.user });
+        memory().append({ id: `${ev.turn}:user`, time: input.received_at, kind: 'user', source: input.source, input: input.text, response: '', ...(input.user ? { speaker: input.user } : {}) });
         return;
       }
-      case 'tool.executed':
+      case 'tool.executed': {
         if (ev.denied) return;
+        // A call made through tools_call is kept as the model made it (`input`), so the history shows it the same
+        // way; `tool` names the tool that ran, whose memory policy (no_memory, cleaner) applies.
+        const called = ev.via ? { name: ev.via, arguments: { name: ev.name, arguments: ev.arguments } } : { name: ev.name, arguments: ev.arguments };
         memory().append({
           id: `${ev.turn}:tool:${ev.call_id}`,
           time: clock.now(),
           kind: 'tool',
           source: sources.get(ev.turn) ?? '',
-          input: `${ev.name}(${JSON.stringify(ev.arguments)})`,
+          input: `${called.name}(${JSON.stringify(called.arguments)})`,
           response: ev.result,
           tool: ev.name,
         });
         return;
+      }
       case 'turn.finished': {
         const source = sources.get(ev.turn) ?? '';
         sources.delete(ev.turn);

@@ -5,6 +5,27 @@
  * injected it. No IO here.
  */
 
+/**
+ * How the speaker of an input became known: `given` by the injector
+ * (`homeagent ask --as NAME`, a plugin that knows), `pairing` (a WebUI
+ * pairing link made for that person; the WebUI sets it), `said` (this input
+ * says who is speaking: "this is Anna"), `session` (someone said so earlier
+ * on the same channel or session, within core.people.speaker_ttl_min).
+ */
+export type SpeakerVia = 'given' | 'pairing' | 'said' | 'session';
+
+/**
+ * The kernel's own inputs (the self-input queue, seed 000 §13): a channel
+ * whose name starts with `_` (`_consolidation_`: the memory's merge and review
+ * prompts) or a source that does (`_kernel_`). They are housekeeping, never
+ * conversation: nothing of their turns enters the memory's context window,
+ * the rule distiller's queue, the recall state or the prune query
+ * (src/kernel/turn-subscribers.ts memoryWindowSubscriber, turn.ts).
+ */
+export function isSelfInput(input: Pick<InputMessage, 'source' | 'channel'>): boolean {
+  return input.channel.startsWith('_') || input.source.startsWith('_');
+}
+
 /** Interrupt levels (seed 001 "Four interrupt levels"): 0 is a queued task, 1-4 interrupts. */
 export type Level = 0 | 1 | 2 | 3 | 4;
 
@@ -20,8 +41,16 @@ export interface InputMessage {
   /** 'queued' tasks have level 0; interrupts L1-L4 (seed 001 "Two task classes"). */
   kind: 'queued' | 'interrupt';
   level: Level;
-  /** Who spoke, when known. */
+  /**
+   * Who is speaking, when known: a person's name as the household knows it
+   * (never a channel's name). Unknown: absent, and the prompt says "someone
+   * in the household" (src/kernel/people.ts).
+   */
   user?: string;
+  /** How `user` became known (src/kernel/people.ts SpeakerVia); absent when `user` is. */
+  user_via?: SpeakerVia;
+  /** Set when no person said it: an announcement a plugin raises (a timer going off). It has no speaker. */
+  announcement?: true;
   /** Wall-clock time of arrival, ms since epoch (from the kernel's clock). */
   received_at: number;
   /** Base64-encoded images attached to this input. */
@@ -32,7 +61,21 @@ export interface InputMessage {
 
 /** Options of injectInput / injectInterrupt. */
 export interface InjectOptions {
+  /**
+   * The person speaking, when the injector knows it: `homeagent ask --as
+   * NAME`, the person a WebUI pairing link was made for. Never a channel's
+   * name; leave it out when unknown (a spoken "this is Anna" may then set it,
+   * src/kernel/people.ts).
+   */
   user?: string;
+  /** How the injector knows `user` (default 'given'); a WebUI pairing link passes 'pairing'. */
+  user_via?: Exclude<SpeakerVia, 'said' | 'session'>;
+  /**
+   * No person said this: an announcement the plugin raises on a channel (a
+   * timer going off). It gets no speaker and leaves the channel's speaker
+   * session as it is (src/kernel/people.ts).
+   */
+  announcement?: boolean;
   images?: string[];
   meta?: Record<string, unknown>;
   /**

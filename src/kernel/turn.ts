@@ -33,24 +33,28 @@ import type { ChatMessage, CompletionResponse, Provider, ToolCall } from './llm-
 import type { MemItem } from './memory-types.js';
 import type { ContextEvent } from './memory-port.js';
 import type { StageContext, StageName } from './stage-types.js';
-import type { CutReason, InputMessage } from './turn-types.js';
+import { isSelfInput, type CutReason, type InputMessage } from './turn-types.js';
+import { UNKNOWN_SPEAKER } from './people.js';
 import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
-import { computeTokenBudget, messagesTokens, outputRules, promptHistoryOf, promptLayout, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS } from './prompt.js';
+import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, requestTokens, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS, type PromptHistory } from './prompt.js';
+import { summaryMessage } from './compaction.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
 import { ProjectionTracker } from './run-log.js';
 import { ReplyBudget, capToolResult } from './turn-limits.js';
 import { TurnOutput, type HoldState } from './turn-output.js';
+import { offeredSchemas, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from './tool-groups.js';
+import type { ToolExecution } from './tool-registry.js';
 
 /** Why the in-flight work was aborted. */
 export type AbortReason = 'stop' | 'preempt';
 
 /** Where a phase sends the turn instead of going on. */
 type Exit =
-  | { exit: 'short_circuit'; response: string; stage: StageName }
+  | { exit: 'short_circuit'; response: string; stage: StageName; meta?: Record<string, unknown> }
   | { exit: 'stopped' }
   | { exit: 'preempted' }
   | { exit: 'llm_failed'; err: unknown }
@@ -200,7 +204,7 @@ export class Turn {
       case 'stopped':
         return this.out.finishInterrupted();
       case 'short_circuit':
-        return this.out.finishShortCircuit(exit.response, exit.stage);
+        return this.out.finishShortCircuit(exit.response, exit.stage, exit.meta);
       case 'llm_failed':
         return this.out.llmUnavailable(exit.err);
       case 'cut_short':
@@ -218,7 +222,7 @@ export class Turn {
     const c1 = await this.stage('on_input', {});
     const text = c1.raw_message;
     if (this.stopped) return STOPPED;
-    if (c1.response !== undefined) return { exit: 'short_circuit', response: c1.response, stage: 'on_input' };
+    if (c1.response !== undefined) return { exit: 'short_circuit', response: c1.response, stage: 'on_input', ...(c1.response_meta ? { meta: c1.response_meta } : {}) };
     // context append/prune + recall
     const provider = k.provider();
     const window = await this.contextWindow(provider);
@@ -228,17 +232,21 @@ export class Turn {
     const rules = legacy ? outputRules(this.out.mode, this.input.channel, k.outputs.names()) : stableRules(this.out.mode, k.outputs.names());
     const fixed = estimateTokens(persona) + estimateTokens(rules) + estimateTokens(JSON.stringify(tools)) + 200;
     const budget = computeTokenBudget(window, fixed);
-    try {
-      // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
-      k.memory.prune(text);
-    } catch (err) {
-      k.log.warn({ err: errorMessage(err) }, 'context prune failed');
+    // The kernel's own inputs (consolidation) neither prune nor recall: housekeeping is not what the household talks about.
+    const self = isSelfInput(this.input);
+    if (!self) {
+      try {
+        // The memory's own business (archiving to documents); the prompt's history below is not re-pruned by it.
+        k.memory.prune(text);
+      } catch (err) {
+        k.log.warn({ err: errorMessage(err) }, 'context prune failed');
+      }
     }
     let memoryBlock = '';
-    if (this.input.channel !== '_consolidation_') {
+    if (!self) {
       try {
         // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more.
-        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds);
+        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user);
         memoryBlock = recalled.text;
         this.frame.memory = recalled.items;
       } catch (err) {
@@ -246,6 +254,8 @@ export class Turn {
       }
     }
     const user: ChatMessage = { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) };
+    // Another person's sensitive words in the history are shown as placeholders (the kernel's own turns see nobody's).
+    const viewer = self ? null : this.input.user;
     // The timeline excludes this turn's own user event (it is the user message below).
     const own = (e: ContextEvent): boolean => e.id !== `${this.input.id}:user`;
     let messages: ChatMessage[];
@@ -254,13 +264,20 @@ export class Turn {
         role: 'system',
         content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
       };
-      messages = [system, ...timelineMessages(k.memory.timeline(budget.context).filter(own), { toolNotes: true }), user];
+      messages = [system, ...timelineMessages(maskPrivate(k.memory.timeline(budget.context).filter(own), viewer), { toolNotes: true }), user];
     } else {
       // Most stable first: persona and rules, (tools,) the history appended turn by turn, then what changes every turn.
       const system: ChatMessage = { role: 'system', content: [persona.trim(), rules].filter(Boolean).join('\n\n') };
-      const history = promptHistoryOf(k.memory).update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context).filter(own);
-      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock }) };
-      messages = [system, ...timelineMessages(history), context, user];
+      const ph = promptHistoryOf(k.memory, k.runLog, (r) => {
+        if (r.orphan) k.log.warn({ compaction: r.orphan }, 'a compaction of the prompt history was cut off (the process stopped in the middle): the summary and history before it stay; its original text is in the run log');
+      });
+      if (ph.compacting) await ph.compacting;
+      ph.update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context);
+      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
+      // Most stable first: system, (tools,) the summary at its fixed place, the history appended turn by turn, then this turn's context and message.
+      const assemble = (): ChatMessage[] => [system, ...(ph.summary ? [summaryMessage(ph.summary.sections)] : []), ...timelineMessages(maskPrivate(ph.events().filter(own), viewer)), context, user];
+      messages = assemble();
+      if (await this.compactIfNeeded(ph, { system, context, user, messages, tools, band: budget.band, own })) messages = assemble();
     }
     // pre_action
     const c2 = await this.stage('pre_action', { context_messages: messages, memory: this.frame.memory });
@@ -269,6 +286,41 @@ export class Turn {
     this.frame.messages = c2.context_messages;
     k.log.debug({ input: this.input.id, tokens: messagesTokens(this.frame.messages), budget }, 'prompt assembled');
     return undefined;
+  }
+
+  /**
+   * Compact the prompt history when the projected prompt (`messages` and
+   * `tools`, estimated) would exceed the working band: core.agent.prompt_band
+   * within the window's band (`band`; seed 002 §7 trigger). The tail kept is
+   * core.agent.compaction_tail_tokens, less when the band leaves less room
+   * beside the summary. True when the history changed. A failed compaction
+   * is logged, never an error of the turn.
+   */
+  private async compactIfNeeded(
+    ph: PromptHistory,
+    p: { system: ChatMessage; context: ChatMessage; user: ChatMessage; messages: ChatMessage[]; tools: ReturnType<Turn['toolSchemas']>; band: number; own: (e: ContextEvent) => boolean },
+  ): Promise<boolean> {
+    const k = this.k;
+    const provider = k.provider();
+    if (!provider || this.input.channel === '_consolidation_') return false;
+    const setting = k.settings.get<number>('core.agent.prompt_band');
+    const band = setting > 0 ? Math.min(setting, p.band) : p.band;
+    const toolTokens = estimateTokens(JSON.stringify(p.tools));
+    const projected = requestTokens(p.messages) + toolTokens;
+    if (projected <= band) return false;
+    const summaryTokens = k.settings.get<number>('core.agent.compaction_summary_tokens');
+    const room = band - toolTokens - requestTokens([p.system, p.context, p.user]) - summaryTokens;
+    const tailTokens = Math.max(0, Math.min(k.settings.get<number>('core.agent.compaction_tail_tokens'), room));
+    try {
+      const r = await ph.compact({ runLog: k.runLog, turn: this.input.id, now: k.clock.now(), provider, system: p.system, tools: p.tools, tailTokens, summaryTokens, keep: p.own, signal: this.stopSignal.signal });
+      if (r.status === 'none') return false;
+      const level = r.status === 'summarised' ? 'info' : 'warn';
+      k.log[level]({ input: this.input.id, compaction: r.id, projected, band, tail: tailTokens, ...('covered' in r ? { covered: r.covered } : {}), ...(r.reason ? { reason: r.reason } : {}) }, `prompt history compaction ${r.status}`);
+      return r.status !== 'abandoned';
+    } catch (err) {
+      k.log.error({ err: errorMessage(err) }, 'prompt history compaction failed');
+      return false;
+    }
   }
 
   /** The tool loop: the final text, or where the turn goes instead. */
@@ -337,9 +389,25 @@ export class Turn {
     return { text: this.frame.lastText };
   }
 
-  /** before_toolcall -> validate+execute -> after_toolcall for one call. */
-  private async runTool(original: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] } | Exit> {
+  /**
+   * before_toolcall -> validate+execute -> after_toolcall for one call. A
+   * tools_call (src/kernel/tool-groups.ts) is unwrapped first: the stages,
+   * the registry's validation and the events see the inner call, like a
+   * direct one (`via` says how it came); the result goes back to the model as
+   * the answer to its tools_call.
+   */
+  private async runTool(received: ToolCall): Promise<'ran' | 'denied' | { tool: string; images: string[] } | Exit> {
     const k = this.k;
+    const replyAs = { id: received.id, name: received.function.name };
+    const unwrapped = unwrapToolsCall(received);
+    if (unwrapped && 'error' in unwrapped) {
+      const result = `error: ${unwrapped.error}`;
+      this.frame.messages.push({ role: 'tool', tool_call_id: replyAs.id, name: replyAs.name, content: result });
+      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: received.id, name: replyAs.name, arguments: received.function.arguments ?? {}, result, is_error: true, duration_ms: 0 });
+      return 'ran';
+    }
+    const original = unwrapped ? unwrapped.call : received;
+    const via = unwrapped ? { via: replyAs.name } : {};
     const c1 = await this.stage('before_toolcall', { tool_call: structuredClone(original) });
     // Stopped while a stage decided (e.g. a confirmation question): the call never runs.
     if (this.stopped) return STOPPED;
@@ -349,15 +417,17 @@ export class Turn {
     const args = call.function.arguments ?? {};
     if (c1.deny) {
       const result = `denied: ${c1.deny_reason ?? 'denied by policy'}`;
-      this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result });
-      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result, is_error: true, denied: true, duration_ms: 0 });
+      this.frame.messages.push({ role: 'tool', tool_call_id: replyAs.id, name: replyAs.name, content: result });
+      this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result, is_error: true, denied: true, duration_ms: 0, ...via });
       return 'denied';
     }
-    this.emit({ type: 'tool.pre_execute', turn: this.input.id, call_id: call.id, name, arguments: args });
+    this.emit({ type: 'tool.pre_execute', turn: this.input.id, call_id: call.id, name, arguments: args, ...via });
     const controller = new AbortController();
     const onStop = () => controller.abort(new Error('stopped'));
     this.toolAborts.add(onStop);
-    const exec = await k.tools.execute(name, args, { input: this.input, signal: controller.signal, call_id: call.id });
+    const exec: ToolExecution = this.toolAllowed(name)
+      ? await k.tools.execute(name, args, { input: this.input, signal: controller.signal, call_id: call.id })
+      : { content: `error: ${name} cannot be used on the ${this.input.channel} channel`, is_error: true, duration_ms: 0 };
     this.toolAborts.delete(onStop);
     const maxBytes = k.settings.get<number>('core.agent.max_tool_result_bytes');
     const content = this.capToolResult(name, exec.content, maxBytes);
@@ -366,8 +436,8 @@ export class Turn {
     const result = c2.tool_result ?? { call_id: call.id, name, content, is_error: exec.is_error };
     // A stage may have rewritten the result: the limit holds for what is fed back and recorded.
     if (result.content !== content) result.content = this.capToolResult(name, result.content, maxBytes);
-    this.frame.messages.push({ role: 'tool', tool_call_id: call.id, name, content: result.content });
-    this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms });
+    this.frame.messages.push({ role: 'tool', tool_call_id: replyAs.id, name: replyAs.name, content: result.content });
+    this.emit({ type: 'tool.executed', turn: this.input.id, call_id: call.id, name, arguments: args, result: result.content, is_error: result.is_error, duration_ms: exec.duration_ms, ...via });
     return exec.images?.length && !result.is_error ? { tool: name, images: exec.images } : 'ran';
   }
 
@@ -388,7 +458,8 @@ export class Turn {
     const streamTo = this.out.streamChannel();
     const req = { messages: this.frame.messages, tools: this.toolSchemas(), stream: true };
     const round = this.frame.round + 1;
-    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev);
+    const promptTokens = messagesTokens(req.messages) + estimateTokens(JSON.stringify(req.tools));
+    for (const ev of this.projection.before(this.input.id, round, this.frame.messages)) this.emit(ev.type === 'llm.requested' ? { ...ev, prompt_tokens: promptTokens } : ev);
     const splitter = new SentenceSplitter({ firstClause: k.settings.get<boolean>('core.output.first_clause') !== false });
     const budget = new ReplyBudget(k.settings.get<number>('core.agent.max_reply_chars'), k.settings.get<number>('core.agent.max_tool_calls'));
     const st: HoldState = { held: '', holding: undefined };
@@ -450,9 +521,21 @@ export class Turn {
     return ctx;
   }
 
+  /**
+   * The tools this turn offers: the core, the tools of the input's channel
+   * and the loader (tool-groups.ts offeredSchemas); every tool but the
+   * loader's two in the legacy layout (the bench's baseline). The internal channel sends to no
+   * output channel.
+   */
   private toolSchemas() {
-    const consolidation = this.input.channel === '_consolidation_';
-    return this.k.tools.schemas((def) => !(consolidation && def.name.startsWith('output_send__')));
+    const allow = (def: { name: string }) => this.toolAllowed(def.name);
+    if (promptLayout() === 'legacy') return this.k.tools.schemas((def) => allow(def) && def.name !== TOOLS_LOAD && def.name !== TOOLS_CALL);
+    return offeredSchemas(this.k.tools, this.k.settings, this.input.channel, allow);
+  }
+
+  /** Whether this turn may run tool `name` at all (directly or through tools_call): not an output tool on the internal channel. */
+  private toolAllowed(name: string): boolean {
+    return !(this.input.channel === '_consolidation_' && name.startsWith('output_send__'));
   }
 
   private async contextWindow(provider: Provider | undefined): Promise<number> {

@@ -14,10 +14,11 @@ export function knowledgeTools(kb: KnowledgeBase): ToolDef[] {
   return [
     defineTool({
       name: 'knowledge_search',
-      description: 'Search the knowledge base (manuals, notes the household added). Returns the best passages with their document names.',
+      description: 'Search the knowledge base (manuals, household notes); returns passages. Example: {"query":"descale the coffee machine"}',
+      group: 'knowledge',
       parameters: {
         type: 'object',
-        properties: { query: text(2000, 'What to look for'), limit: optInt(1, 20) },
+        properties: { query: text(2000), limit: optInt(1, 20) },
         required: ['query'],
       },
       handler: (args) => {
@@ -27,7 +28,8 @@ export function knowledgeTools(kb: KnowledgeBase): ToolDef[] {
     }),
     defineTool({
       name: 'knowledge_create',
-      description: 'Add or replace a knowledge document (markdown) under a short name.',
+      description: 'Add or replace a knowledge document (markdown) under a short name. Example: {"name":"bins","content":"Recycling goes out on Mondays."}',
+      group: 'knowledge',
       parameters: {
         type: 'object',
         properties: { name: text(64, 'Short name: letters, digits, _ - . or spaces'), content: text(200000, 'Markdown content') },
@@ -42,7 +44,8 @@ export function knowledgeTools(kb: KnowledgeBase): ToolDef[] {
     }),
     defineTool({
       name: 'knowledge_list',
-      description: 'List the names of all knowledge documents.',
+      description: 'List the knowledge documents. Example: {}',
+      group: 'knowledge',
       parameters: { type: 'object', properties: {} },
       handler: () => kb.list(),
     }),

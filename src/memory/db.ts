@@ -60,15 +60,39 @@ CREATE TABLE IF NOT EXISTS consolidation_seen(key TEXT PRIMARY KEY, time INTEGER
 `;
 
 /**
+ * Version 2 (issue 18 "People"): the household's people (everyone who was
+ * identified speaking, or added as a person), and on each relation whether
+ * it is sensitive (health, money, passwords, where the key is hidden) and
+ * whose it is (`owner`: the person it is about; another speaker is not told).
+ * Speakers stored as a channel's name by older releases (`console`, `cli`:
+ * the console and the CLI injected them as the user) become unknown.
+ */
+const SCHEMA_V2 = `
+CREATE TABLE IF NOT EXISTS people(name TEXT PRIMARY KEY COLLATE NOCASE, created INTEGER NOT NULL, last_seen INTEGER NOT NULL);
+ALTER TABLE relations ADD COLUMN sensitive INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relations ADD COLUMN owner TEXT;
+UPDATE context_events SET speaker = NULL WHERE speaker IN ('console', 'cli');
+UPDATE docs SET speaker = NULL WHERE speaker IN ('console', 'cli');
+UPDATE rule_queue SET speaker = NULL WHERE speaker IN ('console', 'cli');
+`;
+
+/**
  * The memory store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
  * - 0: the unversioned file of commit e216bba (the schema above, created with IF NOT EXISTS);
- * - 1: the same tables, versioned.
+ * - 1: the same tables, versioned;
+ * - 2: `people`, `relations.sensitive` and `relations.owner`; channel names as speakers cleared (SCHEMA_V2).
  */
 export const MEMORY_STORE: SqliteStoreSpec = {
   store: 'memory',
-  version: 1,
-  create: (db) => db.exec(SCHEMA),
-  migrations: [{ to: 1, description: 'adopt schema versions (tables as in e216bba; any missing one is created)', up: (db) => db.exec(SCHEMA) }],
+  version: 2,
+  create: (db) => {
+    db.exec(SCHEMA);
+    db.exec(SCHEMA_V2);
+  },
+  migrations: [
+    { to: 1, description: 'adopt schema versions (tables as in e216bba; any missing one is created)', up: (db) => db.exec(SCHEMA) },
+    { to: 2, description: 'the household\'s people; sensitive and owner of relations; channel names are not speakers', up: (db) => db.exec(SCHEMA_V2) },
+  ],
 };
 
 /**

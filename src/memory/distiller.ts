@@ -7,6 +7,8 @@
 import type { Triple } from '../kernel/memory-types.js';
 import { HAN, hasHan } from '../kernel/language.js';
 import { keywords } from './text.js';
+import { unknownSpeakerEntity } from '../kernel/people.js';
+import { isSensitiveText } from '../kernel/sensitive.js';
 
 interface Rule {
   re: RegExp;
@@ -34,18 +36,25 @@ const EN_RULES: Rule[] = [
   { re: new RegExp(`\\b(?:i work as(?: an?)?|my job is(?: an?)?|i'm employed as(?: an?)?)\\s+${EN_OBJ}`, 'gi'), relation: 'works_as', objectType: 'occupation' },
 ];
 
-/** The subject used when the speaker is unknown: '用户' for Chinese text, 'user' otherwise. */
+/**
+ * The subject of what someone says about themselves: the person speaking
+ * (issue 18: facts go to the person, never to the channel), or, when nobody
+ * was identified, "someone in the household" ('家里某人' for Chinese text).
+ */
 export function defaultSubject(text: string): string {
-  return hasHan(text) ? '用户' : 'user';
+  return unknownSpeakerEntity(text);
 }
 
 /**
- * Apply the personal-information rules to one utterance. `speaker` becomes
- * the subject (default `defaultSubject`); each match yields one triple with
- * the sentence as reference, confidence 0.9.
+ * Apply the personal-information rules to one utterance. `speaker` (the
+ * person speaking) becomes the subject (default `defaultSubject`); each
+ * match yields one triple with the sentence as reference, confidence 0.9,
+ * owned by the subject and marked sensitive when the sentence touches
+ * health, money, secrets or the hidden key (src/memory/sensitive.ts).
  */
 export function ruleTriples(text: string, speaker?: string): Triple[] {
   const subject = speaker && speaker.trim() !== '' ? speaker.trim() : defaultSubject(text);
+  const sensitive = isSensitiveText(text);
   const out: Triple[] = [];
   const normalized = text.normalize('NFKC').replace(/’/g, "'");
   for (const rule of [...ZH_RULES, ...EN_RULES]) {
@@ -63,6 +72,8 @@ export function ruleTriples(text: string, speaker?: string): Triple[] {
         object_type: rule.objectType,
         confidence: 0.9,
         sentence: text.slice(0, 300),
+        owner: subject,
+        ...(sensitive ? { sensitive: true } : {}),
       });
     }
   }
@@ -83,6 +94,7 @@ export function docToTriples(text: string, speaker: string | undefined): Triple[
   }
   for (const m of text.matchAll(/(?<=[a-z,;:]\s+)([A-Z][a-z]{2,}(?:\s+[A-Z][a-z]{2,})*)/g)) topics.add(m[1]!);
   const sentence = text.slice(0, 300);
+  const sensitive = isSensitiveText(text);
   for (const topic of [...topics].slice(0, 3)) {
     if (topic.toLowerCase() === subject.toLowerCase()) continue;
     out.push({
@@ -93,6 +105,8 @@ export function docToTriples(text: string, speaker: string | undefined): Triple[
       object_type: 'topic',
       confidence: 0.4,
       sentence,
+      owner: subject,
+      ...(sensitive ? { sensitive: true } : {}),
     });
   }
   return out;

@@ -65,6 +65,8 @@ export interface SearchOptions {
   range?: TimeRange;
   /** Candidates taken from each channel before fusion (default 4 x limit, at least 50). */
   depth?: number;
+  /** Document ids of the dense channel (provider embeddings, dense.ts), best first: fused like the others (issue 19). */
+  dense?: readonly number[];
 }
 
 const RRF_K = 60;
@@ -72,6 +74,8 @@ const RRF_K = 60;
 const W_VEC = 1;
 const W_KW = 0.5;
 const W_TIME = 1;
+/** Rank-fusion weight of the dense channel (provider embeddings). */
+const W_DENSE = 1;
 /** Share of a hit's score given to the turns next to it, and how many top hits spread. */
 const NEIGHBOUR_SPREAD = 0.3;
 const SPREAD_FROM = 15;
@@ -254,6 +258,7 @@ export class DocStore {
       inRange.forEach(([id], rank) => fused.set(id, (fused.get(id) ?? 0) + W_TIME / (RRF_K + rank + 1)));
     }
     vec.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + W_VEC / (RRF_K + rank + 1)));
+    opts.dense?.slice(0, depth).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + W_DENSE / (RRF_K + rank + 1)));
     const kw = this.keywordChannel(qtf, depth);
     kw.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + W_KW / (RRF_K + rank + 1)));
     const speakerOf = new Map<number, string | null>();

@@ -33,6 +33,10 @@ export interface RelationView {
   sentence: string;
   doc_id: number | null;
   updated: number;
+  /** 1 when the fact is sensitive (health, money, secrets, the hidden key; src/memory/sensitive.ts). */
+  sensitive: number;
+  /** The person the fact belongs to; null: its source entity. */
+  owner: string | null;
 }
 
 /** Result of a graph recall: seed entities and relations found by BFS, best first. */
@@ -56,7 +60,7 @@ const FANOUT = 16;
 /** Nodes expanded per BFS depth at most. */
 const FRONTIER_CAP = 12;
 const REL_SELECT = `SELECT r.id, r.source, r.target, s.name AS source_name, t.name AS target_name, r.relation_type,
-  r.confidence, r.sentence, r.doc_id, r.updated FROM relations r JOIN entities s ON s.id = r.source JOIN entities t ON t.id = r.target`;
+  r.confidence, r.sentence, r.doc_id, r.updated, r.sensitive, r.owner FROM relations r JOIN entities s ON s.id = r.source JOIN entities t ON t.id = r.target`;
 
 /** Index terms of an entity name: vector terms, name bigrams (`b:`) and the whole name (`n:`). */
 export function entityTerms(name: string): { all: string[]; scored: number } {
@@ -80,11 +84,12 @@ export class GraphStore {
       bump: db.prepare('UPDATE entities SET mention_count = mention_count + ?, updated = ?, type = CASE WHEN type = \'thing\' THEN ? ELSE type END WHERE id = ?'),
       insTerm: db.prepare('INSERT OR IGNORE INTO entity_terms(term, entity_id) VALUES(?, ?)'),
       posting: db.prepare(`SELECT entity_id FROM entity_terms WHERE term = ? LIMIT ${POSTING_CAP}`).pluck(),
-      upRel: db.prepare(`INSERT INTO relations(source, target, relation_type, confidence, sentence, doc_id, created, updated)
-        VALUES(@source, @target, @relation_type, @confidence, @sentence, @doc_id, @now, @now)
+      upRel: db.prepare(`INSERT INTO relations(source, target, relation_type, confidence, sentence, doc_id, created, updated, sensitive, owner)
+        VALUES(@source, @target, @relation_type, @confidence, @sentence, @doc_id, @now, @now, @sensitive, @owner)
         ON CONFLICT(source, relation_type, target) DO UPDATE SET confidence = max(confidence, excluded.confidence),
         sentence = CASE WHEN excluded.sentence != '' THEN excluded.sentence ELSE sentence END,
-        doc_id = coalesce(excluded.doc_id, doc_id), updated = excluded.updated`),
+        doc_id = coalesce(excluded.doc_id, doc_id), updated = excluded.updated,
+        sensitive = max(sensitive, excluded.sensitive), owner = coalesce(owner, excluded.owner)`),
       out: db.prepare(`${REL_SELECT} WHERE r.source = ? ORDER BY r.confidence DESC, r.updated DESC LIMIT ${FANOUT}`),
       in: db.prepare(`${REL_SELECT} WHERE r.target = ? ORDER BY r.confidence DESC, r.updated DESC LIMIT ${FANOUT}`),
       relById: db.prepare(`${REL_SELECT} WHERE r.id = ?`),
@@ -121,7 +126,8 @@ export class GraphStore {
 
   /**
    * Commit triples as upserts (entities bumped, relations inserted or their
-   * confidence raised), in one IMMEDIATE transaction. Returns counts touched.
+   * confidence raised; once sensitive, a relation stays so), in one
+   * IMMEDIATE transaction. Returns counts touched.
    */
   commit(triples: readonly Triple[], now: number, docId?: number): { entities: number; relations: number } {
     return this.db
@@ -140,6 +146,8 @@ export class GraphStore {
             sentence: tr.sentence ?? '',
             doc_id: docId ?? null,
             now,
+            sensitive: tr.sensitive ? 1 : 0,
+            owner: tr.owner?.trim() || null,
           });
           relations++;
         }
@@ -235,6 +243,7 @@ export class GraphStore {
           relation_type: string;
           confidence: number;
           sentence: string;
+          sensitive: number;
         }>;
         for (const r of rels) {
           const s = r.source === gone.id ? keep.id : r.source;
@@ -249,8 +258,8 @@ export class GraphStore {
             | undefined;
           if (dup) {
             this.db
-              .prepare("UPDATE relations SET confidence = max(confidence, ?), sentence = CASE WHEN sentence = '' THEN ? ELSE sentence END, updated = ? WHERE id = ?")
-              .run(r.confidence, r.sentence, now, dup.id);
+              .prepare("UPDATE relations SET confidence = max(confidence, ?), sentence = CASE WHEN sentence = '' THEN ? ELSE sentence END, sensitive = max(sensitive, ?), updated = ? WHERE id = ?")
+              .run(r.confidence, r.sentence, r.sensitive, now, dup.id);
             this.db.prepare('DELETE FROM relations WHERE id = ?').run(r.id);
             combined++;
           } else {

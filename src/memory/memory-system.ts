@@ -14,7 +14,10 @@ import type { ContextEvent, KernelMemory, PromptMemory } from '../kernel/memory-
 import { estimateTokens } from '../kernel/memory-port.js';
 import type { Logger } from '../kernel/log-types.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
-import type { MemItem, MemoryAPI, Triple } from '../kernel/memory-types.js';
+import type { MemItem, MemoryAPI, PersonFact, SocialAPI, SocialReadAPI, Triple } from '../kernel/memory-types.js';
+import { UNKNOWN_SPEAKER, UNKNOWN_SPEAKER_ZH } from '../kernel/people.js';
+import { hasHan } from '../kernel/language.js';
+import { isSelfInput } from '../kernel/turn-types.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
 import { KnowledgeBase } from '../knowledge/store.js';
@@ -30,6 +33,10 @@ import { candidateKey, detectConflicts, detectMergeCandidates, markSeen, mergePr
 import { numberSetting, registerMemorySettings } from './settings.js';
 import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
+import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
+import { MemoryNotFoundError } from './errors.js';
+import { isSensitiveText, visibleTo } from '../kernel/sensitive.js';
+import { DenseIndex, type EmbeddingSource } from './dense.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -43,6 +50,27 @@ export interface MemorySystemOptions {
   knowledgeSeedDir?: string;
   /** Where the trimmed jieba dictionary is cached (see jieba.ts; default: the OS temp directory). */
   jiebaCacheDir?: string;
+  /** The embedding source for dense recall (ProviderManager.embedder; dense.ts), read on every use; none = lexical only. */
+  embedder?: () => EmbeddingSource | undefined;
+}
+
+/** What `homeagent memory export --person NAME` writes (MemorySystem.exportPerson); times are ISO 8601. */
+export interface PersonExport {
+  format: 'homeagent.person-export/1';
+  exported_at: string;
+  person: string;
+  /** Whether the person is on the household's list (identified speaking or added as a person). */
+  household_member: boolean;
+  first_seen?: string;
+  last_seen?: string;
+  entity: { name: string; type: string; mention_count: number; created: string; updated: string } | null;
+  aliases: string[];
+  traits: Record<string, string>;
+  relations: Array<Omit<PersonFact, 'updated'> & { updated: string; confidence: number; doc_id: number | null }>;
+  /** What the person said: context events, archived documents, utterances waiting for the rule distiller. */
+  said: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>>; rule_queue: Array<Record<string, unknown>> };
+  /** What others (or the box) said that names the person. */
+  mentioned: { context_events: Array<Record<string, unknown>>; documents: Array<Record<string, unknown>> };
 }
 
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
@@ -70,6 +98,29 @@ export interface RecallHit {
   score: number;
 }
 
+/**
+ * Whether `viewer` may be shown a document (issue 18): one whose words touch
+ * a sensitive topic (src/memory/sensitive.ts) only to the person who said it
+ * or had it noted (an unidentified speaker's to unidentified speakers). A
+ * note nobody in particular asked for is the household's (the guest Wi-Fi
+ * password): shown to people, not to plugins. A sensitive reply of the box
+ * is shown to nobody: it answered someone, and recall does not volunteer it.
+ */
+export function docVisible(d: Pick<DocRow, 'title' | 'input' | 'response' | 'speaker' | 'kind'>, viewer: Viewer): boolean {
+  if (!isSensitiveText(`${d.title}\n${d.input}\n${d.response}`)) return true;
+  if (d.speaker === null && d.kind === 'note') return viewer !== null;
+  const owner = d.speaker ?? (d.kind === 'user' ? UNKNOWN_SPEAKER : null);
+  return visibleTo(true, owner, viewer);
+}
+
+/** `s` as a literal inside a regular expression. */
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Words by which a speaker talks about themselves. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
+
 /** Render a document as one prompt line's text: `speaker: input / response`. */
 function docText(d: Pick<DocRow, 'title' | 'input' | 'response' | 'speaker' | 'kind'>): string {
   const who = d.speaker ?? (d.kind === 'agent' ? 'assistant' : d.kind === 'user' ? 'user' : d.kind);
@@ -89,6 +140,10 @@ export class MemorySystem implements KernelMemory {
   readonly graph: GraphStore;
   readonly window: ContextWindow;
   readonly knowledge: KnowledgeBase;
+  /** The household's people (src/memory/social.ts). */
+  readonly social: Social;
+  /** Dense recall from the provider's embeddings (issue 19; dense.ts). */
+  readonly dense: DenseIndex;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly log: Logger;
   private readonly settings: SettingsAPI;
@@ -108,11 +163,15 @@ export class MemorySystem implements KernelMemory {
     this.docs = new DocStore(this.db);
     this.graph = new GraphStore(this.db);
     this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined));
+    this.social = new Social(this.db, this.graph, () => this.now());
+    this.fixupPeople();
     const docsRecomputed = this.docs.recomputeMismatched();
     const eventsRecomputed = this.window.load();
     if (docsRecomputed + eventsRecomputed > 0) this.log.info({ docsRecomputed, eventsRecomputed }, 'vectors of another fingerprint recomputed');
     for (const s of this.db.prepare('SELECT DISTINCT speaker FROM docs WHERE speaker IS NOT NULL').pluck().all() as string[]) this.addSpeaker(s);
     for (const e of this.window.all()) if (e.event.speaker) this.addSpeaker(e.event.speaker);
+    this.dense = new DenseIndex({ db: this.db, embedder: opts.embedder ?? (() => undefined), log: opts.log, now: () => this.now() });
+    void this.dense.catchUp();
     this.knowledge = new KnowledgeBase({
       dir: path.join(opts.dataDir, 'knowledge'),
       ...(opts.knowledgeSeedDir !== undefined ? { seedDir: opts.knowledgeSeedDir } : {}),
@@ -136,15 +195,28 @@ export class MemorySystem implements KernelMemory {
 
   // ---- KernelMemory -------------------------------------------------------
 
-  /** Record an event (persisted with synchronous=FULL before returning). A user event starts a new turn for MarkRecalled. */
-  append(event: ContextEvent): void {
+  /**
+   * Record an event (persisted with synchronous=FULL before returning). A
+   * user event starts a new turn for MarkRecalled; its speaker is a person of
+   * the household from then on. Events of the kernel's own inputs (source
+   * `_kernel_`, `isSelfInput`) are refused here too: housekeeping is never
+   * conversation.
+   */
+  append(input: ContextEvent): void {
+    let event = input;
     try {
+      if (isSelfInput({ source: event.source, channel: '' })) return;
+      // One spelling per person: what was said is filed under the name the household already uses.
+      if (event.speaker) event = { ...event, speaker: this.social.canonicalName(event.speaker) };
       this.window.append(event);
       if (event.kind === 'user') {
         this.recalled.clear();
         this.lastInput = event.input;
       }
-      if (event.speaker) this.addSpeaker(event.speaker);
+      if (event.speaker) {
+        this.addSpeaker(event.speaker);
+        if (event.kind === 'user') this.social.heard(event.speaker, event.time);
+      }
     } catch (err) {
       this.log.error({ err, id: event.id }, 'memory append failed');
     }
@@ -168,33 +240,39 @@ export class MemorySystem implements KernelMemory {
    * The read-only memory block of the prompt: top documents (core.memory.prompt_docs),
    * graph relations from BFS recall and a knowledge passage when relevant,
    * added best-first until `budgetTokens`. Skips ids in `exclude` and those
-   * memory_recall returned this turn. Never throws (logs and returns empty).
+   * memory_recall returned this turn, and what `speaker` (the person
+   * speaking; undefined: unidentified) may not be told: another person's
+   * sensitive facts and sentences. Never throws (logs and returns empty).
    */
-  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): Promise<PromptMemory> {
+  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string): Promise<PromptMemory> {
     try {
-      return this.assemble(input, budgetTokens, exclude);
+      // The dense channel (provider embeddings): [] when none is configured or the source is down.
+      const dense = await this.dense.rank(input);
+      return this.assemble(input, budgetTokens, exclude, speaker, dense);
     } catch (err) {
       this.log.error({ err }, 'memory recall failed');
       return { text: '', items: [] };
     }
   }
 
-  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>): PromptMemory {
+  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, dense: readonly number[] = []): PromptMemory {
     const skip = (id: string): boolean => exclude?.has(id) === true || this.recalled.has(id);
     const sections: Array<{ title: string; items: MemItem[] }> = [];
     const docs = this.docs
-      .search(input, this.setting('core.memory.prompt_docs') + 3, this.searchOptions(input))
-      .filter((h) => !skip(`doc:${h.doc.id}`))
+      .search(input, this.setting('core.memory.prompt_docs') + 3, { ...this.searchOptions(input), ...(dense.length ? { dense } : {}) })
+      .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker))
       .slice(0, this.setting('core.memory.prompt_docs'));
     sections.push({
       title: '[Related Memory Docs] (read-only, from earlier conversations)',
       items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
     });
-    const g = this.graph.recall(input, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
+    // "What do you know about me?": a speaker talking about themselves seeds the graph with their own entity.
+    const graphQuery = speaker && FIRST_PERSON.test(input) ? `${input} ${speaker}` : input;
+    const g = this.graph.recall(graphQuery, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
     sections.push({
       title: '[Memory Index] (read-only, known facts)',
       items: g.relations
-        .filter((r) => !skip(`rel:${r.relation.id}`))
+        .filter((r) => !skip(`rel:${r.relation.id}`) && relationVisible(r.relation, speaker))
         .map((r) => ({ id: `rel:${r.relation.id}`, kind: 'relation', text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`, score: r.score, time: r.relation.updated })),
     });
     const k = this.knowledge.search(input, 1)[0];
@@ -237,7 +315,16 @@ export class MemorySystem implements KernelMemory {
     return out;
   }
 
-  /** memory_*, doc_* and knowledge_* tools. */
+  /** Whether the household knows a person of this name (KernelMemory.isPerson). */
+  isPerson(name: string): boolean {
+    try {
+      return this.social.isPerson(name);
+    } catch {
+      return false;
+    }
+  }
+
+  /** memory_*, doc_*, person_* and knowledge_* tools. */
   tools(): ToolDef[] {
     return [...memoryTools(this), ...knowledgeTools(this.knowledge)];
   }
@@ -302,9 +389,10 @@ export class MemorySystem implements KernelMemory {
    * doc_query (seed 001 Consume): search, delete the hits from the store and
    * append them to the context window as cold_storage events at their
    * original timestamps, in one transaction. Returns the consumed documents.
+   * `viewer`: the person asking; another person's sensitive documents are left where they are.
    */
-  consumeDocuments(query: string, limit: number): DocRow[] {
-    const hits = this.docs.search(query, limit, this.searchOptions(query));
+  consumeDocuments(query: string, limit: number, viewer?: Viewer): DocRow[] {
+    const hits = this.docs.search(query, limit + 3, this.searchOptions(query)).filter((h) => docVisible(h.doc, viewer)).slice(0, limit);
     this.db
       .transaction(() => {
         for (const { doc } of hits) {
@@ -324,9 +412,11 @@ export class MemorySystem implements KernelMemory {
     return hits.map((h) => h.doc);
   }
 
-  /** doc_commit: store a note as a document (durable when it returns). Returns its id. */
-  commitDocument(title: string, content: string, source = 'doc_commit'): number {
-    return this.db.transaction(() => this.docs.add({ time: this.now(), kind: 'note', source, title, input: '', response: content }, this.now())).immediate();
+  /** doc_commit: store a note as a document (durable when it returns), `speaker` the person who asked for it. Returns its id. */
+  commitDocument(title: string, content: string, source = 'doc_commit', speaker?: string): number {
+    return this.db
+      .transaction(() => this.docs.add({ time: this.now(), kind: 'note', source, title, input: '', response: content, ...(speaker ? { speaker } : {}) }, this.now()))
+      .immediate();
   }
 
   /** Statistics for memory_introspect. */
@@ -340,6 +430,8 @@ export class MemorySystem implements KernelMemory {
       ...this.graph.stats(),
       rule_queue: count('SELECT count(*) FROM rule_queue'),
       consolidations_enqueued: count('SELECT count(*) FROM consolidation_seen'),
+      sensitive_facts: count('SELECT count(*) FROM relations WHERE sensitive = 1'),
+      people: this.social.list().map((p) => p.name).join(', ') || 'nobody identified yet',
       top_entities: top,
       knowledge_documents: this.knowledge.list().length,
     };
@@ -347,24 +439,130 @@ export class MemorySystem implements KernelMemory {
 
   // ---- plugin API ---------------------------------------------------------
 
-  /** The plugin-facing MemoryAPI (seed 000 §11 Memory().Recall/Commit). */
+  /** The plugin-facing MemoryAPI (seed 000 §11 Memory().Recall/Commit). A plugin reads as no person: sensitive facts are left out. */
   api(): MemoryAPI {
     return {
       recall: async (query, limit) => {
         const n = limit ?? 10;
         const g = this.graph.recall(query, n, this.setting('core.memory.bfs_depth'));
-        const items: MemItem[] = g.relations.map((r) => ({
+        const items: MemItem[] = g.relations.filter((r) => relationVisible(r.relation, null)).map((r) => ({
           id: `rel:${r.relation.id}`,
           kind: 'relation',
           text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`,
           score: r.score,
           time: r.relation.updated,
         }));
-        for (const h of this.docs.search(query, n)) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
+        const dense = await this.dense.rank(query);
+        for (const h of this.docs.search(query, n, dense.length ? { dense } : {}).filter((x) => docVisible(x.doc, null))) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
         return items.slice(0, n * 2);
       },
       commit: async (triples: Triple[]) => this.graph.commit(triples, this.now()),
     };
+  }
+
+  /** The social API for built-in plugins (read and write; reads leave sensitive facts out). */
+  socialApi(): SocialAPI {
+    return this.social.api();
+  }
+
+  /** The social API's reading half (external plugins). */
+  socialReadApi(): SocialReadAPI {
+    return this.social.readApi(null);
+  }
+
+  /**
+   * Everything stored about a person, for `homeagent memory export --person
+   * NAME` (issue 18): the person (people row, entity, aliases), every
+   * relation touching them (sensitive ones included: the household's admin
+   * asks), what they said (context events, documents and queued utterances
+   * with them as speaker) and the documents and events that mention their
+   * name. Throws MemoryNotFoundError when nobody of that name is known.
+   */
+  exportPerson(name: string): PersonExport {
+    const n = name.trim();
+    const entity = this.social.entityOf(n);
+    const person = this.social.person(entity?.name ?? n, undefined);
+    const speakerRows = this.db.prepare('SELECT count(*) FROM docs WHERE speaker = ? COLLATE NOCASE').pluck().get(n) as number;
+    if (!entity && !person && speakerRows === 0) throw new MemoryNotFoundError('memory export', `nobody called "${n}" is known`);
+    const canonical = person?.name ?? entity?.name ?? n;
+    const names = [...new Set([canonical, n, ...(person?.aliases ?? [])])];
+    // Rows with their times as ISO 8601.
+    const q = (sql: string, ...args: unknown[]) =>
+      (this.db.prepare(sql).all(...args) as Array<Record<string, unknown>>).map((r) => ({ ...r, time: new Date(Number(r.time)).toISOString() }));
+    const inNames = `(${names.map(() => '?').join(',')})`;
+    const said = {
+      context_events: q(`SELECT id, time, kind, source, speaker, input, response FROM context_events WHERE speaker COLLATE NOCASE IN ${inNames} ORDER BY time`, ...names),
+      documents: q(`SELECT id, event_id, time, kind, source, speaker, title, input, response FROM docs WHERE speaker COLLATE NOCASE IN ${inNames} ORDER BY time`, ...names),
+      rule_queue: q(`SELECT event_id, time, speaker, text FROM rule_queue WHERE speaker COLLATE NOCASE IN ${inNames} ORDER BY seq`, ...names),
+    };
+    const like = names.map((x) => `%${x.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const mentionWhere = (cols: string[]) => like.map(() => `(${cols.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`).join(' OR ');
+    const likeArgs = (k: number) => like.flatMap((l) => Array<string>(k).fill(l));
+    // LIKE finds candidates; a mention is the name as a word ("Al" is not in "also").
+    const word = names.map((x) => (hasHan(x) ? new RegExp(escapeRe(x), 'u') : new RegExp(`(?:^|[^\\p{L}\\p{N}])${escapeRe(x)}(?:$|[^\\p{L}\\p{N}])`, 'iu')));
+    const isMention = (r: Record<string, unknown>) => word.some((re) => re.test(`${String(r.title ?? '')}\n${String(r.input)}\n${String(r.response)}`));
+    const mentioned = {
+      context_events: q(
+        `SELECT id, time, kind, source, speaker, input, response FROM context_events WHERE (speaker IS NULL OR speaker COLLATE NOCASE NOT IN ${inNames}) AND (${mentionWhere(['input', 'response'])}) ORDER BY time`,
+        ...names,
+        ...likeArgs(2),
+      ).filter(isMention),
+      documents: q(
+        `SELECT id, event_id, time, kind, source, speaker, title, input, response FROM docs WHERE (speaker IS NULL OR speaker COLLATE NOCASE NOT IN ${inNames}) AND (${mentionWhere(['title', 'input', 'response'])}) ORDER BY time`,
+        ...names,
+        ...likeArgs(3),
+      ).filter(isMention),
+    };
+    const relations = entity
+      ? this.graph.relationsOf(entity.id, 100000).map((r) => ({ ...personFactOf(r), updated: new Date(r.updated).toISOString(), confidence: r.confidence, doc_id: r.doc_id }))
+      : [];
+    return {
+      format: 'homeagent.person-export/1',
+      exported_at: new Date(this.now()).toISOString(),
+      person: canonical,
+      household_member: this.social.isPerson(canonical),
+      ...(person?.first_seen !== undefined ? { first_seen: new Date(person.first_seen).toISOString() } : {}),
+      ...(person?.last_seen !== undefined ? { last_seen: new Date(person.last_seen).toISOString() } : {}),
+      entity: entity ? { name: entity.name, type: entity.type, mention_count: entity.mention_count, created: new Date(entity.created).toISOString(), updated: new Date(entity.updated).toISOString() } : null,
+      aliases: person?.aliases ?? [],
+      traits: this.social.person(canonical, canonical)?.traits ?? {},
+      relations,
+      said,
+      mentioned,
+    };
+  }
+
+  /**
+   * One-time repairs of a store written before issue 18 (meta `people_fixup`):
+   * entities named after a channel (`console`, `cli`: the console and the CLI
+   * injected them as the user) and the old unknown-speaker subjects (`user`,
+   * `用户`) become "someone in the household"; whatever the kernel's own
+   * `_consolidation_` turns left in the window, the rule queue or the
+   * documents is removed.
+   */
+  private fixupPeople(): void {
+    if (getMeta(this.db, 'people_fixup') === '1') return;
+    const now = this.now();
+    for (const [old, unknown] of [
+      ['console', UNKNOWN_SPEAKER],
+      ['cli', UNKNOWN_SPEAKER],
+      ['user', UNKNOWN_SPEAKER],
+      ['用户', UNKNOWN_SPEAKER_ZH],
+    ] as const) {
+      const e = this.graph.resolve(old);
+      if (!e || e.name !== old) continue;
+      if (this.graph.resolve(unknown)) this.graph.merge(unknown, old, now);
+      else this.graph.editEntity(old, { new_name: unknown, type: 'person' }, now);
+    }
+    this.db
+      .transaction(() => {
+        this.db.prepare("DELETE FROM rule_queue WHERE event_id IN (SELECT id FROM context_events WHERE source LIKE '\\_%' ESCAPE '\\')").run();
+        const gone = this.db.prepare("DELETE FROM context_events WHERE source LIKE '\\_%' ESCAPE '\\'").run().changes;
+        for (const id of this.db.prepare("SELECT id FROM docs WHERE source LIKE '\\_%' ESCAPE '\\'").pluck().all() as number[]) this.docs.remove(id);
+        setMeta(this.db, 'people_fixup', '1');
+        if (gone > 0) this.log.info({ events: gone }, 'consolidation turns removed from the context window');
+      })
+      .immediate();
   }
 
   // ---- heartbeat loops ----------------------------------------------------

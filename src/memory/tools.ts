@@ -1,7 +1,14 @@
 /**
  * Memory tools for the model (seed 001 "Memory Tools", seed 000 §4 工具入口):
  * memory_recall, memory_commit, memory_merge, memory_purge, memory_edit,
- * memory_delete_entity, memory_introspect, doc_query, doc_commit.
+ * memory_delete_entity, memory_introspect, doc_query, doc_commit; and the
+ * social tools (seed 001 "Social: person_query / set_trait / relate";
+ * issue 18): person_query, people_list, set_trait, relate.
+ *
+ * The person speaking is the turn's input's `user` (src/kernel/people.ts);
+ * "me" means them. What the tools return leaves out another person's
+ * sensitive facts (src/memory/sensitive.ts): the box does not volunteer
+ * one person's health, money, secrets or hidden key to another speaker.
  * Each tool's argument types come from its JSON Schema (defineTool, "schemas
  * once"): the registry's ajv refuses bad arguments before a handler runs, so
  * handlers only check what a schema cannot say (which of several arguments
@@ -14,6 +21,10 @@ import { defineTool, type FromSchema } from '../kernel/tool-schema.js';
 import { optInt, optNumber, optText, text } from './args.js';
 import { MemoryArgumentError, MemoryNotFoundError } from './errors.js';
 import type { MemorySystem } from './memory-system.js';
+import type { ToolContext } from '../kernel/stage-types.js';
+import { UNKNOWN_SPEAKER } from '../kernel/people.js';
+import { relationVisible } from './social.js';
+import { isSensitiveText } from '../kernel/sensitive.js';
 
 /** One subject-relation-object fact as memory_commit takes it. */
 const TRIPLE_SCHEMA = {
@@ -22,10 +33,11 @@ const TRIPLE_SCHEMA = {
     subject: text(200),
     relation: text(200),
     object: text(200),
-    subject_type: optText(40, 'person, place, thing, device, ...'),
+    subject_type: optText(40),
     object_type: optText(40),
     confidence: optNumber(0, 1),
-    sentence: optText(2000, 'The sentence the fact comes from'),
+    sentence: optText(2000),
+    sensitive: { type: ['boolean', 'null'], description: 'Health, money, passwords, a hidden key: told only to its person' },
   },
   required: ['subject', 'relation', 'object'],
 } as const;
@@ -37,7 +49,19 @@ export function toTriple(t: FromSchema<typeof TRIPLE_SCHEMA>): Triple {
   if (t.object_type != null) triple.object_type = t.object_type.trim();
   if (t.confidence != null) triple.confidence = t.confidence;
   if (t.sentence != null) triple.sentence = t.sentence.trim();
+  if (t.sensitive != null) triple.sensitive = t.sensitive;
   return triple;
+}
+
+/** "me", "myself", "I", "我": the person speaking. */
+const ME = /^(?:me|myself|i|my|mine|the speaker|我|我自己)$/i;
+
+/** The person a social tool is about: `name` (or the speaker for "me" / no name). Throws when nobody is identified and no name was given. */
+function personOf(tool: string, name: string | null | undefined, ctx: ToolContext): string {
+  const n = name?.trim();
+  if (n && !ME.test(n)) return n;
+  if (ctx.input.user) return ctx.input.user;
+  throw new MemoryArgumentError(tool, `nobody has said who is speaking (${UNKNOWN_SPEAKER}); ask their name ("this is Anna" sets it) or give "person"`);
 }
 
 /** The nine memory tools over `mem`. */
@@ -45,15 +69,16 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'memory_recall',
-      description: 'Recall facts from long-term memory (the graph): people, places, preferences and how they relate.',
+      description: 'Look up what you were told about people, places and preferences. Example: {"query":"Anna allergies"}',
       parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
-      handler: (args) => {
+      handler: (args, ctx) => {
         const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
-        mem.markRecalled(g.relations.map((r) => `rel:${r.relation.id}`));
+        const relations = g.relations.filter((r) => relationVisible(r.relation, ctx.input.user));
+        mem.markRecalled(relations.map((r) => `rel:${r.relation.id}`));
         if (g.entities.length === 0) return 'Nothing remembered about that.';
         return {
           entities: g.entities.map((e) => ({ name: e.entity.name, type: e.entity.type, mentions: e.entity.mention_count })),
-          relations: g.relations.map((r) => ({
+          relations: relations.map((r) => ({
             id: r.relation.id,
             fact: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`,
             confidence: Number(r.relation.confidence.toFixed(2)),
@@ -64,16 +89,25 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_commit',
-      description: 'Store facts in long-term memory as subject-relation-object triples. Existing facts are updated, not duplicated.',
+      description: 'Remember facts as subject-relation-object triples. Example: {"triples":[{"subject":"Anna","relation":"is allergic to","object":"peanuts"}]}',
       parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
-      handler: (args) => {
-        const r = mem.graph.commit(args.triples.map(toTriple), mem.now());
+      handler: (args, ctx) => {
+        // A fact is the speaker's when it is about them or they said it; sensitive when marked or its words say so.
+        const triples = args.triples.map(toTriple).map((t) => ({
+          ...t,
+          owner: t.owner ?? (ctx.input.user && !mem.social.isPerson(t.subject) ? ctx.input.user : t.subject),
+          sensitive: t.sensitive ?? isSensitiveText(`${t.relation} ${t.object} ${t.sentence ?? ''}`),
+        }));
+        const r = mem.graph.commit(triples, mem.now());
         return `Stored ${r.relations} fact(s) about ${r.entities} entit${r.entities === 1 ? 'y' : 'ies'}.`;
       },
     }),
     defineTool({
       name: 'memory_merge',
-      description: 'Merge two entities that are the same (e.g. 张先生 into 张三): relations are redirected, mention counts summed, the merged name kept as an alias.',
+      description: 'Merge two names of the same entity; the merged name stays an alias. Example: {"keep":"张三","merge":"张先生"}',
+      group: 'admin',
+      // The memory review and merge decisions of the internal channel call it directly.
+      channel: '_consolidation_',
       parameters: {
         type: 'object',
         properties: { keep: text(200, 'Entity that stays'), merge: text(200, 'Entity merged into it') },
@@ -94,7 +128,10 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_purge',
-      description: 'Remove outdated or wrong facts: by relation ids, or by subject + relation (+ object). Entities left without facts are removed too.',
+      description: 'Forget wrong or outdated facts: by relation ids, or by subject and relation (and object). Example: {"subject":"Tom","relation":"prefers","object":"sparkling water"}',
+      group: 'admin',
+      // The memory review and merge decisions of the internal channel call it directly.
+      channel: '_consolidation_',
       parameters: {
         type: 'object',
         properties: {
@@ -131,7 +168,10 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_edit',
-      description: 'Correct memory: rename or retype an entity ({entity, new_name?, type?}) or change a relation ({relation_id, relation_type?, target?, confidence?}).',
+      description: 'Correct memory: rename or retype an entity, or change a relation by its id. Example: {"entity":"Tom","new_name":"Thomas"}',
+      group: 'admin',
+      // The memory review and merge decisions of the internal channel call it directly.
+      channel: '_consolidation_',
       parameters: {
         type: 'object',
         properties: {
@@ -177,7 +217,8 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_delete_entity',
-      description: 'Forget an entity entirely, with all its relations.',
+      description: 'Forget an entity and all its facts. Example: {"name":"old car"}',
+      group: 'admin',
       parameters: { type: 'object', properties: { name: text(200) }, required: ['name'] },
       handler: (args) => {
         const name = args.name.trim();
@@ -188,16 +229,18 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_introspect',
-      description: 'Statistics of memory: context events, documents, entities, relations, top entities.',
+      description: 'Memory statistics: events, documents, entities, relations, top entities. Example: {}',
+      group: 'admin',
       parameters: { type: 'object', properties: {} },
       handler: () => mem.introspect(),
     }),
     defineTool({
       name: 'doc_query',
-      description: 'Search archived conversation documents. The documents found are moved back into the conversation timeline at their original times.',
+      description: 'Search archived past conversations and notes; what is found comes back into the conversation. Example: {"query":"plumber visit"}',
+      group: 'knowledge',
       parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 10) }, required: ['query'] },
-      handler: (args) => {
-        const docs = mem.consumeDocuments(args.query.trim(), args.limit ?? 3);
+      handler: (args, ctx) => {
+        const docs = mem.consumeDocuments(args.query.trim(), args.limit ?? 3, ctx.input.user);
         if (docs.length === 0) return 'No documents match.';
         return docs.map((d) => ({
           time: new Date(d.time).toISOString(),
@@ -209,12 +252,84 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'doc_commit',
-      description: 'Write a note into document memory (title and content); it can be found later by doc_query and is recalled automatically when relevant.',
+      description: 'Save a note (title and content) to find later with doc_query. Example: {"title":"Wifi","content":"Guest network: HomeGuest"}',
+      group: 'knowledge',
       parameters: { type: 'object', properties: { title: text(200), content: text(100000) }, required: ['title', 'content'] },
-      handler: (args) => {
+      handler: (args, ctx) => {
         const title = args.title.trim();
-        const id = mem.commitDocument(title, args.content.trim());
+        const id = mem.commitDocument(title, args.content.trim(), 'doc_commit', ctx.input.user);
         return `Stored document ${id} "${title}".`;
+      },
+    }),
+    ...socialTools(mem),
+  ];
+}
+
+/** person_query, people_list, set_trait and relate (seed 001 "Social"). */
+function socialTools(mem: MemorySystem): ToolDef[] {
+  return [
+    defineTool({
+      name: 'person_query',
+      group: 'people',
+      description: 'What is known about a person: traits, facts, relations. No "person": the one speaking ("what do you know about me?"). Example: {"person":"Anna"}',
+      parameters: { type: 'object', properties: { person: optText(200, 'A name; leave out for the person speaking') } },
+      handler: (args, ctx) => {
+        const name = personOf('person_query', args.person, ctx);
+        const p = mem.social.person(name, ctx.input.user);
+        if (!p) throw new MemoryNotFoundError('person_query', `nothing is known about "${name}"`);
+        return {
+          person: p.name,
+          ...(p.aliases.length ? { also_called: p.aliases } : {}),
+          ...(p.first_seen !== undefined ? { first_heard: new Date(p.first_seen).toISOString().slice(0, 10) } : {}),
+          traits: p.traits,
+          facts: p.facts.map((f) => `${f.subject} ${f.relation} ${f.object}`),
+        };
+      },
+    }),
+    defineTool({
+      name: 'people_list',
+      group: 'people',
+      description: "The household's people, most recently heard first. Example: {}",
+      parameters: { type: 'object', properties: {} },
+      handler: (_args, ctx) => ({
+        speaking_now: ctx.input.user ?? UNKNOWN_SPEAKER,
+        people: mem.social.list().map((p) => ({ name: p.name, last_heard: new Date(p.last_seen).toISOString().slice(0, 16).replace('T', ' '), facts: p.facts })),
+      }),
+    }),
+    defineTool({
+      name: 'set_trait',
+      group: 'people',
+      description: 'Remember a trait of a person (a new value replaces the old); no "person": the one speaking; mark health, money, passwords sensitive. Example: {"trait":"favourite colour","value":"green"}',
+      parameters: {
+        type: 'object',
+        properties: {
+          person: optText(200, 'A name; leave out for the person speaking'),
+          trait: text(200),
+          value: text(500),
+          sensitive: { type: ['boolean', 'null'], description: 'Told only to that person (health, money, passwords, where the key is)' },
+        },
+        required: ['trait', 'value'],
+      },
+      handler: (args, ctx) => {
+        const name = personOf('set_trait', args.person, ctx);
+        const stored = mem.social.setTrait(name, args.trait, args.value, { ...(args.sensitive != null ? { sensitive: args.sensitive } : {}), sentence: ctx.input.text.slice(0, 300) });
+        return `Remembered: ${stored} ${args.trait.trim()} ${args.value.trim()}.`;
+      },
+    }),
+    defineTool({
+      name: 'relate',
+      group: 'people',
+      description: 'Remember how two people are related; no "person": the one speaking. Example: {"relation":"sister_of","other":"Ben"}',
+      parameters: {
+        type: 'object',
+        properties: { person: optText(200, 'A name; leave out for the person speaking'), relation: text(200), other: text(200), sensitive: { type: ['boolean', 'null'] } },
+        required: ['relation', 'other'],
+      },
+      handler: (args, ctx) => {
+        const name = personOf('relate', args.person, ctx);
+        const other = ME.test(args.other.trim()) ? personOf('relate', undefined, ctx) : args.other;
+        const r = mem.social.relate(name, args.relation, other, { ...(args.sensitive != null ? { sensitive: args.sensitive } : {}), sentence: ctx.input.text.slice(0, 300) });
+        return `Remembered: ${r.person} ${args.relation.trim()} ${r.other}.`;
       },
     }),
   ];

@@ -11,7 +11,9 @@
  *   transform_response(raw_body) -> unified response,
  *   transform_stream_chunk(payload) -> unified chunk (nil/empty table to skip),
  *   transform_error(status, body) -> {message, kind?, model?}   (optional),
- *   context_window(base_url, model, headers) -> integer|nil     (optional).
+ *   context_window(base_url, model, headers) -> integer|nil     (optional),
+ *   embed_endpoint ("/api/embed"), transform_embed_request(raw_json) -> JSON body,
+ *   transform_embed_response(raw_body) -> {vectors, model} | {error} (optional, issue 19).
  */
 import { watch, readFileSync, type FSWatcher } from 'node:fs';
 import path from 'node:path';
@@ -241,6 +243,51 @@ export class LuaAdapter {
       remember(this.restCache, restKey, rest, REST_CACHE_MAX);
     }
     return rest.replace(MESSAGES_SLOT_JSON, () => `[${parts.join(',')}]`);
+  }
+
+  /** Whether the adapter speaks the protocol's embeddings API (adapter.embed_endpoint and its two transforms). */
+  hasEmbeddings(): boolean {
+    const e = this.vm.field('embed_endpoint');
+    return typeof e === 'string' && e !== '' && this.vm.hasFunction('transform_embed_request') && this.vm.hasFunction('transform_embed_response');
+  }
+
+  /** The embeddings endpoint (appended to the source's base URL); '' when the adapter has none. */
+  get embedEndpoint(): string {
+    const e = this.vm.field('embed_endpoint');
+    return typeof e === 'string' ? e : '';
+  }
+
+  /**
+   * `{model, input: texts, options}` -> the protocol's embeddings request body (JSON text).
+   * @throws AdapterError when the script fails or returns nothing.
+   */
+  async transformEmbedRequest(req: { model: string; input: string[]; options?: Record<string, unknown> }, signal?: AbortSignal): Promise<string> {
+    const out = await this.vm.call('transform_embed_request', [JSON.stringify(req)], { result: 'json', signal });
+    if (typeof out !== 'string' || !out) throw new AdapterError('ADAPTER_RESULT', { script: this.vm.name, fn: 'transform_embed_request', detail: 'returned nothing' });
+    return out;
+  }
+
+  /**
+   * The protocol's embeddings answer -> `{vectors, model}` or `{error}`
+   * (vectors: one list of finite numbers per text, in the order sent).
+   * @throws AdapterError when the script fails or returns something else.
+   */
+  async transformEmbedResponse(body: Uint8Array, signal?: AbortSignal): Promise<{ vectors?: number[][]; model?: string; error?: string }> {
+    const out = await this.vm.call('transform_embed_response', [body], { result: 'json', signal });
+    let v: unknown;
+    try {
+      v = typeof out === 'string' ? JSON.parse(out) : undefined;
+    } catch {
+      v = undefined;
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new AdapterError('ADAPTER_RESULT', { script: this.vm.name, fn: 'transform_embed_response', detail: 'must return a table' });
+    const r = v as Record<string, unknown>;
+    if (typeof r.error === 'string') return { error: r.error };
+    const vectors = r.vectors;
+    if (!Array.isArray(vectors) || !vectors.every((x) => Array.isArray(x) && x.every((n) => typeof n === 'number' && Number.isFinite(n)))) {
+      throw new AdapterError('ADAPTER_RESULT', { script: this.vm.name, fn: 'transform_embed_response', detail: 'vectors must be lists of numbers' });
+    }
+    return { vectors: vectors as number[][], ...(typeof r.model === 'string' ? { model: r.model } : {}) };
   }
 
   /** Whole protocol body -> unified response. */

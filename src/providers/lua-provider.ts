@@ -52,6 +52,15 @@ export interface LuaProviderOptions {
   apiKey?: string;
   /** Declared context window in tokens; 0/undefined = ask the server (adapter context_window). */
   contextWindow?: number;
+  /**
+   * The context window asked of a server whose adapter reads the model's
+   * (Ollama: `options.num_ctx`) when none is declared, in tokens: the same on
+   * every request from the first, so the server never reloads the model at
+   * another size and its prompt cache stays (issue 19); the prompt budget is
+   * this or the model's own window, whichever is smaller. 0/undefined = the
+   * model's own window, once the server said it.
+   */
+  numCtx?: number;
   timeouts?: Partial<HttpTimeouts>;
   /** Merged under each request's `options` (e.g. keep_alive). */
   requestOptions?: Record<string, unknown>;
@@ -145,6 +154,8 @@ export class LuaAdaptedProvider implements Provider {
   private readonly adapter: LuaAdapter;
   private readonly apiKey: string;
   private readonly declaredWindow: number;
+  /** The window sent on every request from the first: the declared one, else numCtx for an adapter that reads the model's; 0 = none fixed. */
+  private readonly fixedWindow: number;
   private readonly timeouts: HttpTimeouts;
   private readonly requestOptions: Record<string, unknown>;
   private readonly log?: Logger;
@@ -158,6 +169,7 @@ export class LuaAdaptedProvider implements Provider {
     this.model = opts.model;
     this.apiKey = opts.apiKey ?? '';
     this.declaredWindow = opts.contextWindow && opts.contextWindow > 0 ? Math.floor(opts.contextWindow) : 0;
+    this.fixedWindow = this.declaredWindow || (opts.numCtx && opts.numCtx > 0 && this.adapter.hasContextWindow() ? Math.floor(opts.numCtx) : 0);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
     this.requestOptions = opts.requestOptions ?? {};
     this.log = opts.log;
@@ -219,12 +231,52 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   /**
-   * The context window in tokens: the declared one, else what the adapter
-   * reads from the server (Ollama /api/show), cached; undefined when unknown.
+   * Embeddings of `texts` with `model` (default: the source's model) through
+   * the adapter's embeddings API (Ollama /api/embed, OpenAI /v1/embeddings):
+   * one vector per text, in order, all of one dimension.
+   * @throws ProviderError subclasses (ADAPTER_FAILED when the adapter has no
+   *   embeddings API; MalformedResponseError when the answer has the wrong
+   *   count or mixed dimensions).
+   */
+  async embed(texts: string[], model?: string, signal?: AbortSignal): Promise<{ vectors: number[][]; model: string }> {
+    if (!this.adapter.hasEmbeddings()) throw new ProviderError('ADAPTER_FAILED', `adapter ${this.adapter.name} of source ${this.name} has no embeddings API`, { source: this.name });
+    const use = model || this.model;
+    let res: HttpResponse | undefined;
+    try {
+      const body = await this.adapter.transformEmbedRequest({ model: use, input: texts, options: { ...this.requestOptions } }, signal);
+      res = await openHttp({ url: this.baseUrl + this.adapter.embedEndpoint, method: 'POST', headers: { 'Content-Type': 'application/json', ...this.adapter.headers, Accept: 'application/json', ...this.authHeaders() }, body, signal, timeouts: this.timeouts, source: this.name });
+      if (res.status < 200 || res.status >= 300) throw await this.statusError(res, { messages: [], model: use });
+      const u = await this.adapter.transformEmbedResponse(await res.readAll(MAX_BODY), signal);
+      if (u.error !== undefined) throw new StreamErrorReported(u.error, { source: this.name });
+      const vectors = u.vectors ?? [];
+      const dim = vectors[0]?.length ?? 0;
+      if (vectors.length !== texts.length || dim === 0 || vectors.some((v) => v.length !== dim)) {
+        throw new MalformedResponseError(`embeddings: ${vectors.length} vectors for ${texts.length} texts, dimensions ${[...new Set(vectors.map((v) => v.length))].join('/') || 'none'}`, { source: this.name });
+      }
+      return { vectors, model: use };
+    } catch (err) {
+      throw this.mapError(err, signal, false);
+    } finally {
+      res?.destroy();
+    }
+  }
+
+  /**
+   * The context window in tokens: the declared one; else the model's own as
+   * the adapter reads it from the server (Ollama /api/show, cached), at most
+   * the fixed num_ctx (the fixed one alone while the server does not say);
+   * undefined when unknown.
    */
   async maxContextTokens(): Promise<number | undefined> {
     if (this.declaredWindow) return this.declaredWindow;
     if (!this.adapter.hasContextWindow()) return undefined;
+    const own = await this.modelWindow();
+    if (!this.fixedWindow) return own;
+    return own ? Math.min(own, this.fixedWindow) : this.fixedWindow;
+  }
+
+  /** The model's own context window from the server (adapter context_window), cached once known; undefined when unknown. */
+  private modelWindow(): Promise<number | undefined> {
     if (!this.discoveredWindow) {
       this.discoveredWindow = this.adapter.contextWindow(this.baseUrl, this.model, this.authHeaders()).then(
         (n) => {
@@ -247,7 +299,7 @@ export class LuaAdaptedProvider implements Provider {
   }
 
   private async prepare(req: CompletionRequest, stream: boolean, signal?: AbortSignal): Promise<string> {
-    const window = this.declaredWindow || this.knownWindow;
+    const window = this.fixedWindow || this.knownWindow;
     const options: Record<string, unknown> = { ...this.requestOptions, ...(window ? { num_ctx: window } : {}), ...req.options };
     const unified: CompletionRequest = { ...req, model: this.model || req.model, stream, options };
     try {

@@ -59,7 +59,7 @@ export function registerSourceSettings(settings: SettingsAPI, name: string, d: S
     type: 'integer',
     default: d.context_window ?? 0,
     min: 0,
-    description: `LLM source ${name}: context window in tokens; 0 = read it from the server (Ollama /api/show). Also sent to Ollama as options.num_ctx`,
+    description: `LLM source ${name}: context window in tokens, sent to Ollama as options.num_ctx; 0 = core.llm.num_ctx, within the model's own (Ollama /api/show)`,
   });
 }
 
@@ -118,7 +118,17 @@ export function registerProviderSettings(settings: SettingsAPI): void {
   settings.register({ key: 'core.llm.idle_timeout_ms', type: 'integer', default: 30000, min: 100, description: 'LLM: longest silence between streamed chunks, ms' });
   settings.register({ key: 'core.llm.backoff_base_ms', type: 'integer', default: 2000, min: 0, description: 'LLM: first back-off after a source fails, ms (doubles per failure)' });
   settings.register({ key: 'core.llm.backoff_max_ms', type: 'integer', default: 60000, min: 0, description: 'LLM: longest back-off of a failing source, ms' });
-  settings.register({ key: 'core.llm.keep_alive', type: 'string', default: '30m', description: "LLM: Ollama keep_alive (how long the model stays loaded; '' = server default)" });
+  settings.register({
+    key: 'core.llm.num_ctx',
+    type: 'integer',
+    default: 8192,
+    min: 0,
+    description:
+      "LLM: the context window asked of Ollama on every request (options.num_ctx), in tokens; fixed, so the model is never reloaded at another size and its prompt cache stays. The prompt budget is this or the model's own window, whichever is smaller; a source's context_window, when set, wins. 0 = the model's own window (from /api/show)",
+  });
+  settings.register({ key: 'core.llm.keep_alive', type: 'string', default: '30m', description: "LLM: Ollama keep_alive, sent on every request (how long the model stays loaded after a request, e.g. 30m or 24h; '' = the server's default, 5m)" });
+  settings.register({ key: 'core.llm.embedding.source', type: 'string', default: '', description: "Embeddings (issue 19): the LLM source (core.llm.sources.<name>) whose embeddings API gives memory's dense vectors (Ollama /api/embed, OpenAI /v1/embeddings); '' = none, memory recall is lexical only" });
+  settings.register({ key: 'core.llm.embedding.model', type: 'string', default: '', description: "Embeddings: the embedding model on that source (e.g. nomic-embed-text, bge-m3); '' = none. Changing it recomputes the vectors in the background" });
   settings.register({ key: 'core.llm.http_allow_hosts', type: 'json', default: [], description: 'LLM: extra hosts adapters may reach with http_get/http_post (source hosts are always allowed)' });
 }
 
@@ -144,6 +154,14 @@ export interface ProviderStatus {
   last_model?: string;
   last_at?: number;
   sources: SourceStatus[];
+}
+
+/** An embeddings source as memory sees it (ProviderManager.embedder): its fingerprint's source and model, and the call. */
+export interface Embedder {
+  source: string;
+  model: string;
+  /** One vector per text, in order, of one dimension. @throws ProviderError */
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
 /** Options of the manager. */
@@ -218,6 +236,26 @@ export class ProviderManager implements Provider {
       out.last_at = this.last.at;
     }
     return out;
+  }
+
+  /**
+   * The configured embedding source and model (core.llm.embedding.*), or
+   * undefined when either is empty. `embed` calls that source's embeddings
+   * API (LuaAdaptedProvider.embed) and throws its ProviderError.
+   */
+  embedder(): Embedder | undefined {
+    const source = String(this.read('core.llm.embedding.source') ?? '');
+    const model = String(this.read('core.llm.embedding.model') ?? '');
+    if (!source || !model) return undefined;
+    return {
+      source,
+      model,
+      embed: async (texts, signal) => {
+        const s = this.sourceOf(source);
+        if (!s.adapter || !s.base_url) throw new ProviderError('ADAPTER_FAILED', `embedding source ${source} is not configured (core.llm.sources.${source}.adapter/base_url)`, { source });
+        return (await this.providerOf(s).embed(texts, model, signal)).vectors;
+      },
+    };
   }
 
   /** The context window of the source that would answer next (declared, else read from the server). */
@@ -382,6 +420,7 @@ export class ProviderManager implements Provider {
         model: s.model,
         apiKey: s.api_key,
         contextWindow: s.context_window,
+        numCtx: this.num('core.llm.num_ctx', 8192),
         timeouts: {
           connectMs: this.num('core.llm.connect_timeout_ms', 5000),
           responseMs: this.num('core.llm.response_timeout_ms', 120000),

@@ -24,6 +24,7 @@ import { defaultSocketPath } from '../cli/client.js';
 import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
 import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
 import { TimersPlugin } from '../plugins/timers/index.js';
+import { ListsPlugin } from '../plugins/lists/index.js';
 import { GpioPlugin, SerialPlugin, CameraPlugin, SimGpioDriver } from '../../hal/index.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './embedded-broker.js';
 import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from './sd-notify.js';
@@ -56,6 +57,8 @@ export interface App {
   providers: ProviderManager;
   home: HomePlugin;
   timers: TimersPlugin;
+  /** The shopping list and the to-do list (its `service` is the API a WebUI calls). */
+  lists: ListsPlugin;
   /** The voice plugin (running, or failed to start: then the box is text-only). */
   voice: VoiceServicePlugin;
   memory?: MemoryWiring;
@@ -86,7 +89,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const providers = new ProviderManager({ settings, adaptersDir: path.join(INSTALL_ROOT, 'adapters') });
 
   let kernel!: Kernel;
-  const memory = await buildMemory({ dataDir: opts.dataDir, settings, log, enqueueConsolidation: (text) => void kernel.injectSelf(text) });
+  const memory = await buildMemory({ dataDir: opts.dataDir, settings, log, enqueueConsolidation: (text) => void kernel.injectSelf(text), embedder: () => providers.embedder() });
   kernel = new Kernel({
     settings,
     dataDir: opts.dataDir,
@@ -94,6 +97,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     memory: memory.kernelMemory,
     memoryApi: memory.memoryApi,
     knowledgeApi: memory.knowledgeApi,
+    socialApi: memory.socialApi,
     runLog: new SqliteRunLog(path.join(opts.dataDir, 'runlog.db')),
   });
 
@@ -116,7 +120,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const commands: Record<string, CommandHandler> = {};
   const control = new ControlPlugin({ socketPath, commands, registry: kernel.services.commands });
   const timers = new TimersPlugin();
-  const home = new HomePlugin({ timers, brokerUrl: () => brokerUrl, version: packageVersion() });
+  const lists = new ListsPlugin();
+  const home = new HomePlugin({ timers, lists, brokerUrl: () => brokerUrl, version: packageVersion() });
   const gpio = new GpioPlugin();
   const voice = new VoiceServicePlugin();
   const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog });
@@ -131,6 +136,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     providers,
     home,
     timers,
+    lists,
     voice,
     memory,
     webui,
@@ -157,7 +163,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
-  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, home, gpio];
+  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
   plugins.push(voice, webui);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
@@ -222,6 +228,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       uptime_s: Math.round((Date.now() - app.startedAt) / 1000),
       data_dir: app.dataDir,
       llm: { last_source: p.last_source, last_model: p.last_model, sources: p.sources },
+      // Dense recall from the provider's embeddings (issue 19): off, indexing with progress, ready, or unavailable.
+      embeddings: app.memory?.system.dense.status(),
       broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
       devices: reg ? reg.entities().length : 0,
       voice: app.voice.describe(),
@@ -236,6 +244,12 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   commands.devices = () => (home.registry ? home.registry.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, area: v.entity.area, available: v.available, state: v.state })) : []);
   commands['memory.stats'] = () => app.memory?.stats() ?? { error: 'memory not running' };
   commands['memory.recall'] = async (args) => app.memory?.recall(String(args.query ?? '')) ?? [];
+  // `homeagent memory export --person NAME`: everything stored about a person, as JSON.
+  commands['memory.export'] = (args) => {
+    if (typeof args.person !== 'string' || args.person.trim() === '') throw new HomeAgentError('BAD_ARGUMENT', 'missing "person" (the name of a person of the household)');
+    if (!app.memory) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory system is not running');
+    return app.memory.exportPerson(args.person);
+  };
   commands.doctor = async () => runDoctor({ ...doctorInputFromSettings(app.settings, app.dataDir), service: { running: true, socket: app.socketPath } });
   // The voice plugin serves `listen` itself while it runs (PluginSDK.registerCommand); this answers otherwise.
   commands.listen = () => {

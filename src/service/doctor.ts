@@ -5,8 +5,9 @@
  * wake service, which must answer and offer the configured wake words),
  * Chinese speech (needs the Wyoming ASR),
  * the programs speech needs (espeak-ng, pocketsphinx and its model), the MQTT
- * broker, each LLM source (reachable, model present, supports tools), disk
- * space, database integrity. Every check has a time limit and never throws.
+ * broker, each LLM source (reachable, model present, supports tools, its
+ * context large enough for the prompt the box sends), disk space, database
+ * integrity. Every check has a time limit and never throws.
  * Runs inside the service or, when it is down, in `homeagent doctor` itself
  * from settings.db (doctorInputFromSettings).
  */
@@ -20,6 +21,7 @@ import { SETTINGS_STORE } from '../config/registry.js';
 import { RUN_LOG_STORE } from '../kernel/run-log.js';
 import { MEMORY_STORE } from '../memory/db.js';
 import { TIMERS_STORE } from '../plugins/timers/timer-service.js';
+import { LISTS_STORE } from '../plugins/lists/list-service.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
@@ -42,8 +44,14 @@ export interface DoctorInput {
   brokerUrl?: string;
   brokerUsername?: string;
   brokerPassword?: string;
-  /** LLM sources in order. */
-  sources: Array<{ name: string; adapter: string; base_url: string; model: string; api_key?: string }>;
+  /** LLM sources in order; `context_window` as core.llm.sources.<name>.context_window (0/absent = core.llm.num_ctx). */
+  sources: Array<{ name: string; adapter: string; base_url: string; model: string; api_key?: string; context_window?: number }>;
+  /** The embedding source of dense recall (core.llm.embedding.*; issue 19); absent = none configured (lexical only). */
+  embedding?: { source: string; adapter: string; base_url: string; model: string; api_key?: string };
+  /** core.llm.num_ctx: the context asked of Ollama (0 = the model's own). */
+  numCtx?: number;
+  /** The largest prompt of the box's recent LLM requests, estimated tokens; default: read from the run log (`largestRecentPrompt`). */
+  promptTokens?: number;
   /** sysfs root for GPIO (tests). */
   sysfsRoot?: string;
   /** Free-space threshold, bytes (default 200 MB). */
@@ -199,13 +207,18 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
   const order = get<unknown>('core.llm.sources_order', []);
   const sources = (Array.isArray(order) ? order : []).filter((n): n is string => typeof n === 'string').map((name) => {
     const p = `core.llm.sources.${name}`;
-    return { name, adapter: get(`${p}.adapter`, ''), base_url: get(`${p}.base_url`, ''), model: get(`${p}.model`, ''), api_key: get(`${p}.api_key`, '') };
+    return { name, adapter: get(`${p}.adapter`, ''), base_url: get(`${p}.base_url`, ''), model: get(`${p}.model`, ''), api_key: get(`${p}.api_key`, ''), context_window: get(`${p}.context_window`, 0) };
   });
   const brokerUrl = get('plugin.mqtt.url', '');
+  const embSource = get('core.llm.embedding.source', '');
+  const embModel = get('core.llm.embedding.model', '');
+  const ep = `core.llm.sources.${embSource}`;
   return {
     dataDir,
+    ...(embSource && embModel ? { embedding: { source: embSource, adapter: get(`${ep}.adapter`, ''), base_url: get(`${ep}.base_url`, ''), model: embModel, api_key: get(`${ep}.api_key`, '') } } : {}),
     ...(brokerUrl ? { brokerUrl, brokerUsername: get('plugin.mqtt.username', ''), brokerPassword: get('plugin.mqtt.password', '') } : {}),
     sources,
+    numCtx: get('core.llm.num_ctx', 8192),
     sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
     voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng') },
   };
@@ -274,8 +287,63 @@ export async function checkBroker(url: string | undefined, username?: string, pa
   });
 }
 
-/** One LLM source: reachable, model present, supports tools (Ollama /api/show capabilities). */
-export async function checkLlmSource(src: DoctorInput['sources'][number], fetchImpl: typeof fetch = fetch): Promise<DoctorCheck> {
+/**
+ * The largest `prompt_tokens` of the last `limit` LLM requests in the run
+ * log (`runlog.db` in `dataDir`, read-only; the service may be running);
+ * undefined when there is no log or no request in it yet.
+ */
+export function largestRecentPrompt(dataDir: string, limit = 50): number | undefined {
+  const file = path.join(dataDir, 'runlog.db');
+  if (!existsSync(file)) return undefined;
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare("SELECT body FROM run_events WHERE type = 'llm.requested' ORDER BY seq DESC LIMIT ?").all(limit) as Array<{ body: string }>;
+      let max: number | undefined;
+      for (const r of rows) {
+        const n = (JSON.parse(r.body) as { prompt_tokens?: unknown }).prompt_tokens;
+        if (typeof n === 'number' && Number.isFinite(n) && (max === undefined || n > max)) max = n;
+      }
+      return max;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The context Ollama gives the model (issue 19), from its /api/show answer
+ * and the num_ctx the box sends (`sent`: a source's context_window, else
+ * core.llm.num_ctx; 0 = none set): what is sent, within the window the model
+ * was trained for (model_info `<arch>.context_length`); with none set, the
+ * box sends the model's own, a `num_ctx` parameter of its Modelfile over the
+ * trained window (the rule of adapters/ollama.lua context_window).
+ * `trained` is undefined when /api/show does not say; `context` too when
+ * nothing is known.
+ */
+export function ollamaContext(show: { parameters?: unknown; model_info?: Record<string, unknown> }, sent: number): { context?: number; trained?: number } {
+  const param = typeof show.parameters === 'string' ? /(?:^|\n)num_ctx\s+(\d+)/.exec(show.parameters) : null;
+  const modelfile = param ? Number(param[1]) : undefined;
+  let trained: number | undefined;
+  const info = show.model_info;
+  if (info) {
+    const arch = info['general.architecture'];
+    const key = typeof arch === 'string' && typeof info[`${arch}.context_length`] === 'number' ? `${arch}.context_length` : Object.keys(info).find((k) => k.endsWith('.context_length') && typeof info[k] === 'number');
+    if (key) trained = info[key] as number;
+  }
+  const context = sent > 0 ? Math.min(sent, trained ?? sent) : (modelfile ?? trained);
+  return { ...(context !== undefined ? { context } : {}), ...(trained !== undefined ? { trained } : {}) };
+}
+
+/**
+ * One LLM source: reachable, model present, supports tools (Ollama /api/show
+ * capabilities), and for Ollama its context (`ollamaContext`) at least
+ * `prompt.promptTokens`, else Ollama silently cuts the start of the prompt
+ * (persona, rules, tools).
+ */
+export async function checkLlmSource(src: DoctorInput['sources'][number], fetchImpl: typeof fetch = fetch, prompt: { numCtx?: number; promptTokens?: number } = {}): Promise<DoctorCheck> {
   const name = `llm source ${src.name}`;
   const base = src.base_url.replace(/\/+$/, '');
   const headers: Record<string, string> = src.api_key ? { Authorization: `Bearer ${src.api_key}` } : {};
@@ -292,9 +360,23 @@ export async function checkLlmSource(src: DoctorInput['sources'][number], fetchI
       const present = models.some((m) => m === src.model || m === `${src.model}:latest`);
       if (!present) return { name, ok: false, detail: `model ${src.model} is not on ${base} (has: ${models.join(', ') || 'none'})`, fix: `ollama pull ${src.model}` };
       const show = await get('/api/show', { method: 'POST', body: JSON.stringify({ model: src.model }), headers: { 'Content-Type': 'application/json' } });
-      const info = show.ok ? ((await show.json()) as { capabilities?: string[] }) : {};
+      const info = show.ok ? ((await show.json()) as { capabilities?: string[]; parameters?: unknown; model_info?: Record<string, unknown> }) : {};
       if (info.capabilities && !info.capabilities.includes('tools')) return { name, ok: false, detail: `${src.model} does not support tools; device control by the LLM will not work (local intents still do)`, fix: 'choose a model with tool support, e.g. qwen2.5 or llama3.1' };
-      return { name, ok: true, detail: `${base}: ${src.model} present${info.capabilities ? ', supports tools' : ''}` };
+      const sent = src.context_window && src.context_window > 0 ? src.context_window : (prompt.numCtx ?? 0);
+      const { context, trained } = ollamaContext(info, sent);
+      const need = prompt.promptTokens;
+      if (context !== undefined && need !== undefined && context < need) {
+        const setting = src.context_window && src.context_window > 0 ? `core.llm.sources.${src.name}.context_window` : 'core.llm.num_ctx';
+        const want = Math.ceil((need * 1.25) / 1024) * 1024;
+        return {
+          name,
+          ok: false,
+          detail: `${src.model}'s context is ${context} tokens (${sent > 0 ? `num_ctx ${sent}` : 'no num_ctx set'}${trained !== undefined ? `, the model's ${trained}` : ''}), smaller than the box's prompt (up to ${need} tokens in recent requests): Ollama cuts the start of the prompt (persona, rules, tools)`,
+          fix: trained !== undefined && trained < need ? `choose a model with a longer context than ${trained} tokens` : `homeagent config set ${setting} ${want}`,
+        };
+      }
+      const ctxText = context !== undefined ? `, context ${context} tokens${need !== undefined ? ` (prompts up to ${need})` : ''}` : '';
+      return { name, ok: true, detail: `${base}: ${src.model} present${info.capabilities ? ', supports tools' : ''}${ctxText}` };
     }
     const r = await get('/models');
     if (r.status === 401 || r.status === 403) return { name, ok: false, detail: `${base}: HTTP ${r.status} (key refused)`, fix: `set core.llm.sources.${src.name}.api_key` };
@@ -305,6 +387,37 @@ export async function checkLlmSource(src: DoctorInput['sources'][number], fetchI
     return { name, ok: true, detail: `${base}: reachable, ${src.model}` };
   } catch (err) {
     return { name, ok: false, detail: `${base}: ${errorMessage(err)}`, fix: src.adapter === 'ollama' ? 'start Ollama (systemctl start ollama) or point core.llm.sources.' + src.name + '.base_url at a running one' : 'check the host is reachable from the box' };
+  }
+}
+
+/**
+ * The embedding source of dense recall (issue 19): asks it for one
+ * embedding the way the adapter does (Ollama /api/embed, else
+ * /v1/embeddings). Not configured, or failing: memory recall is lexical
+ * only, which this says (not configured is no failure).
+ */
+export async function checkEmbeddings(e: DoctorInput['embedding'], fetchImpl: typeof fetch = fetch): Promise<DoctorCheck> {
+  const name = 'embeddings';
+  if (!e) return { name, ok: true, detail: 'no embedding model configured: memory recall is lexical only', fix: 'optional: homeagent config set core.llm.embedding.source ollama; homeagent config set core.llm.embedding.model nomic-embed-text' };
+  const base = e.base_url.replace(/\/+$/, '');
+  const ollama = e.adapter === 'ollama';
+  const url = base + (ollama ? '/api/embed' : '/v1/embeddings');
+  try {
+    const r = await fetchImpl(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(e.api_key ? { Authorization: `Bearer ${e.api_key}` } : {}) },
+      body: JSON.stringify({ model: e.model, input: ['homeagent doctor'] }),
+      signal: AbortSignal.timeout(10000),
+    });
+    if (!r.ok) {
+      return { name, ok: false, detail: `${url} answered HTTP ${r.status} for ${e.model}: memory recall is lexical only`, fix: r.status === 404 && ollama ? `ollama pull ${e.model}` : `check core.llm.embedding.model and core.llm.sources.${e.source}` };
+    }
+    const body = (await r.json()) as { embeddings?: number[][]; data?: Array<{ embedding?: number[] }> };
+    const dim = (ollama ? body.embeddings?.[0] : body.data?.[0]?.embedding)?.length ?? 0;
+    if (!dim) return { name, ok: false, detail: `${url} gave no vector for ${e.model}: memory recall is lexical only`, fix: `choose an embedding model for core.llm.embedding.model` };
+    return { name, ok: true, detail: `${e.model} on ${e.source} (${base}): ${dim} dimensions; dense recall joins the lexical channels` };
+  } catch (err) {
+    return { name, ok: false, detail: `${url}: ${errorMessage(err)}: memory recall is lexical only`, fix: `start the embedding source or point core.llm.sources.${e.source}.base_url at a running one` };
   }
 }
 
@@ -326,6 +439,7 @@ const STORE_VERSIONS: Readonly<Record<string, number>> = {
   'runlog.db': RUN_LOG_STORE.version,
   'settings.db': SETTINGS_STORE.version,
   'timers.db': TIMERS_STORE.version,
+  'lists.db': LISTS_STORE.version,
 };
 
 /**
@@ -380,7 +494,9 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   }
   checks.push(...checkSpeechPrograms(input.voice, input.pathEnv, input.pocketsphinxModelDir));
   checks.push(await checkBroker(input.brokerUrl, input.brokerUsername, input.brokerPassword));
-  for (const s of input.sources) checks.push(await checkLlmSource(s, input.fetchImpl));
+  const promptTokens = input.promptTokens ?? largestRecentPrompt(input.dataDir);
+  for (const s of input.sources) checks.push(await checkLlmSource(s, input.fetchImpl, { ...(input.numCtx !== undefined ? { numCtx: input.numCtx } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) }));
+  checks.push(await checkEmbeddings(input.embedding, input.fetchImpl));
   if (input.sources.length === 0) checks.push({ name: 'llm sources', ok: false, detail: 'no LLM source configured', fix: 'homeagent config set core.llm.sources.ollama.base_url http://HOST:11434' });
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
   checks.push(...checkDatabases(input.dataDir));

@@ -40,7 +40,7 @@ export interface ListenReport {
   status: string;
   /** Why the recording could not be used (status 'error'). */
   error?: string;
-  /** MQTT commands published, timers started or cancelled, and tools used while it was handled. */
+  /** MQTT commands published, timers started, changed or cancelled, list items changed, and tools used while it was handled. */
   actions: string[];
   reply: string;
   /** The spoken reply as WAV (in the data directory). */
@@ -321,9 +321,11 @@ async function listenOne(
   const actions: string[] = [];
   const offMqtt = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
   const offTimers = sdk.subscribe('plugin.timers.changed', (c) => void actions.push(`timer${c.name ? ` ${c.name}` : ''} ${c.change}: ${formatDuration(c.seconds, 'en')}`));
+  const offLists = sdk.subscribe('plugin.lists.changed', (c) => void actions.push(`${c.list} list ${c.change}: ${c.text}`));
   const off = (): void => {
     offMqtt();
     offTimers();
+    offLists();
   };
   speaker.startCapture();
   try {

@@ -166,7 +166,9 @@ export class VoicePlugin implements Plugin {
     });
     sdk.registerTool({
       name: 'expect_reply',
-      description: 'Call this when your spoken reply asks the user a question they should answer now: after your reply the box listens again for a few seconds without the wake word.',
+      description: 'Call when your spoken reply asks a question: the box then listens for the answer without the wake word. Example: {}',
+      group: 'voice',
+      channel: 'speaker',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
       handler: (_args, ctx) => {
         if (ctx.input.channel !== 'speaker') return 'not a voice conversation; nothing to do';

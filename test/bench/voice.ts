@@ -4,6 +4,7 @@
  * grammar from the discovered home, local intents, real Mosquitto, real
  * espeak-ng, simulated speaker.
  *  voice.effect_right        share of recordings with the right effect (expected.json)
+ *  voice.wrong_action_rate   share of recordings after which the box did something not asked (e2e-home wrongActions)
  *  voice.exact_transcript    share of commands transcribed exactly
  *  voice.oov_rejected        share of out-of-vocabulary recordings rejected
  *  voice.stt_rtf             decoding time left after the end of the audio / audio length (audio fed at real-time pace, decoding while it arrives)
@@ -19,7 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { check, loadExpected, startE2E, VOICE_DIR } from '../support/e2e-home.js';
+import { check, loadExpected, startE2E, VOICE_DIR, wrongActions } from '../support/e2e-home.js';
 
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -41,6 +42,7 @@ export async function run(): Promise<void> {
   const expected = loadExpected();
   const files = Object.keys(expected);
   let right = 0;
+  let wrong = 0;
   let exact = 0;
   let commands = 0;
   let oov = 0;
@@ -56,6 +58,11 @@ export async function run(): Promise<void> {
       const exp = expected[f]!;
       const o = await box.listen(f, true, TRAILING_MS);
       if (check(exp, o).length === 0) right++;
+      const w = wrongActions(exp, o);
+      if (w.length) {
+        wrong++;
+        heard.push(`# WRONG ACTION ${f}: ${w.join('; ')}`);
+      }
       if (exp.transcript === null) {
         oov++;
         if (o.report.rejected) oovRejected++;
@@ -93,6 +100,7 @@ export async function run(): Promise<void> {
   }
   for (const h of heard) console.log(h);
   console.log(`voice.effect_right: ${((100 * right) / files.length).toFixed(1)} %`);
+  console.log(`voice.wrong_action_rate: ${((100 * wrong) / files.length).toFixed(1)} %`);
   console.log(`voice.exact_transcript: ${((100 * exact) / Math.max(1, commands)).toFixed(1)} %`);
   console.log(`voice.oov_rejected: ${((100 * oovRejected) / Math.max(1, oov)).toFixed(1)} %`);
   console.log(`voice.stt_rtf: ${(decode / Math.max(1, audio)).toFixed(3)}`);

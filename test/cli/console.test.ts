@@ -57,6 +57,32 @@ test('typed lines go to the agent; replies stream to the terminal; /stop cuts th
   }
 });
 
+test('the console is a channel, not a person: typed lines have no speaker until "this is Anna" says who types', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (d: Buffer) => (printed += d.toString()));
+  const provider = new FakeProvider([{ content: 'Hello.' }, { content: 'Hi Anna.' }, { content: 'Noted.' }]);
+  const settings = new ConfigRegistry(':memory:', { env: {} });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
+  const kernel = new Kernel({ settings, dataDir: dir, provider });
+  kernel.use(new ConsolePlugin({ input, output }));
+  await kernel.start();
+  try {
+    for (const [line, reply] of [['good morning', 'Hello.'], ['this is Anna', 'Hi Anna.'], ['I live in Lisbon', 'Noted.']]) {
+      input.write(`${line}\n`);
+      await waitUntil(() => printed.includes(reply!), `the reply to "${line}"`);
+    }
+    const users = kernel.services.memory.timeline(100_000).filter((e) => e.kind === 'user');
+    assert.deepEqual(users.map((e) => [e.input, e.speaker ?? null]), [['good morning', null], ['this is Anna', 'Anna'], ['I live in Lisbon', 'Anna']]);
+    assert.match(String(provider.requests[0]!.messages.at(-2)!.content), /^Speaker: someone in the household\.$/m);
+  } finally {
+    await kernel.stop();
+    settings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('homeagent run exits cleanly on SIGINT', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-run-'));
   try {

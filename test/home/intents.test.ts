@@ -60,6 +60,7 @@ describe('local intents', () => {
     assert.ok(cmds.every((x) => JSON.parse(x.payload).state === 'OFF'));
     const temp = await rig.sdk.runInput('现在温度是多少');
     assert.equal(temp.response, 'EcoBee现在是21.5度。');
+    timers.service?.cancel({ all: true }); // one timer: "取消计时器" means it (with two it asks which: timers-voice.test.ts)
     const timer = await rig.sdk.runInput('设一个30秒的计时器');
     assert.equal(timer.response, '好的，30秒的计时器开始了。');
     assert.ok(timers.service?.status().some((t) => t.duration_s === 30 && t.lang === 'zh'));

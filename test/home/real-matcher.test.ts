@@ -57,4 +57,52 @@ describe('local intents with the real matcher', () => {
     assert.equal((await rig.sdk.runInput('write me a poem about the sea')).response, undefined);
     assert.deepEqual(rig.sim.commands, []);
   });
+
+  test('names said in free words: one device a partial name fits, ask which of several, a name the home lacks said so, never the nearest device', async () => {
+    rig.sim.clear();
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    assert.equal(await said('turn on the garden sprinkler'), "I don't know a device called the garden sprinkler.");
+    assert.equal(await said('switch the pool pump off'), "I don't know a device called the pool pump.");
+    assert.equal(await said('lock the garden gate'), "I don't know a device called the garden gate.");
+    assert.equal(await said('is the pool pump on'), "I don't know a device called the pool pump.");
+    assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
+    // A Front Door lock exists but opening is no lock's action (and locking it would be the wrong one): the LLM answers.
+    assert.equal(await said('open the front door'), undefined);
+    assert.deepEqual(rig.sim.commands, [], 'nothing was commanded');
+    assert.match((await said('turn on the standing')) ?? '', /Standing Light/);
+    const sent = await rig.sim.waitForCommands(1);
+    assert.equal(sent.length, 1);
+    assert.match(sent[0]!.topic, /standing|living/i);
+  });
+
+  test('two commands in one breath: both placed before either acts, then both run in order; one that cannot be placed stops both', async () => {
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    const topics = (): string[] => rig.sim.commands.map((c) => `${c.topic} ${c.payload}`);
+    rig.sim.clear();
+    assert.equal(await said('turn on the tv and turn on the garden sprinkler'), "I don't know a device called the garden sprinkler. So I did neither.");
+    assert.equal(await said('close the door then turn on the tv'), 'Which one do you mean: the Garage Door or the Sliding Door? So I did neither.');
+    assert.equal(await said('turn on the tv and open the front door'), 'I didn\'t get "open the front door". So I did neither.');
+    assert.equal(await said('turn on the tv and then make me a sandwich'), undefined, 'half of it is no command: the LLM has it all');
+    // Not one command about a device called "tv and make me a sandwich": a free name never takes the joint.
+    assert.deepEqual(topics(), [], 'nothing acted');
+
+    assert.equal(await said('turn off the tv and then lock the front door'), 'Turned off the TV. Locked the Front Door.');
+    const sent = await rig.sim.waitForCommands(2);
+    assert.match(sent[0]!.topic, /tv/i, 'in the order said');
+    assert.match(sent[1]!.topic, /front|door|lock/i);
+
+    // A part that needs a yes asks for itself; its question comes last, so it is what the person answers.
+    rig.sim.clear();
+    assert.equal(await said('unlock the front door and turn on the tv'), 'Turned on the TV. Do you really want to unlock the Front Door? Please say yes or no.');
+    assert.match((await said('no')) ?? '', /did not unlock/);
+    const only = await rig.sim.waitForCommands(1);
+    assert.equal(only.length, 1);
+    assert.match(only[0]!.topic, /tv/i);
+
+    rig.sim.clear();
+    const zh = await said('把客厅灯关掉，然后设一个5分钟的计时器');
+    assert.match(zh ?? '', /^已关闭客厅灯。.*5分钟的计时器开始了。$/);
+    await rig.sim.waitForCommands(1);
+    assert.ok(timers.service?.status().some((t) => t.duration_s === 300));
+  });
 });

@@ -7,8 +7,10 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { FakeClock } from '../../src/kernel/clock.js';
-import { TimersPlugin, formatDuration, expiryText } from '../../src/plugins/timers/index.js';
+import { TimersPlugin, TimerService, TimerError, TimerAmbiguousError, formatDuration, expiryText } from '../../src/plugins/timers/index.js';
+import { TIMERS_STORE } from '../../src/plugins/timers/timer-service.js';
 import { FakeSdk } from '../support/fake-sdk.js';
+import { silentLogger } from '../support/quiet.js';
 
 describe('timers plugin', () => {
   const sdks: FakeSdk[] = [];
@@ -94,5 +96,125 @@ describe('timers plugin', () => {
     assert.equal(sdk2.interrupts.length, 2);
     assert.equal(sdk2.interrupts[1]?.channel, 'console');
     second.stop();
+  });
+});
+
+describe('timer service: pause, resume, add and take off time, which timer', () => {
+  const log = silentLogger;
+
+  test('pause keeps what is left (also across a restart); resume counts down from there', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'timers-pause-'));
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const fired: string[] = [];
+    const open = (): TimerService => {
+      const s = new TimerService({ dbPath: path.join(dir, 'timers.db'), clock, log, onExpire: (t) => fired.push(t.name ?? t.id) });
+      s.start();
+      return s;
+    };
+    let svc = open();
+    svc.set({ seconds: 600, name: 'pasta', channel: 'speaker' });
+    clock.advance(100_000);
+    const p = svc.pause({ name: 'pasta' });
+    assert.equal(p?.state, 'paused');
+    assert.equal(p?.paused_remaining_ms, 500_000);
+    clock.advance(3_600_000);
+    assert.deepEqual(fired, [], 'a paused timer does not fire');
+    assert.deepEqual(svc.status().map((t) => [t.name, t.state, t.remaining_s]), [['pasta', 'paused', 500]]);
+    assert.equal(svc.pause({ name: 'pasta' }), undefined, 'only a running timer can be paused');
+    svc.stop();
+    svc = open();
+    assert.deepEqual(svc.status().map((t) => [t.state, t.remaining_s]), [['paused', 500]], 'still paused after a restart');
+    clock.advance(60_000);
+    const r = svc.resume({});
+    assert.equal(r?.remaining_s, 500);
+    clock.advance(499_999);
+    assert.deepEqual(fired, []);
+    clock.advance(1);
+    assert.deepEqual(fired, ['pasta']);
+    svc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('add and take off time move the end (running or paused); never below 1 second', () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const fired: string[] = [];
+    const svc = new TimerService({ dbPath: ':memory:', clock, log, onExpire: (t) => fired.push(t.name ?? t.id) });
+    svc.start();
+    svc.set({ seconds: 300, name: 'tea', channel: 'speaker' });
+    assert.equal(svc.adjust({ name: 'tea' }, 120)?.remaining_s, 420);
+    clock.advance(300_000);
+    assert.deepEqual(fired, [], 'the old end passed: not due any more');
+    assert.equal(svc.adjust({}, -60)?.remaining_s, 60);
+    assert.throws(() => svc.adjust({}, -60), (e: unknown) => e instanceof TimerError, 'taking off all that is left is refused');
+    assert.equal(svc.status()[0]?.remaining_s, 60, 'and nothing changed');
+    svc.pause({});
+    assert.equal(svc.adjust({}, 30)?.remaining_s, 90);
+    svc.resume({});
+    clock.advance(89_999);
+    assert.deepEqual(fired, []);
+    clock.advance(1);
+    assert.deepEqual(fired, ['tea']);
+    svc.stop();
+  });
+
+  test('"the timer" with two timers is never one of them: TimerAmbiguousError, nothing changed', () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const svc = new TimerService({ dbPath: ':memory:', clock, log, onExpire: () => {} });
+    svc.start();
+    svc.set({ seconds: 600, name: 'pasta', channel: 'speaker' });
+    svc.set({ seconds: 300, channel: 'speaker' });
+    for (const op of [() => svc.cancel({}), () => svc.pause({}), () => svc.adjust({}, 60)]) {
+      assert.throws(op, (e: unknown) => e instanceof TimerAmbiguousError && e.candidates.length === 2);
+    }
+    assert.deepEqual(svc.status().map((t) => [t.state, t.remaining_s]), [['running', 300], ['running', 600]]);
+    assert.equal(svc.cancel({ seconds: 300 })[0]?.duration_s, 300, 'by the length it was set for');
+    assert.equal(svc.cancel({ name: 'Pasta Timer' })[0]?.name, 'pasta', 'by name, case and a trailing "timer" ignored');
+    svc.stop();
+  });
+
+  test('a version 1 store (before paused timers) is migrated to version 2 and its timers kept', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const Database = (await import('better-sqlite3')).default;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'timers-v1-'));
+    const file = path.join(dir, 'timers.db');
+    const db = new Database(file);
+    db.exec(`CREATE TABLE timers (id TEXT PRIMARY KEY, name TEXT, duration_s REAL NOT NULL, started_at INTEGER NOT NULL,
+      ends_at INTEGER NOT NULL, channel TEXT NOT NULL, lang TEXT NOT NULL DEFAULT 'en', state TEXT NOT NULL)`);
+    const t0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+    db.prepare(`INSERT INTO timers VALUES ('a', 'bread', 3600, ?, ?, 'speaker', 'en', 'running')`).run(t0, t0 + 3_600_000);
+    db.pragma('user_version = 1');
+    db.close();
+    const svc = new TimerService({ dbPath: file, dataDir: dir, clock: new FakeClock(t0 + 600_000), log, onExpire: () => {} });
+    svc.start();
+    assert.deepEqual(svc.status().map((t) => [t.name, t.remaining_s]), [['bread', 3000]]);
+    assert.equal(svc.pause({})?.paused_remaining_ms, 3_000_000);
+    svc.stop();
+    const check = new Database(file, { readonly: true });
+    assert.equal(check.pragma('user_version', { simple: true }), TIMERS_STORE.version);
+    check.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the timer_update tool pauses, resumes and changes the length; an ambiguous call fails and changes nothing', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const sdk = new FakeSdk({ name: 'timers' });
+    const plugin = new TimersPlugin({ clock, dbPath: ':memory:' });
+    plugin.start(sdk);
+    await sdk.callTool('timer_set', { seconds: 600, name: 'pasta' });
+    await sdk.callTool('timer_set', { seconds: 300 });
+    const amb = await sdk.callTool('timer_update', { action: 'pause' });
+    assert.equal((amb.error as { code?: string }).code, 'TIMER_AMBIGUOUS');
+    assert.ok(plugin.service?.status().every((t) => t.state === 'running'));
+    const paused = (await sdk.callTool('timer_update', { action: 'pause', name: 'pasta' })).result as { state: string };
+    assert.equal(paused.state, 'paused');
+    const added = (await sdk.callTool('timer_update', { action: 'add_time', name: 'pasta', seconds: 60 })).result as { remaining_s: number };
+    assert.equal(added.remaining_s, 660);
+    const status = (await sdk.callTool('timer_status', {})).result as { timers: Array<{ name?: string; state: string }> };
+    assert.deepEqual(status.timers.map((t) => [t.name, t.state]), [[undefined, 'running'], ['pasta', 'paused']]);
+    plugin.stop();
+    sdk.cleanup();
   });
 });

@@ -84,7 +84,7 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     const before = sent().length;
     const r = await rig.sdk.runInput(stale.text, { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: stale }) });
     assert.deepEqual(matched, [stale.text], 'the text was matched against the current home instead');
-    assert.equal(r.response, undefined, 'no sentence of the current home: left to the LLM');
+    assert.equal(r.response, "I don't know a device called the floor lamp.", 'matched as a name the home does not have, and said so');
     assert.equal(sent().length, before);
   });
 

@@ -34,7 +34,7 @@ test('grammar is built from the same templates, filled with names, rooms and spo
   for (const w of ['kitchen', 'light', 'reading', 'lamp', 'hall', 'nest', 'fifty', 'seventy', 'timer', 'hardware']) {
     assert.ok(g.words.includes(w), `word ${w}`);
   }
-  assert.ok(!g.words.some((w) => /[^a-z']/.test(w)), 'only English words (no digits, no Chinese)');
+  assert.ok(!g.words.some((w) => /[^a-z']/.test(w) && !/^ph_[a-z]+$/.test(w)), 'only English words and the filler\'s phone words (no digits, no Chinese)');
   assert.ok(!g.jsgf.includes('卧室'), 'Chinese names stay out of the English grammar');
 });
 
@@ -62,9 +62,35 @@ test('the FSG accepts template sentences and the matcher understands them', () =
 test('templates whose list is empty are left out; grammar follows the vocabulary', () => {
   const small = buildGrammar({ entities: [{ id: 'x', name: 'Desk Fan', domain: 'fan' }], areas: [] });
   assert.ok(fsgAccepts(small.fsg, 'turn on the desk fan'));
-  assert.ok(!small.words.includes('unlock'), 'no lock: no unlock sentences');
+  assert.ok(!fsgAccepts(small.fsg, 'unlock the desk fan'), 'no lock: no name of the home follows "unlock"');
+  assert.ok(fsgAccepts(small.fsg, 'unlock the ph_d ph_ao ph_r'), 'only the filler does: "unlock the door" is a lock the home lacks, never another sentence');
   assert.ok(!fsgAccepts(small.fsg, 'turn on the kitchen light'));
   const bigger = buildGrammar({ entities: [{ id: 'x', name: 'Desk Fan', domain: 'fan' }, { id: 'y', name: 'Side Door', domain: 'lock' }], areas: [] });
   assert.ok(fsgAccepts(bigger.fsg, 'unlock the side door'), 'rebuilt grammar has the new device');
   assert.ok(GrammarError);
+});
+
+test('the grammar leaves room for a name it does not have: a priced loop of phones where a free name goes, nowhere else', () => {
+  const g = buildGrammar(VOCAB, { entryProb: 0.01, phoneProb: 0.05 });
+  assert.match(g.jsgf, /<filler> = \( ph_aa \| ph_ae .* \| ph_zh \)\+;/);
+  for (const s of ['turn on the ph_g ph_aa ph_r ph_d ph_ah ph_n', 'switch ph_p ph_uw ph_l off', 'lock the ph_g ph_ey ph_t', 'is the ph_p ph_ah ph_m ph_p on', 'close ph_hh ph_ae ph_ch']) {
+    assert.ok(fsgAccepts(g.fsg, s), `FSG accepts "${s}"`);
+  }
+  for (const s of ['turn on the', 'ph_t ph_ay ph_m ph_er', 'set a timer for ph_f ph_ay ph_v minutes', 'turn on the kitchen ph_l ph_ay ph_t']) {
+    assert.ok(!fsgAccepts(g.fsg, s), `FSG rejects "${s}"`);
+  }
+  // Arc prices: a phone costs phoneProb inside the loop and entryProb * phoneProb to enter; the words out of
+  // each state still share 1 by the number of sentences behind them (the filler does not dilute the names).
+  const out = new Map<number, { words: number; phones: number[] }>();
+  for (const line of g.fsg.split('\n')) {
+    const t = /^TRANSITION (\d+) (\d+) (\S+) (\S+)$/.exec(line);
+    if (!t) continue;
+    const o = out.get(Number(t[1])) ?? { words: 0, phones: [] };
+    if (t[4]!.startsWith('ph_')) o.phones.push(Number(t[3]));
+    else o.words += Number(t[3]);
+    out.set(Number(t[1]), o);
+  }
+  const prices = new Set([...out.values()].flatMap((o) => o.phones.map((p) => p.toPrecision(3))));
+  assert.deepEqual([...prices].sort(), ['0.000500', '0.0500']);
+  for (const [state, o] of out) if (o.words > 0) assert.ok(Math.abs(o.words - 1) < 1e-4, `state ${state}: word arcs sum to ${o.words}`);
 });

@@ -15,7 +15,7 @@ import { Cap, type OutputMessage } from '../../src/kernel/output-types.js';
 import { SqliteRunLog } from '../../src/kernel/run-log.js';
 import { ProviderManager, registerProviderSettings } from '../../src/providers/manager.js';
 import type { MemorySystem } from '../../src/memory/memory-system.js';
-import { startLlmTestServer, type LlmTestServer } from '../support/llm-test-server.js';
+import { startLlmTestServer, type LlmTestServer, type LlmTestServerOptions } from '../support/llm-test-server.js';
 import { silentLogger } from '../support/quiet.js';
 import { makeMemory } from '../memory/helpers.js';
 import { adaptersDir } from '../providers/helpers.js';
@@ -35,10 +35,10 @@ export interface LlmRig {
 /**
  * Start a rig whose one LLM source uses `adapter`. `core` holds core.*
  * settings set after the kernel registered them (e.g. limits, timeouts);
- * `beforeStart` adds plugins.
+ * `beforeStart` adds plugins; `server` are the LLM test server's options.
  */
-export async function startLlmRig(adapter: 'ollama' | 'openai', core: Record<string, unknown> = {}, beforeStart?: (k: Kernel) => void): Promise<LlmRig> {
-  const srv = await startLlmTestServer();
+export async function startLlmRig(adapter: 'ollama' | 'openai', core: Record<string, unknown> = {}, beforeStart?: (k: Kernel) => void, server: LlmTestServerOptions = {}): Promise<LlmRig> {
+  const srv = await startLlmTestServer(server);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-llm-rig-'));
   const settings = new ConfigRegistry(':memory:', { env: {} });
   registerProviderSettings(settings);

@@ -14,7 +14,7 @@ import { FakeClock } from '../../src/kernel/clock.js';
 import { startHarness } from '../support/kernel-harness.js';
 
 const input: InputMessage = { id: 'i1', source: 'test', channel: 'console', text: 'hello', kind: 'queued', level: 0, received_at: 0 };
-const ALL_FIELDS: Array<keyof StageContext> = ['raw_message', 'context_messages', 'llm_text', 'tool_calls', 'tool_call', 'deny', 'deny_reason', 'tool_result', 'final_text', 'skip_output', 'response'];
+const ALL_FIELDS: Array<keyof StageContext> = ['raw_message', 'context_messages', 'llm_text', 'tool_calls', 'tool_call', 'deny', 'deny_reason', 'tool_result', 'final_text', 'skip_output', 'response', 'response_meta'];
 const sample: Record<string, unknown> = {
   raw_message: 'x',
   context_messages: [{ role: 'system', content: 'x' }],
@@ -27,6 +27,7 @@ const sample: Record<string, unknown> = {
   final_text: 'x',
   skip_output: true,
   response: 'x',
+  response_meta: { expects_reply: true },
 };
 
 test('each stage may write exactly the fields of the seed table', async () => {
@@ -142,6 +143,27 @@ for (const stage of STAGES.filter((s) => s !== 'after_output')) {
     }
   });
 }
+
+test('an on_input response with response_meta is delivered with that meta (a question the voice box listens for the answer to)', async () => {
+  const plugin: Plugin = {
+    name: 'asks',
+    start(sdk) {
+      sdk.registerStage('on_input', (ctx) => {
+        ctx.response = ctx.raw_message === 'cancel the timer' ? 'Which timer do you mean?' : 'OK.';
+        if (ctx.raw_message === 'cancel the timer') ctx.response_meta = { expects_reply: true };
+      });
+    },
+  };
+  const h = await startHarness({ script: [], beforeStart: (k) => k.use(plugin) });
+  try {
+    await h.kernel.injectInput('test', 'console', 'cancel the timer');
+    await h.kernel.injectInput('test', 'console', 'hello');
+    const delivered = h.outputs.filter((o) => o.channel === 'console');
+    assert.deepEqual(delivered.map((o) => [o.content, o.meta]), [['Which timer do you mean?', { expects_reply: true }], ['OK.', {}]]);
+  } finally {
+    await h.close();
+  }
+});
 
 test('on_input rewrite reaches the model; pre_action injection reaches the model', async () => {
   const plugin: Plugin = {

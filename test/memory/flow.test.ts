@@ -59,11 +59,11 @@ describe('Chinese conversation', () => {
     assert.ok(p.items.some((i) => i.kind === 'document' && i.text.includes('羽毛球')), 'the original sentence is among the documents');
     const facts = (await callTool(mem.tools(), 'memory_recall', { query: '张三住在哪里' })) as { relations: Array<{ fact: string }> };
     const lines = facts.relations.map((r) => r.fact);
-    assert.ok(lines.includes('用户 名字是 张三'), lines.join('|'));
-    assert.ok(lines.includes('用户 住在 北京海淀区'), lines.join('|'));
-    const ages = (await callTool(mem.tools(), 'memory_recall', { query: '用户年龄' })) as { relations: Array<{ fact: string }> };
-    assert.ok(ages.relations.some((r) => r.fact === '用户 年龄 35岁'));
-    assert.ok(ages.relations.some((r) => r.fact === '用户 工作是 软件工程师'));
+    assert.ok(lines.includes('家里某人 名字是 张三'), lines.join('|'));
+    assert.ok(lines.includes('家里某人 住在 北京海淀区'), lines.join('|'));
+    const ages = (await callTool(mem.tools(), 'memory_recall', { query: '家里某人年龄' })) as { relations: Array<{ fact: string }> };
+    assert.ok(ages.relations.some((r) => r.fact === '家里某人 年龄 35岁'));
+    assert.ok(ages.relations.some((r) => r.fact === '家里某人 工作是 软件工程师'));
   });
 
   it('does not inject relations memory_recall already returned this turn', async () => {
@@ -105,7 +105,7 @@ describe('Chinese conversation', () => {
     assert.equal(mem.graph.stats().relations, beforeRels, 'no relation lost');
     const zs = mem.graph.resolve('张三')!;
     const facts = mem.graph.relationsOf(zs.id).map((x) => `${x.source_name} ${x.relation_type} ${x.target_name}`).sort();
-    for (const f of ['张三 养了 一只猫', '张三 邻居是 王老师', '张三 开 特斯拉', '李四 认识 张三', '用户 名字是 张三']) assert.ok(facts.includes(f), f);
+    for (const f of ['张三 养了 一只猫', '张三 邻居是 王老师', '张三 开 特斯拉', '李四 认识 张三', '家里某人 名字是 张三']) assert.ok(facts.includes(f), f);
     assert.equal(mem.graph.resolve('张先生')?.id, zs.id, 'the merged name resolves as an alias');
     queue.length = 0;
     await mem.runLoopOnce('merge');
@@ -119,11 +119,11 @@ describe('Chinese conversation', () => {
     await mem.runLoopOnce('review');
     const review = queue.find((q) => q.includes('北京海淀区') && q.includes('上海浦东'));
     assert.ok(review, queue.join('\n'));
-    const id = Number(/relation (\d+): 用户 住在 北京海淀区/.exec(review)![1]);
+    const id = Number(/relation (\d+): 家里某人 住在 北京海淀区/.exec(review)![1]);
     await callTool(mem.tools(), 'memory_purge', { relation_ids: [id] });
-    const facts = (await callTool(mem.tools(), 'memory_recall', { query: '用户住在' })) as { relations: Array<{ fact: string }> };
-    assert.ok(facts.relations.some((f) => f.fact === '用户 住在 上海浦东'));
-    assert.ok(!facts.relations.some((f) => f.fact === '用户 住在 北京海淀区'));
+    const facts = (await callTool(mem.tools(), 'memory_recall', { query: '家里某人住在' })) as { relations: Array<{ fact: string }> };
+    assert.ok(facts.relations.some((f) => f.fact === '家里某人 住在 上海浦东'));
+    assert.ok(!facts.relations.some((f) => f.fact === '家里某人 住在 北京海淀区'));
   });
 });
 

@@ -18,7 +18,7 @@ it('tokenizes Chinese into bigrams and jieba words, English into stemmed non-sto
 
 it('distils personal facts in Chinese and English', () => {
   const zh = ruleTriples('我叫李雷，我住在杭州西湖区。我喜欢爬山，我今年二十八岁，我的工作是医生。').map((t) => `${t.subject}|${t.relation}|${t.object}`);
-  assert.deepEqual(zh, ['用户|名字是|李雷', '用户|住在|杭州西湖区', '用户|喜欢|爬山', '用户|年龄|二十八岁', '用户|工作是|医生']);
+  assert.deepEqual(zh, ['家里某人|名字是|李雷', '家里某人|住在|杭州西湖区', '家里某人|喜欢|爬山', '家里某人|年龄|二十八岁', '家里某人|工作是|医生']);
   const en = ruleTriples("Hi, I'm 30 years old, I live in Leeds and I work as a teacher.", 'Anna').map((t) => `${t.subject}|${t.relation}|${t.object}`);
   assert.deepEqual(en, ['Anna|lives_in|Leeds', 'Anna|age|30 years old', 'Anna|works_as|teacher']);
   assert.deepEqual(ruleTriples('what is the weather like'), []);

@@ -161,15 +161,28 @@ test('a stream failing after it yielded text is not failed over', async (t) => {
   srv.reset();
 });
 
-test('maxContextTokens: the declared window wins, else Ollama /api/show (num_ctx parameter over context_length); sent as num_ctx', async (t) => {
+test('maxContextTokens: the declared window wins, else the model\'s own from Ollama /api/show (num_ctx parameter over context_length) within core.llm.num_ctx; num_ctx fixed from the first request', async (t) => {
   const { m, settings } = setup(['ollama']);
   t.after(() => m.close());
-  assert.equal(await m.maxContextTokens(), 32768);
+  // core.llm.num_ctx (8192) is sent from the very first request, before /api/show was asked, and on every one after.
+  srv.enqueue({ content: 'x' }, { content: 'y' });
+  await m.chat(ask);
+  assert.equal(srv.chatRequests().at(-1)!.body!.options!.num_ctx, 8192);
+  assert.equal(await m.maxContextTokens(), 8192, 'the model has 32768; the box asks for 8192');
   assert.equal(srv.requests.filter((r) => r.path === '/api/show').at(-1)!.body!.model, 'qwen2.5:3b');
+  await m.chat(ask);
+  assert.equal(srv.chatRequests().at(-1)!.body!.options!.num_ctx, 8192);
+  // 0: the model's own window, once the server said it.
+  settings.set('core.llm.num_ctx', 0);
+  assert.equal(await m.maxContextTokens(), 32768);
   srv.enqueue({ content: 'x' });
   await m.chat(ask);
   assert.equal(srv.chatRequests().at(-1)!.body!.options!.num_ctx, 32768);
+  // A model whose own window is smaller than num_ctx: the budget is the model's.
+  settings.set('core.llm.num_ctx', 16384);
   settings.set('core.llm.sources.ollama.model', 'tuned');
+  assert.equal(await m.maxContextTokens(), 8192);
+  settings.set('core.llm.num_ctx', 0);
   assert.equal(await m.maxContextTokens(), 8192);
   settings.set('core.llm.sources.ollama.context_window', 4096);
   assert.equal(await m.maxContextTokens(), 4096);
@@ -177,6 +190,34 @@ test('maxContextTokens: the declared window wins, else Ollama /api/show (num_ctx
   settings.set('core.llm.sources.ollama.context_window', 0);
   settings.set('core.llm.sources.ollama.model', 'nope');
   assert.equal(await m.maxContextTokens(), undefined);
+});
+
+test('Ollama options on every request as set (issue 19): num_ctx under options, keep_alive at the top level; an OpenAI-compatible source gets neither', async (t) => {
+  const { m, settings, advance } = setup(['ollama', 'backup']);
+  t.after(() => m.close());
+  settings.set('core.llm.num_ctx', 4096);
+  settings.set('core.llm.keep_alive', '24h');
+  srv.enqueue({ content: 'a' }, { content: 'b' }, { status: 500, error: 'down' }, { content: 'c' });
+  await m.chat(ask);
+  await m.chat(ask);
+  await m.chat(ask);
+  const [a, b, o, backup] = srv.chatRequests().slice(-4).map((r) => r.body!);
+  for (const r of [a!, b!, o!]) {
+    assert.equal(r.options!.num_ctx, 4096);
+    assert.equal(r.keep_alive, '24h');
+    assert.equal((r.options as Record<string, unknown>).keep_alive, undefined, 'keep_alive is a top-level field of /api/chat');
+  }
+  assert.equal(backup!.model, 'backup-model');
+  assert.equal(backup!.options, undefined);
+  assert.equal(backup!.keep_alive, undefined);
+  assert.equal(backup!.num_ctx, undefined);
+  // '' = the server's own default: no keep_alive sent (after the Ollama source's back-off from its 500).
+  settings.set('core.llm.keep_alive', '');
+  advance(600_000);
+  srv.enqueue({ content: 'd' });
+  await m.chat(ask);
+  assert.equal(srv.chatRequests().at(-1)!.body!.keep_alive, undefined);
+  assert.equal(srv.chatRequests().at(-1)!.body!.options!.num_ctx, 4096);
 });
 
 test('a malformed chunk never marks a source failed when the rest of the stream is good (issue 14)', async (t) => {

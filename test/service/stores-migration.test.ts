@@ -192,21 +192,21 @@ test('a store written by a newer release is refused, naming the store and both v
     db.pragma('user_version = 7');
     db.close();
   }
-  const tooNew = (store: string, file: string) => (err: unknown) => {
+  const tooNew = (store: string, file: string, supported = 1) => (err: unknown) => {
     assert.ok(err instanceof StoreTooNewError, String(err));
     assert.equal(err.code, 'STORE_TOO_NEW');
     assert.equal(err.store, store);
     assert.equal(err.found, 7);
-    assert.equal(err.supported, 1);
+    assert.equal(err.supported, supported);
     assert.equal(err.file, file);
-    assert.match(err.message, new RegExp(`the ${store} store .* has schema version 7, but this release supports version 1 at most`));
+    assert.match(err.message, new RegExp(`the ${store} store .* has schema version 7, but this release supports version ${supported} at most`));
     return true;
   };
   assert.throws(() => new ConfigRegistry(path.join(dir, 'settings.db'), { env: {} }), tooNew('settings', path.join(dir, 'settings.db')));
-  assert.throws(() => openMemoryDb(dir), tooNew('memory', path.join(dir, 'memory.db')));
+  assert.throws(() => openMemoryDb(dir), tooNew('memory', path.join(dir, 'memory.db'), MEMORY_STORE.version));
   assert.throws(() => new SqliteRunLog(path.join(dir, 'runlog.db')), tooNew('runlog', path.join(dir, 'runlog.db')));
   const timers = new TimerService({ dbPath: path.join(dir, 'timers.db'), clock: new FakeClock(T0), log: silentLogger, onExpire: () => {} });
-  assert.throws(() => timers.start(), tooNew('timers', path.join(dir, 'timers.db')));
+  assert.throws(() => timers.start(), tooNew('timers', path.join(dir, 'timers.db'), TIMERS_STORE.version));
   for (const f of ['settings.db', 'memory.db', 'runlog.db', 'timers.db']) assert.equal(userVersion(path.join(dir, f)), 7);
 
   const regFile = path.join(dir, 'home', 'registry.json');

@@ -52,7 +52,7 @@ export interface E2E {
   sim: DeviceSimulator;
   llm: LlmTestServer;
   /**
-   * Feed one recording; `realtime` feeds it at the pace a microphone would;
+   * Feed one recording (a file name in ../shared/fixtures/voice/en, or an absolute path); `realtime` feeds it at the pace a microphone would;
    * `trailingMs` appends that much quiet room noise (-65 dBFS), as a live
    * microphone goes on after the person stops, so the endpointer finds the
    * end in the audio instead of at the end of the file. Resolves once every
@@ -62,14 +62,17 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-/** Start everything; resolves when the service has discovered the home and built its speech grammar. */
-export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, string> } = {}): Promise<E2E> {
+/**
+ * Start everything; resolves when the service has discovered the home and built its speech grammar.
+ * `refuseUnofferedTools`: the LLM test server refuses a scripted call of a tool its request did not offer.
+ */
+export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, string>; refuseUnofferedTools?: boolean } = {}): Promise<E2E> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-e2e-'));
   const broker: MosquittoBroker = await startMosquitto();
   const sim = new DeviceSimulator(broker.url);
   await sim.start();
   await sim.publishRetained();
-  const llm = await startLlmTestServer({ defaultReply: opts.llmReply ?? { content: 'I am not sure how to help with that.' } });
+  const llm = await startLlmTestServer({ defaultReply: opts.llmReply ?? { content: 'I am not sure how to help with that.' }, ...(opts.refuseUnofferedTools ? { refuseUnofferedTools: true } : {}) });
   const app = await startApp({
     dataDir: dir,
     console: false,
@@ -100,7 +103,7 @@ export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, st
     async listen(file, realtime = false, trailingMs = 0) {
       sim.clear();
       const before = app.timers.service?.status().map((t) => t.id) ?? [];
-      let wav: Buffer = readFileSync(path.join(VOICE_DIR, file));
+      let wav: Buffer = readFileSync(path.isAbsolute(file) ? file : path.join(VOICE_DIR, file));
       if (trailingMs > 0) {
         const w = parseWav(wav);
         wav = encodeWav(Buffer.concat([w.data, noise(trailingMs, -65, 11)]), { sampleRate: w.format.sampleRate, channels: w.format.channels });
@@ -149,6 +152,18 @@ export function sameCommands(got: ReceivedCommand[], want: Array<[string, Payloa
 const NOT_UNDERSTOOD = /didn't catch that|没听清/i;
 
 /** Every way the outcome differs from expected.json (empty: the right effect). */
+/**
+ * What the box did that was not asked (issue 15 `voice.wrong_action_rate`): device commands other than
+ * the expected ones, or a timer that was not asked for. Doing nothing (a rejection, "which one?") is no
+ * wrong action. Empty when nothing wrong was done.
+ */
+export function wrongActions(exp: Expectation, o: Outcome): string[] {
+  const wrong: string[] = [];
+  if (o.commands.length > 0 && !sameCommands(o.commands, exp.mqtt ?? [])) wrong.push(`MQTT ${JSON.stringify(o.commands)} instead of ${JSON.stringify(exp.mqtt ?? [])}`);
+  if (o.timersAdded.length > 0 && !(o.timersAdded.length === 1 && o.timersAdded[0] === exp.timer_seconds)) wrong.push(`timers ${JSON.stringify(o.timersAdded)} instead of ${JSON.stringify(exp.timer_seconds ?? 'none')}`);
+  return wrong;
+}
+
 export function check(exp: Expectation, o: Outcome): string[] {
   const u = o.report;
   const problems: string[] = [];

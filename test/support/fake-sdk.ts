@@ -137,6 +137,8 @@ export type FakeAgent = (input: FakeInput, sdk: FakeSdk) => Promise<string> | st
 export interface FakeTurn {
   /** The on_input handlers' short-circuit answer, when one answered. */
   response?: string;
+  /** The meta delivered with it (StageContext.response_meta), when set. */
+  response_meta?: Record<string, unknown>;
 }
 
 /** Options of the fake. */
@@ -239,6 +241,12 @@ export class FakeSdk implements PluginSDK {
   }
   knowledge(): never {
     throw new Error('no knowledge in the fake SDK');
+  }
+  social(): never {
+    throw new Error('no social API in the fake SDK');
+  }
+  socialWrite(): never {
+    throw new Error('no social API in the fake SDK');
   }
 
   // ---- bus --------------------------------------------------------------------
@@ -343,7 +351,7 @@ export class FakeSdk implements PluginSDK {
     if (this.handOver(input)) return {};
     const ctx = this.ctx('on_input', input);
     await Promise.all((this.stages.get('on_input') ?? []).map(async (h) => h(ctx))).finally(() => this.release(ctx));
-    return ctx.response !== undefined ? { response: ctx.response } : {};
+    return ctx.response !== undefined ? { response: ctx.response, ...(ctx.response_meta ? { response_meta: ctx.response_meta } : {}) } : {};
   }
 
   // ---- outputs ----------------------------------------------------------------

@@ -164,6 +164,25 @@ export interface LlmTestServerOptions {
   port?: number;
   defaultReply?: Reply;
   models?: TestModel[];
+  /**
+   * Refuse a reply that calls a tool the request did not offer in its
+   * `tools` (issue 19: a turn may only use what it was offered): the request
+   * is answered HTTP 400 with an error naming the tool, and recorded in
+   * `refusals`. Off by default (fault tests script calls freely).
+   */
+  refuseUnofferedTools?: boolean;
+  /** Models /api/embed and /v1/embeddings know (default ['nomic-embed-text']); any other is answered 404 as the real servers do. */
+  embeddingModels?: string[];
+  /** Dimension of the test vectors (default 32). */
+  embeddingDim?: number;
+}
+
+/** A scripted tool call refused because the request did not offer the tool (LlmTestServerOptions.refuseUnofferedTools). */
+export interface ToolRefusal {
+  tool: string;
+  /** The tool names the request offered. */
+  offered: string[];
+  request: ReceivedRequest;
 }
 
 /** Info of a `socket-closed` event. */
@@ -183,6 +202,8 @@ export interface LlmTestServer {
   requests: ReceivedRequest[];
   /** Chat requests only (/api/chat, /v1/chat/completions, /chat/completions). */
   chatRequests(): ReceivedRequest[];
+  /** Tool calls refused because their request did not offer the tool (with refuseUnofferedTools). */
+  refusals: ToolRefusal[];
   /** Answer every chat request with fn(req) (takes precedence over the queue); null to clear. */
   script(fn: ((req: ReceivedRequest) => Reply | Promise<Reply>) | null): void;
   /** Queue replies for the next chat requests, in order. */
@@ -217,6 +238,29 @@ export function tokenize(text: string): string[] {
 /** A pause that never keeps the process alive (a stalled or closed connection must not hold the test run). */
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 
+/**
+ * The test server's embedding of `text` (issue 19): deterministic from the
+ * text alone. Each lower-cased word (tokenize) adds +1 or -1 (by its hash)
+ * to `dim` buckets picked by its hash, and the sum is L2-normalised, so
+ * texts sharing words point the same way; rounded to 6 decimals so the JSON
+ * is the same bytes on every run.
+ */
+export function testEmbedding(text: string, dim = 32): number[] {
+  const v = new Array<number>(dim).fill(0);
+  for (const raw of tokenize(text.toLowerCase())) {
+    const w = raw.trim();
+    if (!w || !/[\p{L}\p{N}]/u.test(w)) continue;
+    let h = 2166136261;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619) >>> 0;
+    for (let k = 0; k < 3; k++) {
+      const b = (h >>> (k * 8)) % dim;
+      v[b]! += (h >>> (24 + k)) & 1 ? 1 : -1;
+    }
+  }
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => Math.round((x / n) * 1e6) / 1e6);
+}
+
 function isChatPath(p: string): boolean {
   return p === '/api/chat' || p === '/v1/chat/completions' || p === '/chat/completions';
 }
@@ -226,6 +270,7 @@ let idCounter = 0;
 /** Starts a server on 127.0.0.1 (a free port unless opts.port). */
 export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promise<LlmTestServer> {
   const requests: ReceivedRequest[] = [];
+  const refusals: ToolRefusal[] = [];
   const queue: Reply[] = [];
   let scriptFn: ((req: ReceivedRequest) => Reply | Promise<Reply>) | null = null;
   const events = new EventEmitter();
@@ -276,6 +321,22 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
       res.end('Ollama is running');
       return;
     }
+    if ((rec.path === '/api/embed' || rec.path === '/v1/embeddings') && rec.method === 'POST') {
+      // Ollama /api/embed and OpenAI /v1/embeddings, in their own shapes.
+      const v1 = rec.path === '/v1/embeddings';
+      const model = String(rec.body?.model ?? '');
+      const known = opts.embeddingModels ?? ['nomic-embed-text'];
+      if (!known.some((m) => m === model || m === `${model}:latest` || `${m}:latest` === model)) {
+        return sendJson(res, 404, v1 ? errorShape(true, 404, `The model '${model}' does not exist`) : { error: `model "${model}" not found, try pulling it first` });
+      }
+      const raw = (rec.body as { input?: unknown } | undefined)?.input;
+      const input = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((x) => typeof x === 'string') ? (raw as string[]) : undefined;
+      if (!input) return sendJson(res, 400, v1 ? errorShape(true, 400, "'input' must be a string or a list of strings") : { error: 'invalid input type' });
+      const vectors = input.map((t) => testEmbedding(t, opts.embeddingDim ?? 32));
+      const tokens = input.reduce((n, t) => n + tokenize(t).length, 0);
+      if (v1) return sendJson(res, 200, { object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })), model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+      return sendJson(res, 200, { model, embeddings: vectors, total_duration: 1000000, load_duration: 100000, prompt_eval_count: tokens });
+    }
     if (!isChatPath(rec.path) || rec.method !== 'POST') {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
       res.end('404 page not found');
@@ -283,6 +344,14 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     }
     events.emit('chat-request', rec);
     const reply = scriptFn ? await scriptFn(rec) : (queue.shift() ?? defaultReply);
+    if (opts.refuseUnofferedTools && reply.tool_calls?.length) {
+      const offered = (rec.body?.tools ?? []).map((t) => t.function?.name ?? '');
+      const refused = reply.tool_calls.filter((c) => !offered.includes(c.name));
+      if (refused.length) {
+        for (const c of refused) refusals.push({ tool: c.name, offered, request: rec });
+        return answer(rec, { status: 400, error: `tool ${refused.map((c) => `"${c.name}"`).join(', ')} was not offered in this request (offered: ${offered.join(', ')})` }, res);
+      }
+    }
     await answer(rec, reply, res);
   }
 
@@ -423,6 +492,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     port,
     requests,
     chatRequests: () => requests.filter((r) => isChatPath(r.path)),
+    refusals,
     script(fn) {
       scriptFn = fn;
     },
@@ -434,6 +504,7 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
     },
     reset() {
       requests.length = 0;
+      refusals.length = 0;
       queue.length = 0;
       scriptFn = null;
     },

@@ -132,7 +132,8 @@ export class ConsolePlugin implements Plugin {
       void Promise.allSettled([...this.inFlight]).then(() => this.opts.onQuit?.());
       return;
     }
-    const p = sdk.injectInput('console', line, { user: 'console' }).then((r) => {
+    // Who is typing is not known from the console itself ("this is Anna" says it; src/kernel/people.ts).
+    const p = sdk.injectInput('console', line).then((r) => {
       if (r.status === 'error' && !r.reply) this.write(`(error: ${r.error ?? 'unknown'})\n`);
     });
     this.inFlight.add(p);

@@ -20,6 +20,7 @@ import type { CommandHandler, CommandIO, CommandRegistry } from '../../kernel/co
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
 import { envNameFor } from '../../config/registry.js';
 import { onLogProblem } from '../../kernel/log.js';
+import { normalisePersonName, validatePersonName } from '../../kernel/people.js';
 
 /** Options of the control plugin. */
 export interface ControlOptions {
@@ -33,7 +34,8 @@ export interface ControlOptions {
 /**
  * What `homeagent logs` follows: inputs, the turn events (src/kernel/turn-events.ts) but the bulky or per-token
  * ones (context.projected, llm.requested, llm.delta), the kernel's own events, the MQTT commands the home
- * plugin sent (plugin.home.command) and the timers started or cancelled (plugin.timers.changed); the `logs` command adds every warning and error logged (event `log`).
+ * plugin sent (plugin.home.command), the timers started, changed or cancelled (plugin.timers.changed) and the list items added,
+ * removed or completed (plugin.lists.changed); the `logs` command adds every warning and error logged (event `log`).
  */
 const LOG_EVENTS: EventType[] = [
   'raw_input',
@@ -43,6 +45,7 @@ const LOG_EVENTS: EventType[] = [
   'stop',
   'plugin.home.command',
   'plugin.timers.changed',
+  'plugin.lists.changed',
 ];
 
 /** Whether a homeagent service answers on `socketPath`. */
@@ -137,10 +140,19 @@ export class ControlPlugin implements Plugin {
     }, { perRequest: true });
     this.commands.set('ask', async (args, io) => {
       const text = requireString(args, 'text');
+      // `homeagent ask --as NAME`: who is asking (a person, never the channel); without it, nobody in particular.
+      let user: string | undefined;
+      if (args.as !== undefined) {
+        try {
+          user = normalisePersonName(validatePersonName(args.as, '"as" (the person asking)'));
+        } catch (err) {
+          throw new HomeAgentError('BAD_ARGUMENT', errorMessage(err));
+        }
+      }
       let id: string | undefined;
       try {
         return await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, {
-          user: 'cli',
+          ...(user ? { user } : {}),
           // A caller that hangs up before its turn begins takes its input with it (nothing acts late for nobody).
           signal: io.signal,
           onAccepted: (inputId) => {

@@ -1,9 +1,15 @@
 /**
  * Timers (seed 000 "timer" plugin: timer_set + interrupt feedback): start,
- * cancel and list countdowns, kept in SQLite (`<dataDir>/timers.db`, WAL,
- * synchronous=FULL) so they survive a restart; a timer that fell due while
- * the box was off fires right after start. Time comes from an injectable
- * Clock. Expiry calls `onExpire` once per timer.
+ * cancel, pause, resume, lengthen/shorten and list countdowns (the operations
+ * of Home Assistant's timer intents: HassStartTimer, HassCancelTimer,
+ * HassCancelAllTimers, HassPauseTimer, HassUnpauseTimer, HassIncreaseTimer,
+ * HassDecreaseTimer, HassTimerStatus), kept in SQLite (`<dataDir>/timers.db`,
+ * WAL, synchronous=FULL) so they survive a restart; a timer that fell due
+ * while the box was off fires right after start, a paused one stays paused.
+ * Time comes from an injectable Clock. Expiry calls `onExpire` once per timer.
+ * An operation on "the timer" never picks one of several: with no selector
+ * and more than one candidate it throws TimerAmbiguousError (the caller asks
+ * which).
  */
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
@@ -26,18 +32,42 @@ export interface Timer {
   channel: string;
   /** 'en' | 'zh': language of the request, used for the spoken expiry. */
   lang: string;
-  state: 'running' | 'fired' | 'cancelled';
+  /** `paused`: not counting down; `ends_at` is meaningless then and `paused_remaining_ms` holds what is left. */
+  state: 'running' | 'paused' | 'fired' | 'cancelled';
+  /** ms left when the timer was paused (state `paused` only). */
+  paused_remaining_ms?: number;
 }
 
-/** A running timer with the seconds left (rounded up). */
+/** An active (running or paused) timer with the seconds left (rounded up). */
 export interface TimerStatus extends Timer {
   remaining_s: number;
 }
+
+/** Which timer an operation means: by id, by name (case-insensitive), or by the length it was set for. Empty: "the timer". */
+export interface TimerSelector {
+  id?: string;
+  name?: string;
+  /** The length the timer was started with, in seconds ("the 10 minute timer"). */
+  seconds?: number;
+}
+
+/** What a timer change was (event plugin.timers.changed). */
+export type TimerChange = 'started' | 'cancelled' | 'paused' | 'resumed' | 'increased' | 'decreased';
 
 /** Bad timer arguments (code TIMER_INVALID). */
 export class TimerError extends HomeAgentError {
   constructor(message: string) {
     super('TIMER_INVALID', message);
+  }
+}
+
+/**
+ * "The timer" fits more than one active timer (code TIMER_AMBIGUOUS): nothing
+ * was changed; `candidates` are the timers it could mean, soonest first.
+ */
+export class TimerAmbiguousError extends HomeAgentError {
+  constructor(readonly candidates: TimerStatus[]) {
+    super('TIMER_AMBIGUOUS', `${candidates.length} timers fit (${candidates.map((t) => t.name ?? `${t.duration_s} s`).join(', ')}): say which one (id or name)`);
   }
 }
 
@@ -50,8 +80,8 @@ export interface TimerServiceOptions {
   clock: Clock;
   log: Logger;
   onExpire: (timer: Timer) => void;
-  /** Called after a timer was started or cancelled (by a tool or a local intent); errors are logged, not thrown. */
-  onChange?: (change: 'started' | 'cancelled', timer: Timer) => void;
+  /** Called after a timer was started, cancelled, paused, resumed or changed in length (by a tool or a local intent); errors are logged, not thrown. */
+  onChange?: (change: TimerChange, timer: Timer) => void;
 }
 
 interface Row {
@@ -63,6 +93,7 @@ interface Row {
   channel: string;
   lang: string;
   state: string;
+  remaining_ms: number | null;
 }
 
 function fromRow(r: Row): Timer {
@@ -74,24 +105,41 @@ function fromRow(r: Row): Timer {
     ends_at: r.ends_at,
     channel: r.channel,
     lang: r.lang,
-    state: r.state === 'fired' ? 'fired' : r.state === 'cancelled' ? 'cancelled' : 'running',
+    state: r.state === 'fired' || r.state === 'cancelled' || r.state === 'paused' ? r.state : 'running',
+    ...(r.state === 'paused' ? { paused_remaining_ms: Math.max(0, r.remaining_ms ?? 0) } : {}),
   };
 }
 
-const TIMERS_SCHEMA = `CREATE TABLE IF NOT EXISTS timers (
+const TIMERS_SCHEMA_V1 = `CREATE TABLE IF NOT EXISTS timers (
   id TEXT PRIMARY KEY, name TEXT, duration_s REAL NOT NULL, started_at INTEGER NOT NULL,
   ends_at INTEGER NOT NULL, channel TEXT NOT NULL, lang TEXT NOT NULL DEFAULT 'en', state TEXT NOT NULL)`;
+
+const TIMERS_SCHEMA = `CREATE TABLE IF NOT EXISTS timers (
+  id TEXT PRIMARY KEY, name TEXT, duration_s REAL NOT NULL, started_at INTEGER NOT NULL,
+  ends_at INTEGER NOT NULL, channel TEXT NOT NULL, lang TEXT NOT NULL DEFAULT 'en', state TEXT NOT NULL,
+  remaining_ms INTEGER)`;
 
 /**
  * The timers store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
  * - 0: the unversioned `timers` table of commit e216bba;
- * - 1: the same table, versioned.
+ * - 1: the same table, versioned;
+ * - 2: `remaining_ms` (ms left of a paused timer) and the state `paused`.
  */
 export const TIMERS_STORE: SqliteStoreSpec = {
   store: 'timers',
-  version: 1,
+  version: 2,
   create: (db) => db.exec(TIMERS_SCHEMA),
-  migrations: [{ to: 1, description: 'adopt schema versions (timers as in e216bba)', up: (db) => db.exec(TIMERS_SCHEMA) }],
+  migrations: [
+    { to: 1, description: 'adopt schema versions (timers as in e216bba)', up: (db) => db.exec(TIMERS_SCHEMA_V1) },
+    {
+      to: 2,
+      description: 'paused timers: column remaining_ms',
+      up: (db) => {
+        const cols = db.prepare(`PRAGMA table_info(timers)`).all() as Array<{ name: string }>;
+        if (!cols.some((c) => c.name === 'remaining_ms')) db.exec(`ALTER TABLE timers ADD COLUMN remaining_ms INTEGER`);
+      },
+    },
+  ],
 };
 
 /** Longest timer: 7 days. */
@@ -124,6 +172,7 @@ export class TimerService {
     this.db = db;
     const rows = db.prepare(`SELECT * FROM timers WHERE state = 'running' ORDER BY ends_at`).all() as Row[];
     for (const r of rows) this.arm(fromRow(r));
+    // Paused timers stay paused: nothing to arm.
   }
 
   /** Disarm timers and close the store (timers stay running in the store). */
@@ -151,6 +200,11 @@ export class TimerService {
     if (!db) return;
     const row = db.prepare(`SELECT * FROM timers WHERE id = ?`).get(id) as Row | undefined;
     if (!row || row.state !== 'running') return;
+    // A timer lengthened since this handle was armed is not due yet: arm it for its new end.
+    if (row.ends_at > this.opts.clock.now()) {
+      this.arm(fromRow(row));
+      return;
+    }
     db.prepare(`UPDATE timers SET state = 'fired' WHERE id = ?`).run(id);
     const t = { ...fromRow(row), state: 'fired' as const };
     this.opts.log.info({ id, name: t.name, duration_s: t.duration_s }, 'timer expired');
@@ -185,7 +239,7 @@ export class TimerService {
     return t;
   }
 
-  private changed(change: 'started' | 'cancelled', t: Timer): void {
+  private changed(change: TimerChange, t: Timer): void {
     try {
       this.opts.onChange?.(change, t);
     } catch (err) {
@@ -193,37 +247,143 @@ export class TimerService {
     }
   }
 
-  /** Running timers, soonest first, with seconds left. */
+  /** Active timers (running and paused), soonest end first (a paused one by what it has left), with seconds left. */
   status(): TimerStatus[] {
     const db = this.requireDb();
     const now = this.opts.clock.now();
-    const rows = db.prepare(`SELECT * FROM timers WHERE state = 'running' ORDER BY ends_at`).all() as Row[];
-    return rows.map((r) => ({ ...fromRow(r), remaining_s: Math.max(0, Math.ceil((r.ends_at - now) / 1000)) }));
+    const rows = db.prepare(`SELECT * FROM timers WHERE state IN ('running', 'paused')`).all() as Row[];
+    return rows
+      .map((r) => {
+        const t = fromRow(r);
+        const left = t.state === 'paused' ? (t.paused_remaining_ms ?? 0) : r.ends_at - now;
+        return { ...t, remaining_s: Math.max(0, Math.ceil(left / 1000)) };
+      })
+      .sort((a, b) => a.remaining_s - b.remaining_s || a.started_at - b.started_at);
   }
 
   /**
-   * Cancel by id, by name (case-insensitive), or all; with no selector and
-   * exactly one running timer, that one. Returns the cancelled timers (empty
-   * when nothing matched).
+   * The active timers `sel` fits, limited to `states` (default: running and
+   * paused): by id, by name (case-insensitive, a trailing " timer" ignored),
+   * by the length it was set for, or every one of them when `sel` is empty.
    */
-  cancel(sel: { id?: string; name?: string; all?: boolean } = {}): Timer[] {
+  find(sel: TimerSelector = {}, states: ReadonlyArray<'running' | 'paused'> = ['running', 'paused']): TimerStatus[] {
+    const norm = (n: string | undefined): string => (n ?? '').trim().toLowerCase().replace(/\s+timer$/, '');
+    return this.status().filter(
+      (t) =>
+        states.includes(t.state as 'running' | 'paused') &&
+        (sel.id === undefined || t.id === sel.id) &&
+        (sel.name === undefined || norm(t.name) === norm(sel.name)) &&
+        (sel.seconds === undefined || Math.round(t.duration_s) === Math.round(sel.seconds)),
+    );
+  }
+
+  /**
+   * The one timer `sel` means among those in `states`: undefined when none
+   * fits; throws TimerAmbiguousError when several do (an empty selector with
+   * two timers running is never read as "the first one").
+   */
+  pick(sel: TimerSelector, states?: ReadonlyArray<'running' | 'paused'>): TimerStatus | undefined {
+    const found = this.find(sel, states);
+    if (found.length > 1) throw new TimerAmbiguousError(found);
+    return found[0];
+  }
+
+  /**
+   * Cancel by id, by name (case-insensitive), by the length it was set for, or
+   * all (`all: true`); with no selector, the one active timer. Returns the
+   * cancelled timers (empty when nothing matched). Throws TimerAmbiguousError
+   * when the selector fits several timers (and `all` is not set).
+   */
+  cancel(sel: TimerSelector & { all?: boolean } = {}): Timer[] {
     const db = this.requireDb();
-    const running = this.status();
     let chosen: TimerStatus[];
-    if (sel.all) chosen = running;
-    else if (sel.id) chosen = running.filter((t) => t.id === sel.id);
-    else if (sel.name) chosen = running.filter((t) => t.name?.toLowerCase() === sel.name?.toLowerCase());
-    else chosen = running.length === 1 ? running : running.slice(0, 1);
+    if (sel.all) chosen = this.find({});
+    else {
+      const one = this.pick(sel);
+      chosen = one ? [one] : [];
+    }
     const upd = db.prepare(`UPDATE timers SET state = 'cancelled' WHERE id = ?`);
     for (const t of chosen) {
       upd.run(t.id);
-      const h = this.handles.get(t.id);
-      if (h) this.opts.clock.clearTimeout(h);
-      this.handles.delete(t.id);
+      this.disarm(t.id);
     }
     const cancelled = chosen.map((t) => ({ ...t, state: 'cancelled' as const }));
     for (const t of cancelled) this.changed('cancelled', t);
     return cancelled;
+  }
+
+  private disarm(id: string): void {
+    const h = this.handles.get(id);
+    if (h) this.opts.clock.clearTimeout(h);
+    this.handles.delete(id);
+  }
+
+  /**
+   * Pause the running timer `sel` means: it stops counting down and keeps
+   * what it has left (also across a restart). Returns it, or undefined when
+   * no running timer fits; throws TimerAmbiguousError when several do.
+   */
+  pause(sel: TimerSelector = {}): TimerStatus | undefined {
+    const db = this.requireDb();
+    const t = this.pick(sel, ['running']);
+    if (!t) return undefined;
+    const left = Math.max(0, t.ends_at - this.opts.clock.now());
+    db.prepare(`UPDATE timers SET state = 'paused', remaining_ms = ? WHERE id = ?`).run(left, t.id);
+    this.disarm(t.id);
+    const paused = { ...t, state: 'paused' as const, paused_remaining_ms: left };
+    this.changed('paused', paused);
+    return paused;
+  }
+
+  /**
+   * Resume the paused timer `sel` means: it counts down again from what it
+   * had left. Returns it, or undefined when no paused timer fits; throws
+   * TimerAmbiguousError when several do.
+   */
+  resume(sel: TimerSelector = {}): TimerStatus | undefined {
+    const db = this.requireDb();
+    const t = this.pick(sel, ['paused']);
+    if (!t) return undefined;
+    const left = t.paused_remaining_ms ?? 0;
+    const ends = this.opts.clock.now() + left;
+    db.prepare(`UPDATE timers SET state = 'running', remaining_ms = NULL, ends_at = ? WHERE id = ?`).run(ends, t.id);
+    const { paused_remaining_ms: _gone, ...rest } = t;
+    const resumed: TimerStatus = { ...rest, state: 'running', ends_at: ends, remaining_s: Math.ceil(left / 1000) };
+    this.arm(resumed);
+    this.changed('resumed', resumed);
+    return resumed;
+  }
+
+  /**
+   * Add (`seconds` > 0) or take off (`seconds` < 0) time from the active timer
+   * `sel` means (HassIncreaseTimer / HassDecreaseTimer). Returns it with its
+   * new time left, or undefined when none fits; throws TimerAmbiguousError
+   * when several do, TimerError when the change is 0 or would leave it with
+   * less than 1 second or more than 7 days (nothing is changed then).
+   */
+  adjust(sel: TimerSelector, seconds: number): TimerStatus | undefined {
+    const db = this.requireDb();
+    if (!Number.isFinite(seconds) || seconds === 0) throw new TimerError(`a timer change must be a number of seconds other than 0 (got ${seconds})`);
+    const t = this.pick(sel);
+    if (!t) return undefined;
+    const now = this.opts.clock.now();
+    const leftMs = t.state === 'paused' ? (t.paused_remaining_ms ?? 0) : t.ends_at - now;
+    const newLeft = leftMs + Math.round(seconds * 1000);
+    if (newLeft < 1000) throw new TimerError(`the timer has only ${formatDuration(Math.ceil(leftMs / 1000), 'en')} left; taking off ${formatDuration(-seconds, 'en')} would end it`);
+    if (newLeft > MAX_TIMER_S * 1000) throw new TimerError('a timer can run for 7 days at most');
+    let next: TimerStatus;
+    if (t.state === 'paused') {
+      db.prepare(`UPDATE timers SET remaining_ms = ? WHERE id = ?`).run(newLeft, t.id);
+      next = { ...t, paused_remaining_ms: newLeft, remaining_s: Math.ceil(newLeft / 1000) };
+    } else {
+      const ends = now + newLeft;
+      db.prepare(`UPDATE timers SET ends_at = ? WHERE id = ?`).run(ends, t.id);
+      this.disarm(t.id);
+      next = { ...t, ends_at: ends, remaining_s: Math.ceil(newLeft / 1000) };
+      this.arm(next);
+    }
+    this.changed(seconds > 0 ? 'increased' : 'decreased', next);
+    return next;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The timers plugin (seed 000 timer: timer_set + interrupt feedback). Tools
- * timer_set / timer_cancel / timer_status for the LLM; the same service is
+ * timer_set / timer_cancel / timer_update (pause, resume, add or take off
+ * time) / timer_status for the LLM; the same service is
  * what the local intents call. On expiry it raises an L3 interrupt
  * (seed 001: "L3 Interactive — timer expiry") on the timer's channel (or
  * plugin.timers.channel when that one lasts only for a request) whose
@@ -15,7 +16,7 @@ import type { SettingDef } from '../../kernel/settings-types.js';
 import type { StageContext } from '../../kernel/stage-types.js';
 import { defineTool } from '../../kernel/tool-schema.js';
 import { systemClock, type Clock } from '../../kernel/clock.js';
-import { TimerService, expiryText, formatDuration, type Timer } from './timer-service.js';
+import { TimerError, TimerService, expiryText, formatDuration, type Timer, type TimerStatus } from './timer-service.js';
 
 /** Constructor options of TimersPlugin. */
 /** The timers plugin's settings. */
@@ -72,12 +73,12 @@ export class TimersPlugin implements Plugin {
     // Argument types come from each schema (defineTool); the registry's ajv checks them before a handler runs.
     sdk.registerTool(defineTool({
       name: 'timer_set',
-      description: 'Start a countdown timer. When it ends the box announces it aloud.',
+      description: 'Start a countdown timer; the box announces its end. Example: {"seconds":300,"name":"pasta"}',
       parameters: {
         type: 'object',
         properties: {
-          seconds: { type: 'number', minimum: 1, maximum: 604800, description: 'Length in seconds.' },
-          name: { type: 'string', description: 'Optional name, e.g. "pasta".' },
+          seconds: { type: 'number', minimum: 1, maximum: 604800 },
+          name: { type: 'string' },
         },
         required: ['seconds'],
         additionalProperties: false,
@@ -89,7 +90,7 @@ export class TimersPlugin implements Plugin {
     }));
     sdk.registerTool(defineTool({
       name: 'timer_cancel',
-      description: 'Cancel a running timer by id or name, or all timers.',
+      description: 'Cancel a timer by id or name, or all timers; with several and no id or name it fails: ask which. Example: {"name":"pasta"}',
       parameters: {
         type: 'object',
         properties: { id: { type: 'string' }, name: { type: 'string' }, all: { type: 'boolean' } },
@@ -101,10 +102,37 @@ export class TimersPlugin implements Plugin {
       },
     }));
     sdk.registerTool(defineTool({
+      name: 'timer_update',
+      description: 'Pause, resume, add or take off time (by id or name; with several timers and neither it fails: ask which). Example: {"action":"add_time","name":"pasta","seconds":120}',
+      parameters: {
+        type: 'object',
+        properties: {
+          action: { type: 'string', enum: ['pause', 'resume', 'add_time', 'remove_time'] },
+          id: { type: 'string' },
+          name: { type: 'string' },
+          seconds: { type: 'number', minimum: 1, maximum: 604800, description: 'For add_time / remove_time.' },
+        },
+        required: ['action'],
+        additionalProperties: false,
+      },
+      handler: (args) => {
+        const sel = { ...(args.id ? { id: args.id } : {}), ...(args.name ? { name: args.name } : {}) };
+        let t: TimerStatus | undefined;
+        if (args.action === 'pause') t = svc.pause(sel);
+        else if (args.action === 'resume') t = svc.resume(sel);
+        else {
+          if (args.seconds === undefined) throw new TimerError(`${args.action} needs seconds`);
+          t = svc.adjust(sel, args.action === 'add_time' ? args.seconds : -args.seconds);
+        }
+        if (!t) return { changed: false, reason: `no ${args.action === 'resume' ? 'paused' : args.action === 'pause' ? 'running' : 'active'} timer fits` };
+        return { changed: true, id: t.id, name: t.name, state: t.state, remaining_s: t.remaining_s };
+      },
+    }));
+    sdk.registerTool(defineTool({
       name: 'timer_status',
-      description: 'List running timers with the seconds left.',
+      description: 'The timers (running or paused) and the seconds left. Example: {}',
       parameters: { type: 'object', properties: {}, additionalProperties: false },
-      handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, remaining_s: t.remaining_s })) }),
+      handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, state: t.state, remaining_s: t.remaining_s })) }),
     }));
   }
 
@@ -117,7 +145,7 @@ export class TimersPlugin implements Plugin {
     // registered yet is kept: at start a timer that fell due while off fires before the later plugins are up.)
     const channel = sdk.outputChannel(t.channel)?.perRequest ? sdk.settings().get<string>('plugin.timers.channel') : t.channel;
     sdk
-      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { meta: { timer_expired: true, timer_id: t.id, spoken } })
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken } })
       .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
   }
 

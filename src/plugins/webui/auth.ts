@@ -21,6 +21,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../kernel/clock.js';
 import { HomeAgentError } from '../../kernel/errors.js';
+import { normalisePersonName, validatePersonName } from '../../kernel/people.js';
 import { encodeVersionedJson, readTextIfExists, readVersionedJson, type JsonStoreSpec } from '../../kernel/store-version.js';
 import { writeFileAtomic } from '../../home/store.js';
 
@@ -66,11 +67,17 @@ export interface AccessEntry {
   label?: string;
 }
 
-/** Names of people on links: 1-64 characters, no control characters. */
+/**
+ * A person's name on a link, checked and written as everywhere else
+ * (src/kernel/people.ts validatePersonName / normalisePersonName: "anna" is
+ * "Anna"). Throws HomeAgentError BAD_ARGUMENT naming what is wrong.
+ */
 export function checkPersonName(name: string): string {
-  const n = name.trim();
-  if (!n || n.length > 64 || /[\u0000-\u001f\u007f]/.test(n)) throw new HomeAgentError('BAD_ARGUMENT', `person name ${JSON.stringify(name)} must be 1 to 64 characters without control characters`);
-  return n;
+  try {
+    return normalisePersonName(validatePersonName(name, 'person name'));
+  } catch (err) {
+    throw new HomeAgentError('BAD_ARGUMENT', err instanceof Error ? err.message : String(err));
+  }
 }
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');

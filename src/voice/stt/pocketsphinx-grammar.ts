@@ -11,10 +11,11 @@
  * pronunciations (pronunciation.ts). The garbage grammar is a free loop of
  * the acoustic model's phones, the rejection measure of pocketsphinx.ts.
  */
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildGrammar } from '../../intents/index.js';
+import { MODEL_PHONES, isPhoneWord, phoneDictionary, phoneWord, type FillerWeights } from '../../intents/filler.js';
 import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
 import { DEBIAN_CMUDICT, writeDictionary } from './pronunciation.js';
@@ -23,8 +24,6 @@ import { dictionaryPhoneCounts } from './pocketsphinx-duration.js';
 
 const log = createLogger('stt:pocketsphinx');
 
-/** The phones of the en-us acoustic model (CMU set), the words of the garbage loop. */
-const MODEL_PHONES = 'AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH'.split(' ');
 
 /** One built grammar: its directory and the vocabulary it was built from. */
 export interface Grammar {
@@ -57,15 +56,17 @@ export interface GrammarFilesOptions {
   espeakBinary?: string;
   /** Root of every file; default a fresh directory in os.tmpdir(), removed by close(). */
   workDir?: string;
+  /** Prices of the filler path for unknown names (src/intents/filler.ts). */
+  fillerWeights?: FillerWeights | null;
 }
 
 /** The garbage grammar: one state looping over every phone (as one-phone words), and its dictionary. */
 function garbageGrammar(): { fsg: string; dict: string } {
   const p = (1 / (2 * MODEL_PHONES.length)).toPrecision(6);
   const lines = ['FSG_BEGIN garbage', 'NUM_STATES 2', 'START_STATE 0', 'FINAL_STATE 1'];
-  for (const ph of MODEL_PHONES) lines.push(`TRANSITION 0 0 ${p} ph_${ph.toLowerCase()}`, `TRANSITION 0 1 ${p} ph_${ph.toLowerCase()}`);
+  for (const ph of MODEL_PHONES) lines.push(`TRANSITION 0 0 ${p} ${phoneWord(ph)}`, `TRANSITION 0 1 ${p} ${phoneWord(ph)}`);
   lines.push('FSG_END', '');
-  return { fsg: lines.join('\n'), dict: MODEL_PHONES.map((ph) => `ph_${ph.toLowerCase()} ${ph}\n`).join('') };
+  return { fsg: lines.join('\n'), dict: phoneDictionary() };
 }
 
 /** The grammar generations, their leases, and the per-utterance directories. */
@@ -101,16 +102,19 @@ export class GrammarFiles {
       const root = await this.ensureRoot();
       const dir = path.join(root, `g${++this.generation}`);
       await mkdir(dir, { recursive: true });
-      const g = buildGrammar(vocab);
+      const g = buildGrammar(vocab, this.opts.fillerWeights);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
       await writeFile(path.join(dir, 'command.jsgf'), g.jsgf);
       const garbage = garbageGrammar();
       await writeFile(path.join(dir, 'garbage.fsg'), garbage.fsg);
       await writeFile(path.join(dir, 'garbage.dict'), garbage.dict);
-      const report = await writeDictionary(g.words, path.join(dir, 'command.dict'), {
+      // The filler's one-phone words (src/intents/filler.ts) are spelt by their phone, not looked up.
+      const words = g.words.filter((w) => !isPhoneWord(w));
+      const report = await writeDictionary(words, path.join(dir, 'command.dict'), {
         dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
         espeakBinary: this.opts.espeakBinary,
       });
+      if (words.length < g.words.length) await appendFile(path.join(dir, 'command.dict'), phoneDictionary());
       if (Object.keys(report.generated).length > 0) log.info({ generated: report.generated }, 'generated pronunciations');
       const phones = dictionaryPhoneCounts(await readFile(path.join(dir, 'command.dict'), 'utf8'));
       return { g: { dir, vocab, phones }, info: { dir, words: g.words.length, generated: report.generated } };

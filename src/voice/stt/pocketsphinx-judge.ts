@@ -13,7 +13,9 @@
  * (pocketsphinx-duration.ts).
  */
 import { matchIntent, normaliseText } from '../../intents/index.js';
-import type { Vocabulary } from '../../intents/types.js';
+import type { IntentMatch, Vocabulary } from '../../intents/types.js';
+import { MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords } from '../../intents/filler.js';
+import { NAME_FREE } from '../../intents/templates-en.js';
 import { hypsegText } from './pocketsphinx-log.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
@@ -53,6 +55,18 @@ export interface PocketsphinxDetails {
 }
 
 /**
+ * A match whose free name was the filler's unheard word: the name slot
+ * becomes NAME_UNHEARD (no words are known for it; local-intents.ts answers
+ * that it knows no such device). Null when the unheard word stands anywhere
+ * else than a free name (the decode is then rejected).
+ */
+function unheardName(m: IntentMatch): IntentMatch | null {
+  const { name, ...slots } = m.slots;
+  if (name !== UNHEARD_TOKEN || slots[NAME_FREE] === undefined) return null;
+  return { ...m, slots: { ...slots, [NAME_UNHEARD]: 1 }, text: m.text.replaceAll(UNHEARD_TOKEN, '…') };
+}
+
+/**
  * Turn a pair's output into an SttResult for engine `engine`: `vocab` is the
  * vocabulary the grammar was built from, `maxScoreGap` the rejection
  * threshold, `droppedMs` what the audio clean-up cut from the start.
@@ -77,8 +91,14 @@ export function judgeDecode(
   const { main, mainStderr, garbage } = out;
   const hypothesis = main ? hypsegText(main) : '';
   const grammarMismatch = /Final result does not match the grammar/.test(mainStderr);
-  const text = hypothesis ? normaliseText(hypothesis, 'en') : '';
-  const intent = text && !grammarMismatch ? matchIntent(hypothesis, opts.vocab, 'en') : null;
+  // A name spelt in phones by the grammar's filler (filler.ts) is one unheard word for the matcher.
+  const { words, unheard, longestRun } = collapsePhoneWords(hypothesis.split(' ').filter(Boolean));
+  const heard = words.join(' ');
+  const text = heard ? normaliseText(heard, 'en').replaceAll(UNHEARD_TOKEN, '…') : '';
+  const matched = text && !grammarMismatch ? matchIntent(heard, opts.vocab, 'en') : null;
+  // More phones than a name takes, or a filler with less than two words of a sentence around it ("open ...":
+  // short speech the grammar does not cover, absorbed by the filler) is too little understood: rejected.
+  const intent = matched && unheard ? (longestRun <= MAX_NAME_PHONES && words.length - 1 >= MIN_CARRIER_WORDS ? unheardName(matched) : null) : matched;
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };

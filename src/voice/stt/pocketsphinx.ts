@@ -39,6 +39,7 @@
  * - pocketsphinx-session.ts: one utterance with the speculative final pass
  *   (PocketsphinxSession, which sees the engine only through SessionPorts).
  */
+import type { FillerWeights } from '../../intents/filler.js';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { Vocabulary } from '../../intents/types.js';
@@ -112,6 +113,8 @@ export interface PocketsphinxOptions {
   };
   /** espeak-ng binary for generated pronunciations. */
   espeakBinary?: string;
+  /** Prices of the grammar's filler path for names the home does not have (src/intents/filler.ts); default DEFAULT_FILLER_WEIGHTS; null: no filler (benchmark baseline). */
+  fillerWeights?: FillerWeights | null;
   /** Kill a decoder that has not finished this long after end(); default 30000 ms. */
   finishTimeoutMs?: number;
 }
@@ -127,7 +130,7 @@ export class PocketsphinxStt implements SttEngine {
   lastDetails: PocketsphinxDetails | undefined;
 
   constructor(private readonly opts: PocketsphinxOptions = {}) {
-    this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir });
+    this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir, fillerWeights: opts.fillerWeights });
     this.decoders = {
       binary: opts.binary ?? 'pocketsphinx_batch',
       hmm: path.join(opts.modelDir ?? DEBIAN_MODEL_DIR, 'en-us'),

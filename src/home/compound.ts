@@ -1,0 +1,51 @@
+/**
+ * Two commands in one breath (issue 15 "Never the wrong action"): "turn on
+ * the kitchen light and lock the front door". The sentence is split at a
+ * joint word ("and", "then", "and then"; Chinese 然后, 再, 并且, or a comma
+ * between two commands) where both halves are whole sentences of the
+ * grammar; the halves are then placed (resolved) before either acts
+ * (LocalIntents.handleAll). Pure: no matching here, only where to cut.
+ */
+import { tokenise, joinTokens, type IntentLanguage } from '../intents/normalise.js';
+
+/** Joint words, longest first ("and then" before "and"). */
+const JOINTS_EN: readonly (readonly string[])[] = [['and', 'then'], ['and', 'also'], ['and'], ['then'], ['also']];
+/** Chinese joints, as the tokeniser's one-character tokens ("然后" -> 然, 后). */
+const JOINTS_ZH: readonly (readonly string[])[] = [['然', '后'], ['并', '且'], ['再'], ['和']];
+
+/**
+ * Every way to cut `text` in two at a joint: [first, second] in the order
+ * said, the joint dropped, neither half empty. Empty when there is no joint.
+ */
+export function compoundCuts(text: string, language: IntentLanguage): Array<[string, string]> {
+  const tokens = tokenise(text, language);
+  const joints = language === 'zh' ? JOINTS_ZH : JOINTS_EN;
+  const cuts: Array<[string, string]> = [];
+  const seen = new Set<string>();
+  // A comma between two commands (the tokeniser drops punctuation, so cut the text itself).
+  const comma = /[,，;；]/.exec(text);
+  if (comma) {
+    const a = tokenise(text.slice(0, comma.index), language);
+    const b = tokenise(text.slice(comma.index + 1), language);
+    const bj = joints.find((j) => j.every((w, k) => b[k] === w));
+    const rest = bj ? b.slice(bj.length) : b;
+    if (a.length && rest.length) {
+      cuts.push([joinTokens(a, language), joinTokens(rest, language)]);
+      seen.add(`${a.length}:${tokens.length - a.length - rest.length}`);
+    }
+  }
+  for (let i = 1; i < tokens.length - 1; i++) {
+    for (const j of joints) {
+      if (!j.every((w, k) => tokens[i + k] === w)) continue;
+      const a = tokens.slice(0, i);
+      const b = tokens.slice(i + j.length);
+      if (a.length === 0 || b.length === 0) continue;
+      const key = `${i}:${j.length}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      cuts.push([joinTokens(a, language), joinTokens(b, language)]);
+      break;
+    }
+  }
+  return cuts;
+}

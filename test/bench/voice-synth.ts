@@ -1,0 +1,235 @@
+/**
+ * Benchmark (issue 15 "Measure it on audio nobody tuned for"): a confusion
+ * set spoken by espeak-ng (Debian) in eight English voices and variants,
+ * resampled to 16 kHz with sox, with room noise (-50 dBFS) around and under
+ * it, decoded by the real pocketsphinx with the grammar of the fixture home
+ * (../shared/fixtures/home). Classes:
+ *  in_vocab     commands of the templates for this home (every family it has)
+ *  oov_name     the same sentence shapes naming devices the home lacks
+ *  partial      part of a name that fits one device ("open the sliding"): that device's command is right
+ *               (issue 15 "Names"), no action is no wrong either (the grammar has no partial names)
+ *  two          two commands in one breath (the grammar takes one command per utterance)
+ *  unrelated    long sentences that are no command
+ * An utterance's action is what the recognised intent would do: none when it
+ * is rejected, when its name is unheard (the filler, src/intents/filler.ts)
+ * or free words, or when the intent only answers (state, time, weather,
+ * timer status); otherwise the intent with its slots. A wrong action is an
+ * action that is not exactly the sentence's own command (for oov_name, two and
+ * unrelated, any action). The filler weights were chosen on the TUNE voices;
+ * the figures are those of the REPORT voices:
+ *  voice.synth_wrong_action_rate       wrong actions / all utterances (report voices)
+ *  voice.synth_effect_right            in_vocab utterances recognised as their own intent and slots (report voices)
+ *  voice.synth_unknown_name_answered   oov_name utterances answered as a name the home lacks (report voices)
+ *  voice.synth_wrong_action_rate_tune  the same on the tune voices
+ *  voice.synth_wrong_action_rate_nofiller  report voices with no filler in the grammar (the grammar before
+ *                                      issue 15's names), and the ratio of the two
+ * `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices; `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
+ * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { matchIntent } from '../../src/intents/index.js';
+import type { IntentMatch } from '../../src/intents/types.js';
+import { NAME_UNHEARD, type FillerWeights } from '../../src/intents/filler.js';
+import { NAME_FREE } from '../../src/intents/templates-en.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
+import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
+import { feed, readWavPcm } from '../voice-stt/wav.js';
+import { mix, noise } from '../voice/helpers.js';
+
+const exec = promisify(execFile);
+
+type Kind = 'in_vocab' | 'oov_name' | 'partial' | 'two' | 'unrelated';
+
+/** The confusion set. */
+export const CONFUSION_SET: Record<Kind, string[]> = {
+  in_vocab: [
+    'turn on the kitchen lights',
+    'turn off the tv',
+    'turn off the standing light',
+    'switch on the bed light',
+    'set the bed light to twenty percent',
+    'set the office lights to seventy percent',
+    'turn the bed light red',
+    'unlock the front door',
+    'lock the front door',
+    'open the garage door',
+    'close the garage door',
+    'is the sliding door open',
+    'is the front door locked',
+    'activate mood lighting',
+    'run party time',
+    'turn off all the lights in the kitchen',
+    'turn on the lights in the office',
+    'what is the temperature',
+    'set a timer for five minutes',
+    'set a timer for two hours',
+    'cancel the timer',
+    'what time is it',
+    'pause',
+    'next track',
+  ],
+  oov_name: [
+    'turn on the garden sprinkler',
+    'switch off the pool pump',
+    'lock the garden gate',
+    'turn on the coffee machine',
+    'turn off the dishwasher',
+    'open the bathroom window',
+    'is the washing machine on',
+    'turn on the fireplace',
+    'close the attic hatch',
+    'unlock the back door',
+    'turn on the radio',
+    'turn off the heated towel rail',
+  ],
+  partial: ['turn off the standing', 'lock the front', 'open the sliding', 'close the garage'],
+  two: [
+    'turn on the kitchen lights and lock the front door',
+    'turn off the tv and then open the garage door',
+    'set a timer for five minutes and turn off the bed light',
+    'lock the front door and close the garage door',
+  ],
+  unrelated: [
+    'yesterday we drove to the coast and had lunch in a small restaurant near the harbour before walking back along the cliffs',
+    'my sister is coming to visit next weekend and she wants to see the new museum downtown',
+    'the quarterly report shows that sales grew by twelve percent while costs stayed roughly the same',
+    'can you remember the name of the actor who played the captain in that old film we watched',
+  ],
+};
+
+/** What a partial name means: the command on the one device it fits. */
+const PARTIAL_MEANS: Record<string, string> = {
+  'turn off the standing': 'turn off the standing light',
+  'lock the front': 'lock the front door',
+  'open the sliding': 'open the sliding door',
+  'close the garage': 'close the garage door',
+};
+
+/** Voices the filler weights were chosen on, and the ones reported. */
+export const TUNE_VOICES = ['en-us', 'en-us+f3', 'en-gb-scotland', 'en-029'];
+export const REPORT_VOICES = ['en-gb-x-rp', 'en-gb', 'en-us+m3', 'en-gb-x-gbclan'];
+
+const ANSWER_ONLY = new Set(['HassGetState', 'HassClimateGetTemperature', 'HassGetCurrentTime', 'HassGetCurrentDate', 'HassGetWeather', 'HassTimerStatus', 'HassNevermind']);
+
+/** What the recognised result would do: undefined for nothing (rejected, unheard or free name, an answer). */
+export function actionOf(r: SttResult): IntentMatch | undefined {
+  const m = r.intent;
+  if (r.rejected || !m) return undefined;
+  if (m.slots[NAME_UNHEARD] !== undefined || m.slots[NAME_FREE] !== undefined) return undefined;
+  if (ANSWER_ONLY.has(m.intent)) return undefined;
+  return m;
+}
+
+const same = (a: IntentMatch | null | undefined, b: IntentMatch | null | undefined): boolean =>
+  !!a && !!b && a.intent === b.intent && JSON.stringify(a.slots) === JSON.stringify(b.slots);
+
+interface Utterance {
+  kind: Kind;
+  sentence: string;
+  voice: string;
+  pcm: Int16Array;
+}
+
+async function synthesise(dir: string, voices: string[]): Promise<Utterance[]> {
+  const out: Utterance[] = [];
+  let k = 0;
+  for (const voice of voices) {
+    for (const [kind, sentences] of Object.entries(CONFUSION_SET) as Array<[Kind, string[]]>) {
+      for (const sentence of sentences) {
+        k++;
+        const raw = path.join(dir, `${k}-22k.wav`);
+        const wav = path.join(dir, `${k}.wav`);
+        await exec('espeak-ng', ['-v', voice, '-s', String(145 + (k % 4) * 15), '-w', raw, sentence]);
+        // -R: sox's dither is repeatable, so the input is the same every run.
+        await exec('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
+        out.push({ kind, sentence, voice, pcm: readWavPcm(wav) });
+      }
+    }
+  }
+  return out;
+}
+
+interface Tally {
+  n: number;
+  wrong: number;
+  inVocab: number;
+  inVocabRight: number;
+  oov: number;
+  oovAnswered: number;
+  notes: string[];
+}
+
+async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights): Promise<Tally> {
+  const vocab = fixtureVocabulary();
+  const engine = new PocketsphinxStt(filler === true ? {} : { fillerWeights: filler === false ? null : filler });
+  await engine.setVocabulary(vocab);
+  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, notes: [] };
+  try {
+    let i = 0;
+    for (const u of utterances) {
+      const session = engine.start();
+      feed(mix(u.pcm, noise(u.pcm.length / 32, -50, ++i)), (b) => session.write(b));
+      const r = await session.end();
+      const want = u.kind === 'in_vocab' ? matchIntent(u.sentence, vocab, 'en') : u.kind === 'partial' ? matchIntent(PARTIAL_MEANS[u.sentence]!, vocab, 'en') : null;
+      const act = actionOf(r);
+      t.n++;
+      if (act && !same(act, want)) {
+        t.wrong++;
+        t.notes.push(`# wrong action (${u.kind}, ${u.voice}): "${u.sentence}" heard "${r.text}"`);
+      }
+      if (u.kind === 'in_vocab') {
+        t.inVocab++;
+        if (same(r.rejected ? undefined : r.intent, want)) t.inVocabRight++;
+      }
+      if (u.kind === 'oov_name') {
+        t.oov++;
+        if (!r.rejected && r.intent?.slots[NAME_UNHEARD] !== undefined) t.oovAnswered++;
+      }
+    }
+  } finally {
+    await engine.close();
+  }
+  return t;
+}
+
+const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).toFixed(1)} %`;
+
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-synth-'));
+  try {
+    const grid = process.env.HOMEAGENT_SYNTH_TUNE;
+    if (grid) {
+      // Choosing the weights: each ENTRY:PHONE pair on the tune voices only.
+      const tuneSet = await synthesise(dir, TUNE_VOICES);
+      for (const pair of grid.split(',')) {
+        const [entryProb, phoneProb] = pair.split(':').map(Number) as [number, number];
+        const t = await decodeAll(tuneSet, { entryProb, phoneProb });
+        console.log(`# tune ${pair}: wrong ${pct(t.wrong, t.n)}, effect right ${pct(t.inVocabRight, t.inVocab)}, unknown answered ${pct(t.oovAnswered, t.oov)}`);
+        for (const n of t.notes) console.log(`#   ${n.slice(2)}`);
+      }
+      return;
+    }
+    const report = await synthesise(dir, REPORT_VOICES);
+    const r = await decodeAll(report, true);
+    const base = await decodeAll(report, false);
+    let tune: Tally | undefined;
+    if (process.env.HOMEAGENT_SYNTH_VOICES !== 'report') tune = await decodeAll(await synthesise(dir, TUNE_VOICES), true);
+    for (const n of r.notes) console.log(n);
+    console.log(`# ${r.n} utterances on the report voices (${REPORT_VOICES.join(', ')}); tune voices: ${TUNE_VOICES.join(', ')}`);
+    console.log(`voice.synth_wrong_action_rate: ${pct(r.wrong, r.n)}`);
+    console.log(`voice.synth_effect_right: ${pct(r.inVocabRight, r.inVocab)}`);
+    console.log(`voice.synth_unknown_name_answered: ${pct(r.oovAnswered, r.oov)}`);
+    if (tune) console.log(`voice.synth_wrong_action_rate_tune: ${pct(tune.wrong, tune.n)}`);
+    if (tune) console.log(`voice.synth_effect_right_tune: ${pct(tune.inVocabRight, tune.inVocab)}`);
+    console.log(`voice.synth_wrong_action_rate_nofiller: ${pct(base.wrong, base.n)}`);
+    console.log(`voice.synth_effect_right_nofiller: ${pct(base.inVocabRight, base.inVocab)}`);
+    console.log(`voice.synth_wrong_action_ratio_vs_nofiller: ${(r.wrong / Math.max(1, base.wrong)).toFixed(2)}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

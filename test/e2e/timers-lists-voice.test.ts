@@ -1,0 +1,117 @@
+/**
+ * Timers and lists spoken, through the running service: espeak-ng (voice
+ * en-us) says each command, sox resamples it to 16 kHz, room noise (-55 dBFS)
+ * goes under and around it, and the WAV is fed through `homeagent listen`
+ * (endpointing, pocketsphinx with the grammar built from the discovered home,
+ * the local intents) into a service against the fixture home. One utterance
+ * per family: a named timer, a second timer, "cancel the timer" (asks which),
+ * the answer "the pasta one", add time, take off time, pause, resume, status,
+ * cancel all; shopping list add, read back, remove; to-do add, complete. Each
+ * is checked by its effect on the timers and lists, not only the reply.
+ * With espeak-ng's en-us voice every one is recognised; with en-us+f3
+ * "pause the timer" is heard as "pause the playback" and "add five minutes"
+ * as "add nine minutes" (measured with PocketsphinxStt, see the report of
+ * issue 15): the tests use en-us and no threshold was changed.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { request } from '../../src/cli/client.js';
+import type { ListenReport } from '../../src/service/voice-wiring.js';
+import { encodeWav } from '../../hal/common/wav.js';
+import { startE2E, type E2E } from '../support/e2e-home.js';
+import { mix, noise } from '../voice/helpers.js';
+import { readWavPcm } from '../voice-stt/wav.js';
+
+const run = promisify(execFile);
+
+describe('timers and lists by voice through the running service (espeak-ng en-us)', () => {
+  let box: E2E;
+  let dir = '';
+  let k = 0;
+
+  before(async () => {
+    box = await startE2E();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'ha-timer-voice-'));
+  });
+  after(async () => {
+    await box?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Speak `sentence` with espeak-ng and feed it through `homeagent listen`. */
+  async function speak(sentence: string): Promise<ListenReport> {
+    k++;
+    const raw = path.join(dir, `${k}-22k.wav`);
+    const wav = path.join(dir, `${k}.wav`);
+    await run('espeak-ng', ['-v', 'en-us', '-s', '160', '-w', raw, sentence]);
+    await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.8']);
+    const pcm = readWavPcm(wav);
+    const data = encodeWav(mix(pcm, noise(pcm.length / 32, -55, k)), { sampleRate: 16000, channels: 1 });
+    const res = (await request(box.app.socketPath, 'listen', { files: [{ name: `${k}.wav`, data_b64: data.toString('base64') }], realtime: false })) as { utterances: ListenReport[] };
+    return res.utterances[0]!;
+  }
+  const timers = (): Array<[string | undefined, number, string]> => (box.app.timers.service?.status() ?? []).map((t) => [t.name, t.duration_s, t.state]);
+  const shopping = (): string[] => box.app.lists.service?.items('shopping').map((i) => i.text) ?? [];
+
+  test('start a named timer and a plain one; "cancel the timer" asks which; "the pasta one" cancels only it', async () => {
+    box.app.timers.service?.cancel({ all: true });
+    let u = await speak('set a pasta timer for ten minutes');
+    assert.equal(u.rejected, false, u.transcript);
+    assert.deepEqual(timers(), [['pasta', 600, 'running']], `heard ${u.transcript}`);
+    u = await speak('set a timer for four minutes');
+    assert.deepEqual(timers().map((t) => t[1]).sort(), [240, 600], `heard ${u.transcript}`);
+    u = await speak('cancel the timer');
+    assert.match(u.reply, /^Which timer do you mean: the timer for 4 minutes or the pasta timer\?/, `heard ${u.transcript}`);
+    assert.equal(timers().length, 2, 'nothing cancelled while asking');
+    u = await speak('the pasta one');
+    assert.equal(u.reply, 'Cancelled the pasta timer.', `heard ${u.transcript}`);
+    assert.deepEqual(timers(), [[undefined, 240, 'running']]);
+  });
+
+  test('add time, take off time, pause, resume, status, cancel all', async () => {
+    const left = (): number => box.app.timers.service?.status()[0]?.remaining_s ?? 0;
+    let u = await speak('add five minutes to the timer');
+    assert.match(u.reply, /^Added 5 minutes to the timer for 4 minutes/, `heard ${u.transcript}`);
+    assert.ok(left() > 500 && left() <= 540, `left ${left()}`);
+    u = await speak('take two minutes off the timer');
+    assert.match(u.reply, /^Took 2 minutes off the timer for 4 minutes/, `heard ${u.transcript}`);
+    assert.ok(left() > 380 && left() <= 420, `left ${left()}`);
+    u = await speak('pause the timer');
+    assert.match(u.reply, /^Paused the timer for 4 minutes/, `heard ${u.transcript}`);
+    assert.deepEqual(timers().map((t) => t[2]), ['paused']);
+    u = await speak('resume the timer');
+    assert.match(u.reply, /^Resumed the timer for 4 minutes/, `heard ${u.transcript}`);
+    assert.deepEqual(timers().map((t) => t[2]), ['running']);
+    u = await speak('how much time is left');
+    assert.match(u.reply, /^The timer for 4 minutes has \d+ minutes?( and \d+ seconds?)? left\.$/, `heard ${u.transcript}`);
+    await speak('set a timer for two minutes');
+    u = await speak('cancel all timers');
+    assert.equal(u.reply, 'Cancelled 2 timers.', `heard ${u.transcript}`);
+    assert.deepEqual(timers(), []);
+  });
+
+  test('shopping list: add, read back, remove; to-do: add, complete', async () => {
+    for (const i of shopping()) box.app.lists.service?.remove('shopping', { text: i });
+    let u = await speak('add milk to the shopping list');
+    assert.equal(u.reply, 'Added milk to your shopping list.', `heard ${u.transcript}`);
+    await speak('add bread to the shopping list');
+    assert.deepEqual(shopping(), ['milk', 'bread']);
+    u = await speak("what's on my shopping list");
+    assert.equal(u.reply, 'Your shopping list has 2 items: milk and bread.', `heard ${u.transcript}`);
+    u = await speak('take milk off the shopping list');
+    // pocketsphinx may hear "take" as "tick": ticked off or removed, milk is no longer on the list either way.
+    assert.match(u.reply, /^(Removed milk from|Ticked off milk on) your shopping list\.$/, `heard ${u.transcript}`);
+    assert.deepEqual(shopping(), ['bread']);
+    u = await speak('add coffee to my to do list');
+    assert.equal(u.reply, 'Added coffee to your to-do list.', `heard ${u.transcript}`);
+    u = await speak('mark coffee as done');
+    assert.equal(u.reply, 'Ticked off coffee on your to-do list.', `heard ${u.transcript}`);
+    assert.deepEqual(box.app.lists.service?.items('todo', { done: true }).map((i) => [i.text, i.done]), [['coffee', true]]);
+    assert.deepEqual(box.sim.commands, [], 'no device was commanded');
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Names the home does not have, spoken (issue 15 "Names"), through the
+ * running service as `homeagent listen` feeds it: espeak-ng (Debian) speaks
+ * the commands in a voice the filler weights were not chosen on
+ * (test/bench/voice-synth.ts REPORT_VOICES), sox resamples them to 16 kHz,
+ * and the service's pocketsphinx decodes them with the grammar of the fixture
+ * home, whose filler path (src/intents/filler.ts) takes a name it lacks. The
+ * box never acts on them; it says it knows no such device (or that it did
+ * not catch it), never the nearest device's command. A command naming a
+ * device it has, in the same voice, still acts.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { startE2E, type E2E } from '../support/e2e-home.js';
+
+const exec = promisify(execFile);
+const VOICE = 'en-gb-x-rp';
+let box: E2E;
+let dir = '';
+
+async function say(sentence: string): Promise<string> {
+  const raw = path.join(dir, `${sentence.replace(/\W+/g, '_')}-22k.wav`);
+  const wav = raw.replace('-22k', '');
+  await exec('espeak-ng', ['-v', VOICE, '-s', '150', '-w', raw, sentence]);
+  await exec('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
+  return wav;
+}
+
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-unknown-names-'));
+  box = await startE2E();
+});
+after(async () => {
+  await box?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const UNKNOWN = ['turn on the garden sprinkler', 'switch off the pool pump', 'turn on the coffee machine', 'unlock the back door'];
+
+test('spoken names the home lacks are never acted on, and mostly answered as such', async () => {
+  let answered = 0;
+  const heard: string[] = [];
+  for (const s of UNKNOWN) {
+    const o = await box.listen(await say(s), false, 800);
+    heard.push(`${s} -> ${JSON.stringify(o.report.transcript)}: ${JSON.stringify(o.report.reply)}`);
+    assert.deepEqual(o.commands, [], `"${s}" sent no command (heard ${JSON.stringify(o.report.transcript)})`);
+    assert.deepEqual(o.timersAdded, []);
+    if (o.report.reply === "I don't know a device by that name.") answered++;
+    else assert.match(o.report.reply, /didn't catch|did not catch|not sure|sorry/i, `"${s}": no action, and an honest reply: ${o.report.reply}`);
+  }
+  // Measured: 4 of 4 in this voice; the confusion bench gives the rate over many voices.
+  assert.ok(answered >= 3, `answered as an unknown name ${answered} of ${UNKNOWN.length}: ${heard.join('; ')}`);
+});
+
+test('a known name in the same voice still acts', async () => {
+  const o = await box.listen(await say('turn off the tv'), false, 800);
+  assert.equal(o.commands.length, 1, `heard ${JSON.stringify(o.report.transcript)}: ${o.report.reply}`);
+  assert.match(o.commands[0]!.topic, /tv/i);
+});

@@ -1,0 +1,22 @@
+/** Where a sentence of two commands is cut (src/home/compound.ts). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compoundCuts } from '../../src/home/compound.js';
+
+test('cuts at each joint word, the joint dropped, in the order said', () => {
+  assert.deepEqual(compoundCuts('Turn on the kitchen light and lock the front door.', 'en'), [['turn on the kitchen light', 'lock the front door']]);
+  assert.deepEqual(compoundCuts('turn on the tv and then lock the door', 'en')[0], ['turn on the tv', 'lock the door']);
+  assert.deepEqual(compoundCuts('turn on the salt and pepper lamp and lock the door', 'en'), [
+    ['turn on the salt', 'pepper lamp and lock the door'],
+    ['turn on the salt and pepper lamp', 'lock the door'],
+  ], 'every joint is offered; the caller keeps the cut whose halves both match');
+  assert.deepEqual(compoundCuts('把客厅灯打开，然后把前门锁上', 'zh'), [['把客厅灯打开', '把前门锁上']]);
+  assert.deepEqual(compoundCuts('把客厅灯打开然后把前门锁上', 'zh'), [['把客厅灯打开', '把前门锁上']]);
+});
+
+test('no joint, or a joint at an end, is no cut', () => {
+  assert.deepEqual(compoundCuts('turn on the kitchen light', 'en'), []);
+  assert.deepEqual(compoundCuts('and lock the door', 'en'), []);
+  assert.deepEqual(compoundCuts('lock the door and', 'en'), []);
+  assert.deepEqual(compoundCuts('', 'en'), []);
+});

@@ -1,0 +1,150 @@
+/**
+ * Timers and lists by text through the real matcher and the local intent path
+ * (no LLM), with a FakeClock, English and Chinese: every timer operation
+ * (start, cancel, cancel all, pause, resume, add and take off time, status,
+ * named timers), "which timer?" with two timers and its answer (never both),
+ * and the shopping and to-do lists (add, remove, read back, complete).
+ */
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { TimersPlugin } from '../../src/plugins/timers/index.js';
+import { ListsPlugin } from '../../src/plugins/lists/index.js';
+import { FakeSdk } from '../support/fake-sdk.js';
+import { startRig, type Rig } from './harness.js';
+
+describe('timers and lists through the matcher and the local intents', () => {
+  let rig: Rig;
+  const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+  const timers = new TimersPlugin({ clock, dbPath: ':memory:' });
+  const lists = new ListsPlugin({ clock, dbPath: ':memory:' });
+  const pluginSdk = new FakeSdk({ name: 'timers' });
+  const say = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+  const running = (): Array<[string | undefined, string, number]> => (timers.service?.status() ?? []).map((t) => [t.name, t.state, t.remaining_s]);
+
+  before(async () => {
+    timers.start(pluginSdk);
+    lists.start(pluginSdk);
+    rig = await startRig({ plugin: { timers, lists, clock, matchIntent: undefined }, settings: { 'plugin.home.confirm_timeout_ms': 15000 } });
+  });
+  after(async () => {
+    await rig.close();
+    timers.stop();
+    lists.stop();
+    pluginSdk.cleanup();
+  });
+  beforeEach(() => {
+    timers.service?.cancel({ all: true });
+  });
+
+  test('start (named or not), status, pause, resume, add and take off time, cancel, cancel all', async () => {
+    assert.equal(await say('set a pasta timer for 10 minutes'), 'Pasta timer set for 10 minutes.');
+    assert.equal(await say('set a timer for 5 minutes'), 'Timer set for 5 minutes.');
+    clock.advance(60_000);
+    assert.equal(await say('how much time is left on the pasta timer'), 'The pasta timer has 9 minutes left.');
+    assert.equal(await say('how much time is left'), 'You have 2 timers: the timer for 5 minutes has 4 minutes left and the pasta timer has 9 minutes left.');
+    assert.equal(await say('pause the pasta timer'), 'Paused the pasta timer with 9 minutes left.');
+    clock.advance(120_000);
+    assert.equal(await say('pause the pasta timer'), 'The pasta timer is already paused.');
+    assert.equal(await say('add 5 minutes to the pasta timer'), 'Added 5 minutes to the pasta timer: 14 minutes left.');
+    assert.equal(await say('resume the pasta timer'), 'Resumed the pasta timer: 14 minutes left.');
+    assert.equal(await say('take two minutes off the pasta timer'), 'Took 2 minutes off the pasta timer: 12 minutes left.');
+    assert.equal(await say('take 20 minutes off the 5 minute timer'), "The timer for 5 minutes has only 2 minutes left, so I can't take off 20 minutes.");
+    assert.deepEqual(running(), [[undefined, 'running', 120], ['pasta', 'running', 720]]);
+    assert.equal(await say('cancel the 5 minute timer'), 'Cancelled the timer for 5 minutes.');
+    assert.equal(await say('cancel the eggs timer'), 'There is no eggs timer.');
+    assert.equal(await say('cancel the timer'), 'Cancelled the pasta timer.', 'one timer: "the timer" is that one');
+    assert.equal(await say('cancel the timer'), 'There is no timer running.');
+    await say('set a timer for 1 minute');
+    await say('set a tea timer for 3 minutes');
+    assert.equal(await say('cancel all timers'), 'Cancelled 2 timers.');
+    assert.deepEqual(running(), []);
+  });
+
+  test('two timers: "cancel the timer" asks which, the answer picks one, the other runs on', async () => {
+    await say('set a pasta timer for 10 minutes');
+    await say('set a timer for 4 minutes');
+    const asked = await rig.sdk.runInput('cancel the timer');
+    assert.equal(asked.response, 'Which timer do you mean: the timer for 4 minutes or the pasta timer?');
+    assert.deepEqual(asked.response_meta, { expects_reply: true }, 'the voice box listens for the answer');
+    assert.equal(running().length, 2, 'nothing cancelled while asking');
+    assert.equal(await say('the pasta one'), 'Cancelled the pasta timer.');
+    assert.deepEqual(running(), [[undefined, 'running', 240]]);
+    assert.equal((await rig.sdk.runInput('how much time is left')).response_meta, undefined, 'an answer that asks nothing');
+
+    await say('set an egg timer for 10 minutes');
+    assert.equal(await say('add 2 minutes to the timer'), 'Which timer do you mean: the timer for 4 minutes or the egg timer?');
+    assert.equal(await say('the 4 minute one'), 'Added 2 minutes to the timer for 4 minutes: 6 minutes left.');
+    assert.deepEqual(running(), [[undefined, 'running', 360], ['egg', 'running', 600]]);
+
+    assert.match(await say('pause the timer') ?? '', /^Which timer/);
+    assert.equal(await say('the second one'), 'Paused the egg timer with 10 minutes left.');
+    assert.deepEqual(running(), [[undefined, 'running', 360], ['egg', 'paused', 600]]);
+    assert.equal(await say('pause the timer'), 'Paused the timer for 4 minutes with 6 minutes left.', 'only one is running: no question');
+  });
+
+  test('an answer that fits neither asks again; something else said, or too late, drops the question; never both', async () => {
+    await say('set a pasta timer for 10 minutes');
+    await say('set a rice timer for 10 minutes');
+    assert.equal(await say('cancel the 10 minute timer'), 'Which timer do you mean: the pasta timer or the rice timer?');
+    assert.equal(await say('the bread one'), 'That is not one of them. Which timer do you mean: the pasta timer or the rice timer?');
+    assert.equal(await say('the 10 minute one'), 'Which timer do you mean: the pasta timer or the rice timer?', 'still both: asked again, not both cancelled');
+    assert.equal(running().length, 2);
+    assert.match(await say('what time is it') ?? '', /^It is /);
+    assert.equal(await say('the rice one'), undefined, 'the question was dropped: the answer is left to the LLM');
+    assert.equal(running().length, 2);
+    assert.match(await say('stop the timer') ?? '', /^Which timer/);
+    clock.advance(16_000);
+    assert.equal(await say('the rice one'), undefined, 'too late: nothing is cancelled');
+    assert.deepEqual(running().map((t) => t[0]), ['pasta', 'rice']);
+    assert.match(await say('cancel the timer') ?? '', /^Which timer/);
+    assert.equal(await say('cancel the rice timer'), 'Cancelled the rice timer.', 'the full command answers too');
+    assert.deepEqual(running().map((t) => t[0]), ['pasta']);
+  });
+
+  test('two unnamed timers of the same length are told apart by what is left, then by position', async () => {
+    await say('set a timer for 5 minutes');
+    clock.advance(60_000);
+    await say('set a timer for 5 minutes');
+    assert.equal(await say('cancel the timer'), 'Which timer do you mean: the timer for 5 minutes with 4 minutes left or the timer for 5 minutes with 5 minutes left?');
+    assert.equal(await say('the first one'), 'Cancelled the timer for 5 minutes.');
+    assert.deepEqual(running(), [[undefined, 'running', 300]]);
+    await say('set a timer for 5 minutes');
+    assert.equal(await say('pause the timer'), 'Which timer do you mean: the first timer for 5 minutes or the second timer for 5 minutes?');
+    assert.match(await say('the last one') ?? '', /^Paused the timer for 5 minutes/);
+    assert.deepEqual(running().map((t) => t[1]).sort(), ['paused', 'running']);
+  });
+
+  test('Chinese: named timer, pause, add time, status, which one, cancel all', async () => {
+    assert.equal(await say('设一个10分钟的意面计时器'), '好的，意面计时器开始了，10分钟。');
+    assert.equal(await say('设一个3分钟的计时器'), '好的，3分钟的计时器开始了。');
+    assert.equal(await say('暂停意面计时器'), '已暂停意面计时器，还剩10分钟。');
+    assert.equal(await say('给意面计时器加5分钟'), '已给意面计时器加了5分钟，还剩15分钟。');
+    assert.equal(await say('继续意面计时器'), '意面计时器继续计时，还剩15分钟。');
+    assert.equal(await say('意面计时器还剩多久'), '意面计时器还剩15分钟。');
+    assert.equal(await say('取消计时器'), '你说的是哪个计时器：3分钟的计时器还是意面计时器？');
+    assert.equal(await say('意面那个'), '已取消意面计时器。');
+    assert.deepEqual(running(), [[undefined, 'running', 180]]);
+    assert.equal(await say('把计时器减1分钟'), '已给3分钟的计时器减了1分钟，还剩2分钟。');
+    assert.equal(await say('取消所有计时器'), '已取消1个计时器。');
+  });
+
+  test('lists: add, read back, remove, complete a to-do (English and Chinese)', async () => {
+    assert.equal(await say("what's on my shopping list"), 'Your shopping list is empty.');
+    assert.equal(await say('add milk to the shopping list'), 'Added milk to your shopping list.');
+    assert.equal(await say('put eggs on my shopping list'), 'Added eggs to your shopping list.');
+    assert.equal(await say('add milk to my shopping list'), 'Milk is already on your shopping list.');
+    assert.equal(await say("what's on my shopping list"), 'Your shopping list has 2 items: milk and eggs.');
+    assert.equal(await say('take milk off the shopping list'), 'Removed milk from your shopping list.');
+    assert.equal(await say('remove bread from the shopping list'), 'Bread is not on your shopping list.');
+    assert.equal(await say('add call the plumber to my to do list'), 'Added call the plumber to your to-do list.');
+    assert.equal(await say('mark call the plumber as done'), 'Ticked off call the plumber on your to-do list.');
+    assert.equal(await say("what's on my to do list"), 'Your to-do list is empty.');
+    assert.equal(await say('把牛奶加到购物清单'), '已把牛奶加到购物清单。');
+    assert.equal(await say('购物清单里有什么'), '购物清单上有2项：eggs和牛奶。');
+    assert.equal(await say('把牛奶从购物清单里删掉'), '已把牛奶从购物清单删掉。');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['eggs']);
+    assert.deepEqual(lists.service?.items('todo', { done: true }).map((i) => [i.text, i.done]), [['call the plumber', true]]);
+    assert.deepEqual(rig.sim.commands, [], 'no device was commanded');
+  });
+});
