@@ -350,6 +350,25 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
         return;
       }
       break;
+    case 'webui.link':
+      if (isRecord(result)) {
+        const lines = [`Open this link once, on the phone or computer to sign in${result.person ? ` (as ${String(result.person)})` : ''}; it works until ${clockTime(Number(result.expires_at), now)}:`, '', `  ${String(result.url)}`, ''];
+        if (Array.isArray(result.other_urls) && result.other_urls.length) lines.push('The same link on the box\'s other names and addresses:', ...result.other_urls.map((u) => `  ${String(u)}`), '');
+        if (result.fingerprint_sha256) lines.push('The browser warns about the box\'s own (self-signed) certificate. Check once that its SHA-256 fingerprint is', `  ${String(result.fingerprint_sha256)}`, 'then accept it.');
+        if (result.note) lines.push(`note: ${String(result.note)}`);
+        return out(lines.join('\n'));
+      }
+      break;
+    case 'webui.sessions':
+      if (Array.isArray(result)) {
+        if (result.length === 0) return out('no WebUI sessions or links (homeagent webui link makes one)');
+        const rows = (result as Array<Record<string, unknown>>).map((e) => [String(e.id), String(e.kind), String(e.person ?? '') || '-', clockTime(Number(e.created_at), now), typeof e.last_seen_at === 'number' ? clockTime(e.last_seen_at, now) : '-', clockTime(Number(e.expires_at), now), String(e.label ?? '')]);
+        return out(table(['ID', 'KIND', 'PERSON', 'CREATED', 'LAST USED', 'ENDS', 'CLIENT'], rows, 50));
+      }
+      break;
+    case 'webui.revoke':
+      if (isRecord(result) && isRecord(result.revoked)) return out(`revoked ${String(result.revoked.kind)} ${String(result.revoked.id)}${result.revoked.person ? ` (${String(result.revoked.person)})` : ''}: it opens nothing from now on`);
+      break;
     case 'listen':
       if (isRecord(result) && Array.isArray(result.utterances)) {
         for (const u of result.utterances as Array<Record<string, unknown>>) {

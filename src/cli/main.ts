@@ -244,6 +244,15 @@ memory
     });
   });
 
+const webui = program.command('webui').description('the WebUI: one-time sign-in links, sessions (see README "WebUI")');
+webui
+  .command('link')
+  .description("print a one-time link that signs a browser in, and the certificate's SHA-256 fingerprint")
+  .option('--person <name>', 'what is typed on that browser is said by NAME')
+  .action((o: { person?: string }) => call('webui.link', o.person !== undefined ? { person: o.person } : {}));
+webui.command('sessions').description('browsers and scripts signed in, and links not opened yet').action(() => call('webui.sessions'));
+webui.command('revoke <id>').description('end a session or cancel a link (ids from webui sessions)').action((id: string) => call('webui.revoke', { id }));
+
 program.command('devices').description('devices known from MQTT, with room, state and availability (--json: raw, brightness also in percent)').action(() => call('devices'));
 program.command('plugins').description('plugins and their state').action(() => call('plugins'));
 program.command('doctor').description('check the service, audio, GPIO, listening, espeak-ng and pocketsphinx, broker, LLM sources, disk and databases; say what to fix (works with the service down)').action(() => serviceOrLocal('doctor'));

@@ -35,6 +35,7 @@ import { audioSimulated, VoiceServicePlugin } from './voice-wiring.js';
 import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
 import { wireForgetting } from './forgetting.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
+import { WebUIPlugin } from '../plugins/webui/index.js';
 
 /** Options of `homeagent run`. */
 export interface AppOptions {
@@ -62,6 +63,8 @@ export interface App {
   /** The voice plugin (running, or failed to start: then the box is text-only). */
   voice: VoiceServicePlugin;
   memory?: MemoryWiring;
+  /** The WebUI (issue 16): pages and the HTTP API on plugin.webui.port. */
+  webui: WebUIPlugin;
   broker?: EmbeddedBroker;
   brokerUrl: string;
   dataDir: string;
@@ -123,6 +126,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const home = new HomePlugin({ timers, lists, brokerUrl: () => brokerUrl, version: packageVersion() });
   const gpio = new GpioPlugin();
   const voice = new VoiceServicePlugin();
+  const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog });
 
   let demo: DemoHomeSimulator | undefined;
   let watchdog: WatchdogHandle | undefined;
@@ -137,6 +141,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     lists,
     voice,
     memory,
+    webui,
     broker,
     brokerUrl,
     dataDir: opts.dataDir,
@@ -161,7 +166,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
   const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
-  plugins.push(voice);
+  plugins.push(voice, webui);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   if (optional.includes('camera')) plugins.push(new CameraPlugin());

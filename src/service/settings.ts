@@ -12,6 +12,7 @@ import { MEMORY_SETTINGS } from '../memory/settings.js';
 import { HAL_SETTINGS } from '../../hal/index.js';
 import { VOICE_SETTINGS } from '../voice/settings.js';
 import { TIMER_SETTINGS } from '../plugins/timers/timers-plugin.js';
+import { WEBUI_SETTINGS } from '../plugins/webui/settings.js';
 
 /** Register the service's settings. Those read only at start carry `restart: true`. */
 export function registerServiceSettings(s: SettingsAPI): void {
@@ -23,7 +24,7 @@ export function registerServiceSettings(s: SettingsAPI): void {
 
 /**
  * Register every setting of the core, the service and the built-in plugins
- * (kernel, providers, home, memory, HAL, voice, timers): what the running
+ * (kernel, providers, home, memory, HAL, voice, timers, webui): what the running
  * service has registered once all its plugins started. Used by the settings
  * documentation and by `homeagent config`/`doctor` without the service.
  */
@@ -31,5 +32,5 @@ export function registerAllSettings(s: SettingsAPI): void {
   registerCoreSettings(s);
   registerServiceSettings(s);
   registerProviderSettings(s);
-  for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS]) s.register(d);
+  for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS]) s.register(d);
 }

@@ -184,6 +184,7 @@ function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     HOMEAGENT__PLUGIN__SPEAKER__DRIVER: 'sim',
     HOMEAGENT__PLUGIN__MIC__DRIVER: 'sim',
     HOMEAGENT__PLUGIN__GPIO__DRIVER: 'sim',
+    HOMEAGENT__PLUGIN__WEBUI__PORT: '0',
     HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'off',
     // Never 1883: should the broker URL be missing, the embedded broker takes any free port.
     HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0',

@@ -18,6 +18,14 @@
  * through the same MQTT client, so once it arrives every earlier publish
  * would have too. The latency figures come from the first runs only, so they
  * compare with the figures before issue 13.
+ *
+ * HOMEAGENT_BENCH_ACTIVITY_PAGES=N (issue 16) first opens N pages of Debian's
+ * Chromium on the WebUI's Activity page (every turn event live, with the
+ * per-token deltas), signed in by links, and keeps them watching during all
+ * the runs; stop.activity_pages says how many watched. On the device the
+ * pages run on phones; here they share the machine's cores with the service
+ * (HOMEAGENT_BENCH_CHROMIUM names another executable, e.g. a wrapper running
+ * it under `nice -n 19`, to tell the service's cost from the browsers' CPU).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +34,27 @@ import { startApp } from '../../src/service/app.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
 import { startMosquitto } from '../support/mosquitto.js';
 import { DeviceSimulator } from '../support/device-simulator.js';
+import { request } from '../../src/cli/client.js';
+import type { App } from '../../src/service/app.js';
+
+/** Open `n` Chromium pages on the WebUI's Activity page (signed in by links); returns a function that closes them. */
+async function watchActivity(app: App, n: number): Promise<() => Promise<void>> {
+  const { createHash, createPublicKey } = await import('node:crypto');
+  const { chromium } = await import('playwright-core');
+  const spki = createHash('sha256').update(createPublicKey(app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  const browser = await chromium.launch({ executablePath: process.env.HOMEAGENT_BENCH_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+  const base = `https://localhost:${app.webui.port}`;
+  for (let i = 0; i < n; i++) {
+    const page = await (await browser.newContext()).newPage();
+    const link = (await request(app.socketPath, 'webui.link', {})) as { url: string };
+    await page.goto(link.url.replace(/^https:\/\/[^/]+/, base));
+    await page.waitForURL(/\/#\/talk$/);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.locator('.activity').waitFor();
+  }
+  if (app.webui.eventClients !== n) throw new Error(`${app.webui.eventClients} activity streams open, expected ${n}`);
+  return () => browser.close();
+}
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -52,6 +81,7 @@ export async function run(): Promise<void> {
       HOMEAGENT__PLUGIN__GPIO__DRIVER: 'sim',
       HOMEAGENT__PLUGIN__MIC__DRIVER: 'sim',
       HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'off',
+      HOMEAGENT__PLUGIN__WEBUI__PORT: '0',
       HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '8192',
       HOMEAGENT__PLUGIN__MQTT__URL: broker.url,
     },
@@ -63,8 +93,11 @@ export async function run(): Promise<void> {
   let homeCommands = 0;
   app.kernel.bus.subscribe('_bench_', 'plugin.home.command', () => void homeCommands++);
   let queuedActions = 0;
+  const pages = Number(process.env.HOMEAGENT_BENCH_ACTIVITY_PAGES ?? 0);
+  let closePages: (() => Promise<void>) | undefined;
   try {
     await waitUntil(() => (app.home.registry?.entities().length ?? 0) >= 14 && app.home.connected && app.home.registry?.view('kitchen_light')?.available === true);
+    if (pages > 0) closePages = await watchActivity(app, pages);
     // Phase 1 (`runs` runs, as before issue 13): stop latency alone. Phase 2 (`runs` more): local commands queued before each stop.
     for (let i = 0; i < 2 * runs; i++) {
       const queue = i >= runs;
@@ -102,6 +135,7 @@ export async function run(): Promise<void> {
     // Commands seen by the broker or sent by the box's own account (whichever is more), plus timers started; the barrier is not one of them.
     queuedActions = Math.max(sim.commands.length, homeCommands) - 1 + (app.timers.service?.status().length ?? 0);
   } finally {
+    await closePages?.();
     await app.stop();
     await sim.stop();
     await broker.stop();
@@ -114,6 +148,7 @@ export async function run(): Promise<void> {
   console.log(`stop.speaker_p99: ${pct(spkMs, 99).toFixed(2)} ms`);
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
+  if (pages > 0) console.log(`stop.activity_pages: ${pages} Chromium pages on the WebUI's Activity page`);
   if (queuedActions !== 0) throw new Error(`${queuedActions} queued actions ran after stop`);
 }
 

@@ -35,7 +35,7 @@ describe('the homeagent CLI against a running service', () => {
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli14-'));
     socket = path.join(dir, 'homeagent.sock');
-    app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' } });
+    app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' } });
     await waitUntil(() => app.home.registry?.view('demo_kitchen_light')?.available === true, 'the demo home discovered', 60_000);
   });
   after(async () => {

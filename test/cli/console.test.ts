@@ -88,7 +88,7 @@ test('homeagent run exits cleanly on SIGINT', async () => {
   try {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, 'run', '--console'], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
+      env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
     });
     let err = '';
     let out = '';
@@ -117,7 +117,7 @@ test('a SIGTERM while the service is still starting stops it cleanly once it is 
   try {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, 'run', '--console'], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
+      env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
     });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));

@@ -20,7 +20,7 @@ async function withApp(fn: (socket: string, dir: string) => Promise<void>): Prom
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
   const socket = path.join(dir, 'homeagent.sock');
   // Hermetic: an embedded broker on a free port, an LLM source nobody listens on.
-  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' } });
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' } });
   try {
     await fn(socket, dir);
   } finally {
@@ -117,7 +117,7 @@ test('the homeagent executable talks to the service; an unreachable service is a
 test('a second service on the same data directory refuses to start and leaves the first one\'s socket alone', async () => {
   await withApp(async (socket, dir) => {
     await assert.rejects(
-      startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: {} }),
+      startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0' } }),
       (e: unknown) => e instanceof Error && /already running with data directory/.test(e.message),
     );
     assert.deepEqual(await request(socket, 'config.get', { key: 'core.output.mode' }), { key: 'core.output.mode', value: 'auto' });
@@ -147,7 +147,7 @@ test('a bad environment override stops the start with a message naming the varia
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
   try {
     await assert.rejects(
-      startApp({ dataDir: dir, console: false, socketPath: path.join(dir, 's.sock'), embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__OUTPUT__MODE: 'banana' } }),
+      startApp({ dataDir: dir, console: false, socketPath: path.join(dir, 's.sock'), embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__OUTPUT__MODE: 'banana' } }),
       (e: unknown) => e instanceof Error && /HOMEAGENT__CORE__OUTPUT__MODE="banana"/.test(e.message) && /one of auto, explicit/.test(e.message),
     );
   } finally {
@@ -158,7 +158,7 @@ test('a bad environment override stops the start with a message naming the varia
 test('secrets are never echoed; a value overridden by the environment says so', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
   const socket = path.join(dir, 's.sock');
-  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__CORE__AGENT__MAX_TOOL_ROUNDS: '3' } });
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__AGENT__MAX_TOOL_ROUNDS: '3' } });
   try {
     const set = (await request(socket, 'config.set', { key: 'core.llm.sources.deepseek.api_key', raw: 'sk-SECRET123' })) as { value: string };
     assert.equal(set.value, '********');

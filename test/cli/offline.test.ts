@@ -94,7 +94,7 @@ test('config set while the service is starting: every write lands, none fails', 
   const { dir, socket, done } = tmp();
   const service = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, '--socket', socket, 'run', '--no-console'], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...HERMETIC, NODE_ENV: 'production', HOMEAGENT_LOG_LEVEL: 'warn', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0' },
+    env: { ...process.env, ...HERMETIC, NODE_ENV: 'production', HOMEAGENT_LOG_LEVEL: 'warn', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__PLUGIN__WEBUI__PORT: '0' },
   });
   let err = '';
   service.stderr.on('data', (d: Buffer) => (err += d.toString()));

@@ -24,7 +24,7 @@ import { waitUntil } from '../support/wait.js';
 import { cli } from './run-cli.js';
 
 const VOICE = path.resolve('../shared/fixtures/voice/en');
-const ENV = { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' };
+const ENV = { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' };
 
 /** Whether `s` is a JSON document (what the tester saw instead of text). */
 function isJson(s: string): boolean {

@@ -94,7 +94,7 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
       dataDir: dir,
       console: false,
       socketPath: socket,
-      env: { HOMEAGENT__PLUGIN__MQTT__URL: broker.url, HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: srv.url, HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '16384' },
+      env: { HOMEAGENT__PLUGIN__MQTT__URL: broker.url, HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: srv.url, HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '16384', HOMEAGENT__PLUGIN__WEBUI__PORT: '0' },
     });
   });
   after(async () => {

@@ -84,6 +84,7 @@ export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, st
       HOMEAGENT__PLUGIN__MIC__DRIVER: 'sim',
       HOMEAGENT__PLUGIN__GPIO__DRIVER: 'sim',
       HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'off',
+      HOMEAGENT__PLUGIN__WEBUI__PORT: '0',
       ...opts.env,
     },
   });

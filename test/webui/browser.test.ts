@@ -1,0 +1,252 @@
+/**
+ * The WebUI in a real browser (issue 16 "Tests"): Debian's Chromium driven by
+ * playwright-core against the running service and the LLM test server. It
+ * signs in through a link made for a person, types a question and sees the
+ * reply appear while the model writes it, presses Stop on a long reply, sees
+ * the turns on the Activity page and a refused setting on the Settings page.
+ * The browser trusts exactly the box's certificate (its public key's SHA-256,
+ * --ignore-certificate-errors-spki-list), never every certificate.
+ * Screenshots of each page go to <tmp>/homeagent-webui-screens/.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startWebBox, type WebBox } from './helpers.js';
+import { VOICE_DIR } from '../support/e2e-home.js';
+import { request } from '../../src/cli/client.js';
+import { waitUntil } from '../support/wait.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** Where the screenshots go (look at them). */
+export const SCREENS = path.join(os.tmpdir(), 'homeagent-webui-screens');
+
+let box: WebBox;
+let browser: Browser;
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh installs it)`);
+  mkdirSync(SCREENS, { recursive: true });
+  box = await startWebBox({ env: { HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' } });
+  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+});
+after(async () => {
+  await browser?.close();
+  await box?.close();
+});
+
+test('sign in by a link, talk with a streamed reply, stop a long one; Activity and Settings', async () => {
+  const page = await browser.newPage({ viewport: { width: 412, height: 860 }, deviceScaleFactor: 1 });
+  // No script errors and no Content-Security-Policy violations on any page (401s of the signed-out probe aside).
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  // Every failed request is one the page expects: the signed-out probe (401) and the refused setting (400).
+  page.on('response', (r) => {
+    if (r.status() < 400) return;
+    const what = `${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`;
+    if (what !== 'GET /api/v1/session 401' && what !== 'PUT /api/v1/settings/core.agent.max_tool_rounds 400') problems.push(what);
+  });
+  const link = await box.link('Alice');
+  const url = link.url.replace(/^https:\/\/[^/]+/, box.base);
+
+  // Signed out: the page says how to get in, and the data API refuses.
+  await page.goto(box.base + '/');
+  await page.getByText('You are not signed in').waitFor();
+  // First load (nothing cached), compressed, as the browser measured it: the page, its script, style and the vendor modules.
+  const bytes = await page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+    const res = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+    return [...nav, ...res].reduce((n, e) => n + e.transferSize, 0);
+  });
+  console.log(`webui.first_load_bytes ${bytes}`);
+  assert.ok(bytes > 0 && bytes < 300 * 1024, `first load ${bytes} bytes`);
+
+
+  await page.goto(url);
+  await page.waitForURL(/\/#\/talk$/);
+  await page.locator('header .who', { hasText: 'Alice' }).waitFor();
+  assert.ok(!page.url().includes('#' + url.split('#')[1]), 'the token left the address bar');
+  // A streamed reply: seen in part while the model still writes it.
+  const reply = 'The kettle is a fine appliance for boiling water quickly, and it switches itself off.';
+  box.llm.enqueue({ content: reply, tokensPerSecond: 25 });
+  await page.getByLabel('Message').fill('tell me about kettles');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const last = page.locator('.msg.box').last();
+  await page.waitForFunction(() => {
+    const el = [...document.querySelectorAll('.msg.box')].pop();
+    return !!el && el.getAttribute('data-status') === 'writing' && (el.querySelector('.text')?.textContent ?? '').replace('▍', '').trim().length > 0;
+  });
+  const partial = (await last.locator('.text').textContent())!.replace('▍', '');
+  assert.ok(partial.length < reply.length && reply.startsWith(partial.trim()), `partial ${JSON.stringify(partial)}`);
+  await page.screenshot({ path: path.join(SCREENS, 'talk-streaming.png') });
+  await page.locator('.msg.box[data-status="done"]').waitFor();
+  assert.equal((await last.locator('.text').textContent())!.trim(), reply);
+  const asked = box.llm.chatRequests().at(-1)!.body!.messages!.at(-1)!;
+  assert.match(String(asked.content), /tell me about kettles/);
+  await page.screenshot({ path: path.join(SCREENS, 'talk-done.png') });
+
+  // A long reply, stopped with the page's Stop button.
+  box.llm.enqueue({ content: 'and more '.repeat(3000), tokensPerSecond: 40 });
+  await page.getByLabel('Message').fill('talk for a long time');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.waitForFunction(() => ([...document.querySelectorAll('.msg.box')].pop()?.querySelector('.text')?.textContent ?? '').length > 30);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  const stopped = page.locator('.msg.box').last();
+  await page.locator('.msg.box[data-status="interrupted"]').waitFor();
+  assert.match((await stopped.locator('.status').textContent())!, /stopped/);
+  assert.ok((await stopped.locator('.text').textContent())!.length < 'and more '.length * 3000);
+  assert.equal(await page.getByRole('button', { name: 'Stop' }).isDisabled(), true);
+  await page.screenshot({ path: path.join(SCREENS, 'talk-stopped.png') });
+
+  // Activity: the turns just had, with their LLM rounds and outcomes, and a new one live with a tool call.
+  await page.getByRole('link', { name: 'Activity' }).click();
+  await page.locator('.turn', { hasText: 'tell me about kettles' }).waitFor();
+  box.llm.enqueue({ tool_calls: [{ name: 'timer_status', arguments: {} }] }, { content: 'You have no timers running.' });
+  const ask = await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'any timers?' }, bearer: await box.scriptLogin('Bob') });
+  for await (const _ of ask) void _;
+  const live = page.locator('.turn', { hasText: 'any timers?' });
+  await live.locator('.badge.done').waitFor();
+  assert.match((await live.textContent())!, /timer_status/);
+  assert.match((await live.textContent())!, /LLM round 2/);
+  assert.match((await live.textContent())!, /Bob/);
+  assert.match((await page.locator('.turn', { hasText: 'talk for a long time' }).textContent())!, /stopped|interrupted/);
+  await page.screenshot({ path: path.join(SCREENS, 'activity.png'), fullPage: true });
+
+  // Settings: a value refused with the reason, then one saved.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByLabel('Filter settings').fill('max_tool_rounds');
+  const row = page.locator('form.setting[data-key="core.agent.max_tool_rounds"]');
+  await row.locator('input').fill('many');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await row.locator('.error').waitFor();
+  assert.match((await row.locator('.error').textContent())!, /expected integer/);
+  await page.screenshot({ path: path.join(SCREENS, 'settings-refused.png') });
+  await row.locator('input').fill('3');
+  await row.getByRole('button', { name: 'Save' }).click();
+  await row.locator('.ok').waitFor();
+  assert.equal(box.app.settings.get('core.agent.max_tool_rounds'), 3);
+
+  // Access: this browser's session, listed.
+  await page.getByRole('link', { name: 'Access' }).click();
+  await page.getByText('(this browser)').waitFor();
+  await page.screenshot({ path: path.join(SCREENS, 'access.png') });
+  // What the model saw in a round of a past turn, from the run log.
+  await page.getByRole('link', { name: 'Activity' }).click();
+  const timers = page.locator('.turn', { hasText: 'any timers?' });
+  await timers.getByRole('button', { name: 'What the model saw' }).last().click();
+  await timers.locator('.context li.role-tool').waitFor();
+  assert.match((await timers.locator('.context').textContent())!, /any timers\?/);
+  await page.screenshot({ path: path.join(SCREENS, 'activity-model-saw.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Devices shows the devices known from MQTT and controls them as a spoken command does (a risky one asks first); Health the status and the doctor checks', async () => {
+  const page = await browser.newPage({ viewport: { width: 412, height: 860 } });
+  const link = await box.link();
+  await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+  await page.waitForURL(/\/#\/talk$/);
+  await page.getByRole('link', { name: 'Devices' }).click();
+  await page.locator('.devices tr', { hasText: 'Kitchen Light' }).waitFor();
+  const known = (await (await box.req('/api/v1/devices', { bearer: await box.scriptLogin() })).json) as Array<{ name: string }>;
+  assert.equal(await page.locator('.devices tbody tr').count(), known.length);
+  // A control says the command as a person would; the state shown comes back from MQTT.
+  const kitchen = page.locator('.devices tr', { hasText: 'Kitchen Light' });
+  await kitchen.getByRole('button', { name: 'On' }).click();
+  await page.locator('.answer', { hasText: /Kitchen Light/ }).waitFor();
+  await kitchen.locator('td.state', { hasText: /^on/ }).waitFor();
+  // A risky device asks first, on the page; "Yes" answers through the same confirmation as a spoken yes.
+  const door = page.locator('.devices tr', { hasText: 'Front Door' });
+  assert.equal(await door.locator('.risky').count(), 1);
+  await door.getByRole('button', { name: 'Unlock' }).click();
+  await page.locator('.answer', { hasText: /unlock the Front Door\?/ }).waitFor();
+  await page.screenshot({ path: path.join(SCREENS, 'devices-confirm.png') });
+  assert.equal(await door.locator('td.state').textContent(), 'locked', 'nothing happens before the yes');
+  await page.locator('.answer').getByRole('button', { name: 'Yes' }).click();
+  await page.locator('.answer', { hasText: /Unlocked the Front Door/ }).waitFor();
+  await door.locator('td.state', { hasText: 'unlocked' }).waitFor();
+  await page.screenshot({ path: path.join(SCREENS, 'devices.png') });
+  // Memory: its numbers, and a search answered as the box recalls (the same as the API's, so the same as `homeagent memory recall`).
+  await page.getByRole('link', { name: 'Memory' }).click();
+  await page.locator('.memory .stats').waitFor();
+  await page.getByLabel('Search the memory').fill('kettle');
+  await page.getByRole('button', { name: 'Search' }).click();
+  const recalled = (await box.req('/api/v1/memory/recall?q=kettle', { bearer: await box.scriptLogin() })).json as unknown[];
+  if (recalled.length) await page.locator('.memory table.found tbody tr').nth(recalled.length - 1).waitFor();
+  else await page.getByText('Nothing remembered that matches.').waitFor();
+  assert.equal(await page.locator('.memory table.found tbody tr').count(), recalled.length);
+  await page.screenshot({ path: path.join(SCREENS, 'memory.png') });
+  await page.getByRole('link', { name: 'Health' }).click();
+  await page.locator('.health .plugin', { hasText: 'webui: running' }).waitFor();
+  await page.getByRole('button', { name: 'Run the checks' }).click();
+  await page.locator('.checks li').first().waitFor();
+  assert.ok((await page.locator('.checks li').count()) > 3);
+  assert.match((await page.locator('.checks').textContent())!, /broker/i);
+  await page.screenshot({ path: path.join(SCREENS, 'health.png') });
+  await page.locator('.checks').screenshot({ path: path.join(SCREENS, 'health-checks.png') });
+  await page.close();
+});
+
+test('push-to-talk: a recording fed as the browser microphone is heard by the box, which answers on the page', async () => {
+  // Chromium's fake capture device plays the fixture recording as the microphone (once), then silence.
+  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  const wav = path.join(VOICE_DIR, 'lock the Front Door.wav');
+  const micBrowser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}%noloop`, '--autoplay-policy=no-user-gesture-required'],
+  });
+  try {
+    let ready = false;
+    await waitUntil(() => {
+      void request(box.socket, 'status', {}).then((st) => (ready = (st as { voice?: { stt?: { grammar?: { state?: string } } } }).voice?.stt?.grammar?.state === 'ready'));
+      return ready;
+    }, 'the speech grammar', 120_000);
+    const context = await micBrowser.newContext({ viewport: { width: 412, height: 860 } });
+    await context.grantPermissions(['microphone'], { origin: box.base });
+    const page = await context.newPage();
+    const link = await box.link('Alice');
+    await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+    await page.waitForURL(/\/#\/talk$/);
+    const button = page.getByRole('button', { name: 'Hold to talk' });
+    await button.hover();
+    await page.mouse.down();
+    await page.locator('button.ptt.listening').waitFor();
+    // Held until the page has sent the whole recording (2.1 s) and some of the quiet after it.
+    await page.waitForFunction(() => Number(document.querySelector('button.ptt')?.getAttribute('data-sent-ms') ?? 0) >= 3200, undefined, { timeout: 30_000 });
+    await page.screenshot({ path: path.join(SCREENS, 'talk-ptt-listening.png') });
+    await page.mouse.up();
+    await page.locator('.msg.you', { hasText: 'lock the front door' }).waitFor({ timeout: 60_000 });
+    const answer = page.locator('.msg.box').last();
+    await page.locator('.msg.box[data-status="done"]').last().waitFor();
+    assert.match((await answer.textContent())!, /lock/i);
+    assert.match((await answer.locator('.tool').allTextContents()).join(' '), /front_door/);
+    await page.screenshot({ path: path.join(SCREENS, 'talk-ptt.png') });
+    await context.close();
+  } finally {
+    await micBrowser.close();
+  }
+});
+
+test('the page speaks Chinese to a Chinese browser', async () => {
+  const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 412, height: 860 } });
+  const page = await context.newPage();
+  const link = await box.link('小明');
+  await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+  await page.waitForURL(/\/#\/talk$/);
+  await page.getByRole('link', { name: '对话' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: '发送' }).count(), 1);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+  box.llm.enqueue({ content: '厨房的灯已经打开了。', tokensPerSecond: 50 });
+  await page.getByLabel('消息').fill('你好');
+  await page.getByRole('button', { name: '发送' }).click();
+  await page.locator('.msg.box[data-status="done"]').waitFor();
+  assert.equal((await page.locator('.msg.box .text').last().textContent())!.trim(), '厨房的灯已经打开了。');
+  await page.screenshot({ path: path.join(SCREENS, 'talk-zh.png') });
+  await context.close();
+});
