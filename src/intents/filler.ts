@@ -36,9 +36,6 @@ export function phoneDictionary(): string {
 /** What a list's spoken alternatives hold instead of words when the list is a filler (SlotResolver). */
 export const FILLER_SLOT = '\u0000filler';
 
-/** Words that join a second command to a first in one breath; the grammar lets the filler follow them. */
-export const JOINT_WORDS: readonly string[] = ['and', 'then'];
-
 /** Slot a match gets when its name was spelt in phones by the filler (no words are known for it). */
 export const NAME_UNHEARD = 'name_unheard';
 
@@ -51,6 +48,14 @@ export const UNHEARD_TOKEN = 'unheardname';
  * speech the grammar does not cover, and the decode is rejected.
  */
 export const MAX_NAME_PHONES = 30;
+
+/**
+ * Longest a name may take in the filler, ms (10 ms frames): a device name is
+ * said in about a second; 2.5 s of phones is speech the grammar does not
+ * cover (a real out-of-vocabulary recording decoded as "lock the ..." with
+ * three seconds of phones), and the decode is rejected.
+ */
+export const MAX_NAME_MS = 2000;
 
 /**
  * Fewest words of the sentence around an unheard name ("turn on the ...",
@@ -72,7 +77,7 @@ export interface FillerWeights {
  * (test/voice-stt/unknown-names.test.ts, voices en-us and en-us+f3 tune,
  * en and en-gb-x-rp report).
  */
-export const DEFAULT_FILLER_WEIGHTS: FillerWeights = { entryProb: 0.01, phoneProb: 1e-4 };
+export const DEFAULT_FILLER_WEIGHTS: FillerWeights = { entryProb: 0.01, phoneProb: 1e-5 };
 
 /**
  * A decoded word sequence with each run of phone words replaced by

@@ -13,7 +13,7 @@
 import type { CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { numberToWords } from './numbers.js';
-import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, JOINT_WORDS, MODEL_PHONES, isPhoneWord, phoneWord, type FillerWeights } from './filler.js';
+import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, isPhoneWord, phoneWord, type FillerWeights } from './filler.js';
 
 /** A list resolver: spoken alternatives ("word word") of a slot list. */
 export type SlotResolver = (listName: string, requires: NameRequirement | undefined) => string[];
@@ -54,10 +54,10 @@ function tokenWords(token: string): string[] {
  * sentence whose list is empty is left out. Returns null when no sentence
  * survives.
  */
-export function buildFsg(c: CompiledTemplates, resolve: SlotResolver, weights: FillerWeights | null = DEFAULT_FILLER_WEIGHTS): string | null {
+export function buildFsg(c: CompiledTemplates, resolve: SlotResolver, weights: FillerWeights = DEFAULT_FILLER_WEIGHTS): string | null {
   const a = new Automaton();
   const start = a.state();
-  const end = a.state();
+  const final = a.state();
   const emptiness = new Map<string, boolean>();
 
   /** Can `node` produce at least one word sequence? */
@@ -135,28 +135,12 @@ export function buildFsg(c: CompiledTemplates, resolve: SlotResolver, weights: F
     if (group.grammar === false) continue;
     for (const node of nodes) {
       if (!producible(node, group.requires, new Set())) continue;
-      build(node, start, end, group.requires);
+      build(node, start, final, group.requires);
       sentences++;
     }
   }
   if (sentences === 0) return null;
-  // After a whole command, a joint word and the filler (filler.ts): a second command in the same breath
-  // ("... and lock the front door") is heard as such and the utterance rejected, not taken for the first
-  // command with its tail forced into more words of it (issue 15 "Two commands in one breath").
-  let final = end;
-  if (weights) {
-    final = a.state();
-    a.add(end, final, null);
-    const joint = a.state();
-    for (const w of JOINT_WORDS) a.add(end, joint, w);
-    const loop = a.state();
-    for (const ph of MODEL_PHONES) {
-      a.add(joint, loop, phoneWord(ph));
-      a.add(loop, loop, phoneWord(ph));
-    }
-    a.add(loop, final, null);
-  }
-  return serialise(minimise(determinise(a, start, final)), weights ?? DEFAULT_FILLER_WEIGHTS);
+  return serialise(minimise(determinise(a, start, final)), weights);
 }
 
 interface PlainFsg {
@@ -275,30 +259,10 @@ function arcProbabilities(f: PlainFsg, weights: FillerWeights): number[] {
   // only cycle; counted phone by phone it would outweigh every name): a state that enters it counts the
   // sentences after it once, and a filler state counts its way on plus one when a sentence may end there.
   // The word arcs of a state share 1 among themselves by the sentences behind each, as without a filler.
-  // A joint word into the second-command tail (buildFsg) costs entryProb, and the tail counts as one
-  // sentence more where it may start.
   const phone = f.arcs.map(([, , w]) => isPhoneWord(w));
   const inFiller = new Set<number>();
   f.arcs.forEach(([, to], i) => {
     if (phone[i] && to !== f.final) inFiller.add(to);
-  });
-  // A joint word into the second-command tail (buildFsg): an arc into a state whose only arcs are phones.
-  const onlyPhones = new Set<number>();
-  {
-    const kinds = new Map<number, { phones: number; words: number }>();
-    f.arcs.forEach(([from], i) => {
-      const k = kinds.get(from) ?? { phones: 0, words: 0 };
-      if (phone[i]) k.phones++;
-      else k.words++;
-      kinds.set(from, k);
-    });
-    for (const [s, k] of kinds) if (k.words === 0 && k.phones > 0) onlyPhones.add(s);
-  }
-  const joint = f.arcs.map(([, to], i) => !phone[i] && onlyPhones.has(to));
-  /** States where a second command may follow (a joint word out): the tail counts as one sentence more there. */
-  const tails = new Set<number>();
-  f.arcs.forEach(([from], i) => {
-    if (joint[i]) tails.add(from);
   });
   const out = new Map<number, number[]>();
   /** Filler states entered from each state (its phone arcs' targets, when it is no filler state itself). */
@@ -316,7 +280,6 @@ function arcProbabilities(f: PlainFsg, weights: FillerWeights): number[] {
       }
       return;
     }
-    if (joint[i]) return;
     const l = out.get(from) ?? [];
     l.push(i);
     out.set(from, l);
@@ -345,7 +308,7 @@ function arcProbabilities(f: PlainFsg, weights: FillerWeights): number[] {
       }
       let words = 0;
       for (const a of out.get(top.s) ?? []) words += paths.get(f.arcs[a]![1]) ?? 0;
-      let n = words + (ends.has(top.s) ? 1 : 0) + (tails.has(top.s) ? 1 : 0);
+      let n = words + (ends.has(top.s) ? 1 : 0);
       for (const e of enters.get(top.s) ?? []) n += paths.get(e) ?? 0;
       wordPaths.set(top.s, words);
       paths.set(top.s, n);
@@ -357,10 +320,9 @@ function arcProbabilities(f: PlainFsg, weights: FillerWeights): number[] {
   for (const s of inFiller) if (!state.has(s)) count(s);
   const equal = f.arcs.map(([from]) => 1 / (out.get(from)?.length ?? 1));
   const filler = (from: number): number => (inFiller.has(from) ? weights.phoneProb : weights.entryProb * weights.phoneProb);
-  if (cyclic) return f.arcs.map(([from], i) => (phone[i] ? filler(from) : joint[i] ? weights.entryProb : equal[i]!));
+  if (cyclic) return f.arcs.map(([from], i) => (phone[i] ? filler(from) : equal[i]!));
   return f.arcs.map(([from, to], i) => {
     if (phone[i]) return filler(from);
-    if (joint[i]) return weights.entryProb;
     const total = wordPaths.get(from) ?? 0;
     const through = paths.get(to) ?? 0;
     return total > 0 && through > 0 ? through / total : equal[i]!;

@@ -14,7 +14,7 @@ import { compiledTemplates, type CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { buildFsg } from './fsg.js';
-import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, JOINT_WORDS, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
+import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 
 /** A compiled speech grammar. */
@@ -187,10 +187,7 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
     }
   }
   if (sentences.length === 0) throw new GrammarError('no template can be filled from this vocabulary');
-  const alternatives = [...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ');
-  // A second command in the same breath: a joint word and the filler (fsg.ts, filler.ts).
-  const tail = weights ? ` [ ( ${JOINT_WORDS.join(' | ')} ) ${defineAlternatives('filler', [`( ${MODEL_PHONES.map(phoneWord).join(' | ')} )+`])} ]` : '';
-  const bodies = [`public <command> = ( ${alternatives} )${tail};`];
+  const bodies = [`public <command> = ${[...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ')};`];
   for (const name of order) {
     const body = defined.get(name);
     if (body) bodies.push(`<${name}> = ${body};`);
@@ -201,7 +198,7 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
     for (const w of rhs.split(/[\s()[\]|;+]+/)) if (w) used.add(w);
   }
   const jsgf = ['#JSGF V1.0;', '', 'grammar homeagent;', '', ...bodies, ''].join('\n');
-  const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights);
+  const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
   return { jsgf, fsg, words: [...used].sort() };
 }

@@ -14,7 +14,8 @@
  */
 import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { IntentMatch, Vocabulary } from '../../intents/types.js';
-import { MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords } from '../../intents/filler.js';
+import { MAX_NAME_MS, MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords, isPhoneWord } from '../../intents/filler.js';
+import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { NAME_FREE } from '../../intents/templates-en.js';
 import { hypsegText } from './pocketsphinx-log.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
@@ -52,6 +53,22 @@ export interface PocketsphinxDetails {
   msPerPhone?: number;
   /** Why the length does not fit (the result is then rejected); undefined when it fits or was not checked. */
   durationMisfit?: DurationMisfit;
+}
+
+/** Duration of the longest run of the filler's phone words in a grammar path, ms (10 ms frames). */
+function longestPhoneRunMs(u: HypsegUtterance): number {
+  let longest = 0;
+  let runStart: number | undefined;
+  u.words.forEach((w, i) => {
+    if (!isPhoneWord(w.word)) {
+      runStart = undefined;
+      return;
+    }
+    runStart ??= w.start;
+    const end = u.words[i + 1]?.start ?? u.frames;
+    longest = Math.max(longest, (end - runStart) * 10);
+  });
+  return longest;
 }
 
 /**
@@ -98,7 +115,8 @@ export function judgeDecode(
   const matched = text && !grammarMismatch ? matchIntent(heard, opts.vocab, 'en') : null;
   // More phones than a name takes, or a filler with less than two words of a sentence around it ("open ...":
   // short speech the grammar does not cover, absorbed by the filler) is too little understood: rejected.
-  const intent = matched && unheard ? (longestRun <= MAX_NAME_PHONES && words.length - 1 >= MIN_CARRIER_WORDS ? unheardName(matched) : null) : matched;
+  const nameFits = longestRun <= MAX_NAME_PHONES && (main ? longestPhoneRunMs(main) : 0) <= MAX_NAME_MS && words.length - 1 >= MIN_CARRIER_WORDS;
+  const intent = matched && unheard ? (nameFits ? unheardName(matched) : null) : matched;
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
