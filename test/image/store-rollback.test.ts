@@ -21,6 +21,7 @@ import { SqliteRunLog } from '../../src/kernel/run-log.js';
 import { openMemoryDb } from '../../src/memory/db.js';
 import { DeviceRegistry } from '../../src/home/registry.js';
 import { TIMERS_STORE, TimerService } from '../../src/plugins/timers/timer-service.js';
+import { MEMORY_STORE } from '../../src/memory/db.js';
 import { VOICE_SETTINGS } from '../../src/voice/settings.js';
 import { runRollback, runUpdate } from '../../src/service/update.js';
 import { chooseCopies } from '../../image/restore-stores.mjs';
@@ -29,8 +30,8 @@ import { deviceOptions, makeBundles, makeDevice, repoRoot, tempDir, type FakeDev
 
 const FIXTURE = join(repoRoot, 'test', 'fixtures', 'stores-e216bba', 'data');
 const SQLITE_STORES = ['memory.db', 'settings.db', 'runlog.db', 'timers.db'];
-/** The version a store has once this release opened it (timers.db: 2, paused timers). */
-const current = (f: string): number => (f === 'timers.db' ? TIMERS_STORE.version : 1);
+/** The version a store has once this release opened it (timers.db: paused timers; memory.db: people, versions, forgetting). */
+const current = (f: string): number => (f === 'timers.db' ? TIMERS_STORE.version : f === 'memory.db' ? MEMORY_STORE.version : 1);
 
 const work = tempDir('ha-store-rollback-');
 let bundles = new Map<string, string>();
