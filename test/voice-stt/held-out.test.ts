@@ -93,13 +93,16 @@ for (const s of SENTENCES) {
   });
 }
 
-test('held-out commands are mostly recognised with the right meaning', () => {
-  // Measured with Debian 12's en-us model: 53 of 60. The misses: "fifteen" heard as "fifty" in every voice,
-  // "off" as "on" once, "stop the timer" as "stop the playback" once, two rejections. Raise as the recogniser improves.
+test('held-out commands are mostly recognised with the right meaning, and a miss is mostly no action', () => {
+  // Measured with Debian 12's en-us model: 49 of 60 (53 before the grammar's filler for unknown names, issue 15,
+  // which now hears a few names as unknown: "open the …", no action). The misses that would act: "fifteen"
+  // heard as "fifty" in every voice, "stop the timer" as "stop the playback" once. Raise as the recogniser improves.
   const right = results.filter((x) => sameMeaning(x.sentence, x.r));
+  const wrong = results.filter((x) => !sameMeaning(x.sentence, x.r) && !x.r.rejected && x.r.intent !== undefined && x.r.intent.slots.name_unheard === undefined);
+  assert.ok(wrong.length <= 4, `misses with another meaning: ${wrong.map((x) => `${x.voice}: ${x.sentence} => ${x.r.text}`).join('; ')}`);
   const report = results
     .filter((x) => !sameMeaning(x.sentence, x.r))
     .map((x) => `${x.voice}: ${x.sentence} => ${x.r.rejected ? 'rejected' : x.r.text}`)
     .join('; ');
-  assert.ok(right.length >= Math.ceil(0.85 * results.length), `right meaning ${right.length}/${results.length}; misses: ${report}`);
+  assert.ok(right.length >= Math.ceil(0.8 * results.length), `right meaning ${right.length}/${results.length}; misses: ${report}`);
 });

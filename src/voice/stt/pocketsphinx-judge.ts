@@ -15,9 +15,8 @@
 import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { IntentMatch, Vocabulary } from '../../intents/types.js';
 import { MAX_NAME_MS, MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords, isPhoneWord } from '../../intents/filler.js';
-import type { HypsegUtterance } from './pocketsphinx-log.js';
+import { hypsegText, isFiller, type HypsegUtterance } from './pocketsphinx-log.js';
 import { NAME_FREE } from '../../intents/templates-en.js';
-import { hypsegText } from './pocketsphinx-log.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import { durationMisfit, sentencePhones, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
@@ -55,11 +54,16 @@ export interface PocketsphinxDetails {
   durationMisfit?: DurationMisfit;
 }
 
-/** Duration of the longest run of the filler's phone words in a grammar path, ms (10 ms frames). */
+/**
+ * Duration of the longest run of the filler's phone words in a grammar path,
+ * ms (10 ms frames); silences and noises the decoder put between them
+ * (`<sil>`, `[NOISE]`) belong to the run.
+ */
 function longestPhoneRunMs(u: HypsegUtterance): number {
   let longest = 0;
   let runStart: number | undefined;
   u.words.forEach((w, i) => {
+    if (isFiller(w.word) && runStart !== undefined) return;
     if (!isPhoneWord(w.word)) {
       runStart = undefined;
       return;
