@@ -37,7 +37,7 @@ const TRIPLE_SCHEMA = {
     object_type: optText(40),
     confidence: optNumber(0, 1),
     sentence: optText(2000),
-    sensitive: { type: ['boolean', 'null'], description: 'Health, money, passwords, a hidden key: told only to its person' },
+    sensitive: { type: ['boolean', 'null'], description: 'Health, money, passwords, keys: told only to its person' },
   },
   required: ['subject', 'relation', 'object'],
 } as const;
@@ -69,7 +69,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'memory_recall',
-      description: 'Look up what you were told about people, places and preferences. Example: {"query":"Anna allergies"}',
+      description: 'Look up what you were told (people, places, preferences). Example: {"query":"Anna allergies"}',
       parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
       handler: (args, ctx) => {
         const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
@@ -89,7 +89,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_commit',
-      description: 'Remember facts as subject-relation-object triples. Example: {"triples":[{"subject":"Anna","relation":"is allergic to","object":"peanuts"}]}',
+      description: 'Remember facts as triples. Example: {"triples":[{"subject":"Anna","relation":"is allergic to","object":"peanuts"}]}',
       parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
       handler: (args, ctx) => {
         // A fact is the speaker's when it is about them or they said it; sensitive when marked or its words say so.

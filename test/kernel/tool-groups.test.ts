@@ -87,7 +87,7 @@ test('an ordinary turn offers the core; a tool outside it is reached through too
 
     // Offered on every request: the core list, the tools of the input's channel, the loader; the same bytes every time.
     const reqs = rig.srv.chatRequests();
-    for (const r of reqs) assert.deepEqual(offered(r), [...CORE, 'output_send__console', TOOLS_LOAD, TOOLS_CALL]);
+    for (const r of reqs) assert.deepEqual(offered(r), [...CORE, TOOLS_LOAD, TOOLS_CALL]);
     assert.ok(reqs.every((r) => JSON.stringify(r.body!.tools) === JSON.stringify(reqs[0]!.body!.tools)));
     const load = reqs[0]!.body!.tools!.find((t) => t.function?.name === TOOLS_LOAD) as { function: { description: string } };
     assert.match(load.function.description, /Groups: .*admin \(.*\).*garden \(sprinkler_start\).*knowledge \(/, 'the loader names the groups outside the core');
@@ -121,18 +121,25 @@ test('an ordinary turn offers the core; a tool outside it is reached through too
   }
 });
 
-test('the tools of the channel in use: a speaker turn offers output_send__speaker, a console turn output_send__console, the internal channel the memory maintenance tools; the default core list', async () => {
+test('the tools of the channel in use: in output mode explicit a speaker turn offers output_send__speaker, a console turn output_send__console; in mode auto (the default) neither (the reply goes there); the internal channel the memory maintenance tools; the default core list', async () => {
   const rig = await startLlmRig('ollama', {}, undefined, { refuseUnofferedTools: true });
   try {
     rig.srv.script(() => ({ content: 'Fine.' }));
     await rig.kernel.injectInput('console', 'console', 'hello');
     await rig.kernel.injectInput('speaker', 'speaker', 'hello again');
     await rig.kernel.injectInput('_kernel_', '_consolidation_', '[memory review] These facts may conflict ...');
-    const [c, s, internal] = rig.srv.chatRequests().map(offered);
-    // The rig has no home or timers plugin: of the default core list, the memory tools are registered.
-    assert.deepEqual(DEFAULT_CORE_TOOLS.slice(0, 3), ['device_control', 'device_state', 'device_list']);
-    assert.deepEqual(c, ['memory_recall', 'memory_commit', 'output_send__console', TOOLS_LOAD, TOOLS_CALL]);
-    assert.deepEqual(s, ['memory_recall', 'memory_commit', 'output_send__speaker', TOOLS_LOAD, TOOLS_CALL]);
+    rig.settings.set('core.output.mode', 'explicit');
+    await rig.kernel.injectInput('console', 'console', 'hello, explicitly');
+    await rig.kernel.injectInput('speaker', 'speaker', 'hello again, explicitly');
+    const [c, s, internal, ce, se] = rig.srv.chatRequests().map(offered);
+    // The rig has no home, timers or lists plugin: of the default core list, the memory tools are registered.
+    assert.deepEqual(DEFAULT_CORE_TOOLS, ['device_control', 'device_state', 'timer', 'list', 'memory_recall', 'memory_commit']);
+    // Mode auto: the plain reply goes to the input's channel; its output_send tool stays loadable (group output).
+    assert.deepEqual(c, ['memory_recall', 'memory_commit', TOOLS_LOAD, TOOLS_CALL]);
+    assert.deepEqual(s, ['memory_recall', 'memory_commit', TOOLS_LOAD, TOOLS_CALL]);
+    // Mode explicit: only an output_send call reaches anyone, so the channel in use's tool is offered.
+    assert.deepEqual(ce, ['memory_recall', 'memory_commit', 'output_send__console', TOOLS_LOAD, TOOLS_CALL]);
+    assert.deepEqual(se, ['memory_recall', 'memory_commit', 'output_send__speaker', TOOLS_LOAD, TOOLS_CALL]);
     // The internal channel's memory review and merge prompts name these tools; it sends to no output channel.
     assert.deepEqual(internal, ['memory_recall', 'memory_commit', 'memory_merge', 'memory_purge', 'memory_edit', TOOLS_LOAD, TOOLS_CALL]);
   } finally {
