@@ -127,7 +127,8 @@ function stateFields(s: EntityState): Record<string, unknown> {
   const out: Record<string, unknown> = { ...s };
   if (s.brightness !== undefined) out.brightness_pct = Math.round((s.brightness / 255) * 100);
   delete out.brightness;
-  if (s.updated_at !== undefined) out.updated_at = new Date(s.updated_at).toISOString();
+  // When the last message came (a sensor reports every few seconds): not the state's meaning, and tokens in every later prompt (issue 19).
+  delete out.updated_at;
   return out;
 }
 
@@ -163,7 +164,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
     defineTool({
       name: 'device_control',
       description:
-        'Control one device (light, switch, fan, cover, lock, thermostat, scene, button); position is % open. Risky actions ask first. Example: {"device":"Kitchen Lights","action":"turn_on","brightness":80}',
+        'Control one device; brightness, position (open) and percentage in %. Risky actions ask first. Example: {"device":"Kitchen Lights","action":"turn_on","brightness":80}',
       parameters: DEVICE_CONTROL_SCHEMA,
       // Room for the user's answer to a confirmation question plus the broker's acknowledgement.
       timeout_ms: 180_000,

@@ -35,9 +35,9 @@ export const DEFAULT_CORE_TOOLS: readonly string[] = ['device_control', 'device_
 const GROUP_PURPOSE: Record<string, string> = {
   admin: 'fix or forget memory, channel help',
   knowledge: 'notes, documents',
-  agents: 'a helper agent',
+  agents: 'helper agent',
   output: 'other channels',
-  people: 'people, traits, relations',
+  people: 'traits, relations',
 };
 
 /** The core tool names from core.agent.core_tools (DEFAULT_CORE_TOOLS when the setting is absent or not a list of names). */

@@ -270,21 +270,21 @@ export class MemorySystem implements KernelMemory {
       .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker) && !inPrompt(h.doc.title, h.doc.input, h.doc.response))
       .slice(0, this.setting('core.memory.prompt_docs'));
     sections.push({
-      title: '[Related Memory Docs] (read-only, from earlier conversations)',
+      title: '[Recalled from earlier conversations]',
       items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
     });
     // "What do you know about me?": a speaker talking about themselves seeds the graph with their own entity.
     const graphQuery = speaker && FIRST_PERSON.test(input) ? `${input} ${speaker}` : input;
     const g = this.graph.recall(graphQuery, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
     sections.push({
-      title: '[Memory Index] (read-only, known facts)',
+      title: '[Known facts]',
       items: g.relations
         .filter((r) => !skip(`rel:${r.relation.id}`) && relationVisible(r.relation, speaker) && !inPrompt(`${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`))
         .map((r) => ({ id: `rel:${r.relation.id}`, kind: 'relation', text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`, score: r.score, time: r.relation.updated })),
     });
     const k = this.knowledge.search(input, 1)[0];
     if (k && k.score >= this.setting('core.knowledge.inject_min_score') && !skip(`knowledge:${k.name}`) && !inPrompt(k.snippet)) {
-      sections.push({ title: '[Knowledge] (read-only)', items: [{ id: `knowledge:${k.name}`, kind: 'knowledge', text: `${k.name}: ${k.snippet}`, score: k.score }] });
+      sections.push({ title: '[Knowledge]', items: [{ id: `knowledge:${k.name}`, kind: 'knowledge', text: `${k.name}: ${k.snippet}`, score: k.score }] });
     }
     const lines: string[] = [];
     const items: MemItem[] = [];

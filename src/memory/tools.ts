@@ -19,6 +19,7 @@ import type { Triple } from '../kernel/memory-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
 import { defineTool, type FromSchema } from '../kernel/tool-schema.js';
 import { optInt, optNumber, optText, text } from './args.js';
+import { MODEL_HIDDEN } from '../kernel/tool-registry.js';
 import { MemoryArgumentError, MemoryNotFoundError } from './errors.js';
 import type { MemorySystem } from './memory-system.js';
 import type { ToolContext } from '../kernel/stage-types.js';
@@ -34,9 +35,11 @@ const TRIPLE_SCHEMA = {
     relation: text(200),
     object: text(200),
     subject_type: optText(40),
-    object_type: optText(40),
-    confidence: optNumber(0, 1),
-    sentence: optText(2000),
+    // Accepted, not shown to the model (every turn offers memory_commit; issue 19): the type of the object, a confidence,
+    // the sentence it came from.
+    object_type: { ...optText(40), [MODEL_HIDDEN]: true },
+    confidence: { ...optNumber(0, 1), [MODEL_HIDDEN]: true },
+    sentence: { ...optText(2000), [MODEL_HIDDEN]: true },
     sensitive: { type: ['boolean', 'null'], description: 'Health, money, passwords, keys: told only to its person' },
   },
   required: ['subject', 'relation', 'object'],
@@ -70,7 +73,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     defineTool({
       name: 'memory_recall',
       description: 'Look up what you were told (people, places, preferences). Example: {"query":"Anna allergies"}',
-      parameters: { type: 'object', properties: { query: text(2000), limit: optInt(1, 50) }, required: ['query'] },
+      parameters: { type: 'object', properties: { query: text(2000), limit: { ...optInt(1, 50), [MODEL_HIDDEN]: true } }, required: ['query'] },
       handler: (args, ctx) => {
         const g = mem.graph.recall(args.query.trim(), args.limit ?? 12, 2);
         const relations = g.relations.filter((r) => relationVisible(r.relation, ctx.input.user));

@@ -31,6 +31,7 @@
  *   prompt.shared_prefix_pct_min       the lowest share (a compaction, or the first turn after a local one)
  *   prompt.compactions                 summary requests (src/kernel/compaction.ts) in the run; the scripted
  *                                      model answers them with the facts it was told; they are not turn requests
+ * PROMPT_TRACE=1 prints each turn's figures; PROMPT_DUMP=<n> the n-th turn's rendered prompt.
  * PROMPT_BAND, PROMPT_TAIL, PROMPT_SUMMARY set core.agent.prompt_band, compaction_tail_tokens and
  * compaction_summary_tokens for the run (to compare choices).
  * each also as `<figure>.legacy`: the layout before issue 19 (time, channel
@@ -241,6 +242,7 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
           f.sharedPct.push((100 * shared) / total);
           f.compacted.push(compactions > 0);
         } else f.fresh.push(total);
+        if (process.env.PROMPT_TRACE) console.log(`  turn ${f.turns} ${layout}: ${total} tokens (history ${total - offered}), new ${f.fresh.at(-1)}${compactions ? ', compacted' : ''}: ${step.say}`);
       }
       // The model server's cache holds the last request it read (a later round of the same turn included).
       const last = e2e.llm.chatRequests().at(-1);

@@ -44,6 +44,8 @@ describe('timers plugin', () => {
     assert.equal(sdk.interrupts.length, 0, 'a cancelled timer never fires');
     const bad = await sdk.callTool('timer', { action: 'set', seconds: 0 });
     assert.equal((bad.error as { code?: string }).code, 'TIMER_INVALID');
+    const noLength = await sdk.callTool('timer', { action: 'set', name: 'tea' });
+    assert.match(String((noLength.error as { message?: string }).message), /set needs seconds/);
     const all = (await sdk.callTool('timer', { action: 'cancel', all: true })).result as { cancelled: unknown[] };
     assert.equal(all.cancelled.length, 1);
     plugin.stop();

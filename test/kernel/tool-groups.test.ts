@@ -13,7 +13,8 @@ import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Plugin } from '../../src/kernel/sdk.js';
 import { defineTool, schemaGuard, type ObjectSchemaLiteral } from '../../src/kernel/tool-schema.js';
-import { modelSchema, toolSchema } from '../../src/kernel/tool-registry.js';
+import { MODEL_HIDDEN, modelSchema, ToolRegistry, toolSchema } from '../../src/kernel/tool-registry.js';
+import { silentLogger } from '../support/quiet.js';
 import { DEFAULT_CORE_TOOLS, offeredSchemas, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from '../../src/kernel/tool-groups.js';
 import { homeTools, type HomeToolDeps } from '../../src/home/tools.js';
 import type { ReceivedRequest } from '../support/llm-test-server.js';
@@ -204,5 +205,24 @@ describe('tools_call and the schema the model reads', () => {
   it('leaves out what only validation needs; the registry still checks it', () => {
     const s = { type: 'object', properties: { q: { type: 'string', minLength: 1, maxLength: 10, pattern: '\\S' }, n: { type: ['integer', 'null'], minimum: 1 }, list: { type: 'array', items: { type: 'string', maxLength: 3 }, maxItems: 2 } }, required: ['q'], additionalProperties: false };
     assert.deepEqual(modelSchema(s), { type: 'object', properties: { q: { type: 'string' }, n: { type: 'integer', minimum: 1 }, list: { type: 'array', items: { type: 'string' } } }, required: ['q'] });
+  });
+
+  it('an argument marked x-model-hidden is not shown to the model, and still accepted and validated', async () => {
+    const tools = new ToolRegistry(silentLogger);
+    let got: unknown;
+    tools.register('t', defineTool({
+      name: 'note',
+      description: 'Keep a note. Example: {"text":"milk"}',
+      parameters: { type: 'object', properties: { text: { type: 'string' }, weight: { type: 'number', minimum: 0, maximum: 1, [MODEL_HIDDEN]: true } }, required: ['text'], additionalProperties: false },
+      handler: (args) => {
+        got = args;
+        return 'ok';
+      },
+    }));
+    assert.deepEqual(toolSchema(tools.get('note')!).function.parameters, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    const ctx = { input: { id: 'i', source: 's', channel: 'c', text: '', ts: 0 }, signal: new AbortController().signal, call_id: 'c1' } as unknown as Parameters<ToolRegistry['execute']>[2];
+    assert.equal((await tools.execute('note', { text: 'milk', weight: 0.5 }, ctx)).is_error, false);
+    assert.deepEqual(got, { text: 'milk', weight: 0.5 });
+    assert.match((await tools.execute('note', { text: 'milk', weight: 2 }, ctx)).content, /\/weight must be <= 1/);
   });
 });
