@@ -48,7 +48,7 @@ export class ListsPlugin implements Plugin {
     this.svc = svc;
     sdk.registerTool(defineTool({
       name: 'list',
-      description: 'Shopping or to-do list: add, remove or tick off (done) an item, or read the open items. Example: {"action":"add","list":"shopping","item":"milk"}',
+      description: 'Shopping or to-do list: done ticks an item off, items reads the open ones. Example: {"action":"add","list":"shopping","item":"milk"}',
       parameters: {
         type: 'object',
         properties: { action: { type: 'string', enum: LIST_ACTIONS }, list: LIST_PARAM, item: { type: 'string', minLength: 1, maxLength: 200 } },

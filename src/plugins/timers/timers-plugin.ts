@@ -77,7 +77,7 @@ export class TimersPlugin implements Plugin {
     // One tool, not four: every ordinary turn offers it, and each tool's frame costs the prompt tokens (issue 19).
     sdk.registerTool(defineTool({
       name: 'timer',
-      description: 'Countdown timers: set (seconds, name), cancel (id or name, or all), pause, resume, add_time or remove_time (seconds), status. Several timers and no id or name: ask which. Example: {"action":"set","seconds":300,"name":"pasta"}',
+      description: 'Countdown timers, by name or id (cancel: or all); set, add_time and remove_time take seconds. Several timers and no name: ask which. Example: {"action":"set","seconds":300,"name":"pasta"}',
       parameters: {
         type: 'object',
         properties: {
