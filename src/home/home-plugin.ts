@@ -1,7 +1,7 @@
 /**
  * HomePlugin: the smart home over MQTT as one kernel plugin. It owns the
  * MQTT connection, the device registry (HA discovery + zigbee2mqtt), the LLM
- * tools (device_list, device_state, device_control), the local intents
+ * tools (device_state, device_control), the local intents
  * (on_input short-circuit), confirmation of risky actions (before_toolcall
  * for the LLM path, the same gate for local intents; answered by the next
  * "yes"/"no" input, the button or `confirm()`), and the box's own presence

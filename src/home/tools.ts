@@ -1,6 +1,6 @@
 /**
- * The LLM's tools for the home: device_list (by room/type), device_state and
- * device_control (the component's own actions, published with its payload
+ * The LLM's tools for the home: device_state (one device, or the devices of
+ * a room or type) and device_control (the component's own actions, published with its payload
  * conventions by commands.ts). Risky controls need the user's yes: the
  * plugin's before_toolcall handler asks first and records the approval per
  * call id; a device_control call that arrives without one (a path that
@@ -47,7 +47,7 @@ export function findEntity(registry: DeviceRegistry, ref: string): Entity {
     case 'ambiguous':
       throw new HomeError('BAD_ARGUMENT', `"${ref}" is ambiguous, it fits several devices: ${list(r.candidates)}; name one of them`);
     case 'not_found':
-      throw new HomeError('DEVICE_NOT_FOUND', `no device called "${ref}"; call device_list to see the devices`);
+      throw new HomeError('DEVICE_NOT_FOUND', `no device called "${ref}"; call device_state without a device to see the devices`);
   }
 }
 
@@ -62,21 +62,18 @@ function parseColour(v: string): NonNullable<DeviceAction['color']> {
   throw new HomeError('BAD_ARGUMENT', 'color must be a colour name (red, blue, ...) or #rrggbb');
 }
 
-/** The device_list arguments' schema (the one definition: ajv validates it, `DeviceListArgs` is derived from it). */
-export const DEVICE_LIST_SCHEMA = {
+/**
+ * The device_state arguments' schema (the one definition: ajv validates it, `DeviceStateArgs` is derived from it): one
+ * device by name, or without one the devices, optionally of one room or type (one tool for both, issue 19: every turn
+ * offers it).
+ */
+export const DEVICE_STATE_SCHEMA = {
   type: 'object',
   properties: {
+    device: { type: 'string' },
     room: { type: 'string' },
     type: { type: 'string', enum: COMPONENTS },
   },
-  additionalProperties: false,
-} as const;
-
-/** The device_state arguments' schema. */
-export const DEVICE_STATE_SCHEMA = {
-  type: 'object',
-  properties: { device: { type: 'string' } },
-  required: ['device'],
   additionalProperties: false,
 } as const;
 
@@ -98,8 +95,6 @@ export const DEVICE_CONTROL_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-/** device_list arguments (from DEVICE_LIST_SCHEMA). */
-export type DeviceListArgs = FromSchema<typeof DEVICE_LIST_SCHEMA>;
 /** device_state arguments (from DEVICE_STATE_SCHEMA). */
 export type DeviceStateArgs = FromSchema<typeof DEVICE_STATE_SCHEMA>;
 /** device_control arguments (from DEVICE_CONTROL_SCHEMA). */
@@ -132,7 +127,8 @@ function stateFields(s: EntityState): Record<string, unknown> {
   const out: Record<string, unknown> = { ...s };
   if (s.brightness !== undefined) out.brightness_pct = Math.round((s.brightness / 255) * 100);
   delete out.brightness;
-  if (s.updated_at !== undefined) out.updated_at = new Date(s.updated_at).toISOString();
+  // When the last message came (a sensor reports every few seconds): not the state's meaning, and tokens in every later prompt (issue 19).
+  delete out.updated_at;
   return out;
 }
 
@@ -144,36 +140,31 @@ export function confirmationQuestion(entity: Entity, action: DeviceAction, lang:
     : `Do you really want to ${verb(act, lang)} ${the(entity, lang)}? Please say yes or no.`;
 }
 
-/** The three tools. */
+/** The two tools. */
 export function homeTools(d: HomeToolDeps): ToolDef[] {
   return [
     defineTool({
-      name: 'device_list',
-      description: 'List the devices with room, type and state; optionally one room or type. Example: {"room":"Kitchen","type":"light"}',
-      parameters: DEVICE_LIST_SCHEMA,
+      name: 'device_state',
+      description: 'The state of one device; without a device, the devices (of a room or type if given). Example: {"device":"Front Door"}',
+      parameters: DEVICE_STATE_SCHEMA,
       handler: (args) => {
+        if (args.device !== undefined) {
+          const e = findEntity(d.registry, args.device);
+          const v = d.registry.view(e.id);
+          return { name: e.name, type: e.component, room: e.area ?? null, available: v?.available ?? false, state: stateFields(v?.state ?? {}) };
+        }
         const room = args.room?.trim().toLowerCase();
         const devices = d.registry
           .views()
           .filter((v) => (!room || v.entity.area?.toLowerCase() === room) && (!args.type || v.entity.component === args.type))
-          .map((v) => ({ id: v.entity.id, name: v.entity.name, type: v.entity.component, room: v.entity.area ?? null, available: v.available, state: v.state.state ?? null }));
+          .map((v) => ({ name: v.entity.name, type: v.entity.component, room: v.entity.area ?? null, state: v.available ? (v.state.state ?? null) : 'unavailable' }));
         return { devices, rooms: d.registry.vocabulary().areas };
-      },
-    }),
-    defineTool({
-      name: 'device_state',
-      description: 'The current state of one device. Example: {"device":"Front Door"}',
-      parameters: DEVICE_STATE_SCHEMA,
-      handler: (args) => {
-        const e = findEntity(d.registry, args.device);
-        const v = d.registry.view(e.id);
-        return { id: e.id, name: e.name, type: e.component, room: e.area ?? null, available: v?.available ?? false, state: stateFields(v?.state ?? {}) };
       },
     }),
     defineTool({
       name: 'device_control',
       description:
-        'Control one device by name: lights, switches, fans, covers (position = % open), locks, thermostats, scenes, buttons. Risky actions ask the user first. Example: {"device":"Kitchen Lights","action":"turn_on","brightness":80}',
+        'Control one device; brightness, position (open) and percentage in %. Risky actions ask first. Example: {"device":"Kitchen Lights","action":"turn_on","brightness":80}',
       parameters: DEVICE_CONTROL_SCHEMA,
       // Room for the user's answer to a confirmation question plus the broker's acknowledgement.
       timeout_ms: 180_000,
@@ -192,8 +183,10 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
           });
           if (!ok) throw new HomeError('NOT_CONFIRMED', `the user did not confirm: ${action.action} ${e.name}`);
         }
-        const r = await d.controller.control(e.id, action, `${ctx.input.user ?? ctx.input.source} via device_control`);
-        return { ok: true, device: e.id, name: e.name, action: action.action, published: r.published.map((c) => ({ topic: c.topic, payload: c.payload })) };
+        await d.controller.control(e.id, action, `${ctx.input.user ?? ctx.input.source} via device_control`);
+        // What the model reads: done, and what. The MQTT topic and payload stay out of the prompt (issue 19: every turn re-reads the
+        // history); the bus event plugin.home.command carries them to the run log, `homeagent logs` and `listen`.
+        return { ok: true, name: e.name, action: action.action };
       },
     }),
   ];

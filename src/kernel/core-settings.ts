@@ -16,11 +16,11 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({
     key: 'core.agent.prompt_band',
     type: 'integer',
-    default: 2400,
+    default: 1575,
     min: 0,
-    description: "Most tokens (estimated) of a turn's prompt: when the projected prompt would exceed it, the older conversation is compacted into a summary (issue 19, seed 002 §7; one extra LLM call); 0 = the context window's working band (window x 0.8). Never above that band. Lower keeps prompts shorter but compacts more often.",
+    description: "Most tokens (estimated) of a turn's prompt: when the projected prompt would exceed it, the older conversation is compacted into a summary (issue 19, seed 002 §7; one extra LLM call); 0 = the context window's working band (window x 0.8). Never above that band. Lower keeps prompts shorter but compacts more often. The default keeps an ordinary turn under 1,500 tokens with a compaction about every fourth turn (npm run bench -- prompt).",
   });
-  s.register({ key: 'core.agent.compaction_tail_tokens', type: 'integer', default: 300, min: 0, description: 'Tokens (estimated) of the newest conversation a compaction keeps word for word (less when the band leaves less room); the rest is summarised.' });
+  s.register({ key: 'core.agent.compaction_tail_tokens', type: 'integer', default: 100, min: 0, description: 'Tokens (estimated) of the newest conversation a compaction keeps word for word (about the last exchange; less when the band leaves less room); the rest is summarised. More keeps more verbatim but leaves the band fuller, so the next compaction comes sooner.' });
   s.register({ key: 'core.agent.compaction_summary_tokens', type: 'integer', default: 160, min: 40, max: 4000, description: 'Most tokens (estimated) of the conversation summary a compaction writes (background, facts, relations, open items, decisions).' });
   s.register({ key: 'core.agent.persona_path', type: 'string', default: '', description: 'Persona file; empty = data/personal.md of the installation.' });
   s.register({ key: 'core.agent.llm_unavailable_message', type: 'string', default: "Sorry, I can't reach my language model right now, so I can't answer that. Commands for the devices I know, timers and the time still work.", description: 'Said when every LLM source failed (after an English input).' });

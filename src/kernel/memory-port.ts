@@ -53,9 +53,12 @@ export interface KernelMemory {
   /**
    * Recall for the prompt: documents + graph, within `budgetTokens`, skipping
    * ids in `exclude`. `speaker`: who is speaking (absent: unidentified); one
-   * person's sensitive facts are not recalled for another.
+   * person's sensitive facts are not recalled for another. `shown`: the
+   * conversation text the prompt already shows (summary and history); an item
+   * whose words are all in it is not repeated (issue 19: every recalled line is
+   * new tokens every turn).
    */
-  recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string): Promise<PromptMemory>;
+  recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, shown?: string): Promise<PromptMemory>;
   /** Tools the memory system offers to the model (memory_*, doc_*, knowledge_*). */
   tools(): ToolDef[];
   /** Whether the household knows a person of this name (for "I'm Anna", src/kernel/people.ts). Optional. */

@@ -210,7 +210,7 @@ export function registerOutputTools(s: KernelServices, owner: string, ch: string
   const channel = s.outputs.get(ch)!;
   s.tools.register(owner, {
     name: `output_send__${ch}`,
-    description: `Send a message to the ${ch} channel (${channel.description}). Example: {"payload":"Dinner is ready."}`,
+    description: `Send a message to the ${ch} channel. Example: {"payload":"Dinner is ready."}`,
     group: 'output',
     channel: ch,
     parameters: {

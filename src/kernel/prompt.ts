@@ -76,7 +76,7 @@ export function promptLayout(): PromptLayout {
 }
 
 /** Tokens of recalled memory in an ordinary turn's context block: a few items; the model asks memory_recall for more. */
-export const TURN_RECALL_TOKENS = 150;
+export const TURN_RECALL_TOKENS = 60;
 
 /**
  * The fixed rules appended to the persona, by output mode (DESIGN.md
@@ -87,14 +87,14 @@ export const TURN_RECALL_TOKENS = 150;
 export function stableRules(mode: 'auto' | 'explicit', channels: string[]): string {
   const list = channels.filter((c) => !c.startsWith('_')).join(', ');
   if (mode === 'explicit') {
-    return `Output rule: nothing you write reaches anyone unless you call an output_send__<channel> tool. Answer on the channel the input came from (named in the context before each message) with output_send__<that channel>. Channels: ${list}.`;
+    return `Output rule: nothing you write reaches anyone unless you call an output_send__<channel> tool. Answer with output_send__<the input channel> (named before each message). Channels: ${list}.`;
   }
-  return `Your plain text reply goes to the input's channel (named before each message): keep it short and speakable. Other channels: ${list} (tools_load output). Call tools through the tool-calling interface, never as text.`;
+  return `Your reply goes to the input channel (named before each message), short and speakable. Other channels: ${list} (tools_load output). Call tools only through the tool interface, never as text.`;
 }
 
-/** A time to the minute in the box's local zone, e.g. "Tue Dec 01 2026 04:36 GMT+0000 (Coordinated Universal Time)". `now` in epoch ms. */
+/** A time to the minute in the box's local zone, e.g. "Tue Dec 01 2026 04:36 GMT+0000" (the zone's long name left out: tokens every turn). `now` in epoch ms. */
 export function minuteTime(now: number): string {
-  return new Date(now).toString().replace(/(\d{2}:\d{2}):\d{2}/, '$1');
+  return new Date(now).toString().replace(/(\d{2}:\d{2}):\d{2}/, '$1').replace(/ \([^)]*\)$/, '');
 }
 
 /**

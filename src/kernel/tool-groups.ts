@@ -29,15 +29,15 @@ export const TOOLS_LOAD = 'tools_load';
 export const TOOLS_CALL = 'tools_call';
 
 /** core.agent.core_tools' default: the tools an ordinary turn offers (besides the output channel in use and the two loader tools). */
-export const DEFAULT_CORE_TOOLS: readonly string[] = ['device_control', 'device_state', 'device_list', 'timer_set', 'timer_cancel', 'timer_update', 'timer_status', 'list_add', 'list_remove', 'list_items', 'memory_recall', 'memory_commit'];
+export const DEFAULT_CORE_TOOLS: readonly string[] = ['device_control', 'device_state', 'timer', 'list', 'memory_recall', 'memory_commit'];
 
 /** What the built-in groups are for, as tools_load's description names them. Plugins' groups are named by their tools. */
 const GROUP_PURPOSE: Record<string, string> = {
   admin: 'fix or forget memory, channel help',
   knowledge: 'notes, documents',
-  agents: 'a helper agent',
+  agents: 'helper agent',
   output: 'other channels',
-  people: 'people, traits, relations',
+  people: 'traits, relations',
 };
 
 /** The core tool names from core.agent.core_tools (DEFAULT_CORE_TOOLS when the setting is absent or not a list of names). */
@@ -56,11 +56,15 @@ export function coreToolNames(settings: SettingsAPI): string[] {
  * core list's tools (in the list's order, those registered), then the tools
  * of `channel` (registration order), then tools_load and tools_call when
  * some registered tool is outside that set. Never depends on what earlier
- * turns loaded.
+ * turns loaded. `mode` 'auto' (output mode, DESIGN.md "Output") leaves out
+ * `output_send__<channel>`: the plain reply goes there already.
  */
-export function offeredToolNames(tools: ToolRegistry, core: readonly string[], channel: string): string[] {
+export function offeredToolNames(tools: ToolRegistry, core: readonly string[], channel: string, mode: 'auto' | 'explicit' = 'explicit'): string[] {
   const out = core.filter((n) => tools.has(n) && n !== TOOLS_LOAD && n !== TOOLS_CALL);
-  for (const n of tools.names()) if (tools.get(n)?.channel === channel && !out.includes(n)) out.push(n);
+  // Output mode auto (DESIGN.md "Output"): the plain reply already goes to the input's channel, so its output_send tool
+  // would only be a second way there; it stays loadable (group output) for a turn that needs its type or meta.
+  const own = mode === 'auto' ? `output_send__${channel}` : undefined;
+  for (const n of tools.names()) if (tools.get(n)?.channel === channel && n !== own && !out.includes(n)) out.push(n);
   const outside = tools.names().some((n) => !out.includes(n) && n !== TOOLS_LOAD && n !== TOOLS_CALL);
   if (outside) for (const n of [TOOLS_LOAD, TOOLS_CALL]) if (tools.has(n)) out.push(n);
   return out;
@@ -82,7 +86,7 @@ export function loadableGroups(tools: ToolRegistry, core: readonly string[]): Ar
 /** tools_load's description: what it does, the groups it loads (built-in ones by purpose, others by their tools), one example. */
 export function toolsLoadDescription(groups: Array<{ group: string; tools: string[] }>): string {
   const list = groups.map((g) => `${g.group} (${GROUP_PURPOSE[g.group] ?? g.tools.join(', ')})`).join('; ');
-  return `Load more tools when none above fits; then use tools_call. Groups: ${list}. Example: {"group":"knowledge"}`;
+  return `More tools when none fits (then tools_call). Groups: ${list}. Example: {"group":"knowledge"}`;
 }
 
 /** The schema of tools_call (the one definition: ajv validates it, the turn reads it). */
@@ -172,10 +176,11 @@ export function unwrapToolsCall(call: ToolCall): { call: ToolCall } | { error: s
 /**
  * The schemas an ordinary turn offers (offeredToolNames), with tools_load's
  * description naming the loadable groups. `allow` leaves tools out (the
- * internal channel sends to no output channel).
+ * internal channel sends to no output channel); `mode`: the output mode
+ * (auto leaves the input channel's own output_send tool out).
  */
-export function offeredSchemas(tools: ToolRegistry, settings: SettingsAPI, channel: string, allow: (def: ToolDef) => boolean = () => true): ToolSchema[] {
+export function offeredSchemas(tools: ToolRegistry, settings: SettingsAPI, channel: string, allow: (def: ToolDef) => boolean = () => true, mode: 'auto' | 'explicit' = 'explicit'): ToolSchema[] {
   const core = coreToolNames(settings);
-  const names = offeredToolNames(tools, core, channel).filter((n) => allow(tools.get(n)!));
+  const names = offeredToolNames(tools, core, channel, mode).filter((n) => allow(tools.get(n)!));
   return tools.schemasOf(names).map((s) => (s.function.name === TOOLS_LOAD ? { ...s, function: { ...s.function, description: toolsLoadDescription(loadableGroups(tools, core)) } } : s));
 }

@@ -207,12 +207,20 @@ export function toolSchema(def: ToolDef): ToolSchema {
   return { type: 'function', function: { name: def.name, description: def.description, parameters: modelSchema(normaliseSchema(def.parameters)) } };
 }
 
+/**
+ * Vendor keyword (ajv, strict off, ignores it) marking an optional argument
+ * the model is not shown: a rarely useful one whose schema would cost every
+ * turn tokens (issue 19). It is still accepted and validated when sent.
+ */
+export const MODEL_HIDDEN = 'x-model-hidden';
+
 /** Keywords ajv checks that tell a model nothing it needs to fill the arguments in (length limits, the non-blank pattern, item counts, closed objects). */
-const VALIDATION_ONLY = new Set(['pattern', 'minLength', 'maxLength', 'minItems', 'maxItems', 'additionalProperties', '$schema']);
+const VALIDATION_ONLY = new Set(['pattern', 'minLength', 'maxLength', 'minItems', 'maxItems', 'additionalProperties', '$schema', MODEL_HIDDEN]);
 
 /**
  * The parameters schema as the model reads it (issue 19: everything offered
  * counts toward the prompt): the keywords in VALIDATION_ONLY are left out,
+ * so are the properties marked `"x-model-hidden": true` (MODEL_HIDDEN),
  * and a type list of one type and `null` (optional arguments that accept
  * null as absent) is shown as that one type. The registry still validates
  * every call against the whole schema, so what is left out is still enforced.
@@ -223,7 +231,7 @@ export function modelSchema(schema: JsonSchema): JsonSchema {
   for (const [k, v] of Object.entries(schema)) {
     if (VALIDATION_ONLY.has(k)) continue;
     if (k === 'type' && Array.isArray(v) && v.length === 2 && v.includes('null')) out[k] = v.find((t) => t !== 'null');
-    else if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).map(([p, s]) => [p, modelSchema(s)]));
+    else if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v as Record<string, JsonSchema>).filter(([, s]) => !(s as Record<string, unknown>)[MODEL_HIDDEN]).map(([p, s]) => [p, modelSchema(s)]));
     else if (k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) out[k] = modelSchema(v as JsonSchema);
     else out[k] = v;
   }

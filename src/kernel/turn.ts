@@ -242,17 +242,19 @@ export class Turn {
         k.log.warn({ err: errorMessage(err) }, 'context prune failed');
       }
     }
-    let memoryBlock = '';
-    if (!self) {
+    // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more. `shown`: the
+    // history the prompt shows, whose lines the recall block does not repeat (issue 19).
+    const recall = async (shown?: string): Promise<string> => {
+      if (self) return '';
       try {
-        // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more.
-        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user);
-        memoryBlock = recalled.text;
+        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user, shown);
         this.frame.memory = recalled.items;
+        return recalled.text;
       } catch (err) {
         k.log.warn({ err: errorMessage(err) }, 'memory recall failed');
+        return '';
       }
-    }
+    };
     const user: ChatMessage = { role: 'user', content: text, ...(this.input.images ? { images: this.input.images } : {}) };
     // Another person's sensitive words in the history are shown as placeholders (the kernel's own turns see nobody's).
     const viewer = self ? null : this.input.user;
@@ -260,6 +262,7 @@ export class Turn {
     const own = (e: ContextEvent): boolean => e.id !== `${this.input.id}:user`;
     let messages: ChatMessage[];
     if (legacy) {
+      const memoryBlock = await recall();
       const system: ChatMessage = {
         role: 'system',
         content: [persona.trim(), `Current time: ${new Date(k.clock.now()).toString()}.`, rules, memoryBlock].filter(Boolean).join('\n\n'),
@@ -273,9 +276,11 @@ export class Turn {
       });
       if (ph.compacting) await ph.compacting;
       ph.update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context);
+      const history = (): ChatMessage[] => [...(ph.summary ? [summaryMessage(ph.summary.sections)] : []), ...timelineMessages(maskPrivate(ph.events().filter(own), viewer))];
+      const memoryBlock = await recall(history().map((m) => m.content ?? '').join('\n'));
       const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
       // Most stable first: system, (tools,) the summary at its fixed place, the history appended turn by turn, then this turn's context and message.
-      const assemble = (): ChatMessage[] => [system, ...(ph.summary ? [summaryMessage(ph.summary.sections)] : []), ...timelineMessages(maskPrivate(ph.events().filter(own), viewer)), context, user];
+      const assemble = (): ChatMessage[] => [system, ...history(), context, user];
       messages = assemble();
       if (await this.compactIfNeeded(ph, { system, context, user, messages, tools, band: budget.band, own })) messages = assemble();
     }
@@ -523,6 +528,7 @@ export class Turn {
 
   /**
    * The tools this turn offers: the core, the tools of the input's channel
+   * (in output mode auto not its output_send: the reply goes there anyway)
    * and the loader (tool-groups.ts offeredSchemas); every tool but the
    * loader's two in the legacy layout (the bench's baseline). The internal channel sends to no
    * output channel.
@@ -530,7 +536,7 @@ export class Turn {
   private toolSchemas() {
     const allow = (def: { name: string }) => this.toolAllowed(def.name);
     if (promptLayout() === 'legacy') return this.k.tools.schemas((def) => allow(def) && def.name !== TOOLS_LOAD && def.name !== TOOLS_CALL);
-    return offeredSchemas(this.k.tools, this.k.settings, this.input.channel, allow);
+    return offeredSchemas(this.k.tools, this.k.settings, this.input.channel, allow, this.out.mode);
   }
 
   /** Whether this turn may run tool `name` at all (directly or through tools_call): not an output tool on the internal channel. */

@@ -324,28 +324,35 @@ export class MemorySystem implements KernelMemory {
    * added best-first until `budgetTokens`. Skips ids in `exclude` and those
    * memory_recall returned this turn, and what `speaker` (the person
    * speaking; undefined: unidentified) may not be told: another person's
-   * sensitive facts and sentences. Never throws (logs and returns empty).
+   * sensitive facts and sentences; and what `shown` (the conversation text
+   * the prompt already shows) holds already: a document whose input,
+   * response and title all appear in it, a relation or knowledge passage
+   * whose line does (compared lower-cased, whitespace collapsed). Never
+   * throws (logs and returns empty).
    */
-  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string): Promise<PromptMemory> {
+  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, shown?: string): Promise<PromptMemory> {
     try {
       // The dense channel (provider embeddings): [] when none is configured or the source is down.
       const dense = await this.dense.rank(input);
-      return this.assemble(input, budgetTokens, exclude, speaker, dense);
+      return this.assemble(input, budgetTokens, exclude, speaker, dense, shown);
     } catch (err) {
       this.log.error({ err }, 'memory recall failed');
       return { text: '', items: [] };
     }
   }
 
-  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, dense: readonly number[] = []): PromptMemory {
+  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, dense: readonly number[] = [], shown?: string): PromptMemory {
     const skip = (id: string): boolean => exclude?.has(id) === true || this.recalled.has(id);
+    const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
+    const seen = shown ? norm(shown) : '';
+    const inPrompt = (...parts: string[]): boolean => seen !== '' && parts.some((p) => p.trim() !== '') && parts.every((p) => p.trim() === '' || seen.includes(norm(p)));
     const sections: Array<{ title: string; items: MemItem[] }> = [];
     const docs = this.docs
       .search(input, this.setting('core.memory.prompt_docs') + 3, { ...this.searchOptions(input), ...(dense.length ? { dense } : {}) })
-      .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker))
+      .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker) && !inPrompt(h.doc.title, h.doc.input, h.doc.response))
       .slice(0, this.setting('core.memory.prompt_docs'));
     sections.push({
-      title: '[Related Memory Docs] (read-only, from earlier conversations)',
+      title: '[Recalled from earlier conversations]',
       items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
     });
     // Sensitive facts the box found on its own wait for their person's yes: shown to that person only.
@@ -360,14 +367,14 @@ export class MemorySystem implements KernelMemory {
     const graphQuery = speaker && FIRST_PERSON.test(input) ? `${input} ${speaker}` : input;
     const g = this.graph.recall(graphQuery, this.setting('core.memory.prompt_relations'), this.setting('core.memory.bfs_depth'));
     sections.push({
-      title: '[Memory Index] (read-only, known facts)',
+      title: '[Known facts]',
       items: g.relations
-        .filter((r) => !skip(`rel:${r.relation.id}`) && relationVisible(r.relation, speaker))
+        .filter((r) => !skip(`rel:${r.relation.id}`) && relationVisible(r.relation, speaker) && !inPrompt(`${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`))
         .map((r) => ({ id: `rel:${r.relation.id}`, kind: 'relation', text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`, score: r.score, time: r.relation.updated })),
     });
     const k = this.knowledge.search(input, 1)[0];
-    if (k && k.score >= this.setting('core.knowledge.inject_min_score') && !skip(`knowledge:${k.name}`)) {
-      sections.push({ title: '[Knowledge] (read-only)', items: [{ id: `knowledge:${k.name}`, kind: 'knowledge', text: `${k.name}: ${k.snippet}`, score: k.score }] });
+    if (k && k.score >= this.setting('core.knowledge.inject_min_score') && !skip(`knowledge:${k.name}`) && !inPrompt(k.snippet)) {
+      sections.push({ title: '[Knowledge]', items: [{ id: `knowledge:${k.name}`, kind: 'knowledge', text: `${k.name}: ${k.snippet}`, score: k.score }] });
     }
     const lines: string[] = [];
     const items: MemItem[] = [];

@@ -19,6 +19,7 @@ import type { Triple } from '../kernel/memory-types.js';
 import type { ToolDef } from '../kernel/stage-types.js';
 import { defineTool, type FromSchema } from '../kernel/tool-schema.js';
 import { optInt, optNumber, optText, text } from './args.js';
+import { MODEL_HIDDEN } from '../kernel/tool-registry.js';
 import { MemoryArgumentError, MemoryNotFoundError } from './errors.js';
 import type { MemorySystem } from './memory-system.js';
 import type { ToolContext } from '../kernel/stage-types.js';
@@ -36,10 +37,12 @@ const TRIPLE_SCHEMA = {
     relation: text(200),
     object: text(200),
     subject_type: optText(40),
-    object_type: optText(40),
-    confidence: optNumber(0, 1),
-    sentence: optText(2000),
-    sensitive: { type: ['boolean', 'null'], description: 'Health, money, passwords, a hidden key: told only to its person' },
+    // Accepted, not shown to the model (every turn offers memory_commit; issue 19): the type of the object, a confidence,
+    // the sentence it came from.
+    object_type: { ...optText(40), [MODEL_HIDDEN]: true },
+    confidence: { ...optNumber(0, 1), [MODEL_HIDDEN]: true },
+    sentence: { ...optText(2000), [MODEL_HIDDEN]: true },
+    sensitive: { type: ['boolean', 'null'], description: 'Health, money, passwords, keys: told only to its person' },
   },
   required: ['subject', 'relation', 'object'],
 } as const;
@@ -97,13 +100,8 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
   return [
     defineTool({
       name: 'memory_recall',
-      description:
-        'Look up what you were told about people, places and preferences. "earlier": true also gives values that were changed since ("what did I tell you before?"). Example: {"query":"Anna allergies"}',
-      parameters: {
-        type: 'object',
-        properties: { query: text(2000), limit: optInt(1, 50), earlier: { type: ['boolean', 'null'], description: 'Also the earlier values of these facts' } },
-        required: ['query'],
-      },
+      description: 'Look up what you were told (people, places, preferences); "earlier": true adds values changed since. Example: {"query":"Anna allergies"}',
+      parameters: { type: 'object', properties: { query: text(2000), limit: { ...optInt(1, 50), [MODEL_HIDDEN]: true }, earlier: { type: ['boolean', 'null'] } }, required: ['query'] },
       handler: (args, ctx) => {
         // "my ...": the speaker's own entity seeds the search too.
         const query = ctx.input.user && FIRST_PERSON.test(args.query) ? `${args.query.trim()} ${ctx.input.user}` : args.query.trim();
@@ -126,7 +124,7 @@ export function memoryTools(mem: MemorySystem): ToolDef[] {
     }),
     defineTool({
       name: 'memory_commit',
-      description: 'Remember facts as subject-relation-object triples. Example: {"triples":[{"subject":"Anna","relation":"is allergic to","object":"peanuts"}]}',
+      description: 'Remember facts as triples. Example: {"triples":[{"subject":"Anna","relation":"is allergic to","object":"peanuts"}]}',
       parameters: { type: 'object', properties: { triples: { type: 'array', items: TRIPLE_SCHEMA, minItems: 1, maxItems: 200 } }, required: ['triples'] },
       handler: (args, ctx) => {
         // A fact is the speaker's when it is about them or they said it; sensitive when marked or its words say so.

@@ -31,6 +31,7 @@
  *   prompt.shared_prefix_pct_min       the lowest share (a compaction, or the first turn after a local one)
  *   prompt.compactions                 summary requests (src/kernel/compaction.ts) in the run; the scripted
  *                                      model answers them with the facts it was told; they are not turn requests
+ * PROMPT_TRACE=1 prints each turn's figures; PROMPT_DUMP=<n> the n-th turn's rendered prompt.
  * PROMPT_BAND, PROMPT_TAIL, PROMPT_SUMMARY set core.agent.prompt_band, compaction_tail_tokens and
  * compaction_summary_tokens for the run (to compare choices).
  * each also as `<figure>.legacy`: the layout before issue 19 (time, channel
@@ -84,7 +85,7 @@ const SCRIPT: Step[] = [
   { say: 'Set the bed light to a warm low glow.', tool: ctl('Bed Light', 'turn_on', { brightness: 20, color: 'orange' }), answer: 'The bed light is glowing warm and low.' },
   { say: 'Remember that the plumber comes on Thursday at nine.', tool: { name: 'memory_commit', arguments: { triples: [{ subject: 'plumber', relation: 'visits on', object: 'Thursday 9:00' }] } }, answer: "I'll remember the plumber on Thursday at nine." },
   { say: 'What does the user guide say about the stop button?', calls: [load('knowledge'), via('knowledge_search', { query: 'stop button' })], answer: 'Press the red button on top and the box stops at once.' },
-  { say: 'Which lights are still on in the living room?', tool: { name: 'device_list', arguments: { room: 'Living Room', type: 'light' } }, answer: 'The standing light and the lamp are on.' },
+  { say: 'Which lights are still on in the living room?', tool: { name: 'device_state', arguments: { room: 'Living Room', type: 'light' } }, answer: 'The standing light and the lamp are on.' },
   { say: 'Open the sliding door, it is stuffy.', tool: ctl('Sliding Door', 'open'), answer: 'The sliding door is opening.' },
   { say: 'When is the plumber coming?', answer: 'Thursday at nine.' },
   { say: 'Tom does not drink sparkling water any more, forget that.', calls: [load('admin'), via('memory_purge', { subject: 'Tom', relation: 'prefers', object: 'sparkling water' })], answer: "Forgotten: Tom's sparkling water." },
@@ -171,8 +172,8 @@ interface Figures {
   compacted: boolean[];
 }
 
-/** What every ordinary turn on the cli channel offers: the default core (the home and timers plugins register all of it), the channel's tool, the loader. */
-const CORE_OFFER = [...DEFAULT_CORE_TOOLS, 'output_send__cli', TOOLS_LOAD, TOOLS_CALL];
+/** What every ordinary turn on the cli channel offers: the default core (the home, timers and lists plugins register all of it) and the loader; in output mode auto (the default) not the cli channel's own tool: the reply goes there. */
+const CORE_OFFER = [...DEFAULT_CORE_TOOLS, TOOLS_LOAD, TOOLS_CALL];
 
 /** The request without its conversation history: the system message, then everything from the turn context on. */
 function withoutHistory(body: ReceivedBody): ReceivedBody {
@@ -241,6 +242,7 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
           f.sharedPct.push((100 * shared) / total);
           f.compacted.push(compactions > 0);
         } else f.fresh.push(total);
+        if (process.env.PROMPT_TRACE) console.log(`  turn ${f.turns} ${layout}: ${total} tokens (history ${total - offered}), new ${f.fresh.at(-1)}${compactions ? ', compacted' : ''}: ${step.say}`);
       }
       // The model server's cache holds the last request it read (a later round of the same turn included).
       const last = e2e.llm.chatRequests().at(-1);

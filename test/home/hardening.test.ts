@@ -302,7 +302,7 @@ describe('start-up', () => {
       assert.equal(plugin.homeRead, true);
       assert.deepEqual(await sim.waitForCommands(1), [{ topic: 'home/standing_light/set', payload: 'ON' }]);
       // The LLM path waits the same way (device tools): here the home is read already.
-      const list = await sdk.callTool('device_list', {});
+      const list = await sdk.callTool('device_state', {});
       assert.equal(list.error, undefined);
     } finally {
       await plugin.stop();

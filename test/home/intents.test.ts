@@ -83,8 +83,8 @@ describe('local intents', () => {
     timers.service?.cancel({ all: true });
   });
 
-  test('LLM tools: device_list, device_state, device_control', async () => {
-    const list = (await rig.sdk.callTool('device_list', { room: 'Office' })).result as { devices: Array<{ name: string; type: string }> };
+  test('LLM tools: device_state (one device, or a room\'s), device_control', async () => {
+    const list = (await rig.sdk.callTool('device_state', { room: 'Office' })).result as { devices: Array<{ name: string; type: string }> };
     assert.deepEqual(list.devices.map((d) => d.name).sort(), ['Office Ceiling', 'office/desk lamp']);
     const state = (await rig.sdk.callTool('device_state', { device: 'EcoBee' })).result as { state: Record<string, unknown>; available: boolean };
     assert.equal(state.state.current_temperature, 21.5);

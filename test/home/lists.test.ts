@@ -59,17 +59,18 @@ describe('lists', () => {
     db.close();
   });
 
-  test('the tools: list_add, list_remove (and done: true), list_items; changes are published', async () => {
+  test('the list tool: add, remove, done, items; changes are published', async () => {
     const sdk = new FakeSdk({ name: 'lists' });
     sdks.push(sdk);
     const plugin = new ListsPlugin({ clock: new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0)) });
     plugin.start(sdk);
-    assert.deepEqual((await sdk.callTool('list_add', { list: 'shopping', item: 'bread' })).result, { added: true, already_there: false, item: 'bread' });
-    await sdk.callTool('list_add', { list: 'todo', item: 'water the plants' });
-    assert.deepEqual((await sdk.callTool('list_items', { list: 'shopping' })).result, { list: 'shopping', items: ['bread'] });
-    assert.deepEqual((await sdk.callTool('list_remove', { list: 'todo', item: 'water the plants', done: true })).result, { changed: true, item: 'water the plants', done: true });
-    assert.equal(((await sdk.callTool('list_remove', { list: 'shopping', item: 'cheese' })).result as { changed: boolean }).changed, false);
-    assert.ok((await sdk.callTool('list_add', { list: 'pets', item: 'x' })).error, 'an unknown list is refused by the schema');
+    assert.deepEqual((await sdk.callTool('list', { action: 'add', list: 'shopping', item: 'bread' })).result, { added: true, already_there: false, item: 'bread' });
+    await sdk.callTool('list', { action: 'add', list: 'todo', item: 'water the plants' });
+    assert.deepEqual((await sdk.callTool('list', { action: 'items', list: 'shopping' })).result, { list: 'shopping', items: ['bread'] });
+    assert.deepEqual((await sdk.callTool('list', { action: 'done', list: 'todo', item: 'water the plants' })).result, { changed: true, item: 'water the plants', done: true });
+    assert.equal(((await sdk.callTool('list', { action: 'remove', list: 'shopping', item: 'cheese' })).result as { changed: boolean }).changed, false);
+    assert.ok((await sdk.callTool('list', { action: 'add', list: 'pets', item: 'x' })).error, 'an unknown list is refused by the schema');
+    assert.match(String(((await sdk.callTool('list', { action: 'add', list: 'shopping' })).error as { message?: string })?.message), /add needs an item/);
     assert.deepEqual(sdk.events('plugin.lists.changed').map((e) => [e.change, e.list, e.text]), [['added', 'shopping', 'bread'], ['added', 'todo', 'water the plants'], ['completed', 'todo', 'water the plants']]);
     plugin.stop();
   });

@@ -166,7 +166,8 @@ describe('one entity resolver', () => {
   test('LLM tools: a partial name that fits one device is found; one that fits several or nothing is refused with the candidates', async () => {
     const ok = await rig.sdk.callTool('device_control', { device: 'ceiling', action: 'turn_off' });
     assert.equal(ok.error, undefined);
-    assert.equal((ok.result as { device: string }).device, OFFICE_CEILING);
+    // The model reads the device's name (issue 19: no registry id or MQTT topic in the prompt); the command shows which one.
+    assert.equal((ok.result as { name: string }).name, 'Office Ceiling');
     assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'zigbee2mqtt/Office Ceiling/set', payload: JSON.stringify({ state: 'OFF' }) }]);
     rig.sim.clear();
     const before = sent(rig).length;

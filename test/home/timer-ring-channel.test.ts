@@ -23,8 +23,8 @@ test('a timer set over a per-request channel rings on the box; one set on a last
   sdk.registerOutputChannel('console', Cap.Text | Cap.Stream, 'the console', () => undefined);
   const plugin = new TimersPlugin({ clock });
   plugin.start(sdk);
-  await sdk.callTool('timer_set', { seconds: 10, name: 'tea' }, { channel: 'cli' });
-  await sdk.callTool('timer_set', { seconds: 20, name: 'eggs' }, { channel: 'console' });
+  await sdk.callTool('timer', { action: 'set', seconds: 10, name: 'tea' }, { channel: 'cli' });
+  await sdk.callTool('timer', { action: 'set', seconds: 20, name: 'eggs' }, { channel: 'console' });
   clock.advance(30_000);
   assert.deepEqual(
     sdk.interrupts.map((i) => [i.text.match(/tea|eggs/)?.[0], i.channel]),

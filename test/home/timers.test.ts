@@ -32,19 +32,21 @@ describe('timers plugin', () => {
     sdks.push(sdk);
     const plugin = new TimersPlugin({ clock });
     plugin.start(sdk);
-    const set = await sdk.callTool('timer_set', { seconds: 90, name: 'pasta' }, { channel: 'speaker' });
+    const set = await sdk.callTool('timer', { action: 'set', seconds: 90, name: 'pasta' }, { channel: 'speaker' });
     assert.equal((set.result as { seconds: number }).seconds, 90);
-    await sdk.callTool('timer_set', { seconds: 600 });
+    await sdk.callTool('timer', { action: 'set', seconds: 600 });
     clock.advance(30_000);
-    const status = (await sdk.callTool('timer_status', {})).result as { timers: Array<{ name?: string; remaining_s: number }> };
+    const status = (await sdk.callTool('timer', { action: 'status' })).result as { timers: Array<{ name?: string; remaining_s: number }> };
     assert.deepEqual(status.timers.map((t) => [t.name, t.remaining_s]), [['pasta', 60], [undefined, 570]]);
-    const cancel = (await sdk.callTool('timer_cancel', { name: 'PASTA' })).result as { cancelled: unknown[] };
+    const cancel = (await sdk.callTool('timer', { action: 'cancel', name: 'PASTA' })).result as { cancelled: unknown[] };
     assert.equal(cancel.cancelled.length, 1);
     clock.advance(120_000);
     assert.equal(sdk.interrupts.length, 0, 'a cancelled timer never fires');
-    const bad = await sdk.callTool('timer_set', { seconds: 0 });
+    const bad = await sdk.callTool('timer', { action: 'set', seconds: 0 });
     assert.equal((bad.error as { code?: string }).code, 'TIMER_INVALID');
-    const all = (await sdk.callTool('timer_cancel', { all: true })).result as { cancelled: unknown[] };
+    const noLength = await sdk.callTool('timer', { action: 'set', name: 'tea' });
+    assert.match(String((noLength.error as { message?: string }).message), /set needs seconds/);
+    const all = (await sdk.callTool('timer', { action: 'cancel', all: true })).result as { cancelled: unknown[] };
     assert.equal(all.cancelled.length, 1);
     plugin.stop();
   });
@@ -55,7 +57,7 @@ describe('timers plugin', () => {
     sdks.push(sdk);
     const plugin = new TimersPlugin({ clock });
     plugin.start(sdk);
-    await sdk.callTool('timer_set', { seconds: 30 }, { channel: 'speaker' });
+    await sdk.callTool('timer', { action: 'set', seconds: 30 }, { channel: 'speaker' });
     clock.advance(29_999);
     assert.equal(sdk.interrupts.length, 0);
     clock.advance(1);
@@ -77,8 +79,8 @@ describe('timers plugin', () => {
     const dbPath = path.join(sdk.dataDir, 'timers.db');
     const first = new TimersPlugin({ clock, dbPath });
     first.start(sdk);
-    await sdk.callTool('timer_set', { seconds: 60, name: 'tea' }, { channel: 'speaker' });
-    await sdk.callTool('timer_set', { seconds: 3600, name: 'bread' }, { channel: 'console' });
+    await sdk.callTool('timer', { action: 'set', seconds: 60, name: 'tea' }, { channel: 'speaker' });
+    await sdk.callTool('timer', { action: 'set', seconds: 3600, name: 'bread' }, { channel: 'console' });
     first.stop();
     clock.advance(120_000);
     assert.equal(sdk.interrupts.length, 0, 'a stopped plugin fires nothing');
@@ -198,21 +200,21 @@ describe('timer service: pause, resume, add and take off time, which timer', () 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the timer_update tool pauses, resumes and changes the length; an ambiguous call fails and changes nothing', async () => {
+  test('the timer tool pauses, resumes and changes the length; an ambiguous call fails and changes nothing', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
     const sdk = new FakeSdk({ name: 'timers' });
     const plugin = new TimersPlugin({ clock, dbPath: ':memory:' });
     plugin.start(sdk);
-    await sdk.callTool('timer_set', { seconds: 600, name: 'pasta' });
-    await sdk.callTool('timer_set', { seconds: 300 });
-    const amb = await sdk.callTool('timer_update', { action: 'pause' });
+    await sdk.callTool('timer', { action: 'set', seconds: 600, name: 'pasta' });
+    await sdk.callTool('timer', { action: 'set', seconds: 300 });
+    const amb = await sdk.callTool('timer', { action: 'pause' });
     assert.equal((amb.error as { code?: string }).code, 'TIMER_AMBIGUOUS');
     assert.ok(plugin.service?.status().every((t) => t.state === 'running'));
-    const paused = (await sdk.callTool('timer_update', { action: 'pause', name: 'pasta' })).result as { state: string };
+    const paused = (await sdk.callTool('timer', { action: 'pause', name: 'pasta' })).result as { state: string };
     assert.equal(paused.state, 'paused');
-    const added = (await sdk.callTool('timer_update', { action: 'add_time', name: 'pasta', seconds: 60 })).result as { remaining_s: number };
+    const added = (await sdk.callTool('timer', { action: 'add_time', name: 'pasta', seconds: 60 })).result as { remaining_s: number };
     assert.equal(added.remaining_s, 660);
-    const status = (await sdk.callTool('timer_status', {})).result as { timers: Array<{ name?: string; state: string }> };
+    const status = (await sdk.callTool('timer', { action: 'status' })).result as { timers: Array<{ name?: string; state: string }> };
     assert.deepEqual(status.timers.map((t) => [t.name, t.state]), [[undefined, 'running'], ['pasta', 'paused']]);
     plugin.stop();
     sdk.cleanup();

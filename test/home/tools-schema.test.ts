@@ -39,7 +39,7 @@ describe('device tools: one schema for ajv and the argument types', () => {
       ['device_control', { action: 'turn_on' }, /must have required property 'device'/],
       ['device_control', { device: 'TV', action: 'turn_on', volume: 3 }, /must NOT have additional properties/],
       ['device_state', { device: 42 }, /\/device must be string/],
-      ['device_list', { type: 'toaster' }, /\/type must be equal to one of the allowed values/],
+      ['device_state', { type: 'toaster' }, /\/type must be equal to one of the allowed values/],
     ];
     for (const [name, args, why] of bad) {
       const r = await run(name, args);
@@ -53,8 +53,10 @@ describe('device tools: one schema for ajv and the argument types', () => {
   test('valid arguments reach the handler typed and are carried out', async () => {
     const r = await run('device_control', { device: 'Kitchen Lights', action: 'turn_on', brightness: 50, color: 'red' });
     assert.equal(r.is_error, false, r.content);
-    assert.deepEqual(JSON.parse(r.content).published, [{ topic: 'home/kitchen/light/set', payload: JSON.stringify({ state: 'ON', brightness: 128, color: { r: 255, g: 0, b: 0 } }) }]);
-    const list = await run('device_list', { type: 'lock' });
+    // The model reads what was done; the MQTT topic and payload go to the bus (run log, `homeagent logs`), not the prompt (issue 19).
+    assert.deepEqual(JSON.parse(r.content), { ok: true, name: 'Kitchen Lights', action: 'turn_on' });
+    assert.deepEqual(sent().at(-1), { topic: 'home/kitchen/light/set', payload: JSON.stringify({ state: 'ON', brightness: 128, color: { r: 255, g: 0, b: 0 } }) });
+    const list = await run('device_state', { type: 'lock' });
     assert.deepEqual(JSON.parse(list.content).devices.map((d: { name: string }) => d.name), ['Front Door']);
     // What the schema cannot say (a colour name it does not know) is still the handler's to refuse.
     const colour = await run('device_control', { device: 'Kitchen Lights', action: 'turn_on', color: 'plaid' });

@@ -13,7 +13,8 @@ import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Plugin } from '../../src/kernel/sdk.js';
 import { defineTool, schemaGuard, type ObjectSchemaLiteral } from '../../src/kernel/tool-schema.js';
-import { modelSchema, toolSchema } from '../../src/kernel/tool-registry.js';
+import { MODEL_HIDDEN, modelSchema, ToolRegistry, toolSchema } from '../../src/kernel/tool-registry.js';
+import { silentLogger } from '../support/quiet.js';
 import { DEFAULT_CORE_TOOLS, offeredSchemas, TOOLS_CALL, TOOLS_LOAD, unwrapToolsCall } from '../../src/kernel/tool-groups.js';
 import { homeTools, type HomeToolDeps } from '../../src/home/tools.js';
 import type { ReceivedRequest } from '../support/llm-test-server.js';
@@ -87,7 +88,7 @@ test('an ordinary turn offers the core; a tool outside it is reached through too
 
     // Offered on every request: the core list, the tools of the input's channel, the loader; the same bytes every time.
     const reqs = rig.srv.chatRequests();
-    for (const r of reqs) assert.deepEqual(offered(r), [...CORE, 'output_send__console', TOOLS_LOAD, TOOLS_CALL]);
+    for (const r of reqs) assert.deepEqual(offered(r), [...CORE, TOOLS_LOAD, TOOLS_CALL]);
     assert.ok(reqs.every((r) => JSON.stringify(r.body!.tools) === JSON.stringify(reqs[0]!.body!.tools)));
     const load = reqs[0]!.body!.tools!.find((t) => t.function?.name === TOOLS_LOAD) as { function: { description: string } };
     assert.match(load.function.description, /Groups: .*admin \(.*\).*garden \(sprinkler_start\).*knowledge \(/, 'the loader names the groups outside the core');
@@ -121,18 +122,25 @@ test('an ordinary turn offers the core; a tool outside it is reached through too
   }
 });
 
-test('the tools of the channel in use: a speaker turn offers output_send__speaker, a console turn output_send__console, the internal channel the memory maintenance tools; the default core list', async () => {
+test('the tools of the channel in use: in output mode explicit a speaker turn offers output_send__speaker, a console turn output_send__console; in mode auto (the default) neither (the reply goes there); the internal channel the memory maintenance tools; the default core list', async () => {
   const rig = await startLlmRig('ollama', {}, undefined, { refuseUnofferedTools: true });
   try {
     rig.srv.script(() => ({ content: 'Fine.' }));
     await rig.kernel.injectInput('console', 'console', 'hello');
     await rig.kernel.injectInput('speaker', 'speaker', 'hello again');
     await rig.kernel.injectInput('_kernel_', '_consolidation_', '[memory review] These facts may conflict ...');
-    const [c, s, internal] = rig.srv.chatRequests().map(offered);
-    // The rig has no home or timers plugin: of the default core list, the memory tools are registered.
-    assert.deepEqual(DEFAULT_CORE_TOOLS.slice(0, 3), ['device_control', 'device_state', 'device_list']);
-    assert.deepEqual(c, ['memory_recall', 'memory_commit', 'output_send__console', TOOLS_LOAD, TOOLS_CALL]);
-    assert.deepEqual(s, ['memory_recall', 'memory_commit', 'output_send__speaker', TOOLS_LOAD, TOOLS_CALL]);
+    rig.settings.set('core.output.mode', 'explicit');
+    await rig.kernel.injectInput('console', 'console', 'hello, explicitly');
+    await rig.kernel.injectInput('speaker', 'speaker', 'hello again, explicitly');
+    const [c, s, internal, ce, se] = rig.srv.chatRequests().map(offered);
+    // The rig has no home, timers or lists plugin: of the default core list, the memory tools are registered.
+    assert.deepEqual(DEFAULT_CORE_TOOLS, ['device_control', 'device_state', 'timer', 'list', 'memory_recall', 'memory_commit']);
+    // Mode auto: the plain reply goes to the input's channel; its output_send tool stays loadable (group output).
+    assert.deepEqual(c, ['memory_recall', 'memory_commit', TOOLS_LOAD, TOOLS_CALL]);
+    assert.deepEqual(s, ['memory_recall', 'memory_commit', TOOLS_LOAD, TOOLS_CALL]);
+    // Mode explicit: only an output_send call reaches anyone, so the channel in use's tool is offered.
+    assert.deepEqual(ce, ['memory_recall', 'memory_commit', 'output_send__console', TOOLS_LOAD, TOOLS_CALL]);
+    assert.deepEqual(se, ['memory_recall', 'memory_commit', 'output_send__speaker', TOOLS_LOAD, TOOLS_CALL]);
     // The internal channel's memory review and merge prompts name these tools; it sends to no output channel.
     assert.deepEqual(internal, ['memory_recall', 'memory_commit', 'memory_merge', 'memory_purge', 'memory_edit', TOOLS_LOAD, TOOLS_CALL]);
   } finally {
@@ -197,5 +205,24 @@ describe('tools_call and the schema the model reads', () => {
   it('leaves out what only validation needs; the registry still checks it', () => {
     const s = { type: 'object', properties: { q: { type: 'string', minLength: 1, maxLength: 10, pattern: '\\S' }, n: { type: ['integer', 'null'], minimum: 1 }, list: { type: 'array', items: { type: 'string', maxLength: 3 }, maxItems: 2 } }, required: ['q'], additionalProperties: false };
     assert.deepEqual(modelSchema(s), { type: 'object', properties: { q: { type: 'string' }, n: { type: 'integer', minimum: 1 }, list: { type: 'array', items: { type: 'string' } } }, required: ['q'] });
+  });
+
+  it('an argument marked x-model-hidden is not shown to the model, and still accepted and validated', async () => {
+    const tools = new ToolRegistry(silentLogger);
+    let got: unknown;
+    tools.register('t', defineTool({
+      name: 'note',
+      description: 'Keep a note. Example: {"text":"milk"}',
+      parameters: { type: 'object', properties: { text: { type: 'string' }, weight: { type: 'number', minimum: 0, maximum: 1, [MODEL_HIDDEN]: true } }, required: ['text'], additionalProperties: false },
+      handler: (args) => {
+        got = args;
+        return 'ok';
+      },
+    }));
+    assert.deepEqual(toolSchema(tools.get('note')!).function.parameters, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    const ctx = { input: { id: 'i', source: 's', channel: 'c', text: '', ts: 0 }, signal: new AbortController().signal, call_id: 'c1' } as unknown as Parameters<ToolRegistry['execute']>[2];
+    assert.equal((await tools.execute('note', { text: 'milk', weight: 0.5 }, ctx)).is_error, false);
+    assert.deepEqual(got, { text: 'milk', weight: 0.5 });
+    assert.match((await tools.execute('note', { text: 'milk', weight: 2 }, ctx)).content, /\/weight must be <= 1/);
   });
 });

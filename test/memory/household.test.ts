@@ -182,7 +182,12 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     assert.equal(annaView.traits['bank PIN'], '4321');
     assert.match(annaView.traits.lives_in!, /Porto/);
     assert.match(anna.result.reply, /4321/, 'the reply is built from the tool result');
-    assert.match(turnContextOf(anna.req), /Anna bank PIN 4321/, "Anna's own recalled memory has it");
+    // Anna's own sensitive fact is hers to see: her prompt's history shows it (set_trait's result), so the recall block
+    // does not repeat it (issue 19); asked without that history, her recall has it and Ben's does not.
+    assert.match(JSON.stringify(anna.req.body!.messages), /Anna bank PIN 4321/, "Anna's prompt has it");
+    assert.doesNotMatch(turnContextOf(anna.req), /Anna bank PIN 4321/, 'the recall block does not repeat what the history shows');
+    assert.match((await app.memory!.system.recallForPrompt('What do you know about me?', 500, undefined, 'Anna')).text, /Anna bank PIN 4321/, "Anna's own recalled memory has it");
+    assert.doesNotMatch((await app.memory!.system.recallForPrompt('What do you know about Anna?', 500, undefined, 'Ben')).text, /4321/, "Ben's does not");
 
     const ben = await ask('What do you know about Anna?', 'Ben');
     const benView = JSON.parse(ben.result.tools.find((t) => t.name === 'person_query')!.result) as { person: string; traits: Record<string, string>; facts: string[] };

@@ -192,10 +192,10 @@ test('the activity stream carries every turn live: input, LLM rounds with tool c
       if (data) events.push(JSON.parse(data.slice(6)) as { type: string; payload: Record<string, unknown> });
     }
   });
-  box.llm.enqueue({ tool_calls: [{ name: 'timer_status', arguments: {} }] }, { content: 'You have no timers.' });
+  box.llm.enqueue({ tool_calls: [{ name: 'timer', arguments: { action: 'status' } }] }, { content: 'You have no timers.' });
   const ask = await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'any timers?' }, bearer: token });
   const lines = await readNdjson(ask);
-  assert.ok(lines.some((l) => l.type === 'tool' && l.name === 'timer_status'), JSON.stringify(lines));
+  assert.ok(lines.some((l) => l.type === 'tool' && l.name === 'timer'), JSON.stringify(lines));
   await waitUntil(() => events.some((e) => e.type === 'turn.finished'), 'turn.finished on the activity stream');
   res.destroy();
   const types = events.map((e) => e.type);
@@ -204,7 +204,7 @@ test('the activity stream carries every turn live: input, LLM rounds with tool c
   const rounds = events.filter((e) => e.type === 'llm.completed');
   assert.equal(rounds.length, 2);
   const call = events.find((e) => e.type === 'tool.executed')!.payload;
-  assert.equal(call.name, 'timer_status');
+  assert.equal(call.name, 'timer');
   assert.equal(typeof call.result, 'string');
   // A page that opens later gets the recent events first (the backlog), never the per-token deltas.
   const later = await box.stream('/api/v1/events', { bearer: token });
@@ -220,7 +220,7 @@ test('the activity stream carries every turn live: input, LLM rounds with tool c
 });
 
 test('a past turn: its events and what the model saw in each round, rebuilt from the run log', async () => {
-  box.llm.enqueue({ tool_calls: [{ name: 'timer_status', arguments: {} }] }, { content: 'None running.' });
+  box.llm.enqueue({ tool_calls: [{ name: 'timer', arguments: { action: 'status' } }] }, { content: 'None running.' });
   const lines = await readNdjson(await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'what timers do I have' }, bearer: token }));
   const turn = lines[0].input_id as string;
   const ev = await box.req(`/api/v1/turns/${turn}`, { bearer: token });

@@ -107,7 +107,7 @@ test('sign in by a link, talk with a streamed reply, stop a long one; Activity a
   // Activity: the turns just had, with their LLM rounds and outcomes, and a new one live with a tool call.
   await page.getByRole('link', { name: 'Activity' }).click();
   await page.locator('.turn', { hasText: 'tell me about kettles' }).waitFor();
-  box.llm.enqueue({ tool_calls: [{ name: 'timer_status', arguments: {} }] }, { content: 'You have no timers running.' });
+  box.llm.enqueue({ tool_calls: [{ name: 'timer', arguments: { action: 'status' } }] }, { content: 'You have no timers running.' });
   const ask = await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'any timers?' }, bearer: await box.scriptLogin('Bob') });
   for await (const _ of ask) void _;
   const live = page.locator('.turn', { hasText: 'any timers?' });

@@ -1,8 +1,9 @@
 /**
  * The lists plugin: the box's shopping list and to-do list (ListService in
  * `<dataDir>/lists.db`). The local intents (src/home/local-intents.ts) call
- * the same service; the LLM gets three small tools (list_add, list_remove,
- * list_items; completing a to-do is list_remove with done: true), and every
+ * the same service; the LLM gets one small tool, `list` (action add, remove,
+ * done to tick a to-do off, items to read the open ones; one tool, not four,
+ * because every turn offers it: issue 19), and every
  * change is published as `plugin.lists.changed` (for `homeagent listen` /
  * `logs`, and a WebUI later).
  */
@@ -10,7 +11,7 @@ import path from 'node:path';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import { defineTool } from '../../kernel/tool-schema.js';
 import { systemClock, type Clock } from '../../kernel/clock.js';
-import { LIST_NAMES, ListService } from './list-service.js';
+import { LIST_NAMES, ListError, ListService } from './list-service.js';
 
 /** Constructor options of ListsPlugin. */
 export interface ListsPluginOptions {
@@ -20,7 +21,9 @@ export interface ListsPluginOptions {
   dbPath?: string;
 }
 
-const LIST_PARAM = { type: 'string', enum: LIST_NAMES, description: 'shopping or todo.' } as const;
+const LIST_PARAM = { type: 'string', enum: LIST_NAMES } as const;
+/** What the list tool does: add an item, remove it, tick it off (done), or read the open items. */
+const LIST_ACTIONS = ['add', 'remove', 'done', 'items'] as const;
 
 /** See module comment. */
 export class ListsPlugin implements Plugin {
@@ -44,38 +47,24 @@ export class ListsPlugin implements Plugin {
     svc.start();
     this.svc = svc;
     sdk.registerTool(defineTool({
-      name: 'list_add',
-      description: 'Add an item to the shopping or to-do list. Example: {"list":"shopping","item":"milk"}',
+      name: 'list',
+      description: 'Shopping or to-do list: done ticks an item off, items reads the open ones. Example: {"action":"add","list":"shopping","item":"milk"}',
       parameters: {
         type: 'object',
-        properties: { list: LIST_PARAM, item: { type: 'string', minLength: 1, maxLength: 200 } },
-        required: ['list', 'item'],
+        properties: { action: { type: 'string', enum: LIST_ACTIONS }, list: LIST_PARAM, item: { type: 'string', minLength: 1, maxLength: 200 } },
+        required: ['action', 'list'],
         additionalProperties: false,
       },
       handler: (args) => {
-        const r = svc.add(args.list, args.item);
-        return { added: r.added, already_there: !r.added, item: r.item.text };
-      },
-    }));
-    sdk.registerTool(defineTool({
-      name: 'list_remove',
-      description: 'Remove an item from a list, or tick it off with done: true. Example: {"list":"todo","item":"call mum","done":true}',
-      parameters: {
-        type: 'object',
-        properties: { list: LIST_PARAM, item: { type: 'string', minLength: 1 }, done: { type: 'boolean' } },
-        required: ['list', 'item'],
-        additionalProperties: false,
-      },
-      handler: (args) => {
-        const it = args.done === true ? svc.complete(args.list, { text: args.item }) : svc.remove(args.list, { text: args.item });
+        if (args.action === 'items') return { list: args.list, items: svc.items(args.list).map((i) => i.text) };
+        if (args.item === undefined) throw new ListError(`${args.action} needs an item`);
+        if (args.action === 'add') {
+          const r = svc.add(args.list, args.item);
+          return { added: r.added, already_there: !r.added, item: r.item.text };
+        }
+        const it = args.action === 'done' ? svc.complete(args.list, { text: args.item }) : svc.remove(args.list, { text: args.item });
         return it ? { changed: true, item: it.text, done: it.done } : { changed: false, reason: `"${args.item}" is not on the ${args.list} list` };
       },
-    }));
-    sdk.registerTool(defineTool({
-      name: 'list_items',
-      description: 'The open items of the shopping or to-do list. Example: {"list":"shopping"}',
-      parameters: { type: 'object', properties: { list: LIST_PARAM }, required: ['list'], additionalProperties: false },
-      handler: (args) => ({ list: args.list, items: svc.items(args.list).map((i) => i.text) }),
     }));
   }
 

@@ -1,7 +1,7 @@
 /**
- * The timers plugin (seed 000 timer: timer_set + interrupt feedback). Tools
- * timer_set / timer_cancel / timer_update (pause, resume, add or take off
- * time) / timer_status for the LLM; the same service is
+ * The timers plugin (seed 000 timer: timer_set + interrupt feedback). One
+ * tool for the LLM, `timer` (action set, cancel, pause, resume, add_time,
+ * remove_time, status; one tool because every turn offers it, issue 19); the same service is
  * what the local intents call. On expiry it raises an L3 interrupt
  * (seed 001: "L3 Interactive — timer expiry") on the timer's channel (or
  * plugin.timers.channel when that one lasts only for a request) whose
@@ -17,6 +17,9 @@ import type { StageContext } from '../../kernel/stage-types.js';
 import { defineTool } from '../../kernel/tool-schema.js';
 import { systemClock, type Clock } from '../../kernel/clock.js';
 import { TimerError, TimerService, expiryText, formatDuration, type Timer, type TimerStatus } from './timer-service.js';
+
+/** What the timer tool does (seed 000 timer_set, plus cancel, pause/resume, changing the length, the status). */
+const TIMER_ACTIONS = ['set', 'cancel', 'pause', 'resume', 'add_time', 'remove_time', 'status'] as const;
 
 /** Constructor options of TimersPlugin. */
 /** The timers plugin's settings. */
@@ -70,69 +73,50 @@ export class TimersPlugin implements Plugin {
       const c = input.channel;
       return c && !c.startsWith('_') ? c : settings.get<string>('plugin.timers.channel');
     };
-    // Argument types come from each schema (defineTool); the registry's ajv checks them before a handler runs.
+    // Argument types come from the schema (defineTool); the registry's ajv checks them before the handler runs.
+    // One tool, not four: every ordinary turn offers it, and each tool's frame costs the prompt tokens (issue 19).
     sdk.registerTool(defineTool({
-      name: 'timer_set',
-      description: 'Start a countdown timer; the box announces its end. Example: {"seconds":300,"name":"pasta"}',
+      name: 'timer',
+      description: 'Countdown timers, by name or id (cancel: or all); set, add_time and remove_time take seconds. Several timers and no name: ask which. Example: {"action":"set","seconds":300,"name":"pasta"}',
       parameters: {
         type: 'object',
         properties: {
+          action: { type: 'string', enum: TIMER_ACTIONS },
           seconds: { type: 'number', minimum: 1, maximum: 604800 },
           name: { type: 'string' },
-        },
-        required: ['seconds'],
-        additionalProperties: false,
-      },
-      handler: (args, ctx) => {
-        const t = svc.set({ seconds: args.seconds, name: args.name, channel: channelOf(ctx.input) });
-        return { id: t.id, name: t.name, seconds: t.duration_s, ends_at: new Date(t.ends_at).toISOString(), spoken: formatDuration(t.duration_s, 'en') };
-      },
-    }));
-    sdk.registerTool(defineTool({
-      name: 'timer_cancel',
-      description: 'Cancel a timer by id or name, or all timers; with several and no id or name it fails: ask which. Example: {"name":"pasta"}',
-      parameters: {
-        type: 'object',
-        properties: { id: { type: 'string' }, name: { type: 'string' }, all: { type: 'boolean' } },
-        additionalProperties: false,
-      },
-      handler: (args) => {
-        const cancelled = svc.cancel({ id: args.id, name: args.name, all: args.all === true });
-        return { cancelled: cancelled.map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s })) };
-      },
-    }));
-    sdk.registerTool(defineTool({
-      name: 'timer_update',
-      description: 'Pause, resume, add or take off time (by id or name; with several timers and neither it fails: ask which). Example: {"action":"add_time","name":"pasta","seconds":120}',
-      parameters: {
-        type: 'object',
-        properties: {
-          action: { type: 'string', enum: ['pause', 'resume', 'add_time', 'remove_time'] },
           id: { type: 'string' },
-          name: { type: 'string' },
-          seconds: { type: 'number', minimum: 1, maximum: 604800, description: 'For add_time / remove_time.' },
+          all: { type: 'boolean' },
         },
         required: ['action'],
         additionalProperties: false,
       },
-      handler: (args) => {
+      handler: (args, ctx) => {
         const sel = { ...(args.id ? { id: args.id } : {}), ...(args.name ? { name: args.name } : {}) };
-        let t: TimerStatus | undefined;
-        if (args.action === 'pause') t = svc.pause(sel);
-        else if (args.action === 'resume') t = svc.resume(sel);
-        else {
-          if (args.seconds === undefined) throw new TimerError(`${args.action} needs seconds`);
-          t = svc.adjust(sel, args.action === 'add_time' ? args.seconds : -args.seconds);
+        switch (args.action) {
+          case 'set': {
+            if (args.seconds === undefined) throw new TimerError('set needs seconds');
+            const t = svc.set({ seconds: args.seconds, name: args.name, channel: channelOf(ctx.input) });
+            return { id: t.id, name: t.name, seconds: t.duration_s, ends_at: new Date(t.ends_at).toISOString(), spoken: formatDuration(t.duration_s, 'en') };
+          }
+          case 'cancel': {
+            const cancelled = svc.cancel({ id: args.id, name: args.name, all: args.all === true });
+            return { cancelled: cancelled.map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s })) };
+          }
+          case 'status':
+            return { timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, state: t.state, remaining_s: t.remaining_s })) };
+          default: {
+            let t: TimerStatus | undefined;
+            if (args.action === 'pause') t = svc.pause(sel);
+            else if (args.action === 'resume') t = svc.resume(sel);
+            else {
+              if (args.seconds === undefined) throw new TimerError(`${args.action} needs seconds`);
+              t = svc.adjust(sel, args.action === 'add_time' ? args.seconds : -args.seconds);
+            }
+            if (!t) return { changed: false, reason: `no ${args.action === 'resume' ? 'paused' : args.action === 'pause' ? 'running' : 'active'} timer fits` };
+            return { changed: true, id: t.id, name: t.name, state: t.state, remaining_s: t.remaining_s };
+          }
         }
-        if (!t) return { changed: false, reason: `no ${args.action === 'resume' ? 'paused' : args.action === 'pause' ? 'running' : 'active'} timer fits` };
-        return { changed: true, id: t.id, name: t.name, state: t.state, remaining_s: t.remaining_s };
       },
-    }));
-    sdk.registerTool(defineTool({
-      name: 'timer_status',
-      description: 'The timers (running or paused) and the seconds left. Example: {}',
-      parameters: { type: 'object', properties: {}, additionalProperties: false },
-      handler: () => ({ timers: svc.status().map((t) => ({ id: t.id, name: t.name, seconds: t.duration_s, state: t.state, remaining_s: t.remaining_s })) }),
     }));
   }
 
