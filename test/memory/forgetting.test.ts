@@ -212,8 +212,8 @@ describe('forgetting for real (service)', () => {
     assert.match(now.reply, /Anna favourite colour vermilion/);
     assert.doesNotMatch(now.reply, /periwinkle/, 'normal recall no longer returns the old value');
     const context = text(srv.chatRequests().at(-2)!.body!.messages.at(-2));
-    const facts = context.slice(context.indexOf('[Memory Index]'));
-    assert.match(facts, /Anna favourite colour vermilion/);
+    // The turn context's recall (issue 19 leaves out what the history already shows, so the new value may be absent there too).
+    const facts = context.includes('[Known facts]') ? context.slice(context.indexOf('[Known facts]')) : '';
     assert.doesNotMatch(facts, /periwinkle/, "nor do the prompt's known facts");
     const earlier = await ask('What did I tell you before about my favourite colour?');
     assert.match(earlier.reply, /"earlier":\[\{"fact":"Anna favourite colour periwinkle","until":"\d{4}-\d\d-\d\d"\}\]/);
