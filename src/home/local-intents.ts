@@ -242,6 +242,8 @@ export class LocalIntents {
    */
   private placeFreeName(intent: string, s: IntentSlots, lang: Lang): IntentSlots | string | undefined {
     const said = typeof s.name === 'string' ? s.name : '';
+    // No device known at all (none announced yet, or a home without MQTT devices): no claim about names.
+    if (this.d.registry.entities().length === 0) return undefined;
     // The recogniser's filler took the name: it was no name of the home, and no words are known for it.
     if (s[NAME_UNHEARD] !== undefined || !said) return this.unknownName('', lang);
     const { [NAME_FREE]: _free, ...rest } = s;
