@@ -112,7 +112,7 @@ test('sign in by a link, talk with a streamed reply, stop a long one; Activity a
   for await (const _ of ask) void _;
   const live = page.locator('.turn', { hasText: 'any timers?' });
   await live.locator('.badge.done').waitFor();
-  assert.match((await live.textContent())!, /timer_status/);
+  assert.match((await live.textContent())!, /timer\(\{"action":"status"\}\)/);
   assert.match((await live.textContent())!, /LLM round 2/);
   assert.match((await live.textContent())!, /Bob/);
   assert.match((await page.locator('.turn', { hasText: 'talk for a long time' }).textContent())!, /stopped|interrupted/);
