@@ -9,10 +9,10 @@
  * Writes are synchronous with synchronous=FULL, so an acknowledged set
  * survives kill -9.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { SettingDef, SettingType, SettingsAPI } from '../kernel/settings-types.js';
 import { ConfigError } from '../kernel/errors.js';
-import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from '../kernel/store-version.js';
+import { openSqliteStore, type OpenStoreOptions, type SqliteStoreSpec } from '../kernel/store-version.js';
 
 const SETTINGS_SCHEMA = 'CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)';
 
@@ -57,16 +57,7 @@ export class ConfigRegistry implements SettingsAPI {
    */
   constructor(path: string, opts: { env?: NodeJS.ProcessEnv; dataDir?: string } & OpenStoreOptions = {}) {
     this.env = opts.env ?? process.env;
-    this.db = new Database(path);
-    try {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
-      this.db.pragma('busy_timeout = 5000');
-      migrateSqlite(this.db, SETTINGS_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
-    } catch (err) {
-      this.db.close();
-      throw err;
-    }
+    this.db = openSqliteStore(path, SETTINGS_STORE, { ...opts, pragmas: ['busy_timeout = 5000'] });
   }
 
   /** Register a default (does not store it). Re-registering the same key replaces the definition. */

@@ -35,7 +35,7 @@
  */
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { HomeAgentError } from './errors.js';
 import { createLogger } from './log.js';
 
@@ -253,6 +253,29 @@ export function migrateSqlite(db: Database.Database, spec: SqliteStoreSpec, loc:
   const report: MigrationReport = { store: spec.store, file, from: found, to: spec.version, created: empty, ...(backup ? { backup } : {}) };
   if (!empty) migrated(report, opts);
   return report;
+}
+
+/**
+ * Open a SQLite store the way every store of the box is opened: its folder
+ * created (unless `file` is ':memory:'), WAL journal, synchronous FULL, the
+ * extra `pragmas` (e.g. 'busy_timeout = 5000'), then migrateSqlite to
+ * `spec.version`; the connection is closed when any of it throws.
+ * `dataDir` locates the pre-migration copy. Throws as migrateSqlite, or the
+ * better-sqlite3 error when the file cannot be opened or is corrupt.
+ */
+export function openSqliteStore(file: string, spec: SqliteStoreSpec, opts: OpenStoreOptions & { dataDir?: string; pragmas?: readonly string[] } = {}): Database.Database {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    for (const p of opts.pragmas ?? []) db.pragma(p);
+    migrateSqlite(db, spec, { file, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
 }
 
 /** What {@link readVersionedJson} found. `payload` is undefined when the file does not exist. */

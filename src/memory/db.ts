@@ -11,10 +11,9 @@
  * write lock is taken up front, so no SQLITE_BUSY upgrade failure can reach a
  * user); busy_timeout covers other connections (the CLI, a second process).
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from '../kernel/store-version.js';
+import type Database from 'better-sqlite3';
+import { openSqliteStore, type OpenStoreOptions, type SqliteStoreSpec } from '../kernel/store-version.js';
 
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
@@ -134,22 +133,8 @@ export const MEMORY_STORE: SqliteStoreSpec = {
  * cannot be opened or is corrupt.
  */
 export function openMemoryDb(dataDir: string, file = 'memory.db', opts: OpenStoreOptions = {}): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const full = path.join(dataDir, file);
-  const db = new Database(full);
-  try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('foreign_keys = OFF');
-    // Forgetting for real (issue 18): deleted rows are overwritten with zeros, not left in free space.
-    db.pragma('secure_delete = ON');
-    migrateSqlite(db, MEMORY_STORE, { file: full, dataDir }, opts);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  return db;
+  // secure_delete: forgetting for real (issue 18), deleted rows are overwritten with zeros, not left in free space.
+  return openSqliteStore(path.join(dataDir, file), MEMORY_STORE, { ...opts, dataDir, pragmas: ['busy_timeout = 5000', 'foreign_keys = OFF', 'secure_delete = ON'] });
 }
 
 /** Read a meta value (`undefined` when unset). */

@@ -9,12 +9,10 @@
  * adding an open item again does not duplicate it. This service is the API
  * the local intents, the LLM tools (lists-plugin.ts) and a WebUI share.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { HomeAgentError } from '../../kernel/errors.js';
-import { migrateSqlite, type SqliteStoreSpec } from '../../kernel/store-version.js';
+import { openSqliteStore, type SqliteStoreSpec } from '../../kernel/store-version.js';
 import type { Clock } from '../../kernel/clock.js';
 
 /** The lists the box keeps: `shopping` (HassShoppingList*) and `todo` (HassList* with the to-do list). */
@@ -130,17 +128,7 @@ export class ListService {
   /** Open the store (creating or migrating it: LISTS_STORE). Throws StoreTooNewError / StoreMigrationError. */
   start(): void {
     if (this.db) return;
-    if (this.opts.dbPath !== ':memory:') mkdirSync(path.dirname(this.opts.dbPath), { recursive: true });
-    const db = new Database(this.opts.dbPath);
-    try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      migrateSqlite(db, LISTS_STORE, { file: this.opts.dbPath, ...(this.opts.dataDir ? { dataDir: this.opts.dataDir } : {}) });
-    } catch (err) {
-      db.close();
-      throw err;
-    }
-    this.db = db;
+    this.db = openSqliteStore(this.opts.dbPath, LISTS_STORE, this.opts.dataDir ? { dataDir: this.opts.dataDir } : {});
   }
 
   /** Close the store. */

@@ -11,12 +11,10 @@
  * and more than one candidate it throws TimerAmbiguousError (the caller asks
  * which).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { HomeAgentError } from '../../kernel/errors.js';
-import { migrateSqlite, type SqliteStoreSpec } from '../../kernel/store-version.js';
+import { openSqliteStore, type SqliteStoreSpec } from '../../kernel/store-version.js';
 import type { Logger } from '../../kernel/log-types.js';
 import type { Clock, TimerHandle } from '../../kernel/clock.js';
 
@@ -159,16 +157,7 @@ export class TimerService {
    */
   start(): void {
     if (this.db) return;
-    if (this.opts.dbPath !== ':memory:') mkdirSync(path.dirname(this.opts.dbPath), { recursive: true });
-    const db = new Database(this.opts.dbPath);
-    try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      migrateSqlite(db, TIMERS_STORE, { file: this.opts.dbPath, ...(this.opts.dataDir ? { dataDir: this.opts.dataDir } : {}) });
-    } catch (err) {
-      db.close();
-      throw err;
-    }
+    const db = openSqliteStore(this.opts.dbPath, TIMERS_STORE, this.opts.dataDir ? { dataDir: this.opts.dataDir } : {});
     this.db = db;
     const rows = db.prepare(`SELECT * FROM timers WHERE state = 'running' ORDER BY ends_at`).all() as Row[];
     for (const r of rows) this.arm(fromRow(r));
