@@ -26,11 +26,9 @@
  * `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices; `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
  * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen).
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { matchIntent } from '../../src/intents/index.js';
 import type { IntentMatch } from '../../src/intents/types.js';
@@ -38,10 +36,10 @@ import { NAME_UNHEARD, type FillerWeights } from '../../src/intents/filler.js';
 import { NAME_FREE } from '../../src/intents/templates-en.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
 import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
-import { feed, readWavPcm } from '../voice-stt/wav.js';
+import { feed } from '../voice-stt/wav.js';
 import { mix, noise } from '../voice/helpers.js';
+import { speak } from '../support/espeak.js';
 
-const exec = promisify(execFile);
 
 type Kind = 'in_vocab' | 'oov_name' | 'partial' | 'two' | 'unrelated';
 
@@ -142,12 +140,8 @@ async function synthesise(dir: string, voices: string[]): Promise<Utterance[]> {
     for (const [kind, sentences] of Object.entries(CONFUSION_SET) as Array<[Kind, string[]]>) {
       for (const sentence of sentences) {
         k++;
-        const raw = path.join(dir, `${k}-22k.wav`);
-        const wav = path.join(dir, `${k}.wav`);
-        await exec('espeak-ng', ['-v', voice, '-s', String(145 + (k % 4) * 15), '-w', raw, sentence]);
-        // -R: sox's dither is repeatable, so the input is the same every run.
-        await exec('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
-        out.push({ kind, sentence, voice, pcm: readWavPcm(wav) });
+        const { pcm } = await speak(dir, String(k), sentence, { voice, rate: 145 + (k % 4) * 15 });
+        out.push({ kind, sentence, voice, pcm });
       }
     }
   }

@@ -15,19 +15,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { request } from '../../src/cli/client.js';
 import type { ListenReport } from '../../src/service/voice-wiring.js';
 import { encodeWav } from '../../hal/common/wav.js';
 import { startE2E, type E2E } from '../support/e2e-home.js';
 import { mix, noise } from '../voice/helpers.js';
-import { readWavPcm } from '../voice-stt/wav.js';
+import { speak as synthesise } from '../support/espeak.js';
 
-const run = promisify(execFile);
 
 describe('timers and lists by voice through the running service (espeak-ng en-us)', () => {
   let box: E2E;
@@ -46,11 +43,7 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
   /** Speak `sentence` with espeak-ng and feed it through `homeagent listen`. */
   async function speak(sentence: string): Promise<ListenReport> {
     k++;
-    const raw = path.join(dir, `${k}-22k.wav`);
-    const wav = path.join(dir, `${k}.wav`);
-    await run('espeak-ng', ['-v', 'en-us', '-s', '160', '-w', raw, sentence]);
-    await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.8']);
-    const pcm = readWavPcm(wav);
+    const { pcm } = await synthesise(dir, String(k), sentence, { voice: 'en-us', rate: 160, padAfter: 0.8 });
     const data = encodeWav(mix(pcm, noise(pcm.length / 32, -55, k)), { sampleRate: 16000, channels: 1 });
     const res = (await request(box.app.socketPath, 'listen', { files: [{ name: `${k}.wav`, data_b64: data.toString('base64') }], realtime: false })) as { utterances: ListenReport[] };
     return res.utterances[0]!;

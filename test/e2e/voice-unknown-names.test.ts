@@ -12,24 +12,18 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { startE2E, type E2E } from '../support/e2e-home.js';
+import { speak } from '../support/espeak.js';
 
-const exec = promisify(execFile);
 const VOICE = 'en-us';
 let box: E2E;
 let dir = '';
 
 async function say(sentence: string): Promise<string> {
-  const raw = path.join(dir, `${sentence.replace(/\W+/g, '_')}-22k.wav`);
-  const wav = raw.replace('-22k', '');
-  await exec('espeak-ng', ['-v', VOICE, '-s', '150', '-w', raw, sentence]);
-  await exec('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
-  return wav;
+  return (await speak(dir, sentence.replace(/\W+/g, '_'), sentence, { voice: VOICE })).wav;
 }
 
 before(async () => {

@@ -39,18 +39,8 @@ import { FakeClock } from '../../src/kernel/clock.js';
 import { FakeProvider, type FakeReply } from '../support/fake-provider.js';
 import { silentLogger } from '../support/quiet.js';
 import { startLlmRig } from './llm-rig.js';
+import { prng } from '../support/prng.js';
 
-/** mulberry32: a small seeded PRNG, so every failing case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const words = (rnd: () => number, n: number): string => Array.from({ length: n }, () => ['lamp', 'door', 'pasta', 'Anna', 'twenty', 'kitchen', 'warm', '好的'][Math.floor(rnd() * 8)]).join(' ');
 

@@ -21,18 +21,8 @@ import { StreamAccumulator } from '../../src/providers/accumulator.js';
 import { ProviderError } from '../../src/providers/errors.js';
 import type { CompletionResponse, StreamEvent } from '../../src/kernel/llm-types.js';
 import { adaptersDir, captureLogger } from './helpers.js';
+import { prng as rng } from '../support/prng.js';
 
-/** Deterministic PRNG (mulberry32) so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Recording {
   adapter: 'ollama' | 'openai';

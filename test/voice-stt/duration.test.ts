@@ -23,12 +23,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
 import type { PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
@@ -44,8 +42,8 @@ import { Endpointer } from '../../src/voice/vad.js';
 import { fixtureVocabulary, voiceDir } from './home-vocab.js';
 import { asThePipelineHearsIt, feed, readWavPcm } from './wav.js';
 import { mix, noise, tone } from '../voice/helpers.js';
+import { speak } from '../support/espeak.js';
 
-const run = promisify(execFile);
 
 // ---- pure parts ----
 
@@ -129,11 +127,7 @@ before(async () => {
   for (const voice of LONG_VOICES) {
     for (const sentence of LONG) {
       k++;
-      const raw = path.join(dir, `${k}-22k.wav`);
-      const wav = path.join(dir, `${k}.wav`);
-      await run('espeak-ng', ['-v', voice, '-s', String(150 + (k % 4) * 15), '-w', raw, sentence]);
-      await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
-      const pcm = readWavPcm(wav);
+      const { pcm } = await speak(dir, String(k), sentence, { voice, rate: 150 + (k % 4) * 15 });
       longOut.push({ name: `${voice}: ${sentence.slice(0, 30)}...`, ...(await decode(mix(pcm, noise(pcm.length / 32, -55, k)))) });
     }
   }

@@ -11,19 +11,17 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { matchIntent } from '../../src/intents/index.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
 import { fixtureVocabulary } from './home-vocab.js';
-import { feed, readWavPcm } from './wav.js';
+import { feed } from './wav.js';
 import { mix, noise } from '../voice/helpers.js';
+import { speak } from '../support/espeak.js';
 
-const run = promisify(execFile);
 const SENTENCES = [
   'turn on the kitchen lights',
   'set the bed light to twenty percent',
@@ -60,12 +58,7 @@ before(async () => {
   for (const voice of VOICES) {
     for (const sentence of SENTENCES) {
       k++;
-      const raw = path.join(dir, `${k}-22k.wav`);
-      const wav = path.join(dir, `${k}.wav`);
-      await run('espeak-ng', ['-v', voice, '-s', String(150 + (k % 4) * 15), '-w', raw, sentence]);
-      // -R: sox's dither is repeatable, so the input is the same every run.
-      await run('sox', ['-R', raw, '-r', '16000', '-c', '1', '-b', '16', wav, 'pad', '0.5', '0.6']);
-      const pcm = readWavPcm(wav);
+      const { pcm } = await speak(dir, String(k), sentence, { voice, rate: 150 + (k % 4) * 15 });
       const session = engine.start();
       feed(mix(pcm, noise(pcm.length / 32, -55, k)), (b) => session.write(b));
       results.push({ sentence, voice, r: await session.end() });

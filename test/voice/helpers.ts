@@ -6,6 +6,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseWav } from '../../hal/common/wav.js';
+import { prng } from '../support/prng.js';
+export { prng };
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/voice/en');
@@ -22,17 +24,6 @@ export function loadRecording(name: string): Buffer {
   return Buffer.from(data);
 }
 
-/** Deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** White noise at `levelDb` dBFS RMS, `ms` long (16 kHz s16le). levelDb -Infinity: digital silence. */
 export function noise(ms: number, levelDb: number, seed = 1): Buffer {
