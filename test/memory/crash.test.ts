@@ -5,41 +5,18 @@
  * printed key.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
-import { makeMemory, tempDir } from './helpers.js';
+import { killAfterAcks, makeMemory, tempDir } from './helpers.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 it('kill -9 while committing loses nothing acknowledged', async () => {
   const { dir, cleanup } = tempDir('ha-mem-crash-');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures', 'commit-loop.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
     const target = 150;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`child too slow; output so far: ${out.slice(-200)}`));
-      }, 60_000);
-      child.stdout.on('data', (b: Buffer) => {
-        out += b.toString();
-        if ((out.match(/^ack ev /gm) ?? []).length >= target) {
-          child.kill('SIGKILL');
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', (code, signal) => {
-        if (signal !== 'SIGKILL') {
-          clearTimeout(timer);
-          reject(new Error(`child exited early: ${code} ${signal}`));
-        }
-      });
-    });
-    await new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())));
+    const out = await killAfterAcks(path.join(here, 'fixtures', 'commit-loop.ts'), dir, /^ack ev /m, target, 60_000);
     const acks = out.split('\n').filter((l) => l.startsWith('ack '));
     assert.ok(acks.length >= target * 3);
     const mem = makeMemory({ dir });

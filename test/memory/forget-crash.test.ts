@@ -9,12 +9,11 @@
  * it, so did the run log.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
-import { makeMemory, tempDir } from './helpers.js';
+import { killAfterAcks, makeMemory, tempDir } from './helpers.js';
 import { SqliteRunLog } from '../../src/kernel/run-log.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,30 +22,8 @@ const word = (i: number): string => `vexil${i}qarn`;
 it('kill -9 while forgetting leaves the old state or the new one, never an acknowledged word', async () => {
   const { dir, cleanup } = tempDir('ha-forget-crash-');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures', 'forget-loop.ts'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
     const target = 6;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`child too slow; output so far: ${out.slice(-200)}`));
-      }, 120_000);
-      child.stdout.on('data', (b: Buffer) => {
-        out += b.toString();
-        if ((out.match(/^ack /gm) ?? []).length >= target) {
-          child.kill('SIGKILL');
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', (code, signal) => {
-        if (signal !== 'SIGKILL') {
-          clearTimeout(timer);
-          reject(new Error(`child exited early: ${code} ${signal}`));
-        }
-      });
-    });
-    await new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())));
+    const out = await killAfterAcks(path.join(here, 'fixtures', 'forget-loop.ts'), dir, /^ack /m, target, 120_000);
     const acked = out.split('\n').filter((l) => l.startsWith('ack ')).map((l) => l.slice(4));
     assert.ok(acked.length >= target, out.slice(-300));
     assert.ok(!out.includes('all\n'), 'killed before it finished');

@@ -3,6 +3,7 @@
  * logger, a synthetic ToolContext and temp data directories (time: the
  * kernel's FakeClock).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,4 +111,38 @@ let n = 0;
 /** A unique event id. */
 export function eid(): string {
   return `ev-${++n}`;
+}
+
+/**
+ * Run `script dir` as a child process (tsx), read its stdout, and kill it
+ * with SIGKILL once `target` lines match `ack` (a crash at an arbitrary
+ * point of its work). Resolves with everything it wrote, after it is gone.
+ * Rejects when it exits by itself first or is not there within `deadlineMs`.
+ */
+export async function killAfterAcks(script: string, dir: string, ack: RegExp, target: number, deadlineMs: number): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const global = new RegExp(ack.source, ack.flags.includes('g') ? ack.flags : `${ack.flags}g`);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`child too slow; output so far: ${out.slice(-200)}`));
+    }, deadlineMs);
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      if ((out.match(global) ?? []).length >= target) {
+        child.kill('SIGKILL');
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL') {
+        clearTimeout(timer);
+        reject(new Error(`child exited early: ${code} ${signal}`));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())));
+  return out;
 }
