@@ -249,7 +249,15 @@ export class LocalIntents {
     const { [NAME_FREE]: _free, ...rest } = s;
     const can = (e: Entity): boolean => (s.domain !== undefined ? e.component === s.domain : intent === 'HassGetState' || ON_OFF_COMPONENTS.has(e.component));
     const r = resolveTarget(this.d.registry.entities(), { name: said }, { ownArea: this.d.ownArea?.() });
-    if (r.kind === 'not_found') return this.unknownName(said, lang);
+    if (r.kind === 'not_found') {
+      // A name the home has, with more words around it ("the kitchen light in 5 minutes"): not an unknown
+      // device but a sentence the templates do not cover; the LLM has it.
+      if (this.holdsKnownName(said)) {
+        this.unplaced = true;
+        return undefined;
+      }
+      return this.unknownName(said, lang);
+    }
     if (r.kind === 'set') return undefined;
     const fit = (r.kind === 'one' ? [r.entity] : r.candidates).filter(can);
     if (fit.length === 0) {
@@ -259,6 +267,17 @@ export class LocalIntents {
     if (fit.length > 1) return this.unresolved({ kind: 'ambiguous', candidates: fit, said }, s, lang);
     const e = fit[0] as Entity;
     return { ...rest, name: e.name, domain: e.component };
+  }
+
+  /** Whether `said` holds a device's name or alias as whole words. */
+  private holdsKnownName(said: string): boolean {
+    const words = ` ${said.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+    return this.d.registry.entities().some((e) =>
+      [e.name, ...e.aliases].some((n) => {
+        const w = n.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+        return w !== '' && words.includes(` ${w} `);
+      }),
+    );
   }
 
   /** "I don't know a device called the garden sprinkler."; with no words for the name, "... by that name." */

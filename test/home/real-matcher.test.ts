@@ -65,6 +65,8 @@ describe('local intents with the real matcher', () => {
     assert.equal(await said('switch the pool pump off'), "I don't know a device called the pool pump.");
     assert.equal(await said('lock the garden gate'), "I don't know a device called the garden gate.");
     assert.equal(await said('is the pool pump on'), "I don't know a device called the pool pump.");
+    // A name it has with more words around it is no unknown device (a newcomer got "I don't know a device called the kitchen lights in 5 minutes").
+    assert.equal(await said('turn on the kitchen lights in 5 minutes'), undefined);
     assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
     // A Front Door lock exists but opening is no lock's action (and locking it would be the wrong one): the LLM answers.
     assert.equal(await said('open the front door'), undefined);
