@@ -18,6 +18,8 @@ const JOINTS_ZH: readonly (readonly string[])[] = [['然', '后'], ['并', '且'
  * said, the joint dropped, neither half empty. Empty when there is no joint.
  */
 export function compoundCuts(text: string, language: IntentLanguage): Array<[string, string]> {
+  // A quoted stretch is one name as written ('turn on the "salt and pepper lamp"'): never cut inside quotes.
+  if (/["“”「」『』]/.test(text)) return [];
   const tokens = tokenise(text, language);
   const joints = language === 'zh' ? JOINTS_ZH : JOINTS_EN;
   const cuts: Array<[string, string]> = [];

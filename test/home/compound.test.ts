@@ -19,4 +19,7 @@ test('no joint, or a joint at an end, is no cut', () => {
   assert.deepEqual(compoundCuts('and lock the door', 'en'), []);
   assert.deepEqual(compoundCuts('lock the door and', 'en'), []);
   assert.deepEqual(compoundCuts('', 'en'), []);
+  // A tester's quoted name was split and both halves acted.
+  assert.deepEqual(compoundCuts('turn on the "kitchen light and unlock the front door"', 'en'), []);
+  assert.deepEqual(compoundCuts('把“厨房灯然后前门”打开', 'zh'), []);
 });
