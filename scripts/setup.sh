@@ -12,6 +12,7 @@ PACKAGES=(
   espeak-ng                        # text to speech
   alsa-utils sox                   # arecord/aplay, audio conversion
   shellcheck                       # checks the image/ scripts in tests
+  bubblewrap                       # sandbox for process plugins (issue 17)
   systemd xz-utils openssl         # systemd-analyze/notify in tests, pi-gen stage test, TLS broker test, the WebUI certificate
   chromium fonts-wqy-microhei      # the WebUI browser test (playwright-core), with a Chinese font for its screenshots
   g++ make python3                 # native npm modules (better-sqlite3, nodejieba, serialport)

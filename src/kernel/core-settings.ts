@@ -60,6 +60,8 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.scheduler.preempt_cooldown_ms', type: 'integer', default: 2000, min: 0, description: 'A task preempted less than this long ago cannot be preempted again, ms (seed 001: 2 s).' });
   s.register({ key: 'core.scheduler.busy_feedback_ms', type: 'integer', default: 300000, min: 0, description: 'After the agent has been busy this long, waiting inputs get an immediate busy message, ms; 0 = never (seed 001: 5 min).' });
   s.register({ key: 'core.scheduler.busy_message', type: 'string', default: "I'm still busy with something else. One moment, please.", description: 'The busy message.' });
+  s.register({ key: 'core.plugins.restart_backoff_ms', type: 'integer', default: 1000, min: 10, description: 'Wait before the first restart of a plugin that crashed or failed to start, ms; it doubles with each failure in a row.' });
+  s.register({ key: 'core.plugins.restart_backoff_max_ms', type: 'integer', default: 60000, min: 10, description: 'Longest wait between restarts of a failing plugin, ms; a plugin that ran this long without failing starts over at core.plugins.restart_backoff_ms.' });
   s.register({ key: 'core.plugins.start_timeout_ms', type: 'integer', default: 15000, min: 10, description: 'Time limit for one plugin to start or stop, ms; past it the plugin is marked failed and the others go on.' });
   s.register({
     key: 'core.agent.core_tools',

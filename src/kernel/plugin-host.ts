@@ -25,6 +25,14 @@ export interface PluginStatus {
   tools: string[];
   channels: string[];
   started_at?: number;
+  /** Times the supervisor started it again after a crash or a failed start. */
+  restarts: number;
+  /** The last error it failed with (kept after a successful restart). */
+  last_error?: string;
+  /** Wall time (ms) of the next restart the supervisor has scheduled. */
+  next_restart_at?: number;
+  /** Turned off by the user (`plugins disable`): not started, not restarted. */
+  disabled?: boolean;
 }
 
 /** Things the SDK needs besides the services. */
@@ -43,6 +51,11 @@ export interface HostDeps {
 interface Slot {
   plugin: Plugin;
   status: PluginStatus;
+  /** The back-off the next restart waits, ms. */
+  backoffMs: number;
+  restartTimer?: import('./clock.js').TimerHandle;
+  /** Bumped on every start/stop: a crash report from an earlier life is ignored. */
+  life: number;
 }
 
 /** The host. */
@@ -55,11 +68,96 @@ export class PluginHost {
     return this.d.timeoutMs ?? this.d.services.settings.get<number>('core.plugins.start_timeout_ms');
   }
 
+  private backoffBase(): number {
+    return this.d.services.settings.get<number>('core.plugins.restart_backoff_ms');
+  }
+
+  private backoffMax(): number {
+    return this.d.services.settings.get<number>('core.plugins.restart_backoff_max_ms');
+  }
+
   /** Add a plugin (not started). Names must be unique. */
   add(plugin: Plugin): void {
     if (this.slots.has(plugin.name)) throw new HomeAgentError('PLUGIN_DUPLICATE', `plugin "${plugin.name}" is already added`);
-    this.slots.set(plugin.name, { plugin, status: { name: plugin.name, state: 'stopped', tools: [], channels: [] } });
+    this.slots.set(plugin.name, { plugin, status: { name: plugin.name, state: 'stopped', tools: [], channels: [], restarts: 0 }, backoffMs: 0, life: 0 });
     this.order.push(plugin.name);
+  }
+
+  /**
+   * Take a plugin out (stopped first): `plugins remove`, or a reload that
+   * replaces it with a new `add`. Never throws.
+   */
+  async remove(name: string): Promise<void> {
+    const slot = this.slots.get(name);
+    if (!slot) return;
+    await this.stop(name);
+    this.d.services.clock.clearTimeout(slot.restartTimer);
+    this.slots.delete(name);
+    this.order.splice(this.order.indexOf(name), 1);
+  }
+
+  /**
+   * The supervisor (issue 17 "Supervision"): after a crash or a failed start,
+   * start the plugin again after a back-off that starts at
+   * core.plugins.restart_backoff_ms and doubles up to
+   * core.plugins.restart_backoff_max_ms; it falls back to the start value
+   * once the plugin has run for the maximum back-off without failing.
+   */
+  private scheduleRestart(slot: Slot): void {
+    if (slot.status.disabled) return;
+    const clock = this.d.services.clock;
+    clock.clearTimeout(slot.restartTimer);
+    const ran = slot.status.started_at !== undefined ? clock.now() - slot.status.started_at : 0;
+    if (ran >= this.backoffMax()) slot.backoffMs = 0;
+    slot.backoffMs = slot.backoffMs === 0 ? this.backoffBase() : Math.min(slot.backoffMs * 2, this.backoffMax());
+    slot.status.next_restart_at = clock.now() + slot.backoffMs;
+    const life = slot.life;
+    slot.restartTimer = clock.setTimeout(() => {
+      slot.restartTimer = undefined;
+      if (slot.life !== life || slot.status.disabled || !this.slots.has(slot.plugin.name)) return;
+      slot.status.restarts++;
+      void this.start(slot.plugin.name);
+    }, slot.backoffMs);
+  }
+
+  /** A plugin reported it died (PluginSDK.crashed): detach at once, stop it, restart with back-off. */
+  private crashed(name: string, life: number, reason: string): void {
+    const slot = this.slots.get(name);
+    if (!slot || slot.life !== life || slot.status.state !== 'running') return;
+    const log = createLogger(`plugin:${name}`);
+    slot.status.state = 'failed';
+    slot.status.error = reason;
+    slot.status.last_error = reason;
+    this.detach(name);
+    slot.life++;
+    log.error({ err: reason }, 'plugin crashed; its registrations are removed, it restarts after a back-off');
+    this.d.services.bus.publish('system', { kind: 'plugin_failed', message: new PluginError(name, reason).message });
+    void withTimeout(Promise.resolve().then(() => slot.plugin.stop?.()), 5000, `stop of plugin ${name}`).catch(() => undefined);
+    this.scheduleRestart(slot);
+  }
+
+  /** Turn a plugin off or on (`plugins disable/enable`): a disabled plugin is stopped and never restarted. */
+  async setDisabled(name: string, disabled: boolean): Promise<void> {
+    const slot = this.slots.get(name);
+    if (!slot) throw new HomeAgentError('PLUGIN_UNKNOWN', `no plugin called "${name}"`);
+    slot.status.disabled = disabled;
+    if (disabled) {
+      this.d.services.clock.clearTimeout(slot.restartTimer);
+      delete slot.status.next_restart_at;
+      await this.stop(name);
+    } else if (slot.status.state !== 'running') {
+      slot.backoffMs = 0;
+      await this.start(name);
+    }
+  }
+
+  /** Stop and start one plugin now (`plugins restart`); the back-off starts over. */
+  async restart(name: string): Promise<boolean> {
+    const slot = this.slots.get(name);
+    if (!slot) throw new HomeAgentError('PLUGIN_UNKNOWN', `no plugin called "${name}"`);
+    await this.stop(name);
+    slot.backoffMs = 0;
+    return this.start(name);
   }
 
   /** Start every plugin in order; failures are logged and recorded, never thrown. */
@@ -73,12 +171,16 @@ export class PluginHost {
     const slot = this.slots.get(name);
     if (!slot) return false;
     const { plugin, status } = slot;
+    if (status.disabled) return false;
+    this.d.services.clock.clearTimeout(slot.restartTimer);
+    delete status.next_restart_at;
+    slot.life++;
     status.state = 'starting';
     const log = createLogger(`plugin:${name}`);
     try {
       await withTimeout(Promise.resolve().then(() => plugin.start(this.sdkFor(plugin))), this.timeoutMs(), `start of plugin ${name}`);
       status.state = 'running';
-      status.started_at = Date.now();
+      status.started_at = this.d.services.clock.now();
       delete status.error;
       status.tools = this.d.services.tools.names().filter((t) => this.d.services.tools.ownerOf(t) === name);
       status.channels = this.d.services.outputs.all().filter((c) => c.owner === name).map((c) => c.name);
@@ -87,7 +189,9 @@ export class PluginHost {
     } catch (err) {
       status.state = 'failed';
       status.error = errorMessage(err);
-      log.error({ err: status.error }, 'plugin failed to start; its registrations are removed, the others go on');
+      status.last_error = status.error;
+      delete status.started_at;
+      log.error({ err: status.error }, 'plugin failed to start; its registrations are removed, the others go on; it is tried again after a back-off');
       this.d.services.bus.publish('system', { kind: 'plugin_failed', message: new PluginError(name, status.error).message });
       this.detach(name);
       try {
@@ -95,6 +199,8 @@ export class PluginHost {
       } catch {
         /* already failed */
       }
+      slot.life++;
+      this.scheduleRestart(slot);
       return false;
     }
   }
@@ -102,7 +208,11 @@ export class PluginHost {
   /** Stop one plugin and remove its registrations. Never throws. */
   async stop(name: string): Promise<void> {
     const slot = this.slots.get(name);
-    if (!slot || slot.status.state === 'stopped') return;
+    if (!slot) return;
+    this.d.services.clock.clearTimeout(slot.restartTimer);
+    delete slot.status.next_restart_at;
+    slot.life++;
+    if (slot.status.state === 'stopped') return;
     try {
       await withTimeout(Promise.resolve().then(() => slot.plugin.stop?.()), this.timeoutMs(), `stop of plugin ${name}`);
     } catch (err) {
@@ -144,6 +254,7 @@ export class PluginHost {
     const agent = this.d.agent;
     const kernelLevel = plugin.kernelLevel === true;
     const log = createLogger(`plugin:${name}`);
+    const life = this.slots.get(name)?.life ?? 0;
     const registerTool = (def: ToolDef) => {
       s.tools.register(name, def);
       if (def.no_memory || def.cleaner) s.memory.registerToolMemoryPolicy(def.name, { no_memory: def.no_memory, cleaner: def.cleaner });
@@ -177,6 +288,9 @@ export class PluginHost {
       sendOutput: async (channel, content, meta = {}) => {
         await s.outputs.send({ channel, kind: 'full', content, type: 'text', meta });
         s.bus.publish('output', { type: 'output', channel, content, kind: 'full' });
+      },
+      crashed: (reason: string) => {
+        this.crashed(name, life, reason);
       },
       settings: () => s.settings,
       memory: () => this.d.memoryApi(),

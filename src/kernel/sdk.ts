@@ -54,6 +54,13 @@ export interface PluginSDK {
   outputChannel(name: string): OutputChannelInfo | undefined;
   /** Deliver a message to an output channel directly (passes before_output/after_output). */
   sendOutput(channel: string, content: string, meta?: Record<string, unknown>): Promise<void>;
+  /**
+   * Report that the plugin died outside a call (its child process exited,
+   * its VM broke, its server went away for good). The host detaches
+   * everything the plugin registered at once, calls its `stop()`, and starts
+   * it again with back-off (issue 17 "Supervision"). Never throws.
+   */
+  crashed(reason: string): void;
   settings(): SettingsAPI;
   memory(): MemoryAPI;
   knowledge(): KnowledgeAPI;
