@@ -326,6 +326,11 @@ export class FakeSdk implements PluginSDK {
       opts.signal?.addEventListener('abort', drop, { once: true });
     });
   }
+  /** Crash reports (PluginSDK.crashed), in order. */
+  readonly crashes: string[] = [];
+  crashed(reason: string): void {
+    this.crashes.push(reason);
+  }
   stop(source: string): void {
     this.stops.push(source);
     for (const c of [...this.running]) c.abort(new Error('stopped'));
