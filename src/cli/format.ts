@@ -187,7 +187,18 @@ function statusText(r: Record<string, unknown>, now = Date.now()): string {
   row('Agent', `${a.running ? 'answering' : 'idle'}, ${Number(a.queue ?? 0) + Number(a.pending ?? 0) + Number(a.inbox ?? 0)} waiting`);
   const plugins = Array.isArray(r.plugins) ? (r.plugins as Array<Record<string, unknown>>) : [];
   const bad = plugins.filter((p) => p.state !== 'running');
-  row('Plugins', `${plugins.length - bad.length} of ${plugins.length} running${bad.length ? '; ' + bad.map((p) => `${String(p.name)} ${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}`).join(', ') : ''}`);
+  const restarted = plugins.filter((p) => p.state === 'running' && typeof p.restarts === 'number' && p.restarts > 0);
+  row(
+    'Plugins',
+    `${plugins.length - bad.length} of ${plugins.length} running${bad.length ? '; ' + bad.map((p) => `${String(p.name)} ${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}${typeof p.restarts === 'number' && p.restarts > 0 ? `, ${p.restarts} restarts` : ''}`).join(', ') : ''}${restarted.length ? '; restarted: ' + restarted.map((p) => `${String(p.name)} ${String(p.restarts)}x`).join(', ') : ''}`,
+  );
+  const disk = isRecord(r.disk) ? r.disk : undefined;
+  if (disk && Array.isArray(disk.areas)) {
+    const areas = disk.areas as Array<Record<string, unknown>>;
+    const sizes = areas.map((a) => `${String(a.name)} ${String(a.used_mb)}${Number(a.max_mb) > 0 ? `/${String(a.max_mb)}` : ''} MB`).join(', ');
+    const warn = areas.filter((a) => typeof a.warning === 'string').map((a) => String(a.warning));
+    row('Disk', `${sizes}${typeof disk.free_mb === 'number' ? `; ${disk.free_mb} MB free` : ''}${warn.length ? `; ${warn.join('; ')}` : ''}`);
+  }
   const pending = Array.isArray(r.restart_pending) ? (r.restart_pending as Array<Record<string, unknown>>) : [];
   if (pending.length) row('Restart', `needed: ${pending.map((p) => `${String(p.key)} changed at ${clockTime(Number(p.changed_at))}`).join(', ')} (sudo systemctl restart homeagent)`);
   const errs = Array.isArray(r.last_errors) ? (r.last_errors as Array<Record<string, unknown>>) : [];

@@ -82,7 +82,19 @@ function rootLogger(): pino.Logger {
  * before the call keep writing where they did, so call it first.
  */
 export function logToFile(file: string): void {
-  logTo(pino.destination({ dest: file, sync: true, mkdir: true, append: true }));
+  fileDest = pino.destination({ dest: file, sync: true, mkdir: true, append: true });
+  logTo(fileDest);
+}
+
+let fileDest: ReturnType<typeof pino.destination> | undefined;
+
+/**
+ * Reopen the file `logToFile` writes (after the disk keeper moved it to
+ * `<file>.1`): later lines go to a new file of the same name. No-op when the
+ * logs do not go to a file.
+ */
+export function reopenLogFile(): void {
+  fileDest?.reopen();
 }
 
 /**

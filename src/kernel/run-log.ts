@@ -9,7 +9,7 @@
  * Storage: SQLite `runlog.db` in the data directory (WAL), one row per event.
  */
 import Database from 'better-sqlite3';
-import { migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from './store-version.js';
+import { WAL_SIZE_LIMIT, migrateSqlite, type OpenStoreOptions, type SqliteStoreSpec } from './store-version.js';
 import type { ChatMessage } from './llm-types.js';
 import type { TurnEvent } from './turn-events.js';
 import type { CompactionEvent } from './compaction.js';
@@ -75,8 +75,39 @@ export interface RunLog {
    * WAL truncated). Returns how many events were tombstoned.
    */
   forget(turns: readonly string[], words: readonly string[], at: number): number;
+  /**
+   * Bound the log (issue 18 "Nothing grows without bound"): remove whole
+   * turns, oldest first, while the oldest is older than `before` (ms since
+   * epoch; 0 = no age limit) or the log uses more than `maxBytes` (0 = no
+   * size limit), at most `maxTurns` turns per call (the caller calls again
+   * while `more` is true, between turns, so a large prune never holds the
+   * event loop). The compaction events in force (the last summary and what
+   * started after it, src/kernel/compaction.ts restoreCompaction) are kept.
+   * Freed pages are reused by later events, so the file stops growing at the
+   * bound without a VACUUM.
+   */
+  prune(opts: { before: number; maxBytes: number; maxTurns?: number }): { turns: number; events: number; more: boolean };
+  /** Bytes the log's events use (SQLite: pages in use, free pages excluded; in memory: their JSON). */
+  usedBytes(): number;
   close(): void;
 }
+
+/** The compaction events a prune keeps: every compaction event from the start of the summary in force on. */
+function keepCompactionFrom(events: readonly StoredRunEvent[]): number {
+  let finished: string | undefined;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type === 'compaction.finished' && e.status !== 'abandoned') {
+      finished = e.compaction;
+      break;
+    }
+  }
+  if (finished === undefined) return events.length > 0 ? events[0]!.seq : Number.POSITIVE_INFINITY;
+  const start = events.find((e) => e.type === 'compaction.started' && e.compaction === finished);
+  return start ? start.seq : events[0]!.seq;
+}
+
+const COMPACTION_TYPES = ['compaction.started', 'compaction.finished'] as const;
 
 /** In-memory run log (tests; the kernel's default when no data directory log is wired). */
 export class MemoryRunLog implements RunLog {
@@ -106,6 +137,29 @@ export class MemoryRunLog implements RunLog {
       n++;
     });
     return n;
+  }
+
+  prune(opts: { before: number; maxBytes: number; maxTurns?: number }): { turns: number; events: number; more: boolean } {
+    const keepFrom = keepCompactionFrom(this.events.filter((e) => (COMPACTION_TYPES as readonly string[]).includes(e.type)));
+    const kept = (e: StoredRunEvent): boolean => (COMPACTION_TYPES as readonly string[]).includes(e.type) && e.seq >= keepFrom;
+    let turns = 0;
+    let events = 0;
+    const limit = opts.maxTurns ?? 200;
+    for (;;) {
+      const oldest = this.events.find((e) => !kept(e));
+      if (!oldest) return { turns, events, more: false };
+      const tooOld = opts.before > 0 && oldest.at < opts.before;
+      const tooBig = opts.maxBytes > 0 && this.usedBytes() > opts.maxBytes;
+      if (!tooOld && !tooBig) return { turns, events, more: false };
+      if (turns >= limit) return { turns, events, more: true };
+      const before = this.events.length;
+      for (let i = this.events.length - 1; i >= 0; i--) if (this.events[i]!.turn === oldest.turn && !kept(this.events[i]!)) this.events.splice(i, 1);
+      events += before - this.events.length;
+      turns++;
+    }
+  }
+  usedBytes(): number {
+    return this.events.reduce((n, e) => n + JSON.stringify(e).length, 0);
   }
   close(): void {}
 }
@@ -148,6 +202,9 @@ export class SqliteRunLog implements RunLog {
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
+      // The WAL is checkpointed every 1 MB and cut back to 1 MB (issue 18: the log's files stay near core.storage.runlog_max_mb).
+      this.db.pragma('wal_autocheckpoint = 256');
+      this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
       // Forgetting for real (issue 18): what is replaced by a tombstone is overwritten with zeros.
       this.db.pragma('secure_delete = ON');
       migrateSqlite(this.db, RUN_LOG_STORE, { file: path, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
@@ -203,6 +260,45 @@ export class SqliteRunLog implements RunLog {
     }
     return hits.size;
   }
+
+  prune(opts: { before: number; maxBytes: number; maxTurns?: number }): { turns: number; events: number; more: boolean } {
+    const compactions = this.db
+      .prepare(`SELECT seq, at, body FROM run_events WHERE type IN ('compaction.started', 'compaction.finished') ORDER BY seq`)
+      .all() as Array<{ seq: number; at: number; body: string }>;
+    const keepFrom = keepCompactionFrom(compactions.map((r) => ({ ...(JSON.parse(r.body) as RunEvent), seq: r.seq, at: r.at })));
+    const oldestStmt = this.db.prepare(`SELECT turn, at FROM run_events WHERE NOT (type IN ('compaction.started', 'compaction.finished') AND seq >= ?) ORDER BY seq LIMIT 1`);
+    const del = this.db.prepare(`DELETE FROM run_events WHERE turn = ? AND NOT (type IN ('compaction.started', 'compaction.finished') AND seq >= ?)`);
+    const limit = opts.maxTurns ?? 200;
+    let turns = 0;
+    let events = 0;
+    let more = false;
+    this.db
+      .transaction(() => {
+        for (;;) {
+          const oldest = oldestStmt.get(keepFrom) as { turn: string; at: number } | undefined;
+          if (!oldest) return;
+          const tooOld = opts.before > 0 && oldest.at < opts.before;
+          const tooBig = opts.maxBytes > 0 && this.usedBytes() > opts.maxBytes;
+          if (!tooOld && !tooBig) return;
+          if (turns >= limit) {
+            more = true;
+            return;
+          }
+          events += del.run(oldest.turn, keepFrom).changes;
+          turns++;
+        }
+      })
+      .immediate();
+    return { turns, events, more };
+  }
+
+  usedBytes(): number {
+    const pages = this.db.pragma('page_count', { simple: true }) as number;
+    const free = this.db.pragma('freelist_count', { simple: true }) as number;
+    const size = this.db.pragma('page_size', { simple: true }) as number;
+    return (pages - free) * size;
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

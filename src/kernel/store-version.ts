@@ -255,6 +255,9 @@ export function migrateSqlite(db: Database.Database, spec: SqliteStoreSpec, loc:
   return report;
 }
 
+/** Bytes a store's WAL file is cut back to after a checkpoint (PRAGMA journal_size_limit). */
+export const WAL_SIZE_LIMIT = 1_048_576;
+
 /**
  * Open a SQLite store the way every store of the box is opened: its folder
  * created (unless `file` is ':memory:'), WAL journal, synchronous FULL, the
@@ -269,6 +272,8 @@ export function openSqliteStore(file: string, spec: SqliteStoreSpec, opts: OpenS
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
+    // The WAL file shrinks back to 1 MB after a checkpoint instead of staying at its largest (issue 18: bounded on an SD card).
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     for (const p of opts.pragmas ?? []) db.pragma(p);
     migrateSqlite(db, spec, { file, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, opts);
   } catch (err) {

@@ -109,6 +109,8 @@ export class ContextWindow {
     private readonly db: Db,
     private readonly docs: DocStore,
     private readonly policyOf: (tool: string | undefined) => ToolMemoryPolicy | undefined,
+    /** Whether the memory is at its size cap: events leaving the window are then dropped instead of archived as documents. */
+    private readonly full: () => boolean = () => false,
   ) {
     this.st = {
       insert: db.prepare(`INSERT INTO context_events(id, time, kind, source, input, response, tool, interrupted, speaker, vec, fp)
@@ -242,6 +244,10 @@ export class ContextWindow {
     this.db
       .transaction(() => {
         for (const { seq, event } of archive) {
+          if (this.full()) {
+            this.st.del.run(seq);
+            continue;
+          }
           const policy = this.policyOf(event.tool);
           const id = this.docs.add(
             {

@@ -24,3 +24,15 @@ export class KnowledgeError extends HomeAgentError {
     super('KNOWLEDGE_INVALID', message, options);
   }
 }
+
+/**
+ * The memory reached its size cap (core.storage.memory_max_mb, issue 18
+ * "Nothing grows without bound"): nothing new is remembered until something
+ * is forgotten or the cap is raised; nothing already remembered is removed.
+ * Code MEMORY_FULL.
+ */
+export class MemoryFullError extends HomeAgentError {
+  constructor(message: string) {
+    super('MEMORY_FULL', message);
+  }
+}

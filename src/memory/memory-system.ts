@@ -34,7 +34,7 @@ import { numberSetting, registerMemorySettings } from './settings.js';
 import { memoryTools } from './tools.js';
 import { cleanText } from './text.js';
 import { Social, personFact as personFactOf, relationVisible, type Viewer } from './social.js';
-import { MemoryNotFoundError } from './errors.js';
+import { MemoryFullError, MemoryNotFoundError } from './errors.js';
 import { DenseIndex, type EmbeddingSource } from './dense.js';
 import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
 import { candidateRareWords, sweepReferences, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
@@ -230,6 +230,8 @@ export class MemorySystem implements KernelMemory {
   private readonly forgetListeners: Array<(r: ForgetResult) => void> = [];
   /** Turns asking to forget: their own later events (tool calls, reply) are not recorded. */
   private readonly forgetting = new Set<string>();
+  /** Why the memory is full (at core.storage.memory_max_mb), or undefined while there is room. */
+  private fullReason: string | undefined;
 
   constructor(private readonly opts: MemorySystemOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -240,7 +242,7 @@ export class MemorySystem implements KernelMemory {
     this.db = openMemoryDb(opts.dataDir);
     this.docs = new DocStore(this.db);
     this.graph = new GraphStore(this.db);
-    this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined));
+    this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined), () => this.fullReason !== undefined);
     this.social = new Social(this.db, this.graph, () => this.now());
     this.fixupPeople();
     // A forgetting that committed but was cut before its pages were erased (kill -9) is finished now.
@@ -509,8 +511,28 @@ export class MemorySystem implements KernelMemory {
     return hits.map((h) => h.doc);
   }
 
-  /** doc_commit: store a note as a document (durable when it returns), `speaker` the person who asked for it. Returns its id. */
+  /**
+   * Mark the memory full or not (the disk keeper, src/service/disk-keeper.ts,
+   * at core.storage.memory_max_mb; issue 18 "what the box remembers is never
+   * aged out, only capped by size"). While full: commitDocument throws
+   * MemoryFullError, events leaving the context window are dropped instead
+   * of archived, cold documents are not distilled into the graph. Nothing
+   * already remembered is removed. `reason` undefined clears it.
+   */
+  setFull(reason: string | undefined): void {
+    if (reason !== undefined && this.fullReason === undefined) this.log.warn({ reason }, 'memory is full: nothing new is remembered until something is forgotten or core.storage.memory_max_mb is raised');
+    if (reason === undefined && this.fullReason !== undefined) this.log.info('memory has room again');
+    this.fullReason = reason;
+  }
+
+  /** Why the memory is full, or undefined while there is room. */
+  full(): string | undefined {
+    return this.fullReason;
+  }
+
+  /** doc_commit: store a note as a document (durable when it returns), `speaker` the person who asked for it. Returns its id. Throws MemoryFullError at the size cap. */
   commitDocument(title: string, content: string, source = 'doc_commit', speaker?: string): number {
+    if (this.fullReason !== undefined) throw new MemoryFullError(`memory is full (${this.fullReason}); forget something or raise core.storage.memory_max_mb`);
     return this.db
       .transaction(() => this.docs.add({ time: this.now(), kind: 'note', source, title, input: '', response: content, ...(speaker ? { speaker } : {}) }, this.now()))
       .immediate();
@@ -1061,6 +1083,7 @@ export class MemorySystem implements KernelMemory {
   }
 
   private tickArchive(): Record<string, number> {
+    if (this.fullReason !== undefined) return { full: 1 };
     const now = this.now();
     this.docs.flushAccess(now);
     const before = now - this.setting('core.memory.cold_doc_hours') * 3_600_000;

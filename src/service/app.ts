@@ -33,6 +33,7 @@ import { doctorInputFromSettings, runDoctor } from './doctor.js';
 import { registerServiceSettings } from './settings.js';
 import { audioSimulated, VoiceServicePlugin } from './voice-wiring.js';
 import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
+import { DiskKeeper } from './disk-keeper.js';
 import { wireForgetting } from './forgetting.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 import { WebUIPlugin } from '../plugins/webui/index.js';
@@ -67,6 +68,8 @@ export interface App {
   webui: WebUIPlugin;
   broker?: EmbeddedBroker;
   brokerUrl: string;
+  /** Bounds the run log and log files, caps the memory (issue 18 "Nothing grows without bound"). */
+  disk: DiskKeeper;
   dataDir: string;
   socketPath: string;
   startedAt: number;
@@ -128,6 +131,24 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const voice = new VoiceServicePlugin();
   const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog });
 
+  const disk = new DiskKeeper({
+    dataDir: opts.dataDir,
+    settings,
+    clock: kernel.services.clock,
+    log: createLogger('disk'),
+    runLog: () => kernel.services.runLog,
+    memory: memory.system,
+    speakerSimDir: () => {
+      let dir = '';
+      try {
+        dir = settings.get<string>('plugin.speaker.sim_dir');
+      } catch {
+        /* the speaker plugin did not register its settings */
+      }
+      return dir || path.join(opts.dataDir, 'speaker-sim');
+    },
+    busy: () => kernel.agent.stats().running,
+  });
   let demo: DemoHomeSimulator | undefined;
   let watchdog: WatchdogHandle | undefined;
   let stopping: Promise<void> | undefined;
@@ -144,6 +165,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     webui,
     broker,
     brokerUrl,
+    disk,
     dataDir: opts.dataDir,
     socketPath,
     startedAt,
@@ -152,6 +174,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
         log.info('shutting down');
         void notifyStopping('shutting down');
         watchdog?.stop();
+        disk.stop();
         await kernel.stop();
         await demo?.stop().catch(() => undefined);
         providers.close();
@@ -205,6 +228,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   }
 
   await kernel.start();
+  disk.start();
   for (const s of kernel.host.status()) if (s.state === 'failed') log.error({ plugin: s.name, err: s.error }, 'plugin failed to start; the others run');
 
   void notifyReady(`listening; LLM ${providers.status().sources[0]?.model ?? 'none'}`);
@@ -236,7 +260,9 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       devices: reg ? reg.entities().length : 0,
       voice: app.voice.describe(),
       agent: kernel.agent.stats(),
-      plugins: kernel.host.status().map((s) => ({ name: s.name, state: s.state, ...(s.error ? { error: s.error } : {}) })),
+      plugins: kernel.host.status().map((s) => ({ name: s.name, state: s.state, ...(s.restarts ? { restarts: s.restarts } : {}), ...(s.error ? { error: s.error } : {}) })),
+      // Sizes of the run log, memory, log files (issue 18): MB used, bound, warnings.
+      disk: app.disk.status(),
       last_errors: recentProblems().slice(-10),
       // Settings read only at start that were changed since (homeagent config set): a restart applies them.
       restart_pending: app.settings.restartPending(app.startedAt),
@@ -252,7 +278,7 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
     if (!app.memory) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory system is not running');
     return app.memory.exportPerson(args.person);
   };
-  commands.doctor = async () => runDoctor({ ...doctorInputFromSettings(app.settings, app.dataDir), service: { running: true, socket: app.socketPath } });
+  commands.doctor = async () => runDoctor({ ...doctorInputFromSettings(app.settings, app.dataDir), service: { running: true, socket: app.socketPath }, disk: app.disk.status() });
   // The voice plugin serves `listen` itself while it runs (PluginSDK.registerCommand); this answers otherwise.
   commands.listen = () => {
     throw new Error('the voice pipeline is not running');

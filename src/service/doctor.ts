@@ -26,6 +26,9 @@ import type { SettingsAPI } from '../kernel/settings-types.js';
 import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
 import { probeSysfsGpio } from '../../hal/gpio/onoff-driver.js';
+import { DiskKeeper, type DiskStatus } from './disk-keeper.js';
+import { systemClock } from '../kernel/clock.js';
+import { createLogger } from '../kernel/log.js';
 import { readWakeConfig, settingOr, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
 
 /** One check's outcome. */
@@ -65,6 +68,8 @@ export interface DoctorInput {
   pocketsphinxModelDir?: string;
   /** Whether the service answers on its socket (checked by `homeagent doctor` when it runs without the service). */
   service?: { running: boolean; socket: string };
+  /** Sizes of the run log, memory and log files against their bounds (the disk keeper, issue 18); checks skipped when absent. */
+  disk?: DiskStatus;
 }
 
 /**
@@ -203,6 +208,12 @@ export function checkSpeechPrograms(v: VoiceDoctorInput | undefined, pathEnv?: s
  * their absence.
  */
 export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): DoctorInput {
+  let disk: DiskStatus | undefined;
+  try {
+    disk = new DiskKeeper({ dataDir, settings: s, clock: systemClock, log: createLogger('doctor'), runLog: () => undefined }).status();
+  } catch {
+    disk = undefined;
+  }
   const get = <T>(key: string, dflt: T): T => settingOr(s, key, dflt);
   const order = get<unknown>('core.llm.sources_order', []);
   const sources = (Array.isArray(order) ? order : []).filter((n): n is string => typeof n === 'string').map((name) => {
@@ -221,6 +232,7 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
     numCtx: get('core.llm.num_ctx', 8192),
     sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
     voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng') },
+    ...(disk ? { disk } : {}),
   };
 }
 
@@ -433,6 +445,19 @@ export function checkDisk(dataDir: string, minFree = 200 * 1024 * 1024): DoctorC
   }
 }
 
+/**
+ * What the box keeps on the card against its bounds (issue 18): one line
+ * with every area's size; fails when an area warns (the memory near or at
+ * its cap).
+ */
+export function checkStorage(disk: DiskStatus): DoctorCheck {
+  const sizes = disk.areas.map((a) => `${a.name} ${a.used_mb} MB${a.max_mb > 0 ? ` of ${a.max_mb}` : ''}`).join(', ');
+  const warnings = disk.areas.filter((a) => a.warning).map((a) => a.warning!);
+  return warnings.length === 0
+    ? { name: 'storage', ok: true, detail: sizes }
+    : { name: 'storage', ok: false, detail: `${sizes}; ${warnings.join('; ')}`, fix: 'forget what is no longer needed (homeagent memory forget, or ask the box to forget), or raise core.storage.memory_max_mb if the card has room' };
+}
+
 /** The schema version this release writes, per database file (src/kernel/store-version.ts). */
 const STORE_VERSIONS: Readonly<Record<string, number>> = {
   'memory.db': MEMORY_STORE.version,
@@ -499,6 +524,7 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   checks.push(await checkEmbeddings(input.embedding, input.fetchImpl));
   if (input.sources.length === 0) checks.push({ name: 'llm sources', ok: false, detail: 'no LLM source configured', fix: 'homeagent config set core.llm.sources.ollama.base_url http://HOST:11434' });
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
+  if (input.disk) checks.push(checkStorage(input.disk));
   checks.push(...checkDatabases(input.dataDir));
   return { ok: checks.every((c) => c.ok), checks };
 }

@@ -4,6 +4,7 @@
  * register (`registerAllSettings`): docs/SETTINGS.md is generated from it and
  * `homeagent config` uses it to validate when the service is not running.
  */
+import { registerStorageSettings } from './disk-keeper.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { registerCoreSettings } from '../kernel/core-settings.js';
 import { registerProviderSettings } from '../providers/manager.js';
@@ -32,5 +33,6 @@ export function registerAllSettings(s: SettingsAPI): void {
   registerCoreSettings(s);
   registerServiceSettings(s);
   registerProviderSettings(s);
+  registerStorageSettings(s);
   for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS]) s.register(d);
 }

@@ -111,6 +111,43 @@ export function runLogContract(name: string, factory: () => RunLogHarness): void
         log.close();
       }));
 
+    it('prune bounds the log by size: whole turns go, oldest first, in steps; the newest stay', () =>
+      withLog(({ log }) => {
+        const filler = 'the quick brown fox jumps over the lazy dog '.repeat(40);
+        for (let i = 0; i < 300; i++) for (const e of turnEvents(`t${i}`)) log.append(e.type === 'output' ? { ...e, content: `${i} ${filler}` } as RunEvent : e);
+        const full = log.usedBytes();
+        assert.ok(full > 300 * 1000, `usedBytes counts the events (${full})`);
+        const maxBytes = Math.floor(full / 3);
+        const first = log.prune({ before: 0, maxBytes, maxTurns: 50 });
+        assert.deepEqual([first.turns, first.more], [50, true], 'one call removes at most maxTurns turns and says there is more');
+        assert.equal(first.events, 50 * 6, 'whole turns');
+        let r = first;
+        while (r.more) r = log.prune({ before: 0, maxBytes, maxTurns: 50 });
+        assert.ok(log.usedBytes() <= maxBytes, `within the bound (${log.usedBytes()} <= ${maxBytes})`);
+        assert.deepEqual(log.turn('t0'), [], 'the oldest turn is gone');
+        assert.equal(log.turn('t299').length, 6, 'the newest turn is whole');
+        const left = new Set(log.tail(100000).map((e) => e.turn));
+        for (const t of left) assert.equal(log.turn(t).length, 6, `turn ${t} is whole or gone`);
+        assert.deepEqual(log.prune({ before: 0, maxBytes, maxTurns: 50 }), { turns: 0, events: 0, more: false }, 'nothing more to do within the bound');
+        assert.deepEqual(log.prune({ before: 0, maxBytes: 0 }), { turns: 0, events: 0, more: false }, 'no limits: nothing removed');
+      }));
+
+    it('prune by age keeps the compaction summary in force (and what started after it), drops older summaries', () =>
+      withLog(({ log }) => {
+        const sections = { facts: 'x' } as unknown;
+        log.append({ type: 'compaction.started', turn: 'c0', compaction: 'k0', covered: [], previous: '' } as unknown as RunEvent);
+        log.append({ type: 'compaction.finished', turn: 'c0', compaction: 'k0', status: 'summarised', sections, covered: [], through_time: 1 } as unknown as RunEvent);
+        for (const e of turnEvents('a')) log.append(e);
+        log.append({ type: 'compaction.started', turn: 'c1', compaction: 'k1', covered: [], previous: '' } as unknown as RunEvent);
+        log.append({ type: 'compaction.finished', turn: 'c1', compaction: 'k1', status: 'summarised', sections, covered: [], through_time: 2 } as unknown as RunEvent);
+        log.append({ type: 'compaction.started', turn: 'c2', compaction: 'k2', covered: [], previous: '' } as unknown as RunEvent);
+        for (const e of turnEvents('b')) log.append(e);
+        const r = log.prune({ before: Date.now() + 60_000, maxBytes: 0 });
+        assert.equal(r.more, false);
+        const left = log.tail(1000).map((e) => `${e.type}:${(e as { compaction?: string }).compaction ?? e.turn}`);
+        assert.deepEqual(left, ['compaction.started:k1', 'compaction.finished:k1', 'compaction.started:k2']);
+      }));
+
     it('a durable log keeps every event across a reopen and keeps numbering after them', (t) => {
       const h = factory();
       if (!h.reopen) {
