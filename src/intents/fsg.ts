@@ -54,6 +54,14 @@ function tokenWords(token: string): string[] {
  * sentence whose list is empty is left out. Returns null when no sentence
  * survives.
  */
+/**
+ * Words a grammar sentence may open with, left out of the transcript (issue
+ * 15: "turn on the kitchen light … and lock the front door" is two
+ * utterances when the first is committed at the pause; the second opens
+ * with "and").
+ */
+export const LEADING_WORDS: readonly string[] = ['and', 'then'];
+
 export function buildFsg(c: CompiledTemplates, resolve: SlotResolver, weights: FillerWeights = DEFAULT_FILLER_WEIGHTS): string | null {
   const a = new Automaton();
   const start = a.state();
@@ -130,12 +138,17 @@ export function buildFsg(c: CompiledTemplates, resolve: SlotResolver, weights: F
     }
   }
 
+  // A sentence may open with "and" or "then": the second of two commands said in one breath, heard as
+  // its own utterance after an early commit (issue 15 "Half a second from the last word").
+  const body = a.state();
+  a.add(start, body, null);
+  for (const w of LEADING_WORDS) a.add(start, body, w);
   let sentences = 0;
   for (const { group, sentences: nodes } of c.groups) {
     if (group.grammar === false) continue;
     for (const node of nodes) {
       if (!producible(node, group.requires, new Set())) continue;
-      build(node, start, final, group.requires);
+      build(node, body, final, group.requires);
       sentences++;
     }
   }

@@ -13,7 +13,7 @@ import { tokenise } from './normalise.js';
 import { compiledTemplates, type CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { HomeAgentError } from '../kernel/errors.js';
-import { buildFsg } from './fsg.js';
+import { LEADING_WORDS, buildFsg } from './fsg.js';
 import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 
@@ -187,7 +187,7 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
     }
   }
   if (sentences.length === 0) throw new GrammarError('no template can be filled from this vocabulary');
-  const bodies = [`public <command> = ${[...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ')};`];
+  const bodies = [`public <command> = [ ${LEADING_WORDS.join(' | ')} ] ( ${[...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ')} );`];
   for (const name of order) {
     const body = defined.get(name);
     if (body) bodies.push(`<${name}> = ${body};`);

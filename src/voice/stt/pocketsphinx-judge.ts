@@ -19,6 +19,8 @@ import { hypsegText, isFiller, type HypsegUtterance } from './pocketsphinx-log.j
 import { NAME_FREE } from '../../intents/templates-en.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
+import type { SentenceStanding } from './fsg-walk.js';
+import { LEADING_WORDS } from '../../intents/fsg.js';
 import { durationMisfit, sentencePhones, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 
 /**
@@ -52,6 +54,30 @@ export interface PocketsphinxDetails {
   msPerPhone?: number;
   /** Why the length does not fit (the result is then rejected); undefined when it fits or was not checked. */
   durationMisfit?: DurationMisfit;
+  /** Where the hypothesis stands in the grammar (fsg-walk.ts); undefined when not checked. */
+  standing?: SentenceStanding;
+}
+
+/**
+ * How far inside the rejection threshold (DEFAULT_MAX_SCORE_GAP, score
+ * units per frame) a speculative decode must be to be acted on at the first
+ * pause (issue 15 "clearly ahead ... of the rejection path").
+ */
+export const EARLY_COMMIT_MARGIN = 4;
+
+/**
+ * Whether a speculative decode (the first pause's final pass) may be acted
+ * on at once instead of after the full silence (issue 15 "Grammar-aware
+ * endpointing"): accepted, an intent matched, a complete sentence of the
+ * grammar that no longer sentence extends, no name the filler spelt in phones, and its score
+ * EARLY_COMMIT_MARGIN inside the rejection threshold. Anything else waits
+ * for the full silence as before.
+ */
+export function earlyCommittable(result: SttResult, details: PocketsphinxDetails, maxScoreGap: number, margin = EARLY_COMMIT_MARGIN): boolean {
+  if (result.rejected || !result.intent || !details.standing) return false;
+  if (!details.standing.complete || details.standing.continuable) return false;
+  if (details.hypothesis.split(' ').some((w) => isPhoneWord(w))) return false;
+  return details.scoreGap !== undefined && details.scoreGap <= maxScoreGap - margin;
 }
 
 /**
@@ -107,13 +133,18 @@ export function judgeDecode(
     extent?: SpeechExtent;
     phones?: ReadonlyMap<string, number>;
     durationLimits?: DurationLimits | false;
+    /** Where decoded words stand in the grammar (fsg-walk.ts `standing` over its command.fsg). */
+    standing?: (words: readonly string[]) => SentenceStanding;
   },
 ): { result: SttResult; details: PocketsphinxDetails } {
   const { main, mainStderr, garbage } = out;
   const hypothesis = main ? hypsegText(main) : '';
   const grammarMismatch = /Final result does not match the grammar/.test(mainStderr);
   // A name spelt in phones by the grammar's filler (filler.ts) is one unheard word for the matcher.
-  const { words, unheard, longestRun } = collapsePhoneWords(hypothesis.split(' ').filter(Boolean));
+  const collapsed = collapsePhoneWords(hypothesis.split(' ').filter(Boolean));
+  const { unheard, longestRun } = collapsed;
+  // A leading "and"/"then" (the second of two commands in one breath) is not part of the command.
+  const words = collapsed.words.length > 1 && LEADING_WORDS.includes(collapsed.words[0]!.replace(/\(\d+\)$/, '')) ? collapsed.words.slice(1) : collapsed.words;
   const heard = words.join(' ');
   const text = heard ? normaliseText(heard, 'en').replaceAll(UNHEARD_TOKEN, '…') : '';
   const matched = text && !grammarMismatch ? matchIntent(heard, opts.vocab, 'en') : null;
@@ -124,6 +155,7 @@ export function judgeDecode(
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
+  if (opts.standing && hypothesis) details.standing = opts.standing(hypothesis.split(' ').filter(Boolean));
   if (opts.extent && opts.phones) {
     const phones = sentencePhones(hypothesis.split(' ').filter(Boolean), opts.phones);
     details.extent = opts.extent;
