@@ -165,11 +165,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
-  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
+  const plugins: Plugin[] = [memory.plugin, memory.picturesPlugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
   plugins.push(voice, webui);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
-  if (optional.includes('camera')) plugins.push(new CameraPlugin());
+  // Snapshots go to the memory's picture store (stored once by sha256, remembered, under the size budget).
+  if (optional.includes('camera')) plugins.push(new CameraPlugin({ pictures: memory.system.pictures }));
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   // The logs go to a file or the journal while the console is attached (homeagent run: routeLogsForConsole).
   const banner = (): ConsoleBanner => ({
