@@ -112,6 +112,7 @@ export class CameraPlugin implements Plugin {
   private seq = 0;
   private readonly clock: Clock;
   private timer: TimerHandle | undefined;
+  private capturing = false;
 
   constructor(private readonly deps: CameraDeps = {}) {
     this.clock = deps.clock ?? systemClock;
@@ -182,12 +183,15 @@ export class CameraPlugin implements Plugin {
     const minutes = this.config().captureIntervalMin;
     if (!(minutes > 0)) return;
     this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
+      // The next one is due an interval from now, whatever this one takes; one still running is not doubled.
+      this.armCapture();
+      if (this.capturing) return;
+      this.capturing = true;
       const log = this.sdk?.log;
       void this.capture()
         .catch((err: unknown) => log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'periodic snapshot failed'))
         .finally(() => {
-          if (!this.timer) this.armCapture();
+          this.capturing = false;
         });
     }, minutes * 60_000);
   }
