@@ -233,6 +233,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       llm: { last_source: p.last_source, last_model: p.last_model, sources: p.sources },
       // Dense recall from the provider's embeddings (issue 19): off, indexing with progress, ready, or unavailable.
       embeddings: app.memory?.system.dense.status(),
+      // Stored pictures (issue 18 "Pictures"): how many, their bytes against core.memory.images_max_mb, how many a conversation refers to.
+      pictures: app.memory?.system.pictures.stats(),
       broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
       devices: reg ? reg.entities().length : 0,
       voice: app.voice.describe(),
