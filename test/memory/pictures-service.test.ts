@@ -5,13 +5,14 @@
  *   shown the JPEG, and says what it sees; the picture is one file under
  *   <data dir>/images named by its sha256, remembered with the camera's
  *   name, the turn and the model's words.
+ * - The run log holds a `sha256:` reference, not the bytes again.
  * - "What did the camera see today?": the prompt's recall already holds the
  *   picture's time and description, and pictures_recall returns them.
  * - "Forget the parcel": the picture's entry and file are gone.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,6 +97,10 @@ describe('pictures (service)', () => {
     const file = path.join(dir, 'images', sha.slice(0, 2), `${sha}.jpg`);
     assert.ok(existsSync(file));
     assert.equal(existsSync(path.join(dir, 'camera')), false, 'no second copy under camera/');
+    // The run log keeps a reference, not a second copy of the bytes.
+    const logged = app.kernel.services.runLog.turn(took.input_id).flatMap((e) => (e.type === 'llm.requested' ? e.appended : e.type === 'context.projected' ? e.messages : []));
+    assert.deepEqual(logged.flatMap((m) => m.images ?? []), [`sha256:${sha}`]);
+    assert.ok(!readFileSync(path.join(dir, 'runlog.db')).toString('latin1').includes(shown.images![0]!.slice(100, 160)), 'runlog.db holds no base64 of it');
 
     const asked = await ask('What did the camera see today?');
     const first = srv.chatRequests().find((r) => r.body!.messages!.some((m) => /^What did the camera see today/.test(text(m))))!;
