@@ -150,6 +150,8 @@ export interface PersonExport {
   earlier_values: Array<{ fact: string; sentence: string; sensitive: boolean; valid_from: string; replaced: string }>;
   /** Sensitive facts heard about the person, waiting for their yes. */
   waiting_for_yes: Array<{ id: number; fact: string; sentence: string; origin: string; time: string }>;
+  /** Pictures shown to the model in the person's turns (issue 18 "Pictures"): when, from where, what they show, and the file's sha256. */
+  pictures: Array<{ id: number; time: string; source: string; description: string; sha256: string }>;
 }
 
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
@@ -663,6 +665,14 @@ export class MemorySystem implements KernelMemory {
           }))
         : [],
       waiting_for_yes: this.candidates(canonical).map((c) => ({ id: c.id, fact: `${c.subject} ${c.relation} ${c.object}`, sentence: c.sentence, origin: c.origin, time: new Date(c.time).toISOString() })),
+      pictures: this.pictures
+        .entriesOfTurns(
+          new Set([
+            ...said.context_events.map((e) => turnOfEvent(String((e as Record<string, unknown>).id))),
+            ...said.documents.map((d) => (d as Record<string, unknown>).event_id).filter((x): x is string => typeof x === 'string').map(turnOfEvent),
+          ]),
+        )
+        .map((e) => ({ id: e.id, time: new Date(e.time).toISOString(), source: e.source, description: e.description, sha256: e.sha256 })),
     };
   }
 

@@ -261,6 +261,12 @@ export class PictureStore {
     ) as PictureEntry[];
   }
 
+  /** The entries of `turns` (input ids), oldest first. */
+  entriesOfTurns(turns: ReadonlySet<string>): PictureEntry[] {
+    if (turns.size === 0) return [];
+    return this.db.prepare('SELECT * FROM picture_entries WHERE turn IN (SELECT value FROM json_each(?)) ORDER BY time, id').all(JSON.stringify([...turns])) as PictureEntry[];
+  }
+
   /** Number of stored pictures and their bytes, with how many are referenced (for memory_introspect and status). */
   stats(): { pictures: number; bytes: number; referenced: number; entries: number; budget_bytes: number } {
     const r = this.db.prepare('SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM pictures').get() as { n: number; b: number };

@@ -97,6 +97,8 @@ describe('pictures (service)', () => {
     const file = path.join(dir, 'images', sha.slice(0, 2), `${sha}.jpg`);
     assert.ok(existsSync(file));
     assert.equal(existsSync(path.join(dir, 'camera')), false, 'no second copy under camera/');
+    // Anna's export lists the picture her turn looked at.
+    assert.deepEqual(app.memory!.exportPerson('Anna').pictures.map((p) => [p.source, p.description, p.sha256]), [['front door', SEEN, sha]]);
     // The run log keeps a reference, not a second copy of the bytes.
     const logged = app.kernel.services.runLog.turn(took.input_id).flatMap((e) => (e.type === 'llm.requested' ? e.appended : e.type === 'context.projected' ? e.messages : []));
     assert.deepEqual(logged.flatMap((m) => m.images ?? []), [`sha256:${sha}`]);
