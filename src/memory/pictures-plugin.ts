@@ -46,8 +46,6 @@ export class PicturesPlugin implements Plugin {
   private timer: TimerHandle | undefined;
   /** Turns of the kernel's own inputs (not recorded). */
   private readonly self = new Set<string>();
-  /** Input source of each running turn. */
-  private readonly sources = new Map<string, string>();
   /** Entries each turn showed the model that wait for its words. */
   private readonly pending = new Map<string, number[]>();
 
@@ -62,7 +60,6 @@ export class PicturesPlugin implements Plugin {
         this.self.add(ev.turn);
         return;
       }
-      this.sources.set(ev.turn, ev.input.source);
       for (const b64 of ev.input.images ?? []) this.enqueue(() => this.store(ev.turn, b64, `turn:${ev.input.source}`, ev.input.received_at));
     });
     sdk.subscribe('llm.requested', (ev) => this.fromMessages(ev.turn, ev.appended));
@@ -80,7 +77,6 @@ export class PicturesPlugin implements Plugin {
     sdk.subscribe('turn.finished', (ev) => {
       this.enqueue(() => {
         this.self.delete(ev.turn);
-        this.sources.delete(ev.turn);
         this.pending.delete(ev.turn);
       });
     });
