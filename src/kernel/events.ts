@@ -56,8 +56,24 @@ export interface PluginEvents {
   'plugin.gpio.button': GpioButtonEvent;
   /** hal/gpio: the push-to-talk button went down (`pressed: true`) or up (`held_ms`). */
   'plugin.gpio.ptt': { pressed: boolean; held_ms?: number };
-  /** hal/camera: a snapshot was taken (`file` when kept on disk; `captured_at` ms since the epoch). */
-  'plugin.camera.snapshot': { file?: string; width: number; height: number; bytes: number; source: string; captured_at: number; image_base64: string };
+  /**
+   * hal/camera: a snapshot was taken (`file` when kept on disk; `captured_at` ms since the epoch; `camera` the
+   * camera's name; `sha256` and `picture_id` when the memory's picture store keeps it; `turn` the input id when a
+   * turn asked for it).
+   */
+  'plugin.camera.snapshot': {
+    file?: string;
+    width: number;
+    height: number;
+    bytes: number;
+    source: string;
+    camera?: string;
+    captured_at: number;
+    image_base64: string;
+    sha256?: string;
+    picture_id?: number;
+    turn?: string;
+  };
   /** hal/serial: a JSON object line the device sent on its own. */
   'plugin.serial.reading': Record<string, unknown>;
   /** hal/serial: the port opened or closed (`disconnected` when the device went away). */

@@ -4,7 +4,10 @@
  * an event with a monotonic sequence number. The model-visible context of any
  * LLM round of a turn can be rebuilt from the log alone (`deriveContext`,
  * seed 002 §3.2 "模型可见即可重建"). Interrupted turns are logged as
- * interrupted, never as finished.
+ * interrupted, never as finished. Images are logged as `sha256:<hex>`
+ * references to the picture store (src/kernel/turn-subscribers.ts
+ * withImageRefs; issue 18 "Pictures"), so a rebuilt context names its images
+ * by hash rather than holding a second copy of their bytes.
  *
  * Storage: SQLite `runlog.db` in the data directory (WAL), one row per event.
  */

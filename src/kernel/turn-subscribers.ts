@@ -3,7 +3,8 @@
  * turns the one stream into what it keeps, so no fact of a turn is written by
  * two call sites.
  * - `runLogSubscriber`: the append-only run log (seed 002 §3) gets every
- *   event but `llm.delta` (a completed round is persisted, not each token).
+ *   event but `llm.delta` (a completed round is persisted, not each token);
+ *   images as `sha256:` references to the picture store (withImageRefs).
  * - `memoryWindowSubscriber`: the memory's context window gets the user's
  *   words (turn.started), each executed tool (tool.executed, denied calls
  *   excepted) and the agent's words (turn.finished) — of conversation turns
@@ -22,13 +23,45 @@ import type { RunLog } from './run-log.js';
 import type { EventBus } from './event-bus.js';
 import type { TurnEvent, TurnEventListener } from './turn-events.js';
 import { errorMessage } from './errors.js';
+import { createHash } from 'node:crypto';
+import type { ChatMessage } from './llm-types.js';
 
-/** Persist every event but `llm.delta`; a failing log is logged and never breaks the turn. */
+/** The run log's stand-in for an image: `sha256:<hex of the decoded bytes>` (the picture store's name for it). */
+export function imageRef(base64: string): string {
+  return `sha256:${createHash('sha256').update(Buffer.from(base64, 'base64')).digest('hex')}`;
+}
+
+/** `ms` with each message's images replaced by {@link imageRef}s (the same array when none has images). */
+function refMessages(ms: ChatMessage[]): ChatMessage[] {
+  return ms.some((m) => m.images?.length) ? ms.map((m) => (m.images?.length ? { ...m, images: m.images.map(imageRef) } : m)) : ms;
+}
+
+/**
+ * An event as the run log keeps it: images (base64, in an input, a projected
+ * context or an LLM request) become `sha256:<hex>` references, so a picture
+ * is stored once, by the memory's picture store (src/memory/pictures.ts,
+ * `<data dir>/images/<hex[0..2]>/<hex>.<ext>`; issue 18 "Pictures"), and not
+ * again in every request that carried it. deriveContext returns the references.
+ */
+export function withImageRefs<E extends TurnEvent>(ev: E): E {
+  switch (ev.type) {
+    case 'turn.started':
+      return ev.input.images?.length ? { ...ev, input: { ...ev.input, images: ev.input.images.map(imageRef) } } : ev;
+    case 'context.projected':
+      return { ...ev, messages: refMessages(ev.messages) };
+    case 'llm.requested':
+      return { ...ev, appended: refMessages(ev.appended) };
+    default:
+      return ev;
+  }
+}
+
+/** Persist every event but `llm.delta` (images as references: withImageRefs); a failing log is logged and never breaks the turn. */
 export function runLogSubscriber(runLog: () => RunLog, log: Logger): TurnEventListener {
   return (ev) => {
     if (ev.type === 'llm.delta') return;
     try {
-      runLog().append(ev);
+      runLog().append(withImageRefs(ev));
     } catch (err) {
       log.warn({ err: errorMessage(err), event: ev.type }, 'run log append failed');
     }

@@ -104,24 +104,53 @@ CREATE TABLE IF NOT EXISTS forgotten(id INTEGER PRIMARY KEY, time INTEGER NOT NU
 `;
 
 /**
+ * Version 4 (issue 18 "Pictures"; src/memory/pictures.ts):
+ * - `pictures`: one row per stored image file, by the sha256 of its bytes
+ *   (hex; the file is `<data dir>/images/<first two hex>/<sha256>.<ext>`),
+ *   its size in bytes and pixels, and when it was first stored (ms).
+ * - `picture_entries`: the memory of a picture: when it was taken or shown
+ *   (`time`, ms), where it came from (`source`: a camera's name, or
+ *   `turn:<plugin>` for an image given with an input), the turn that showed
+ *   it to the model (`turn`, input id; NULL for a snapshot no conversation
+ *   looked at) and what it shows (`description`, `described_by`: `model`,
+ *   `camera` (the camera's caption) or `default`). A picture with an entry
+ *   that has a turn is referenced by the conversation's memory and is kept
+ *   until that is forgotten; the others go oldest first under the size budget.
+ */
+const SCHEMA_V4 = `
+CREATE TABLE IF NOT EXISTS pictures(
+  sha256 TEXT PRIMARY KEY, ext TEXT NOT NULL, bytes INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL,
+  stored INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS picture_entries(
+  id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL, time INTEGER NOT NULL, source TEXT NOT NULL, turn TEXT,
+  description TEXT NOT NULL, described_by TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS picture_entries_time ON picture_entries(time);
+CREATE INDEX IF NOT EXISTS picture_entries_sha ON picture_entries(sha256);
+CREATE INDEX IF NOT EXISTS picture_entries_turn ON picture_entries(turn);
+`;
+
+/**
  * The memory store's versions (`PRAGMA user_version`, src/kernel/store-version.ts):
  * - 0: the unversioned file of commit e216bba (the schema above, created with IF NOT EXISTS);
  * - 1: the same tables, versioned;
  * - 2: `people`, `relations.sensitive` and `relations.owner`; channel names as speakers cleared (SCHEMA_V2);
- * - 3: `relation_versions`, `fact_candidates` and `forgotten` (SCHEMA_V3).
+ * - 3: `relation_versions`, `fact_candidates` and `forgotten` (SCHEMA_V3);
+ * - 4: `pictures` and `picture_entries` (SCHEMA_V4).
  */
 export const MEMORY_STORE: SqliteStoreSpec = {
   store: 'memory',
-  version: 3,
+  version: 4,
   create: (db) => {
     db.exec(SCHEMA);
     db.exec(SCHEMA_V2);
     db.exec(SCHEMA_V3);
+    db.exec(SCHEMA_V4);
   },
   migrations: [
     { to: 1, description: 'adopt schema versions (tables as in e216bba; any missing one is created)', up: (db) => db.exec(SCHEMA) },
     { to: 2, description: 'the household\'s people; sensitive and owner of relations; channel names are not speakers', up: (db) => db.exec(SCHEMA_V2) },
     { to: 3, description: 'earlier versions of facts; sensitive fact candidates; tombstones of forgetting', up: (db) => db.exec(SCHEMA_V3) },
+    { to: 4, description: 'pictures stored by sha256 and their entries (time, source, description)', up: (db) => db.exec(SCHEMA_V4) },
   ],
 };
 

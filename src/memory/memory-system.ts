@@ -40,6 +40,8 @@ import { isSensitiveText, personKey, visibleTo } from '../kernel/sensitive.js';
 import { candidateRareWords, sweepReferences, sweepTables, eraseFreedPages, forgetWords, mentionsAll, mentionsAny, wordTest, wordsOf } from './forget.js';
 import { MemoryArgumentError } from './errors.js';
 import { terms } from './text.js';
+import { PictureStore } from './pictures.js';
+import { householdOffsetMs, PICTURE_WORDS, pictureRange, pictureTools } from './picture-tools.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -83,6 +85,8 @@ export interface ForgetResult {
   queued: number;
   /** Paragraphs of the knowledge base's user documents removed. */
   knowledge: number;
+  /** Picture entries forgotten (of the forgotten turns, or describing what was forgotten); a picture nothing else refers to loses its file too. */
+  pictures: number;
   /** Turns and facts that matched but are another person's (only they can have them forgotten); left as they are. */
   withheld: number;
   /** Input ids of the turns forgotten whole: the run log tombstones their events. */
@@ -116,7 +120,7 @@ export interface FactCandidate {
  */
 const FORGET_SWEEP_SKIP: ReadonlySet<string> = new Set([
   'meta', 'context_events', 'rule_queue', 'docs', 'doc_terms', 'term_df', 'kw_terms', 'entities', 'entity_terms', 'aliases',
-  'relations', 'consolidation_seen', 'people', 'relation_versions', 'fact_candidates', 'forgotten',
+  'relations', 'consolidation_seen', 'people', 'relation_versions', 'fact_candidates', 'forgotten', 'pictures', 'picture_entries',
 ]);
 
 /** The input id of a context event id (`<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`). */
@@ -146,6 +150,8 @@ export interface PersonExport {
   earlier_values: Array<{ fact: string; sentence: string; sensitive: boolean; valid_from: string; replaced: string }>;
   /** Sensitive facts heard about the person, waiting for their yes. */
   waiting_for_yes: Array<{ id: number; fact: string; sentence: string; origin: string; time: string }>;
+  /** Pictures shown to the model in the person's turns (issue 18 "Pictures"): when, from where, what they show, and the file's sha256. */
+  pictures: Array<{ id: number; time: string; source: string; description: string; sha256: string }>;
 }
 
 /** Names of the heartbeat loops (seed 001 ④ and ⑤). */
@@ -219,6 +225,8 @@ export class MemorySystem implements KernelMemory {
   readonly social: Social;
   /** Dense recall from the provider's embeddings (issue 19; dense.ts). */
   readonly dense: DenseIndex;
+  /** Camera snapshots and images shown to the model, stored once by sha256 (issue 18 "Pictures"; pictures.ts). */
+  readonly pictures: PictureStore;
   private readonly clock: Pick<Clock, 'now'>;
   private readonly log: Logger;
   private readonly settings: SettingsAPI;
@@ -232,6 +240,8 @@ export class MemorySystem implements KernelMemory {
   private readonly forgetting = new Set<string>();
   /** Why the memory is full (at core.storage.memory_max_mb), or undefined while there is room. */
   private fullReason: string | undefined;
+  /** Picture files whose rows the forgetting transaction in progress deleted: removed once it committed. */
+  private pictureFiles: string[] = [];
 
   constructor(private readonly opts: MemorySystemOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -244,6 +254,7 @@ export class MemorySystem implements KernelMemory {
     this.graph = new GraphStore(this.db);
     this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined), () => this.fullReason !== undefined);
     this.social = new Social(this.db, this.graph, () => this.now());
+    this.pictures = new PictureStore({ db: this.db, dataDir: opts.dataDir, log: opts.log, now: () => this.now(), maxBytes: () => this.setting('core.memory.images_max_mb') * 1024 * 1024 });
     this.fixupPeople();
     // A forgetting that committed but was cut before its pages were erased (kill -9) is finished now.
     if (getMeta(this.db, 'erase_pending') === '1') this.erasePending();
@@ -374,6 +385,20 @@ export class MemorySystem implements KernelMemory {
         .filter((r) => !skip(`rel:${r.relation.id}`) && relationVisible(r.relation, speaker) && !inPrompt(`${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`))
         .map((r) => ({ id: `rel:${r.relation.id}`, kind: 'relation', text: `${r.relation.source_name} ${r.relation.relation_type} ${r.relation.target_name}`, score: r.score, time: r.relation.updated })),
     });
+    // "What did the camera see this morning?": the pictures of the range the words name (issue 18 "Pictures").
+    if (PICTURE_WORDS.test(input)) {
+      const now = this.now();
+      const { range, said } = pictureRange(input, now, householdOffsetMs(this.settings, now));
+      if (said) {
+        sections.push({
+          title: '[Pictures taken or shown then]',
+          items: this.pictures
+            .entriesBetween(range.from, Math.min(range.to, now + 1), 5)
+            .reverse()
+            .map((e) => ({ id: `picture:${e.id}`, kind: 'document', text: `[${stamp(e.time)}] ${e.source}: ${e.description}`, score: 1, time: e.time })),
+        });
+      }
+    }
     const k = this.knowledge.search(input, 1)[0];
     if (k && k.score >= this.setting('core.knowledge.inject_min_score') && !skip(`knowledge:${k.name}`) && !inPrompt(k.snippet)) {
       sections.push({ title: '[Knowledge]', items: [{ id: `knowledge:${k.name}`, kind: 'knowledge', text: `${k.name}: ${k.snippet}`, score: k.score }] });
@@ -396,7 +421,7 @@ export class MemorySystem implements KernelMemory {
         used += cost;
       }
     }
-    for (const item of items) if (item.kind === 'document') this.docs.touch(Number(item.id.slice(4)));
+    for (const item of items) if (item.id.startsWith('doc:')) this.docs.touch(Number(item.id.slice(4)));
     return { text: lines.join('\n'), items };
   }
 
@@ -425,7 +450,7 @@ export class MemorySystem implements KernelMemory {
 
   /** memory_*, doc_*, person_* and knowledge_* tools. */
   tools(): ToolDef[] {
-    return [...memoryTools(this), ...knowledgeTools(this.knowledge)];
+    return [...memoryTools(this), ...knowledgeTools(this.knowledge), ...pictureTools(this.pictures, this.settings, () => this.now())];
   }
 
   /** Register a tool's NoMemory flag and cleaner (applied to its future events). */
@@ -553,6 +578,7 @@ export class MemorySystem implements KernelMemory {
       facts_waiting_for_yes: count('SELECT count(*) FROM fact_candidates'),
       earlier_values: count('SELECT count(*) FROM relation_versions'),
       times_forgotten: count('SELECT count(*) FROM forgotten'),
+      pictures: this.pictures.stats(),
       people: this.social.list().map((p) => p.name).join(', ') || 'nobody identified yet',
       top_entities: top,
       knowledge_documents: this.knowledge.list().length,
@@ -661,6 +687,14 @@ export class MemorySystem implements KernelMemory {
           }))
         : [],
       waiting_for_yes: this.candidates(canonical).map((c) => ({ id: c.id, fact: `${c.subject} ${c.relation} ${c.object}`, sentence: c.sentence, origin: c.origin, time: new Date(c.time).toISOString() })),
+      pictures: this.pictures
+        .entriesOfTurns(
+          new Set([
+            ...said.context_events.map((e) => turnOfEvent(String((e as Record<string, unknown>).id))),
+            ...said.documents.map((d) => (d as Record<string, unknown>).event_id).filter((x): x is string => typeof x === 'string').map(turnOfEvent),
+          ]),
+        )
+        .map((e) => ({ id: e.id, time: new Date(e.time).toISOString(), source: e.source, description: e.description, sha256: e.sha256 })),
     };
   }
 
@@ -859,9 +893,13 @@ export class MemorySystem implements KernelMemory {
         })
         .immediate();
     } catch (err) {
+      this.pictureFiles = [];
       this.window.load();
       throw err;
     }
+    // Committed: the files of the pictures nothing refers to any more (a crash before this: prune removes them as orphans).
+    this.pictures.removeFiles(this.pictureFiles);
+    this.pictureFiles = [];
     this.recalled.clear();
     if (matches(this.lastInput)) this.lastInput = '';
     result.checkpointed = this.erasePending();
@@ -921,6 +959,10 @@ export class MemorySystem implements KernelMemory {
       eventIds.add(e.event.id);
       if (e.event.kind === 'user' || e.event.kind === 'cold_storage') texts.push(e.event.input, e.event.response);
     }
+    // Pictures: the entries of the forgotten turns and those whose description says it; their files when nothing else refers to them.
+    const pics = this.pictures.forgetInTransaction(turns, matches);
+    this.pictureFiles = pics.files;
+    texts.push(...pics.descriptions);
     const inputs = new Set(texts.filter((t) => t.trim() !== '').map((t) => t.slice(0, 300)));
     // The graph: facts that say it, that came from a forgotten document or sentence, or (an entity) touch it.
     type R = { id: number; source: number; target: number; relation_type: string; sentence: string; s: string; t: string; owner: string | null; doc_id: number | null };
@@ -1011,7 +1053,7 @@ export class MemorySystem implements KernelMemory {
     // The safety net: a row of a table added later that still names a rare word, or points at a forgotten document or event, goes too.
     sweepTables(db, rareWords, FORGET_SWEEP_SKIP);
     sweepReferences(db, docIds, new Set([...eventIds, ...allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!)]), FORGET_SWEEP_SKIP);
-    const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length + knowledgeTexts.length;
+    const items = events + docIds.size + relGone.length + entities + versionsGone.length + candidates.length + queued.length + knowledgeTexts.length + pics.entries;
     db.prepare('INSERT INTO forgotten(time, items) VALUES(?, ?)').run(at, items);
     const archivedIds = allDocs.filter((d) => docIds.has(d.id) && d.event_id !== null).map((d) => d.event_id!);
     return {
@@ -1024,6 +1066,7 @@ export class MemorySystem implements KernelMemory {
       candidates: candidates.length,
       queued: queued.length,
       knowledge: knowledgeTexts.length,
+      pictures: pics.entries,
       withheld,
       turns: [...turns],
       eventIds: [...new Set([...eventIds, ...archivedIds])],
@@ -1044,6 +1087,7 @@ export class MemorySystem implements KernelMemory {
       ['relation_versions', "target_name || ' ' || sentence"],
       ['fact_candidates', "object || ' ' || sentence"],
       ['rule_queue', 'text'],
+      ['picture_entries', 'description'],
     ];
     for (const [table, expr] of places) {
       const rows = this.db.prepare(`SELECT ${expr} FROM ${table} WHERE ${expr} LIKE ? ESCAPE '\\' LIMIT 50`).pluck().all(like) as string[];

@@ -19,6 +19,7 @@ export const MEMORY_SETTINGS: readonly SettingDef[] = [
   { key: 'core.memory.merge_threshold', type: 'number', default: 0.5, min: 0, max: 1, description: 'Bigram Jaccard threshold for merge candidates (seed 000 §8)' },
   { key: 'core.memory.cold_doc_hours', type: 'number', default: 72, min: 1, max: 100000, description: 'Documents unaccessed this long are cold (seed 000 §4)' },
   { key: 'core.memory.cold_doc_max_access', type: 'integer', default: 2, min: 0, max: 1000, description: 'Cold documents have at most this many accesses' },
+  { key: 'core.memory.images_max_mb', type: 'number', default: 1024, min: 1, max: 1_000_000, description: 'Size budget of the stored pictures (<data dir>/images), MB; the oldest a conversation does not refer to go first' },
   { key: 'core.knowledge.inject_min_score', type: 'number', default: 0.3, min: 0, max: 1, description: 'Knowledge snippet injected into the prompt when its cosine score reaches this' },
 ];
 

@@ -12,6 +12,7 @@ export interface TimeRange {
 }
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH_RE = '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 
@@ -28,11 +29,26 @@ function startOfDay(ms: number): number {
   return Math.floor(ms / DAY) * DAY;
 }
 
+/** Parts of a day (local hours [from, to)), for "this morning", "this afternoon", "this evening", "tonight", "last night". */
+const PARTS: ReadonlyArray<{ re: RegExp; from: number; to: number; dayOffset: number }> = [
+  { re: /\bthis morning\b|今天早上|今天上午|今早/, from: 5, to: 12, dayOffset: 0 },
+  { re: /\bthis afternoon\b|今天下午/, from: 12, to: 18, dayOffset: 0 },
+  { re: /\bthis evening\b|\btonight\b|今天晚上|今晚/, from: 18, to: 24, dayOffset: 0 },
+  { re: /\byesterday morning\b|昨天早上|昨天上午/, from: 5, to: 12, dayOffset: -1 },
+  { re: /\byesterday afternoon\b|昨天下午/, from: 12, to: 18, dayOffset: -1 },
+  { re: /\byesterday evening\b|昨天晚上/, from: 18, to: 24, dayOffset: -1 },
+  { re: /\blast night\b|昨晚|昨夜/, from: 18, to: 30, dayOffset: -1 },
+];
+
 /**
  * The time range `query` refers to, or undefined. `now` (ms) anchors
  * relative expressions. Explicit dates win over relative ones.
+ * `offsetMs`: the household's time zone offset from UTC at `now` (ms, east
+ * positive; default 0: days are UTC days, as the recall benches' dates are).
+ * Parts of a day are local hours: morning 05-12, afternoon 12-18, evening
+ * and tonight 18-24, last night 18 of yesterday to 06 of today.
  */
-export function queryTimeRange(query: string, now: number): TimeRange | undefined {
+export function queryTimeRange(query: string, now: number, offsetMs = 0): TimeRange | undefined {
   const q = query.toLowerCase();
   let m = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`).exec(q);
   if (m) return day(Number(m[3]), month(m[1]!), Number(m[2]));
@@ -46,7 +62,10 @@ export function queryTimeRange(query: string, now: number): TimeRange | undefine
   if (m) return { from: Date.UTC(Number(m[1]), Number(m[2]) - 1, 1), to: Date.UTC(Number(m[1]), Number(m[2]), 1) };
   m = /(?<!\d)(\d{1,2})月(\d{1,2})[日号]/.exec(q);
   if (m) return day(new Date(now).getUTCFullYear(), Number(m[1]) - 1, Number(m[2]));
-  const today = startOfDay(now);
+  const today = startOfDay(now + offsetMs) - offsetMs;
+  for (const p of PARTS) {
+    if (p.re.test(q)) return { from: today + p.dayOffset * DAY + p.from * HOUR, to: today + p.dayOffset * DAY + p.to * HOUR };
+  }
   if (/\btoday\b|今天/.test(q)) return { from: today, to: today + DAY };
   if (/\bday before yesterday\b|前天/.test(q)) return { from: today - 2 * DAY, to: today - DAY };
   if (/\byesterday\b|昨天/.test(q)) return { from: today - DAY, to: today };
@@ -54,4 +73,20 @@ export function queryTimeRange(query: string, now: number): TimeRange | undefine
   if (/\bthis week\b|这周|本周/.test(q)) return { from: today - 7 * DAY, to: today + DAY };
   if (/\blast month\b|上个月/.test(q)) return { from: today - 62 * DAY, to: today - 27 * DAY };
   return undefined;
+}
+
+/**
+ * The offset from UTC (ms, east positive) of the IANA `timeZone` at `at`
+ * (ms since epoch); the system's zone when `timeZone` is empty or unknown.
+ */
+export function zoneOffsetMs(timeZone: string | undefined, at: number): number {
+  let fmt: Intl.DateTimeFormat;
+  try {
+    fmt = new Intl.DateTimeFormat('en-US', { timeZone: timeZone || undefined, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  } catch {
+    fmt = new Intl.DateTimeFormat('en-US', { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  }
+  const parts = Object.fromEntries(fmt.formatToParts(new Date(at)).map((p) => [p.type, p.value]));
+  const local = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  return local - Math.floor(at / 1000) * 1000;
 }

@@ -149,6 +149,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
     },
     busy: () => kernel.agent.stats().running,
   });
+  // Pictures keep their own budget (core.memory.images_max_mb, pruned on every write); the keeper shows them with the rest.
+  disk.addArea({
+    name: 'pictures',
+    usedBytes: () => memory.system.pictures.stats().bytes,
+    maxBytes: () => memory.system.pictures.stats().budget_bytes,
+  });
   let demo: DemoHomeSimulator | undefined;
   let watchdog: WatchdogHandle | undefined;
   let stopping: Promise<void> | undefined;
@@ -188,11 +194,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
-  const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
+  const plugins: Plugin[] = [memory.plugin, memory.picturesPlugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
   plugins.push(voice, webui);
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
-  if (optional.includes('camera')) plugins.push(new CameraPlugin());
+  // Snapshots go to the memory's picture store (stored once by sha256, remembered, under the size budget).
+  if (optional.includes('camera')) plugins.push(new CameraPlugin({ pictures: memory.system.pictures }));
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   // The logs go to a file or the journal while the console is attached (homeagent run: routeLogsForConsole).
   const banner = (): ConsoleBanner => ({
@@ -256,6 +263,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       llm: { last_source: p.last_source, last_model: p.last_model, sources: p.sources },
       // Dense recall from the provider's embeddings (issue 19): off, indexing with progress, ready, or unavailable.
       embeddings: app.memory?.system.dense.status(),
+      // Stored pictures (issue 18 "Pictures"): how many, their bytes against core.memory.images_max_mb, how many a conversation refers to.
+      pictures: app.memory?.system.pictures.stats(),
       broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
       devices: reg ? reg.entities().length : 0,
       voice: app.voice.describe(),

@@ -1,7 +1,8 @@
 /**
  * Wires the three-layer memory (src/memory) into the service: the kernel's
  * KernelMemory, the plugins' MemoryAPI and KnowledgeAPI, the plugin that runs
- * the heartbeat loops under the plugin host's guard (MemoryPlugin), and the
+ * the heartbeat loops under the plugin host's guard (MemoryPlugin), the
+ * plugin that remembers the pictures the model looks at (PicturesPlugin), and the
  * maintenance commands `memory stats` / `memory recall` / `memory export`.
  */
 import path from 'node:path';
@@ -14,6 +15,7 @@ import type { SettingsAPI } from '../kernel/settings-types.js';
 import { createLogger } from '../kernel/log.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { MemoryPlugin, MemorySystem } from '../memory/index.js';
+import { PicturesPlugin } from '../memory/pictures-plugin.js';
 
 /** What the service holds of the memory. */
 export interface MemoryWiring {
@@ -25,6 +27,8 @@ export interface MemoryWiring {
   socialApi: () => SocialAPI;
   /** The heartbeat loops as a plugin: add it to the kernel with the other built-in plugins. */
   plugin: MemoryPlugin;
+  /** Remembers the pictures the model looks at and keeps their size budget (issue 18 "Pictures"): add it with the others. */
+  picturesPlugin: PicturesPlugin;
   stats(): Record<string, unknown>;
   recall(query: string): Promise<MemItem[]>;
   /** `memory export --person NAME`: everything stored about a person (MemorySystem.exportPerson; MEMORY_NOT_FOUND when unknown). */
@@ -49,6 +53,7 @@ export async function buildMemory(opts: { dataDir: string; settings: SettingsAPI
     knowledgeApi: () => system.knowledge.api(),
     socialApi: () => system.socialApi(),
     plugin: new MemoryPlugin({ loops: system }),
+    picturesPlugin: new PicturesPlugin({ pictures: system.pictures }),
     stats: () => system.introspect(),
     recall: (q) => system.api().recall(q, 10),
     exportPerson: (name) => system.exportPerson(name),

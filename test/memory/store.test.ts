@@ -147,7 +147,7 @@ describe('prompt and tools', () => {
       const names = tools.map((t) => t.name).sort();
       assert.deepEqual(names, [
         'doc_commit', 'doc_query', 'knowledge_create', 'knowledge_list', 'knowledge_search', 'memory_commit', 'memory_confirm', 'memory_delete_entity',
-        'memory_edit', 'memory_forget', 'memory_introspect', 'memory_merge', 'memory_purge', 'memory_recall', 'people_list', 'person_query', 'relate', 'set_trait',
+        'memory_edit', 'memory_forget', 'memory_introspect', 'memory_merge', 'memory_purge', 'memory_recall', 'people_list', 'person_query', 'picture_show', 'pictures_recall', 'relate', 'set_trait',
       ]);
       // Checks the schema states are the registry's (ajv), with the argument named:
       await assert.rejects(async () => callTool(tools, 'memory_commit', { triples: [] }), { code: 'TOOL_ARGUMENTS_INVALID', message: /\/triples must NOT have fewer than 1 items/ });

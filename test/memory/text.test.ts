@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { jaccard, keywords, nameBigrams, ruleTriples, terms } from '../../src/memory/index.js';
-import { queryTimeRange } from '../../src/memory/time-query.js';
+import { queryTimeRange, zoneOffsetMs } from '../../src/memory/time-query.js';
 import { makeMemory, tempDir } from './helpers.js';
 
 it('tokenizes Chinese into bigrams and jieba words, English into stemmed non-stop words', () => {
@@ -31,6 +31,22 @@ it('reads the time range a query names', () => {
   assert.deepEqual(queryTimeRange('in May 2023', now), { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) });
   assert.deepEqual(queryTimeRange('我昨天说了什么', now), { from: Date.UTC(2023, 9, 19), to: Date.UTC(2023, 9, 20) });
   assert.equal(queryTimeRange('what is my name', now), undefined);
+});
+
+it('reads parts of a day in the household\'s time zone', () => {
+  const now = Date.UTC(2026, 11, 1, 15);
+  const h = (d: number, hour: number) => Date.UTC(2026, 11, d, hour);
+  assert.deepEqual(queryTimeRange('what did the camera see this morning?', now), { from: h(1, 5), to: h(1, 12) });
+  assert.deepEqual(queryTimeRange('anything this afternoon', now), { from: h(1, 12), to: h(1, 18) });
+  assert.deepEqual(queryTimeRange('who came last night', now), { from: h(0, 18), to: h(1, 6) });
+  assert.deepEqual(queryTimeRange('yesterday morning', now), { from: h(0, 5), to: h(0, 12) });
+  assert.deepEqual(queryTimeRange('今天早上摄像头拍到了什么', now), { from: h(1, 5), to: h(1, 12) });
+  // Berlin is UTC+1 in December: its morning is 04:00-11:00 UTC; at 23:30 UTC it is already tomorrow there.
+  const berlin = zoneOffsetMs('Europe/Berlin', now);
+  assert.equal(berlin, 3_600_000);
+  assert.deepEqual(queryTimeRange('this morning', now, berlin), { from: h(1, 4), to: h(1, 11) });
+  assert.deepEqual(queryTimeRange('this morning', Date.UTC(2026, 11, 1, 23, 30), berlin), { from: h(2, 4), to: h(2, 11) });
+  assert.equal(zoneOffsetMs('America/New_York', Date.UTC(2026, 6, 1)), -4 * 3_600_000);
 });
 
 it('proposes same-type entities whose name bigrams reach the Jaccard threshold', async () => {
