@@ -99,6 +99,11 @@ export class SttChain implements SttEngine {
       resume(): void {
         if (!finished) for (const s of sessions) s.session?.resume?.();
       },
+      // Only the first engine's result can be taken without waiting for the others (end() takes the first usable one).
+      speculation(): Promise<SttResult | undefined> {
+        if (finished) return Promise.resolve(undefined);
+        return sessions[0]?.session?.speculation?.() ?? Promise.resolve(undefined);
+      },
     };
   }
 

@@ -44,6 +44,8 @@ export interface SessionPorts {
   engine: string;
   /** Every finished decode's details. */
   onDetails(details: PocketsphinxDetails): void;
+  /** Whether a speculative decode's verdict may be acted on at the pause (pocketsphinx-judge.ts earlyCommittable). */
+  early(result: SttResult, details: PocketsphinxDetails): boolean;
   /** The session is over (ended or aborted). */
   onDone(): void;
 }
@@ -106,6 +108,20 @@ export class PocketsphinxSession implements SttSession {
       this.idle = this.setUp();
       this.idle.catch(() => undefined);
     }
+  }
+
+  /**
+   * The speculative decode's result once ready (SttSession.speculation),
+   * `early` set when it may be acted on at the pause; undefined when there
+   * is none, or it was voided or failed.
+   */
+  speculation(): Promise<SttResult | undefined> {
+    const spec = this.speculative;
+    if (!spec || this.aborted) return Promise.resolve(undefined);
+    return spec.result.then(
+      ({ result, details }) => (this.speculative === spec && !this.aborted ? { ...result, early: this.ports.early(result, details) } : undefined),
+      () => undefined,
+    );
   }
 
   /** No more audio: the result (the same promise on every call). */

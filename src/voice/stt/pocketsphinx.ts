@@ -42,12 +42,14 @@
 import type { FillerWeights } from '../../intents/filler.js';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Vocabulary } from '../../intents/types.js';
 import type { SttEngine, SttSession } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
-import { GrammarFiles, type GrammarInfo } from './pocketsphinx-grammar.js';
+import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
-import { DEFAULT_MAX_SCORE_GAP, judgeDecode, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { parseFsg, standing, type FsgIndex, type SentenceStanding } from './fsg-walk.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
 import type { DurationLimits } from './pocketsphinx-duration.js';
 
@@ -117,6 +119,28 @@ export interface PocketsphinxOptions {
   fillerWeights?: FillerWeights | null;
   /** Kill a decoder that has not finished this long after end(); default 30000 ms. */
   finishTimeoutMs?: number;
+  /** Mark a sure speculative result `early` (SttResult.early; issue 15 "Grammar-aware endpointing"); default true. */
+  earlyCommit?: boolean;
+}
+
+const fsgCache = new WeakMap<Grammar, FsgIndex | null>();
+
+/**
+ * Where `words` stand in `g`'s command grammar (its command.fsg, read once
+ * per grammar). A grammar whose FSG cannot be read stands nowhere: nothing
+ * is complete, so nothing is acted on early.
+ */
+function grammarStanding(g: Grammar, words: readonly string[]): SentenceStanding {
+  let fsg = fsgCache.get(g);
+  if (fsg === undefined) {
+    try {
+      fsg = parseFsg(readFileSync(path.join(g.dir, 'command.fsg'), 'utf8'));
+    } catch {
+      fsg = null;
+    }
+    fsgCache.set(g, fsg);
+  }
+  return fsg ? standing(fsg, words) : { complete: false, continuable: false };
 }
 
 /** The pocketsphinx command recogniser (SttEngine 'pocketsphinx'). */
@@ -163,7 +187,8 @@ export class PocketsphinxStt implements SttEngine {
       },
       startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p)),
       judge: (g, out, droppedMs, extent) =>
-        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration }),
+        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, words) }),
+      early: (result, details) => this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap),
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
       engine: this.name,

@@ -19,6 +19,13 @@ export interface SttResult {
   intent?: IntentMatch;
   /** Wall time spent after end() was called, ms. */
   finish_ms?: number;
+  /**
+   * Set on a speculation() result the engine is sure of: a complete command
+   * no longer sentence extends, clearly accepted. The capture may act on it
+   * at the first pause instead of waiting for the full silence (issue 15
+   * "Grammar-aware endpointing").
+   */
+  early?: boolean;
 }
 
 /** How an utterance ended, for engines that judge whether its audio is whole. */
@@ -50,6 +57,13 @@ export interface SttSession {
   pause?(): void;
   /** Optional hint: speech went on after pause(); work started by pause() is void. */
   resume?(): void;
+  /**
+   * Optional: the result of the final pass pause() started, once it is
+   * ready; undefined when there is none or it was voided (resume, abort).
+   * A result with `early: true` may be acted on now: end() without more
+   * audio then resolves with the same result.
+   */
+  speculation?(): Promise<SttResult | undefined>;
 }
 
 /** An STT engine. */
