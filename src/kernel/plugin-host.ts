@@ -264,6 +264,12 @@ export class PluginHost {
       log,
       dataDir: this.d.dataDir,
       registerTool,
+      unregisterTool: (tool: string) => {
+        if (s.tools.ownerOf(tool) !== name) return;
+        s.tools.unregister(tool);
+        s.memory.registerToolMemoryPolicy(tool, {});
+      },
+      whenIdle: () => agent.whenIdle(),
       registerStage: (stage: StageName, handler, opts) => {
         if (!(STAGES as readonly string[]).includes(stage)) throw new HomeAgentError('STAGE_UNKNOWN', `unknown stage "${stage}"; stages: ${STAGES.join(', ')}`);
         s.stages.register(name, stage, handler, opts?.timeout_ms);
