@@ -36,6 +36,7 @@ import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
 import { wireForgetting } from './forgetting.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 import { WebUIPlugin } from '../plugins/webui/index.js';
+import { McpServerPlugin } from '../plugins/mcp-server/index.js';
 
 /** Options of `homeagent run`. */
 export interface AppOptions {
@@ -166,7 +167,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
   const plugins: Plugin[] = [memory.plugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
-  plugins.push(voice, webui);
+  // The box's own MCP server is served on the WebUI's server (/mcp), so it starts after it.
+  plugins.push(voice, webui, new McpServerPlugin({ webui, kernel: () => kernel.services, version: packageVersion() }));
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   if (optional.includes('camera')) plugins.push(new CameraPlugin());
