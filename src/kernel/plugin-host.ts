@@ -229,8 +229,13 @@ export class PluginHost {
     for (const name of [...this.order].reverse()) await this.stop(name);
   }
 
+  /** Each plugin's state; a running plugin's tools as registered now (an MCP plugin's change with its server's list). */
   status(): PluginStatus[] {
-    return this.order.map((n) => ({ ...this.slots.get(n)!.status }));
+    const tools = this.d.services.tools;
+    return this.order.map((n) => {
+      const st = this.slots.get(n)!.status;
+      return { ...st, ...(st.state === 'running' ? { tools: tools.names().filter((t) => tools.ownerOf(t) === n) } : {}) };
+    });
   }
 
   get(name: string): Plugin | undefined {

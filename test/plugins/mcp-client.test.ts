@@ -33,8 +33,14 @@ function ctx(channel = 'console', text = 'test'): ToolContext {
   return { input: { id: 'i1', source: 'test', channel, text, kind: 'queued', level: 0, received_at: Date.now() }, signal: new AbortController().signal, call_id: 'c1' };
 }
 
-async function withKernel(plugins: McpClientPlugin[], fn: (h: Harness) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
-  const h = await startHarness({ beforeStart: (k) => plugins.forEach((p) => k.use(p)), env });
+async function withKernel(plugins: McpClientPlugin[], fn: (h: Harness) => Promise<void>, env: Record<string, string> = {}, before?: (k: Harness['kernel']) => void): Promise<void> {
+  const h = await startHarness({
+    beforeStart: (k) => {
+      before?.(k);
+      plugins.forEach((p) => k.use(p));
+    },
+    env,
+  });
   try {
     await fn(h);
   } finally {
@@ -68,9 +74,16 @@ test('results: text, structured content without text, resources, images; isError
   assert.throws(() => mcpResult('s t', { content: [{ type: 'text', text: 'nope' }], isError: true }), /s t failed: nope/);
 });
 
-test('stdio server-everything: its tools in its group with their schemas; a call through tools_call in a turn', async () => {
-  const p = plugin('everything', { transport: 'stdio', command: ['node', EVERYTHING, 'stdio'] });
+test('stdio server-everything: its tools in its group with their schemas; a call through tools_call in a turn; the child ends with the plugin', async () => {
+  const p = plugin('everything', { transport: 'stdio', command: ['node', EVERYTHING, 'stdio'], env: { GREETING: 'hello ${greeting}' } });
+  process.env.HOMEAGENT_TEST_SECRET = 'must-not-leak';
+  let pid: number | undefined;
   await withKernel([p], async (h) => {
+    pid = p.pid;
+    // Only the safe environment and the manifest's env (with the plugin's setting) reach the server.
+    const env = JSON.parse((await h.kernel.services.tools.execute('everything__get-env', {}, ctx())).content) as Record<string, string>;
+    assert.equal(env.GREETING, 'hello world');
+    assert.equal(env.HOMEAGENT_TEST_SECRET, undefined);
     const tools = h.kernel.services.tools;
     assert.ok(tools.has('everything__get-sum'), `tools: ${tools.names().join(', ')}`);
     assert.equal(tools.groupOf('everything__get-sum'), 'everything');
@@ -92,7 +105,11 @@ test('stdio server-everything: its tools in its group with their schemas; a call
     assert.equal(r.status, 'done');
     const fed = h.provider.requests[1]!.messages.find((m) => m.role === 'tool');
     assert.match(String(fed?.content), /The sum of 2 and 3 is 5/);
-  });
+    assert.ok(h.kernel.host.status().find((x) => x.name === 'everything')!.tools.includes('everything__get-sum'));
+  }, {}, (k) => k.settings.register({ key: 'plugin.everything.greeting', type: 'string', default: 'world', description: 'test' }));
+  delete process.env.HOMEAGENT_TEST_SECRET;
+  assert.ok(pid);
+  assert.throws(() => process.kill(pid!, 0), /ESRCH/, 'the server process ended with the plugin');
 });
 
 test('stdio server-filesystem on a temporary folder: reads; an error result; write_file (destructive) waits for the household\'s yes', async () => {

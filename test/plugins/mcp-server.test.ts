@@ -105,6 +105,14 @@ test('the MCP server: 401 without a token; read-only by default; control when al
     const no = await again;
     assert.equal(no.isError, true);
     assert.match(text(no), /refused: The user did not confirm "unlock Front Door"/);
+
+    // The stop button ends a call waiting for its yes.
+    const stopped = c.callTool({ name: 'device_control', arguments: { device: 'Front Door', action: 'unlock' } });
+    await waitUntil(() => box.app.home.gate?.pending === true, 'the third question');
+    box.app.kernel.stopNow('test');
+    const s = await stopped;
+    assert.equal(s.isError, true);
+    assert.match(text(s), /refused|stopped/);
   } finally {
     for (const c of clients) await c.close().catch(() => undefined);
     await box.close();
