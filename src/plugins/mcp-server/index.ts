@@ -22,8 +22,8 @@
  *   a spoken command; the call's result says it was refused when the answer
  *   was no or none came. The stop button ends calls in flight.
  *
- * Off (nothing mounted) when plugin.mcp_server.enabled is false or the WebUI
- * is off.
+ * Off (nothing mounted) when plugin.mcp_server.enabled is false; served only
+ * while the WebUI's server runs.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -111,10 +111,8 @@ export class McpServerPlugin implements Plugin {
       sdk.log.info('MCP server off (plugin.mcp_server.enabled)');
       return;
     }
-    if (!this.opts.webui.running) {
-      sdk.log.info('MCP server off: it is served on the WebUI\'s server, and the WebUI is off (plugin.webui.enabled)');
-      return;
-    }
+    // Mounted even while the WebUI is down: it is served from the moment the WebUI's server runs (a WebUI restarted by the supervisor keeps it).
+    if (!this.opts.webui.running) sdk.log.warn('the MCP server is served on the WebUI\'s server, which is not running (plugin.webui.enabled, or it failed to start): /mcp answers once it runs');
     this.unmount = this.opts.webui.mount(MCP_PATH, (req, res, session) => this.serve(req, res, session));
     // The stop button ends calls in flight (a confirmation question waiting, a slow device).
     sdk.subscribe('stop', () => {
