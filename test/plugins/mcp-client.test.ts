@@ -149,6 +149,16 @@ test('stdio server-filesystem on a temporary folder: reads; an error result; wri
       assert.equal(existsSync(other), false);
       const refused = h.provider.requests.at(-1)!.messages.filter((m) => m.role === 'tool').at(-1);
       assert.match(String(refused?.content), /did not confirm/);
+
+      // The box's button answers too (a press of the talk button is a yes).
+      const third = path.join(dir, 'third.txt');
+      const asked3 = h.outputs.length;
+      h.provider.enqueue({ tool_calls: [{ name: 'files__write_file', arguments: { path: third, content: 'eggs' } }] }, { content: 'written' });
+      const turn3 = h.kernel.injectInput('test', 'console', 'write a third');
+      await waitUntil(() => h.outputs.slice(asked3).some((o) => /Shall I run write_file/.test(o.content)), 'the third question');
+      h.kernel.services.bus.publish('plugin.gpio.button', { button: 'ptt', action: 'press', held_ms: 0 });
+      await turn3;
+      assert.equal(readFileSync(third, 'utf8'), 'eggs');
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,8 @@
  * - Risky tools (`mcp.risky`, a name in `mcp.risky_tools`, or a tool the
  *   server marks `destructiveHint: true`) run only after the household's yes,
  *   asked on the input's channel with the same confirmation gate as a risky
- *   device control (src/home/confirm.ts): no answer within
+ *   device control (src/home/confirm.ts), answered by voice, text or the
+ *   box's button: no answer within
  *   plugin.home.confirm_timeout_ms is a no.
  * - Reconnection: a server that goes away (the child exits, the HTTP server
  *   stops answering) fails the calls in flight with a clear tool error (the
@@ -220,6 +221,15 @@ export class McpClientPlugin implements Plugin {
       return confirmMs;
     };
     this.gate = new ConfirmationGate({ log: sdk.log, clock: this.opts.clock ?? systemClock, timeoutMs: confirmTimeout, ask: (channel, text) => sdk.sendOutput(channel, text, { confirmation: true }) });
+    const gate = this.gate;
+    try {
+      // The box's button answers the open question as it does for a device (any button yes, the stop button no).
+      sdk.subscribe('plugin.gpio.button', (p) => {
+        if (gate.pending && p.action !== 'release') gate.confirm(p.button !== 'stop', 'button');
+      });
+    } catch (err) {
+      sdk.log.info({ err: errorMessage(err) }, 'the button cannot answer this plugin\'s questions (no events:subscribe); a spoken or typed yes still can');
+    }
     await this.connect();
     this.apply(await this.listTools());
   }
