@@ -33,5 +33,6 @@ export function registerAllSettings(s: SettingsAPI): void {
   registerCoreSettings(s);
   registerServiceSettings(s);
   registerProviderSettings(s);
-  for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS, ...MCP_SERVER_SETTINGS]) s.register(d);
+  for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS]) s.register(d);
+  for (const d of MCP_SERVER_SETTINGS) s.register(d);
 }
