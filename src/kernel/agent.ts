@@ -56,6 +56,8 @@ export class Agent {
   private busyTimer?: TimerHandle;
   private closed = false;
   private readonly waiters: Waiter[] = [];
+  /** Callers of whenIdle() waiting for the loop to run out of turns. */
+  private idleWaiters: Array<() => void> = [];
   /** Who is speaking on each channel or session (src/kernel/people.ts). */
   readonly speakers: SpeakerSessions;
 
@@ -193,6 +195,15 @@ export class Agent {
     return this.inbox.length + this.scheduler.waiting().length;
   }
 
+  /**
+   * Resolves when no turn runs and no input waits in the inbox: at once when idle, else when the loop runs out of turns
+   * (PluginSDK.whenIdle: tools change between turns, issue 17).
+   */
+  whenIdle(): Promise<void> {
+    if (!this.looping && !this.pumpScheduled && this.inbox.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   /** Whether a turn is running. */
   get busy(): boolean {
     return !!this.scheduler.current;
@@ -275,6 +286,8 @@ export class Agent {
       this.looping = false;
       if (this.busyTimer) this.k.clock.clearTimeout(this.busyTimer);
       this.busyTimer = undefined;
+      // Idle unless inputs arrived while the loop wound down (then the next loop resolves the waiters).
+      if (!this.pumpScheduled && this.inbox.length === 0) for (const w of this.idleWaiters.splice(0)) w();
     }
   }
 

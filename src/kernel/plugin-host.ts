@@ -229,8 +229,13 @@ export class PluginHost {
     for (const name of [...this.order].reverse()) await this.stop(name);
   }
 
+  /** Each plugin's state; a running plugin's tools as registered now (an MCP plugin's change with its server's list). */
   status(): PluginStatus[] {
-    return this.order.map((n) => ({ ...this.slots.get(n)!.status }));
+    const tools = this.d.services.tools;
+    return this.order.map((n) => {
+      const st = this.slots.get(n)!.status;
+      return { ...st, ...(st.state === 'running' ? { tools: tools.names().filter((t) => tools.ownerOf(t) === n) } : {}) };
+    });
   }
 
   get(name: string): Plugin | undefined {
@@ -264,6 +269,12 @@ export class PluginHost {
       log,
       dataDir: this.d.dataDir,
       registerTool,
+      unregisterTool: (tool: string) => {
+        if (s.tools.ownerOf(tool) !== name) return;
+        s.tools.unregister(tool);
+        s.memory.registerToolMemoryPolicy(tool, {});
+      },
+      whenIdle: () => agent.whenIdle(),
       registerStage: (stage: StageName, handler, opts) => {
         if (!(STAGES as readonly string[]).includes(stage)) throw new HomeAgentError('STAGE_UNKNOWN', `unknown stage "${stage}"; stages: ${STAGES.join(', ')}`);
         s.stages.register(name, stage, handler, opts?.timeout_ms);

@@ -24,6 +24,18 @@ export interface PluginSDK {
   readonly dataDir: string;
   /** Register a tool; throws `DuplicateToolError` when the name is taken. */
   registerTool(def: ToolDef): void;
+  /**
+   * Remove a tool this plugin registered (an MCP server's tool list changed).
+   * A name the plugin does not own is left alone. Call it between turns
+   * (`whenIdle`): a tool must not vanish in the middle of a turn (issue 17).
+   */
+  unregisterTool(name: string): void;
+  /**
+   * Resolves when no turn is running or waiting (at once when idle): where a
+   * plugin changes its tools between turns, never in the middle of one
+   * (issue 17 "reload"; MCP tools/list_changed).
+   */
+  whenIdle(): Promise<void>;
   /** Register a stage handler; `timeout_ms` overrides core.agent.stage_timeout_ms for this handler (e.g. a confirmation that waits for the user). */
   registerStage(stage: StageName, handler: StageHandler, opts?: { timeout_ms?: number }): void;
   /** Subscribe to bus events; returns an unsubscribe function. */

@@ -37,6 +37,7 @@ import { DiskKeeper } from './disk-keeper.js';
 import { wireForgetting } from './forgetting.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 import { WebUIPlugin } from '../plugins/webui/index.js';
+import { McpServerPlugin } from '../plugins/mcp-server/index.js';
 
 /** Options of `homeagent run`. */
 export interface AppOptions {
@@ -195,7 +196,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The built-in plugins, in start order (each started in its own guard).
   // assistant-state owns the assistant state (LEDs, HA sensor) with or without the voice pipeline.
   const plugins: Plugin[] = [memory.plugin, memory.picturesPlugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
-  plugins.push(voice, webui);
+  // The box's own MCP server is served on the WebUI's server (/mcp), so it starts after it.
+  plugins.push(voice, webui, new McpServerPlugin({ webui, kernel: () => kernel.services, version: packageVersion() }));
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   // Snapshots go to the memory's picture store (stored once by sha256, remembered, under the size budget).

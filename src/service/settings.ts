@@ -14,6 +14,7 @@ import { HAL_SETTINGS } from '../../hal/index.js';
 import { VOICE_SETTINGS } from '../voice/settings.js';
 import { TIMER_SETTINGS } from '../plugins/timers/timers-plugin.js';
 import { WEBUI_SETTINGS } from '../plugins/webui/settings.js';
+import { MCP_SERVER_SETTINGS } from '../plugins/mcp-server/index.js';
 
 /** Register the service's settings. Those read only at start carry `restart: true`. */
 export function registerServiceSettings(s: SettingsAPI): void {
@@ -35,4 +36,5 @@ export function registerAllSettings(s: SettingsAPI): void {
   registerProviderSettings(s);
   registerStorageSettings(s);
   for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS]) s.register(d);
+  for (const d of MCP_SERVER_SETTINGS) s.register(d);
 }

@@ -217,6 +217,13 @@ export class FakeSdk implements PluginSDK {
     if (this.tools.has(def.name)) throw new Error(`duplicate tool ${def.name}`);
     this.tools.set(def.name, def);
   }
+  unregisterTool(name: string): void {
+    this.tools.delete(name);
+  }
+  /** No turns run in the fake: always idle. */
+  whenIdle(): Promise<void> {
+    return Promise.resolve();
+  }
   registerStage(stage: StageName, handler: StageHandler, _opts?: { timeout_ms?: number }): void {
     const l = this.stages.get(stage) ?? [];
     l.push(handler);

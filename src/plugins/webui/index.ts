@@ -36,7 +36,7 @@ import { systemClock, type Clock, type TimerHandle } from '../../kernel/clock.js
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { WEBUI_SETTINGS } from './settings.js';
 import { loadOrMakeCertificate, type WebCertificate } from './tls.js';
-import { AuthStore, LoginLimiter, checkPersonName, type AccessEntry } from './auth.js';
+import { AuthStore, LoginLimiter, checkPersonName, type AccessEntry, type SessionRecord } from './auth.js';
 import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type Route, type SettingsWithDefinitions } from './api.js';
 import { ApiError, bearerToken, checkOrigin, cookieName, isStateChanging, parseCookies, sendError, sendJson, sessionCookie } from './http.js';
 import { besideModule, inlineScriptHashes, loadAssets, type Asset } from './assets.js';
@@ -102,6 +102,13 @@ interface EventClient {
   session: string;
 }
 
+/**
+ * A handler another built-in plugin mounts on the WebUI's server (`mount`,
+ * e.g. the MCP server at /mcp): it gets each request under its path that
+ * carries a valid bearer token, with the session the token belongs to.
+ */
+export type MountedHandler = (req: http.IncomingMessage, res: http.ServerResponse, session: SessionRecord) => Promise<void>;
+
 /** See module comment. */
 export class WebUIPlugin implements Plugin {
   readonly name = 'webui';
@@ -123,6 +130,8 @@ export class WebUIPlugin implements Plugin {
   private ptt?: PushToTalk;
   /** Open asks by input id: where their streamed lines go. */
   private readonly asks = new Map<string, (line: AskLine) => void>();
+  /** Paths other plugins serve on this server (mount), kept across restarts of the WebUI. */
+  private readonly mounts = new Map<string, MountedHandler>();
 
   constructor(private readonly opts: WebUIOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -280,6 +289,42 @@ export class WebUIPlugin implements Plugin {
     };
   }
 
+  /** Whether the WebUI's server is listening (a plugin that mounts a path needs it). */
+  get running(): boolean {
+    return this.server !== undefined;
+  }
+
+  /**
+   * Serve `path` (e.g. "/mcp": that path and below it) on the WebUI's server
+   * for another built-in plugin. Only a request with `Authorization: Bearer
+   * <token>` of an open session (a script's token from a `homeagent webui
+   * link`, see auth.ts) reaches `handler`; any other gets 401 UNAUTHENTICATED
+   * with `WWW-Authenticate: Bearer`. A browser's cookie alone is not enough
+   * (another site's page could make the browser send it). Returns the
+   * function that takes the path back. Throws HomeAgentError BAD_ARGUMENT
+   * for a path under /api or one already mounted.
+   */
+  mount(mountPath: string, handler: MountedHandler): () => void {
+    if (!/^\/[a-z0-9][a-z0-9_-]*$/.test(mountPath) || mountPath === '/api') throw new HomeAgentError('BAD_ARGUMENT', `cannot mount ${JSON.stringify(mountPath)}: one path segment of lowercase letters, digits, _ or -, not /api`);
+    if (this.mounts.has(mountPath)) throw new HomeAgentError('BAD_ARGUMENT', `${mountPath} is already mounted on the WebUI`);
+    this.mounts.set(mountPath, handler);
+    return () => {
+      if (this.mounts.get(mountPath) === handler) this.mounts.delete(mountPath);
+    };
+  }
+
+  /** A mounted path's request: the bearer token's session, then its handler. */
+  private async serveMounted(req: http.IncomingMessage, res: http.ServerResponse, mountPath: string, handler: MountedHandler): Promise<void> {
+    const bearer = bearerToken(req);
+    const session = this.auth!.authenticate(bearer);
+    if (!session) {
+      throw new ApiError(401, 'UNAUTHENTICATED', bearer ? 'this bearer token is unknown, revoked or expired' : `${mountPath} needs "Authorization: Bearer <token>": make a link with \`homeagent webui link\` and send its token (after #) in POST ${API_PREFIX}/auth/login {"token": ...} from a script to get a bearer token`, {
+        'www-authenticate': 'Bearer realm="homeagent"',
+      });
+    }
+    await handler(req, res, session);
+  }
+
   /** The API routes served (the OpenAPI test compares them with openapi.json). */
   apiRoutes(): ReadonlyArray<Pick<Route, 'method' | 'path' | 'auth'>> {
     return this.routes.map((r) => ({ method: r.method, path: r.path, auth: r.auth }));
@@ -292,6 +337,9 @@ export class WebUIPlugin implements Plugin {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return await this.api(req, res, url);
+      const mountPath = `/${url.pathname.split('/')[1] ?? ''}`;
+      const mounted = this.mounts.get(mountPath);
+      if (mounted) return await this.serveMounted(req, res, mountPath, mounted);
       this.serveAsset(req, res, url.pathname);
     } catch (err) {
       sendError(res, err);
