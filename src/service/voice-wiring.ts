@@ -46,6 +46,14 @@ export interface ListenReport {
   /** The spoken reply as WAV (in the data directory). */
   wav?: string;
   timings: Record<string, number | undefined>;
+  /** How the first utterance ended: 'silence' (the endpointer's full silence), 'early' (acted on at its first pause), 'stream_end', ... */
+  end_reason?: string;
+  /**
+   * Utterances heard after the first in the same recording: the first was
+   * acted on at its pause (end_reason 'early', issue 15) and speech went on
+   * ("… and lock the front door"). Each with its transcript, status and reply.
+   */
+  then?: Array<{ transcript: string; status: string; reply: string }>;
 }
 
 /** Records what the speaker is given while a `listen` runs (the reply as WAV). */
@@ -334,6 +342,16 @@ async function listenOne(
     if (outcome.turn) turn = await outcome.turn;
     const timings = await outcome.done;
     for (const t of turn?.tools ?? []) actions.push(`tool ${t.name}(${JSON.stringify(t.arguments)})${t.denied ? ' denied' : t.is_error ? ' failed' : ''}`);
+    // What was heard after an early end (the rest of the recording), in order.
+    const then: Array<{ transcript: string; status: string; reply: string }> = [];
+    for (let next = outcome.continuation; next; ) {
+      const o = await next;
+      const t = o.turn ? await o.turn : undefined;
+      await o.done;
+      for (const x of t?.tools ?? []) actions.push(`tool ${x.name}(${JSON.stringify(x.arguments)})${x.denied ? ' denied' : x.is_error ? ' failed' : ''}`);
+      if (o.status !== 'no_speech') then.push({ transcript: o.text, status: o.status, reply: t?.reply ?? '' });
+      next = o.continuation;
+    }
     const audio = speaker.endCapture();
     let wavPath: string | undefined;
     if (audio) {
@@ -351,6 +369,8 @@ async function listenOne(
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : notUnderstood,
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
+      end_reason: timings.end_reason,
+      ...(then.length ? { then } : {}),
     };
   } finally {
     speaker.endCapture();

@@ -35,8 +35,17 @@ export interface CaptureOptions {
   prerollMs: number;
   /** Push-to-talk: every sample goes to STT from the start, and release ends the utterance even without VAD speech. */
   pushToTalk?: boolean;
+  /**
+   * Act on the recogniser's result at the first pause when it is sure
+   * (SttResult.early; issue 15 "Grammar-aware endpointing") instead of
+   * waiting for the full silence. Default false.
+   */
+  earlyCommit?: boolean;
   now: () => number;
 }
+
+/** Audio kept after an early commit for the utterance that may follow, at most, ms. */
+export const AFTER_EARLY_MAX_MS = 30_000;
 
 /** A capture in progress. */
 export class Capture {
@@ -51,6 +60,13 @@ export class Capture {
   private streaming: boolean;
   private finished = false;
   private audioBytes = 0;
+  /** Bumped by every pause and resume: a speculation for an older pause is void. */
+  private pauseSeq = 0;
+  private speechStartMs: number | undefined;
+  /** Set when the capture ended at a pause on a sure result: audio fed afterwards is kept in `after`. */
+  private early = false;
+  private after: Buffer[] = [];
+  private afterBytes = 0;
 
   constructor(private readonly o: CaptureOptions) {
     this.result = new Promise((r) => {
@@ -70,9 +86,28 @@ export class Capture {
     return this.finished;
   }
 
+  /** True when the capture ended early (at a pause, on a sure result): audio fed since is kept for the next utterance (takeAfter). */
+  get endedEarly(): boolean {
+    return this.early;
+  }
+
+  /** The audio fed after an early end (nothing said is lost), handed over once. */
+  takeAfter(): Buffer[] {
+    const a = this.after;
+    this.after = [];
+    this.afterBytes = 0;
+    return a;
+  }
+
   /** Feed microphone PCM. */
   feed(pcm: Buffer): void {
-    if (this.finished) return;
+    if (this.finished) {
+      if (this.early && this.afterBytes < AFTER_EARLY_MAX_MS * 32) {
+        this.after.push(Buffer.from(pcm));
+        this.afterBytes += pcm.length;
+      }
+      return;
+    }
     this.audioBytes += pcm.length;
     const events = this.ep.push(pcm);
     if (this.streaming) this.session.write(pcm);
@@ -112,6 +147,7 @@ export class Capture {
 
   private onEvent(ev: EndpointEvent): void {
     if (ev.type === 'speech_start') {
+      this.speechStartMs ??= ev.at_ms;
       if (!this.streaming) {
         this.streaming = true;
         for (const p of this.preroll) this.session.write(p);
@@ -122,8 +158,17 @@ export class Capture {
     }
     if (ev.type === 'pause' || ev.type === 'resume') {
       if (this.finished || !this.streaming) return;
-      if (ev.type === 'pause') this.session.pause?.();
-      else this.session.resume?.();
+      const seq = ++this.pauseSeq;
+      if (ev.type === 'resume') {
+        this.session.resume?.();
+        return;
+      }
+      this.session.pause?.();
+      if (this.o.earlyCommit && !this.o.pushToTalk && this.session.speculation) {
+        void this.session.speculation().then((r) => {
+          if (r?.early && !this.finished && seq === this.pauseSeq) this.commitEarly(ev.speech_end_ms);
+        });
+      }
       return;
     }
     if (this.finished) return;
@@ -138,6 +183,23 @@ export class Capture {
     const speech = { ...base, speech_start_ms: ev.speech_start_ms, speech_end_ms: ev.speech_end_ms, decided_at_ms: ev.decided_at_ms };
     // A push-to-talk release ends the utterance on purpose: its audio may stop right after the last word.
     this.session.end(ev.reason === 'forced' ? { endedByPerson: true } : undefined).then(
+      (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
+      (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
+    );
+  }
+
+  /**
+   * End at the pause: the recogniser was sure of a complete command (issue
+   * 15). end() takes the speculative result without more audio; what is fed
+   * from now on is kept for the next utterance (takeAfter).
+   */
+  private commitEarly(speechEndMs: number): void {
+    this.finished = true;
+    this.early = true;
+    const endAt = this.o.now();
+    const decided = this.audioBytes / 32;
+    const speech = { reason: 'early' as const, end_at: endAt, audio_ms: decided, speech_start_ms: this.speechStartMs ?? 0, speech_end_ms: speechEndMs, decided_at_ms: decided };
+    this.session.end().then(
       (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
       (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
     );

@@ -57,7 +57,7 @@ export interface VoicePluginDeps {
 }
 
 /** What started a listening turn. */
-export type Trigger = 'ptt' | 'button' | 'wake' | 'cli' | 'followup' | 'feed';
+export type Trigger = 'ptt' | 'button' | 'wake' | 'cli' | 'followup' | 'feed' | 'continuation';
 
 /**
  * Timings of one utterance, ms. Reference point: the moment the endpointer
@@ -93,6 +93,12 @@ export interface UtteranceOutcome {
   turn?: Promise<TurnResult>;
   /** Resolves when the answer (or the "didn't catch that") has been spoken; timings are then complete. */
   done: Promise<UtteranceTimings>;
+  /**
+   * When this utterance was acted on at its first pause (end_reason 'early'):
+   * the utterance heard after it (speech that went on, "… and lock the front
+   * door"), or no_speech when only silence followed.
+   */
+  continuation?: Promise<UtteranceOutcome>;
 }
 
 /** The voice pipeline plugin (name 'voice'). */
@@ -107,6 +113,8 @@ export class VoicePlugin implements Plugin {
   private input: AudioInput | undefined;
   private capture: Capture | undefined;
   private captureOutcome: Promise<UtteranceOutcome> | undefined;
+  /** Per capture: the outcome of the utterance heard after it, once one starts (an early end; beginContinuation). */
+  private readonly continuations = new WeakMap<Capture, { promise: Promise<UtteranceOutcome>; resolve: (o: Promise<UtteranceOutcome>) => void; started: boolean }>();
   private stopped = true;
   private activeTurns = 0;
   private expectReply = false;
@@ -271,16 +279,38 @@ export class VoicePlugin implements Plugin {
     const chunkMs = opts.chunkMs ?? 20;
     const step = Math.max(2, Math.round(chunkMs * 32));
     const t0 = systemClock.monotonic();
-    for (let o = 0, i = 0; o < pcm.length && !capture.done; o += step, i++) {
+    let cur = capture;
+    for (let o = 0, i = 0; o < pcm.length; o += step, i++) {
       // Real-time pace: a chunk every chunkMs, as a microphone delivers it (decoding then runs while "speaking").
       if (opts.realtime) {
         const due = t0 + i * chunkMs - systemClock.monotonic();
         if (due > 0) await new Promise((r) => setTimeout(r, due));
-      }
-      capture.feed(pcm.subarray(o, o + step));
+      } else await new Promise((r) => setImmediate(r)); // what the recogniser finished meanwhile (a pause's result) is seen between chunks
+      if (cur.done && !cur.endedEarly) break;
+      // Acted on at a pause: the rest of the recording is the next utterance (nothing said is lost).
+      if (cur.done && !this.stopped) cur = this.beginContinuation(cur)?.capture ?? cur;
+      cur.feed(pcm.subarray(o, o + step));
     }
-    capture.finish('stream_end');
+    cur.finish('stream_end');
     return outcome;
+  }
+
+  /**
+   * Start the utterance after one acted on at its first pause (issue 15):
+   * fed what the early capture kept since, listening no longer than the
+   * silence that would have ended the first one plus
+   * plugin.voice.pause_ms; only silence is "nothing" (no "didn't catch that").
+   */
+  private beginContinuation(prev: Capture): { capture: Capture; outcome: Promise<UtteranceOutcome> } | undefined {
+    const s = this.sdk!.settings();
+    const wait = voiceSetting<number>(s, 'silence_ms') + voiceSetting<number>(s, 'pause_ms');
+    const link = this.continuations.get(prev);
+    if (!link || link.started) return undefined;
+    link.started = true;
+    const next = this.beginCapture('continuation', { noSpeechTimeoutMs: wait });
+    for (const pcm of prev.takeAfter()) next.capture.feed(pcm);
+    link.resolve(next.outcome);
+    return next;
   }
 
   /** Start listening (PTT press, wake word, CLI); during a reply this is barge-in. */
@@ -321,6 +351,7 @@ export class VoicePlugin implements Plugin {
       language: voiceSetting<string>(s, 'language'),
       prerollMs: voiceSetting<number>(s, 'preroll_ms'),
       pushToTalk: trigger === 'ptt',
+      earlyCommit: voiceSetting<boolean>(s, 'early_commit'),
       now: this.now,
       endpointer: {
         silenceMs: voiceSetting<number>(s, 'silence_ms'),
@@ -331,6 +362,9 @@ export class VoicePlugin implements Plugin {
       },
     });
     this.capture = capture;
+    let resolveNext!: (o: Promise<UtteranceOutcome>) => void;
+    const nextPromise = new Promise<UtteranceOutcome>((r) => (resolveNext = r));
+    this.continuations.set(capture, { promise: nextPromise, resolve: resolveNext, started: false });
     const listenId = String(++this.listenSeq);
     this.captureId = listenId;
     this.report({ event: 'listen_start', listen_id: listenId, answer: overrides.answer === true });
@@ -343,7 +377,11 @@ export class VoicePlugin implements Plugin {
     if (this.capture === capture) this.capture = undefined;
     if (this.captureId === listenId) this.captureId = undefined;
     const ended = (next: 'turn' | 'message' | 'nothing') => this.report({ event: 'listen_end', listen_id: listenId, next });
-    void this.input?.release();
+    // Acted on at a pause: keep listening at once for what may follow (a fed recording starts it itself).
+    const early = r.reason === 'early' && !this.stopped;
+    if (early && trigger !== 'feed') this.beginContinuation(capture);
+    else if (!early) void this.input?.release();
+    const continuation = early ? this.continuations.get(capture)?.promise : undefined;
     const utterance_id = randomUUID();
     const timings: UtteranceTimings = {
       utterance_id,
@@ -356,7 +394,7 @@ export class VoicePlugin implements Plugin {
     if (r.transcript_at !== undefined) timings.transcript_ms = r.transcript_at - r.end_at;
     if (r.stt?.finish_ms !== undefined) timings.stt_finish_ms = r.stt.finish_ms;
     this.lastTimings = timings;
-    const base = { utterance_id, timings };
+    const base = { utterance_id, timings, ...(continuation ? { continuation } : {}) };
 
     if (this.stopped || (r.reason === 'forced' && r.stt === undefined && r.stt_error === undefined)) {
       ended('nothing');
@@ -364,7 +402,7 @@ export class VoicePlugin implements Plugin {
     }
     if (r.stt_error !== undefined || !r.stt || r.stt.rejected || r.stt.text.trim() === '') {
       const status = r.stt_error !== undefined ? 'error' : r.stt ? 'rejected' : 'no_speech';
-      if (status === 'no_speech' && trigger === 'followup') {
+      if (status === 'no_speech' && (trigger === 'followup' || trigger === 'continuation')) {
         ended('nothing');
         return { ...base, status, text: '', done: Promise.resolve(timings) };
       }

@@ -27,6 +27,13 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
     description:
       'Silence after which the recogniser starts its final pass speculatively, ms (kept when only silence follows, dropped when speech goes on; 0 or >= silence_ms: off). The pass then sees this much audio after the last word. Lower: faster answers, but short words with little audio after them score closer to the rejection threshold (see test/bench/voice-stt.ts).',
   },
+  {
+    key: `${P}early_commit`,
+    type: 'boolean',
+    default: true,
+    description:
+      'Act at the first pause (pause_ms) when the recogniser is sure of a complete command that no longer command extends, instead of waiting for silence_ms (issue 15). Speech that goes on is the next utterance, which may open with "and" or "then".',
+  },
   { key: `${P}max_utterance_ms`, type: 'integer', default: 15000, min: 1000, max: 60000, description: 'Longest utterance after speech started, ms.' },
   { key: `${P}no_speech_timeout_ms`, type: 'integer', default: 8000, min: 1000, max: 60000, description: 'Stop listening when no speech started within this time, ms.' },
   { key: `${P}followup_ms`, type: 'integer', default: 5000, min: 1000, max: 30000, description: 'After a reply that asks something (expect_reply), listen this long for an answer without the wake word, ms.' },

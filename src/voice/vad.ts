@@ -46,7 +46,12 @@ export interface EndpointerOptions {
 }
 
 /** Why an utterance ended. 'stream_end': the audio ran out; 'forced': finish() was called (push-to-talk release). */
-export type EndReason = 'silence' | 'max_length' | 'no_speech' | 'stream_end' | 'forced';
+/**
+ * Why an utterance ended. The endpointer decides all but 'early', which the
+ * capture decides: the recogniser was sure of a complete command at the
+ * first pause (issue 15 "Grammar-aware endpointing", src/voice/capture.ts).
+ */
+export type EndReason = 'silence' | 'max_length' | 'no_speech' | 'stream_end' | 'forced' | 'early';
 
 /** What the endpointer found. Positions are ms of audio from the first sample pushed. */
 export type EndpointEvent =

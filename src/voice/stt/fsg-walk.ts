@@ -52,6 +52,8 @@ export interface SentenceStanding {
   complete: boolean;
   /** The grammar has a longer sentence that starts with these words. */
   continuable: boolean;
+  /** The words such a longer sentence goes on with (empty when none). */
+  next: string[];
 }
 
 /**
@@ -64,10 +66,10 @@ export function standing(fsg: FsgIndex, words: readonly string[]): SentenceStand
     const w = raw.replace(/\(\d+\)$/, '');
     const next = new Set<number>();
     for (const s of states) for (const t of fsg.arcs.get(s)?.get(w) ?? []) next.add(t);
-    if (next.size === 0) return { complete: false, continuable: false };
+    if (next.size === 0) return { complete: false, continuable: false, next: [] };
     states = next;
   }
-  let continuable = false;
-  for (const s of states) if (s !== fsg.final && (fsg.arcs.get(s)?.size ?? 0) > 0) continuable = true;
-  return { complete: states.has(fsg.final), continuable };
+  const next = new Set<string>();
+  for (const s of states) if (s !== fsg.final) for (const w of fsg.arcs.get(s)?.keys() ?? []) next.add(w);
+  return { complete: states.has(fsg.final), continuable: next.size > 0, next: [...next].sort() };
 }

@@ -65,19 +65,35 @@ export interface PocketsphinxDetails {
  */
 export const EARLY_COMMIT_MARGIN = 4;
 
+/** Words that open an area qualifier after a device's name ("turn on the standing light in the living room"). */
+const AREA_QUALIFIER_WORDS = new Set(['in', 'on']);
+
 /**
  * Whether a speculative decode (the first pause's final pass) may be acted
  * on at once instead of after the full silence (issue 15 "Grammar-aware
  * endpointing"): accepted, an intent matched, a complete sentence of the
- * grammar that no longer sentence extends, no name the filler spelt in phones, and its score
- * EARLY_COMMIT_MARGIN inside the rejection threshold. Anything else waits
- * for the full silence as before.
+ * grammar, no name the filler spelt in phones, and its score
+ * EARLY_COMMIT_MARGIN inside the rejection threshold; and no longer
+ * sentence extends it, except by an area qualifier ("… in the office") after
+ * a name exactly one device of `vocab` has, which cannot change the device
+ * meant. Anything else waits for the full silence as before ("turn off the
+ * lights" may go on "… in the office"; "what's the temperature" may go on
+ * "… in the bedroom").
  */
-export function earlyCommittable(result: SttResult, details: PocketsphinxDetails, maxScoreGap: number, margin = EARLY_COMMIT_MARGIN): boolean {
-  if (result.rejected || !result.intent || !details.standing) return false;
-  if (!details.standing.complete || details.standing.continuable) return false;
+export function earlyCommittable(result: SttResult, details: PocketsphinxDetails, maxScoreGap: number, vocab?: Vocabulary, margin = EARLY_COMMIT_MARGIN): boolean {
+  const st = details.standing;
+  if (result.rejected || !result.intent || !st || !st.complete) return false;
+  if (st.continuable && !(st.next.every((w) => AREA_QUALIFIER_WORDS.has(w)) && namesOneDevice(result.intent, vocab))) return false;
   if (details.hypothesis.split(' ').some((w) => isPhoneWord(w))) return false;
   return details.scoreGap !== undefined && details.scoreGap <= maxScoreGap - margin;
+}
+
+/** The match names a device by a name (or alias) exactly one device of `vocab` has, with no area or kind word of its own. */
+function namesOneDevice(m: IntentMatch, vocab: Vocabulary | undefined): boolean {
+  const name = m.slots.name?.toLowerCase();
+  if (!vocab || !name || m.slots.area !== undefined || m.slots.device !== undefined) return false;
+  const owners = vocab.entities.filter((e) => [e.name, ...(e.aliases ?? [])].some((n) => n.toLowerCase() === name));
+  return owners.length === 1;
 }
 
 /**

@@ -45,7 +45,7 @@ export interface SessionPorts {
   /** Every finished decode's details. */
   onDetails(details: PocketsphinxDetails): void;
   /** Whether a speculative decode's verdict may be acted on at the pause (pocketsphinx-judge.ts earlyCommittable). */
-  early(result: SttResult, details: PocketsphinxDetails): boolean;
+  early(g: Grammar, result: SttResult, details: PocketsphinxDetails): boolean;
   /** The session is over (ended or aborted). */
   onDone(): void;
 }
@@ -118,10 +118,10 @@ export class PocketsphinxSession implements SttSession {
   speculation(): Promise<SttResult | undefined> {
     const spec = this.speculative;
     if (!spec || this.aborted) return Promise.resolve(undefined);
-    return spec.result.then(
-      ({ result, details }) => (this.speculative === spec && !this.aborted ? { ...result, early: this.ports.early(result, details) } : undefined),
+    return Promise.all([spec.result, this.grammar]).then(
+      ([{ result, details }, g]) => (this.speculative === spec && !this.aborted ? { ...result, early: this.ports.early(g, result, details) } : undefined),
       () => undefined,
-    );
+    ).catch(() => undefined);
   }
 
   /** No more audio: the result (the same promise on every call). */

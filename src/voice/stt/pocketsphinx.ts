@@ -140,7 +140,7 @@ function grammarStanding(g: Grammar, words: readonly string[]): SentenceStanding
     }
     fsgCache.set(g, fsg);
   }
-  return fsg ? standing(fsg, words) : { complete: false, continuable: false };
+  return fsg ? standing(fsg, words) : { complete: false, continuable: false, next: [] };
 }
 
 /** The pocketsphinx command recogniser (SttEngine 'pocketsphinx'). */
@@ -188,7 +188,11 @@ export class PocketsphinxStt implements SttEngine {
       startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p)),
       judge: (g, out, droppedMs, extent) =>
         judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, words) }),
-      early: (result, details) => this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap),
+      early: (g, result, details) => {
+        const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab);
+        if (process.env.HOMEAGENT_DEBUG_EARLY) console.error('EARLY', ok, JSON.stringify({ h: details.hypothesis, gap: details.scoreGap, st: details.standing, rej: result.rejected, intent: !!result.intent }));
+        return ok;
+      },
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
       engine: this.name,
