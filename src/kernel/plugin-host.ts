@@ -245,6 +245,7 @@ export class PluginHost {
     s.bus.removeOwner(name);
     s.outputs.removeOwner(name);
     s.commands.removeOwner(name);
+    s.promptSections.removeOwner(name);
   }
 
   /** The SDK handed to `plugin` (seed 001 "PluginSDK Four Channels"). */
