@@ -268,14 +268,7 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       voice: app.voice.describe(),
       agent: kernel.agent.stats(),
       // Failed ones with their error, and how often the supervisor restarted each (issue 17 "Supervision").
-      plugins: kernel.host.status().map((s) => ({
-        name: s.name,
-        state: s.disabled ? 'disabled' : s.state,
-        restarts: s.restarts,
-        ...(s.error ? { error: s.error } : {}),
-        ...(s.last_error ? { last_error: s.last_error } : {}),
-        ...(s.next_restart_at ? { next_restart_at: s.next_restart_at } : {}),
-      })),
+      plugins: statusPlugins(kernel.host.status()),
       plugins_held: (app.external?.list() ?? []).filter((p) => ['held', 'refused'].includes(p.state)).map((p) => ({ name: p.name, state: p.state, ...(p.message ? { message: p.message } : {}) })),
       last_errors: recentProblems().slice(-10),
       // Settings read only at start that were changed since (homeagent config set): a restart applies them.
@@ -318,6 +311,18 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   commands.listen = () => {
     throw new Error('the voice pipeline is not running');
   };
+}
+
+/** The plugins part of `homeagent status`: state (disabled shown as such), restarts, error, last error, next restart (epoch ms). */
+export function statusPlugins(list: PluginStatus[]): Array<{ name: string; state: string; restarts: number; error?: string; last_error?: string; next_restart_at?: number }> {
+  return list.map((s) => ({
+    name: s.name,
+    state: s.disabled ? 'disabled' : s.state,
+    restarts: s.restarts,
+    ...(s.error ? { error: s.error } : {}),
+    ...(s.last_error ? { last_error: s.last_error } : {}),
+    ...(s.next_restart_at ? { next_restart_at: s.next_restart_at } : {}),
+  }));
 }
 
 /** One row of `homeagent plugins`: built-in plugins and plugins from outside. */
