@@ -102,21 +102,16 @@ export function restrictSdk(sdk: PluginSDK, name: string, approved: readonly str
   };
   const never = (what: string): never => deny('(built-in plugins only)', what);
   const settings = ownSettings(sdk.settings(), name, (key) => deny(`settings:${key}`, `use the setting ${key} (only its own plugin.${name}.* settings)`));
-  const memory = (): MemoryAPI => {
-    const m = sdk.memory();
-    return {
-      recall: (query, limit) => (need('memory:read', 'recall memories'), m.recall(query, limit)),
-      commit: (triples) => (need('memory:write', 'commit memories'), m.commit(triples)),
-    };
-  };
-  const knowledge = (): KnowledgeAPI => {
-    const k = sdk.knowledge();
-    return {
-      search: (query, limit) => (need('memory:read', 'search the knowledge base'), k.search(query, limit)),
-      list: () => (need('memory:read', 'list the knowledge base'), k.list()),
-      create: (docName, content) => (need('memory:write', 'write to the knowledge base'), k.create(docName, content)),
-    };
-  };
+  // The capability is checked before the kernel's API is even looked up.
+  const memory = (): MemoryAPI => ({
+    recall: (query, limit) => (need('memory:read', 'recall memories'), sdk.memory().recall(query, limit)),
+    commit: (triples) => (need('memory:write', 'commit memories'), sdk.memory().commit(triples)),
+  });
+  const knowledge = (): KnowledgeAPI => ({
+    search: (query, limit) => (need('memory:read', 'search the knowledge base'), sdk.knowledge().search(query, limit)),
+    list: () => (need('memory:read', 'list the knowledge base'), sdk.knowledge().list()),
+    create: (docName, content) => (need('memory:write', 'write to the knowledge base'), sdk.knowledge().create(docName, content)),
+  });
   const deviceAccess = (): DeviceAccess => {
     const d = opts.devices?.();
     if (!d) throw new HomeAgentError('DEVICES_UNAVAILABLE', 'the home (devices) is not running');
