@@ -269,7 +269,7 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       agent: kernel.agent.stats(),
       // Failed ones with their error, and how often the supervisor restarted each (issue 17 "Supervision").
       plugins: statusPlugins(kernel.host.status()),
-      plugins_held: (app.external?.list() ?? []).filter((p) => ['held', 'refused'].includes(p.state)).map((p) => ({ name: p.name, state: p.state, ...(p.message ? { message: p.message } : {}) })),
+      plugins_held: (app.external?.list() ?? []).filter((p) => ['held', 'refused'].includes(p.state) || p.held_version !== undefined).map((p) => ({ name: p.name, state: p.state, ...(p.message ? { message: p.message } : {}) })),
       last_errors: recentProblems().slice(-10),
       // Settings read only at start that were changed since (homeagent config set): a restart applies them.
       restart_pending: app.settings.restartPending(app.startedAt),
