@@ -27,6 +27,7 @@ import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
 import { probeSysfsGpio } from '../../hal/gpio/onoff-driver.js';
 import { readWakeConfig, settingOr, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
+import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -500,5 +501,18 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   if (input.sources.length === 0) checks.push({ name: 'llm sources', ok: false, detail: 'no LLM source configured', fix: 'homeagent config set core.llm.sources.ollama.base_url http://HOST:11434' });
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
   checks.push(...checkDatabases(input.dataDir));
+  checks.push(checkPluginSandbox());
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+/**
+ * Whether process plugins can be sandboxed (issue 17 "A real boundary"):
+ * informational (ok either way: the box works without plugins), but said
+ * plainly, because without bubblewrap a process plugin's capabilities are
+ * advisory.
+ */
+export function checkPluginSandbox(probe = sandboxAvailable()): DoctorCheck {
+  return probe.available
+    ? { name: 'plugin sandbox', ok: true, detail: 'process plugins run sandboxed (bubblewrap): they see only their own folders' }
+    : { name: 'plugin sandbox', ok: true, detail: `process plugins would NOT be sandboxed: their capabilities are advisory, they run as the service's user (${probe.reason})`, fix: 'sudo apt install bubblewrap (only matters if you install process plugins)' };
 }
