@@ -379,7 +379,7 @@ export function pluginRows(app: Pick<App, 'kernel' | 'external'>): PluginRow[] {
  * and control through before_toolcall (risky devices ask the household;
  * unanswered is a denial) and the `device_control` tool's own checks.
  */
-function deviceAccess(app: App): DeviceAccess | undefined {
+export function deviceAccess(app: App): DeviceAccess | undefined {
   const reg = app.home.registry;
   if (!reg) return undefined;
   const s = app.kernel.services;

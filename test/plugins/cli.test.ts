@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApp, type App } from '../../src/service/app.js';
+import { deviceAccess, startApp, type App } from '../../src/service/app.js';
 import { cli } from '../cli/run-cli.js';
 import { writePlugin } from './rig.js';
 
@@ -90,5 +90,22 @@ describe('homeagent plugins against a running service', () => {
     assert.ok(app.skills.get('recipes'));
     const st = await run('status');
     assert.match(st.stdout, /broken refused/);
+  });
+
+  test('devices for plugins: the list, and control through before_toolcall and the tool\'s own checks', async () => {
+    const d = deviceAccess(app)!;
+    assert.deepEqual(d.list(), [], 'no demo home here');
+    await assert.rejects(d.control('solar', { device: 'kitchen light', action: 'turn_on' }), (err: Error & { code?: string }) => err.code === 'DEVICE_CONTROL' && /kitchen light/i.test(err.message));
+    app.kernel.stages.register('guard', 'before_toolcall', (ctx) => {
+      if (ctx.input.source === 'solar') {
+        ctx.deny = true;
+        ctx.deny_reason = 'plugins may not touch the lights';
+      }
+    });
+    try {
+      await assert.rejects(d.control('solar', { device: 'kitchen light', action: 'turn_on' }), /DEVICE_DENIED|denied: plugins may not touch the lights/);
+    } finally {
+      app.kernel.stages.removeOwner('guard');
+    }
   });
 });
