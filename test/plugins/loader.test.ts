@@ -118,3 +118,25 @@ test('disable and enable are kept across a restart of the service', async () => 
     await rig.close();
   }
 });
+
+test('a process plugin is listed with its sandbox: advisory where bubblewrap is not usable', async () => {
+  const rig = await startRig({
+    setup: (d) => {
+      writePlugin(pluginsDir(d), 'solar', { name: 'solar', version: '0.3.0', kind: 'process', entry: ['python3', 'main.py'], capabilities: ['tools', 'network'] }, { 'main.py': 'print()' });
+    },
+  });
+  try {
+    await rig.external.approve('solar');
+    const info = rig.external.info('solar');
+    assert.equal(info.sandbox, 'advisory');
+    assert.deepEqual(info.capabilities, ['network', 'tools']);
+    const text = pluginsText(pluginRows({ kernel: rig.kernel, external: rig.external }) as unknown as Array<Record<string, unknown>>, Date.now());
+    assert.match(text, /solar\s+process\s+0\.3\.0\s+\S+.*network, tools \[sandbox: advisory\]/);
+    assert.match(text, /sandbox advisory: bubblewrap is not usable here/);
+    const plugin = rig.external.get('solar')!;
+    assert.equal(plugin.external, true);
+    assert.equal(plugin.inner.constructor.name, 'ProcessPlugin');
+  } finally {
+    await rig.close();
+  }
+});

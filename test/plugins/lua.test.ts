@@ -103,6 +103,7 @@ test('a Lua plugin registering a stage it was not granted is refused, logged, an
     assert.equal(info.state, 'failed');
     assert.match(info.last_error!, /PERMISSION_DENIED|may not handle the on_input stage: capability "stage:on_input" was not approved/);
     assert.ok(!rig.kernel.tools.has('lua_add'), 'what it registered before the refusal is removed');
+    assert.equal(info.next_restart_at, undefined, 'a refusal repeats: not retried until approved or changed');
     const logged = recentProblems().find((p) => p.ns.endsWith('plugin:luademo') && /capability not approved/.test(p.msg));
     assert.ok(logged, 'the refusal is logged');
     assert.match(logged.err ?? '', /stage:on_input/);
