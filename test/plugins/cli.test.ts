@@ -10,6 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { deviceAccess, startApp, type App } from '../../src/service/app.js';
@@ -108,4 +109,36 @@ describe('homeagent plugins against a running service', () => {
       app.kernel.stages.removeOwner('guard');
     }
   });
+
+  test('install on a terminal asks: no installs nothing, yes installs', async () => {
+    const dir1 = writePlugin(path.join(src, 'tty'), 'asker', { name: 'asker', version: '1.0.0', kind: 'lua', entry: 'main.lua', capabilities: ['tools'] }, { 'main.lua': 'sdk.register_tool{ name = "ask_tool", handler = function() return "a" end }' });
+    const no = await onTerminal(['plugins', 'install', dir1], 'n\n');
+    assert.match(no.out, /Approve tools for asker\? \[y\/N\]/);
+    assert.match(no.out, /not approved; nothing was installed/);
+    assert.ok(!app.kernel.tools.has('ask_tool'));
+    const yes = await onTerminal(['plugins', 'install', dir1], 'y\n');
+    assert.match(yes.out, /asker 1\.0\.0 installed \(running\)/);
+    assert.ok(app.kernel.tools.has('ask_tool'));
+  });
+
+  /** Run the CLI on a pseudo-terminal (util-linux `script`), typing `typed`. */
+  function onTerminal(args: string[], typed: string): Promise<{ code: number | null; out: string }> {
+    const cmd = [process.execPath, '--import', 'tsx', path.resolve('src/cli/main.ts'), '--socket', socket, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    return new Promise((resolve) => {
+      const child = spawn('script', ['-qec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      let sent = false;
+      const onData = (d: Buffer) => {
+        out += d.toString();
+        // Answer once the question is on the screen.
+        if (!sent && /\[y\/N\]/.test(out)) {
+          sent = true;
+          child.stdin.write(typed);
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('close', (code) => resolve({ code, out }));
+    });
+  }
 });
