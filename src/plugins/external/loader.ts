@@ -183,6 +183,8 @@ export class ExternalPlugins {
   private others = new Map<string, Found>();
   readonly pluginsDir: string;
   readonly heldDir: string;
+  /** Changes run one at a time (two `plugins` commands at once must not both add a plugin). */
+  private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly d: LoaderDeps) {
     this.pluginsDir = path.join(d.dataDir, 'plugins');
@@ -217,7 +219,11 @@ export class ExternalPlugins {
    * runs between turns. A changed Lua plugin whose new file fails to load
    * keeps running the old one (the error is in the result's messages).
    */
-  async reload(): Promise<{ added: string[]; changed: string[]; removed: string[]; failed: Array<{ name: string; error: string }>; plugins: ExternalPluginInfo[] }> {
+  reload(): Promise<{ added: string[]; changed: string[]; removed: string[]; failed: Array<{ name: string; error: string }>; plugins: ExternalPluginInfo[] }> {
+    return this.serial(() => this.reloadNow());
+  }
+
+  private async reloadNow(): Promise<{ added: string[]; changed: string[]; removed: string[]; failed: Array<{ name: string; error: string }>; plugins: ExternalPluginInfo[] }> {
     const found = this.scan();
     const added: string[] = [];
     const changed: string[] = [];
@@ -319,7 +325,11 @@ export class ExternalPlugins {
    * approved version goes on running). Symbolic links in the source are
    * refused.
    */
-  async install(source: string, approve: boolean): Promise<InstallResult> {
+  install(source: string, approve: boolean): Promise<InstallResult> {
+    return this.serial(() => this.installNow(source, approve));
+  }
+
+  private async installNow(source: string, approve: boolean): Promise<InstallResult> {
     const staged = this.unpack(source);
     try {
       const p = this.previewOf(staged.dir);
@@ -347,7 +357,11 @@ export class ExternalPlugins {
    * `plugins approve NAME`: approve what NAME asks for. A held update
    * replaces the running version; a held folder starts.
    */
-  async approve(name: string): Promise<ExternalPluginInfo> {
+  approve(name: string): Promise<ExternalPluginInfo> {
+    return this.serial(() => this.approveNow(name));
+  }
+
+  private async approveNow(name: string): Promise<ExternalPluginInfo> {
     const held = path.join(this.heldDir, name);
     let manifest: PluginManifest;
     if (existsSync(held)) {
@@ -366,7 +380,11 @@ export class ExternalPlugins {
   }
 
   /** `plugins remove NAME`: stop it and delete its folder (installed ones only), its held update and its approval. */
-  async remove(name: string): Promise<{ removed: string }> {
+  remove(name: string): Promise<{ removed: string }> {
+    return this.serial(() => this.removeNow(name));
+  }
+
+  private async removeNow(name: string): Promise<{ removed: string }> {
     const f = this.scan().get(name) ?? this.loaded.get(name)?.found;
     const held = path.join(this.heldDir, name);
     if (!f && !existsSync(held)) throw new HomeAgentError('PLUGIN_UNKNOWN', `no plugin called "${name}"`);
@@ -381,7 +399,11 @@ export class ExternalPlugins {
   }
 
   /** `plugins enable|disable NAME` (kept across restarts). Works for built-in plugins too. */
-  async setDisabled(name: string, disabled: boolean): Promise<ExternalPluginInfo | PluginStatus> {
+  setDisabled(name: string, disabled: boolean): Promise<ExternalPluginInfo | PluginStatus> {
+    return this.serial(() => this.setDisabledNow(name, disabled));
+  }
+
+  private async setDisabledNow(name: string, disabled: boolean): Promise<ExternalPluginInfo | PluginStatus> {
     if (!this.d.host.status().some((s) => s.name === name)) throw new HomeAgentError('PLUGIN_UNKNOWN', `no running or loadable plugin called "${name}"`);
     this.d.approvals.setDisabled(name, disabled);
     await this.d.betweenTurns(() => this.d.host.setDisabled(name, disabled));
@@ -389,7 +411,11 @@ export class ExternalPlugins {
   }
 
   /** `plugins restart NAME` (built-in or not), between turns. */
-  async restart(name: string): Promise<PluginStatus> {
+  restart(name: string): Promise<PluginStatus> {
+    return this.serial(() => this.restartNow(name));
+  }
+
+  private async restartNow(name: string): Promise<PluginStatus> {
     if (!this.d.host.status().some((s) => s.name === name)) throw new HomeAgentError('PLUGIN_UNKNOWN', `no plugin called "${name}"`);
     await this.d.betweenTurns(() => this.d.host.restart(name));
     return this.d.host.status().find((s) => s.name === name)!;
@@ -403,6 +429,13 @@ export class ExternalPlugins {
   }
 
   // ---- internals -----------------------------------------------------------
+
+  /** Run `fn` after every change queued before it. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
 
   private stateOf(name: string): string {
     return this.list().find((x) => x.name === name)?.state ?? 'unknown';
