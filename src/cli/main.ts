@@ -16,6 +16,7 @@ import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { printResult } from './format.js';
 import { MAX_REQUEST_BYTES } from './protocol.js';
 import type { KeysResult } from '../service/update.js';
+import type { InstallPreview } from '../plugins/external/loader.js';
 import { wavToVoicePcm } from '../../hal/mic/file-mic.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
@@ -264,7 +265,7 @@ plugins
   .option('--yes', 'approve what it asks for without asking (scripts); an update that asks for more is still held until "plugins approve NAME"')
   .action(async (source: string, o: { yes?: boolean }) => {
     const abs = path.resolve(source);
-    const preview = (await callResult('plugins.preview', { path: abs }, undefined, () => undefined)) as InstallPreviewLike | undefined;
+    const preview = (await callResult('plugins.preview', { path: abs }, undefined, () => undefined)) as InstallPreview | undefined;
     if (!preview) return;
     if (!json()) process.stdout.write(installPreviewText(preview));
     let approve = false;
@@ -351,22 +352,8 @@ keys
     await keysAction((o) => removeTrustedKey(id, o), false);
   });
 
-/** What `plugins.preview` answers (src/plugins/external/loader.ts InstallPreview). */
-interface InstallPreviewLike {
-  name: string;
-  version: string;
-  kind: string;
-  description?: string;
-  asks: string[];
-  approved: string[];
-  missing: string[];
-  update: boolean;
-  installed_version?: string;
-  sandbox?: string;
-}
-
 /** The lines `plugins install` prints before it asks. */
-function installPreviewText(p: InstallPreviewLike): string {
+function installPreviewText(p: InstallPreview): string {
   const lines = [`${p.name} ${p.version} (${p.kind})${p.update ? `, an update of ${p.installed_version ?? 'the installed one'}` : ''}${p.description ? `: ${p.description}` : ''}`];
   lines.push(p.asks.length ? `It asks for: ${p.asks.join(', ')}` : 'It asks for no capabilities.');
   if (p.update && p.missing.length) lines.push(`New since the approved version: ${p.missing.join(', ')}`);
