@@ -111,3 +111,24 @@ test('a Lua plugin registering a stage it was not granted is refused, logged, an
     await rig.close();
   }
 });
+
+test('the example in docs/examples/dice installs and works as docs/PLUGINS.md shows it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { INSTALL_ROOT } = await import('../../src/kernel/kernel.js');
+  const example = path.join(INSTALL_ROOT, 'docs', 'examples', 'dice');
+  const doc = readFileSync(path.join(INSTALL_ROOT, 'docs', 'PLUGINS.md'), 'utf8');
+  const main = readFileSync(path.join(example, 'main.lua'), 'utf8');
+  const shown = /```lua\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('## Lua plugins')))![1]!;
+  assert.ok(main.includes(shown.trim()), 'the documentation shows the example as it is');
+  const rig = await startRig();
+  try {
+    const r = await rig.external.install(example, true);
+    assert.equal(r.state, 'running', r.message);
+    assert.match((await callTool(rig, 'dice_roll', { sides: 1, count: 3 })).content, /^rolled 3$/);
+    rig.settings.set('plugin.dice.default_sides', 2);
+    assert.match((await callTool(rig, 'dice_roll', {})).content, /^rolled [12]$/);
+    assert.match((await rig.kernel.injectInput('test', 'console', 'roll for me')).reply, /^Rolled a [12]$/);
+  } finally {
+    await rig.close();
+  }
+});
