@@ -165,7 +165,8 @@ export class ExternalPlugin implements Plugin {
   }
 
   start(sdk: PluginSDK): void | Promise<void> {
-    mkdirSync(this.restrictOpts.stateDir, { recursive: true, mode: 0o700 });
+    // A process plugin's private folder (the only one a sandboxed one may write).
+    if (this.manifest.kind === 'process') mkdirSync(this.restrictOpts.stateDir, { recursive: true, mode: 0o700 });
     return this.inner.start(restrictSdk(sdk, this.name, this.approved, this.restrictOpts));
   }
 

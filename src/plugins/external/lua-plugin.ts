@@ -53,7 +53,7 @@ export interface LuaPluginOptions {
   approved?: readonly string[];
   /** Lua instructions one call may run (default 2,000,000, the adapters' budget). */
   instructionBudget?: number;
-  /** Running time one call may use, ms (default 200). */
+  /** Running time one call may use, ms (default 50, as for adapters: a spinning handler holds the event loop at most this long). */
   timeBudgetMs?: number;
 }
 
@@ -182,7 +182,7 @@ export class LuaPlugin implements Plugin {
       name: chunk,
       log,
       instructionBudget: this.opts.instructionBudget ?? 2_000_000,
-      timeBudgetMs: this.opts.timeBudgetMs ?? 200,
+      timeBudgetMs: this.opts.timeBudgetMs ?? 50,
       ...(network ? { allowHost: () => true } : {}),
       hostFunctions: {
         plugin_name: () => this.name,
