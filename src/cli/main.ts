@@ -6,7 +6,8 @@
  * the service is down (local.ts: settings.db directly). Output to a closed
  * pipe (`homeagent config list | head`) ends the command quietly.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
 import { defaultSocketPath, probeService, request } from './client.js';
@@ -264,8 +265,13 @@ plugins
   .description('install a plugin folder or .tgz into <data dir>/plugins/<name>/: lists the capabilities it asks for and asks you to approve them')
   .option('--yes', 'approve what it asks for without asking (scripts); an update that asks for more is still held until "plugins approve NAME"')
   .action(async (source: string, o: { yes?: boolean }) => {
-    const abs = path.resolve(source);
-    const preview = (await callResult('plugins.preview', { path: abs }, undefined, () => undefined)) as InstallPreview | undefined;
+    let archive: string;
+    try {
+      archive = pluginArchive(path.resolve(source));
+    } catch (err) {
+      return fail('plugins install', err);
+    }
+    const preview = (await callResult('plugins.preview', { archive_b64: archive }, undefined, () => undefined)) as InstallPreview | undefined;
     if (!preview) return;
     if (!json()) process.stdout.write(installPreviewText(preview));
     let approve = false;
@@ -278,7 +284,7 @@ plugins
         return;
       }
     }
-    await call('plugins.install', { path: abs, approve });
+    await call('plugins.install', { archive_b64: archive, approve });
   });
 plugins.command('approve <name>').description('approve the capabilities NAME asks for (a held install or update then starts)').action((name: string) => call('plugins.approve', { name }));
 plugins.command('remove <name>').description('stop NAME and delete its folder and approval').action((name: string) => call('plugins.remove', { name }));
@@ -351,6 +357,22 @@ keys
     const { removeTrustedKey } = await import('../service/update.js');
     await keysAction((o) => removeTrustedKey(id, o), false);
   });
+
+/**
+ * A plugin folder (tarred here) or .tgz as base64, for the service: it may
+ * not be allowed to read the user's files (as with `listen`). Throws
+ * PLUGIN_INSTALL when the source is unreadable or too large for a request.
+ */
+function pluginArchive(source: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = statSync(source).isDirectory() ? execFileSync('tar', ['-czf', '-', '-C', source, '.'], { maxBuffer: MAX_LISTEN_BYTES + 1, stdio: ['ignore', 'pipe', 'pipe'] }) : readFileSync(source);
+  } catch (err) {
+    throw new HomeAgentError('PLUGIN_INSTALL', `cannot read ${source}: ${errorMessage(err)}`);
+  }
+  if (bytes.length > MAX_LISTEN_BYTES) throw new HomeAgentError('PLUGIN_INSTALL', `${source} is larger than ${MAX_LISTEN_BYTES / 1048576} MB packed; a plugin is far smaller (leave out node_modules and build output)`);
+  return bytes.toString('base64');
+}
 
 /** The lines `plugins install` prints before it asks. */
 function installPreviewText(p: InstallPreview): string {

@@ -7,7 +7,8 @@
  * newcomer can try device commands at once. Tells systemd READY / WATCHDOG /
  * STOPPING; shuts down cleanly on SIGINT/SIGTERM.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry } from '../config/registry.js';
 import { INSTALL_ROOT, Kernel } from '../kernel/kernel.js';
@@ -284,13 +285,10 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
     if (typeof args.name !== 'string' || !args.name) throw new HomeAgentError('BAD_ARGUMENT', 'missing "name" (a plugin\'s name, see homeagent plugins)');
     return args.name;
   };
-  const pathArg = (args: Record<string, unknown>): string => {
-    if (typeof args.path !== 'string' || !path.isAbsolute(args.path)) throw new HomeAgentError('BAD_ARGUMENT', 'missing "path" (an absolute path of a plugin folder or .tgz)');
-    return args.path;
-  };
-  // `homeagent plugins install`: preview (what it asks for), then install with or without approval.
-  commands['plugins.preview'] = (args) => ext().preview(pathArg(args));
-  commands['plugins.install'] = (args) => ext().install(pathArg(args), args.approve === true);
+  // `homeagent plugins install`: preview (what it asks for), then install with or without approval. The CLI sends
+  // the plugin as a .tgz (`archive_b64`): the service may not be allowed to read the user's folder (as with listen).
+  commands['plugins.preview'] = (args) => withPluginSource(args, (p) => ext().preview(p));
+  commands['plugins.install'] = (args) => withPluginSource(args, (p) => ext().install(p, args.approve === true));
   commands['plugins.approve'] = (args) => ext().approve(nameArg(args));
   commands['plugins.remove'] = (args) => ext().remove(nameArg(args));
   commands['plugins.enable'] = (args) => ext().setDisabled(nameArg(args), false);
@@ -323,6 +321,27 @@ export function statusPlugins(list: PluginStatus[]): Array<{ name: string; state
     ...(s.last_error ? { last_error: s.last_error } : {}),
     ...(s.next_restart_at ? { next_restart_at: s.next_restart_at } : {}),
   }));
+}
+
+/**
+ * The plugin a `plugins.preview` / `plugins.install` request carries:
+ * `archive_b64` (a .tgz, what the CLI sends), written to a temporary file
+ * for `fn` and removed after; or `path` (an absolute path the service can
+ * read: a folder or .tgz). Throws BAD_ARGUMENT when neither is given.
+ */
+export async function withPluginSource<T>(args: Record<string, unknown>, fn: (source: string) => T | Promise<T>): Promise<T> {
+  if (typeof args.archive_b64 === 'string' && args.archive_b64) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-upload-'));
+    try {
+      const file = path.join(dir, 'plugin.tgz');
+      writeFileSync(file, Buffer.from(args.archive_b64, 'base64'), { mode: 0o600 });
+      return await fn(file);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (typeof args.path === 'string' && path.isAbsolute(args.path)) return fn(args.path);
+  throw new HomeAgentError('BAD_ARGUMENT', 'missing "archive_b64" (the plugin as a .tgz, base64) or "path" (an absolute path the service can read)');
 }
 
 /** One row of `homeagent plugins`: built-in plugins and plugins from outside. */

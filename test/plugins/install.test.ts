@@ -111,3 +111,27 @@ test('install without approval holds a new plugin; a .tgz (npm pack layout) inst
     rmSync(s, { recursive: true, force: true });
   }
 });
+
+test('the CLI sends the plugin as bytes: the service unpacks an uploaded .tgz and removes it after', async () => {
+  const { withPluginSource } = await import('../../src/service/app.js');
+  const t = src();
+  const rig = await startRig();
+  try {
+    writePlugin(t, 'up', { name: 'up', version: '1.0.0', kind: 'skill', entry: 'SKILL.md' }, { 'SKILL.md': '---\nname: up\ndescription: Uploaded.\n---\nBody\n' });
+    // What the CLI does for a folder: tar -czf - -C DIR .
+    const archive = execFileSync('tar', ['-czf', '-', '-C', path.join(t, 'up'), '.']).toString('base64');
+    let seen = '';
+    const r = await withPluginSource({ archive_b64: archive }, (p) => {
+      seen = p;
+      assert.ok(existsSync(p));
+      return rig.external.install(p, false);
+    });
+    assert.equal(r.outcome, 'installed');
+    assert.equal(rig.skills.get('up')?.description, 'Uploaded.');
+    assert.ok(!existsSync(seen), 'the upload is removed');
+    await assert.rejects(withPluginSource({}, () => 1), /missing "archive_b64"/);
+  } finally {
+    await rig.close();
+    rmSync(t, { recursive: true, force: true });
+  }
+});
