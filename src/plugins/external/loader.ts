@@ -285,7 +285,9 @@ export class ExternalPlugins {
         continue;
       }
       const info = this.describe(l ? l.found : f, status.get(name));
-      if (o && l) {
+      if (o && l && o.state === 'refused') {
+        info.message = `the folder's new version is refused (${o.error ?? 'invalid'}); the loaded one goes on`;
+      } else if (o && l) {
         info.state = 'held';
         info.message = `the folder's new version asks for ${o.missing.join(', ')}; the approved one runs until homeagent plugins approve ${name}`;
       }
