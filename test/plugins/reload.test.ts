@@ -72,3 +72,20 @@ test('reload picks up a new folder and drops a removed one without a restart', a
     await rig.close();
   }
 });
+
+test('reload with a manifest broken by hand keeps the loaded version and says why', async () => {
+  let dir = '';
+  const rig = await startRig({ setup: (d) => void (dir = writePlugin(pluginsDir(d), 'swap', manifest, { 'main.lua': ONE })) });
+  try {
+    await rig.external.approve('swap');
+    writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify({ ...manifest, version: 'two' }));
+    const r = await rig.external.reload();
+    assert.match(r.failed[0]!.error, /\/version: must match pattern/);
+    assert.ok(rig.kernel.tools.has('swap_one'));
+    const info = rig.external.info('swap');
+    assert.equal(info.state, 'running');
+    assert.match(info.message!, /new version is refused/);
+  } finally {
+    await rig.close();
+  }
+});

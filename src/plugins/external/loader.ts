@@ -233,7 +233,13 @@ export class ExternalPlugins {
     this.others = new Map();
     for (const [name, cur] of [...this.loaded]) {
       const f = found.get(name);
-      if (!f || f.state === 'refused' || f.state === 'skipped') {
+      if (f?.state === 'refused') {
+        // Its new manifest does not validate: the loaded version goes on, like a Lua file that does not load.
+        this.others.set(name, f);
+        failed.push({ name, error: f.error ?? 'refused' });
+        continue;
+      }
+      if (!f || f.state === 'skipped') {
         await this.d.betweenTurns(() => this.d.host.remove(name));
         this.loaded.delete(name);
         removed.push(name);
