@@ -110,7 +110,7 @@ export class SkillCatalog {
     const shown = all.slice(0, SKILL_LINES_MAX);
     const lines = shown.map((s) => `- ${s.name}: ${cut(s.description, SKILL_LINE_DESCRIPTION_CHARS)}`);
     if (all.length > shown.length) lines.push(`- (${all.length - shown.length} more: skill_read without a name lists them)`);
-    return [`Skills (instructions for tasks; before doing one, read it with tools_call {"name":"skill_read","arguments":{"name":"<skill>"}}):`, ...lines].join('\n');
+    return ['Skills (before doing one, read it: tools_call skill_read {"name":...}):', ...lines].join('\n');
   }
 
   /**
