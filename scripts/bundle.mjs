@@ -4,6 +4,7 @@
 //     homeagent-<version>/
 //       dist/               tsc output (+ non-TS assets copied from src/ and hal/)
 //       adapters/ data/     Lua adapters, shipped defaults
+//       plugins/            plugins shipped with the release (an example skill)
 //       systemd/ image/     units, install/update/rollback scripts, pi-gen stage
 //       package.json package-lock.json
 //       keys/<id>.pub       release keys this release hands to the devices (--add-key; rotation)
@@ -46,7 +47,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
 
 /** Top-level directories copied as they are (those that exist). */
-const COPY_DIRS = ['adapters', 'data', 'systemd', 'image'];
+const COPY_DIRS = ['adapters', 'data', 'plugins', 'systemd', 'image'];
 /** Top-level files copied as they are (all required). */
 const COPY_FILES = ['package.json', 'package-lock.json'];
 /** Source roots whose non-TypeScript assets (html, json, sql, lua, ...) go next to the compiled JS. */

@@ -187,11 +187,12 @@ function statusText(r: Record<string, unknown>, now = Date.now()): string {
   row('Agent', `${a.running ? 'answering' : 'idle'}, ${Number(a.queue ?? 0) + Number(a.pending ?? 0) + Number(a.inbox ?? 0)} waiting`);
   const plugins = Array.isArray(r.plugins) ? (r.plugins as Array<Record<string, unknown>>) : [];
   const bad = plugins.filter((p) => p.state !== 'running');
-  const restarted = plugins.filter((p) => p.state === 'running' && typeof p.restarts === 'number' && p.restarts > 0);
-  row(
-    'Plugins',
-    `${plugins.length - bad.length} of ${plugins.length} running${bad.length ? '; ' + bad.map((p) => `${String(p.name)} ${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}${typeof p.restarts === 'number' && p.restarts > 0 ? `, ${p.restarts} restarts` : ''}`).join(', ') : ''}${restarted.length ? '; restarted: ' + restarted.map((p) => `${String(p.name)} ${String(p.restarts)}x`).join(', ') : ''}`,
-  );
+  row('Plugins', `${plugins.length - bad.length} of ${plugins.length} running${bad.length ? '; ' + bad.map((p) => `${String(p.name)} ${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}${pluginRetry(p, now)}`).join(', ') : ''}`);
+  // Restarted by the supervisor (issue 17): how often, and the last error.
+  const restarted = plugins.filter((p) => p.state === 'running' && Number(p.restarts ?? 0) > 0);
+  if (restarted.length) row('', `restarted: ${restarted.map((p) => `${String(p.name)} ${String(p.restarts)}x${p.last_error ? ` (last error: ${String(p.last_error)})` : ''}`).join(', ')}`);
+  const held = Array.isArray(r.plugins_held) ? (r.plugins_held as Array<Record<string, unknown>>) : [];
+  for (const p of held) row('', `${String(p.name)} ${String(p.state)}${p.message ? `: ${String(p.message)}` : ''}`);
   const disk = isRecord(r.disk) ? r.disk : undefined;
   if (disk && Array.isArray(disk.areas)) {
     const areas = disk.areas as Array<Record<string, unknown>>;
@@ -268,6 +269,36 @@ function logLine(r: Record<string, unknown>): string {
   }
 }
 
+/** " — next try in 8 s, 3 restarts" for a plugin the supervisor will restart ('' otherwise). */
+function pluginRetry(p: Record<string, unknown>, now: number): string {
+  const parts: string[] = [];
+  if (typeof p.next_restart_at === 'number') parts.push(`next try in ${Math.max(0, Math.round((p.next_restart_at - now) / 1000))} s`);
+  if (Number(p.restarts ?? 0) > 0) parts.push(`${String(p.restarts)} restarts`);
+  return parts.length ? ` — ${parts.join(', ')}` : '';
+}
+
+/** The `homeagent plugins` table (rows of src/service/app.ts pluginRows), then what is held or refused and why. */
+export function pluginsText(rows: Array<Record<string, unknown>>, now: number): string {
+  const cells = rows.map((p) => {
+    const caps = Array.isArray(p.capabilities) ? (p.capabilities as unknown[]).map(String) : undefined;
+    const missing = Array.isArray(p.missing) ? (p.missing as unknown[]).map(String) : [];
+    const capText = caps === undefined ? '(all: built in)' : [caps.join(', ') || 'none', missing.length ? `asks also: ${missing.join(', ')}` : ''].filter(Boolean).join('; ');
+    return [
+      String(p.name),
+      String(p.kind ?? '-'),
+      String(p.version ?? '-'),
+      `${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}${pluginRetry({ next_restart_at: p.next_restart_at }, now)}`,
+      String(p.restarts ?? 0),
+      p.last_error ? String(p.last_error) : '-',
+      `${capText}${p.sandbox ? ` [sandbox: ${String(p.sandbox)}]` : ''}`,
+    ];
+  });
+  const lines = [table(['NAME', 'KIND', 'VERSION', 'STATE', 'RESTARTS', 'LAST ERROR', 'CAPABILITIES'], cells, 60)];
+  for (const p of rows) if (p.message && ['held', 'refused', 'skipped'].includes(String(p.state))) lines.push(`${String(p.name)} ${String(p.state)}: ${String(p.message)}`);
+  if (rows.some((p) => p.sandbox === 'advisory')) lines.push('sandbox advisory: bubblewrap is not usable here, so process plugins run as the service\'s user and their capabilities are advisory (see homeagent doctor)');
+  return lines.join('\n');
+}
+
 /**
  * Print `result` of `cmd` (a command name of src/cli/protocol.ts, or 'log' /
  * 'data' for streamed lines) as text, or as one JSON line with `json`.
@@ -331,16 +362,28 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       if (isRecord(result)) return out('stopped: the reply was cut, the speaker silenced and waiting inputs dropped');
       break;
     case 'plugins':
-      if (Array.isArray(result)) {
-        const rows = (result as Array<Record<string, unknown>>).map((p) => [
-          String(p.name),
-          `${String(p.state)}${p.error ? ` (${String(p.error)})` : ''}`,
-          typeof p.started_at === 'number' ? clockTime(p.started_at, now) : '-',
-          Array.isArray(p.tools) && p.tools.length ? p.tools.map(String).join(', ') : '-',
-          Array.isArray(p.channels) && p.channels.length ? p.channels.map(String).join(', ') : '-',
-        ]);
-        return out(table(['NAME', 'STATE', 'SINCE', 'TOOLS', 'CHANNELS'], rows, 70));
+      if (Array.isArray(result)) return out(pluginsText(result as Array<Record<string, unknown>>, now));
+      break;
+    case 'plugins.reload':
+      if (isRecord(result)) {
+        const list = (k: string) => (Array.isArray(result[k]) && (result[k] as unknown[]).length ? (result[k] as unknown[]).map(String).join(', ') : 'none');
+        out(`added: ${list('added')}; changed: ${list('changed')}; removed: ${list('removed')}`);
+        for (const f of Array.isArray(result.failed) ? (result.failed as Array<Record<string, unknown>>) : []) out(`FAILED ${String(f.name)}: ${String(f.error)} (the old version, if any, goes on)`);
+        if (Array.isArray(result.plugins)) out(pluginsText(result.plugins as Array<Record<string, unknown>>, now));
+        return;
       }
+      break;
+    case 'plugins.install':
+      if (isRecord(result)) return out(String(result.message ?? `${String(result.name)}: ${String(result.outcome)}`));
+      break;
+    case 'plugins.remove':
+      if (isRecord(result)) return out(`removed ${String(result.removed)}`);
+      break;
+    case 'plugins.approve':
+    case 'plugins.enable':
+    case 'plugins.disable':
+    case 'plugins.restart':
+      if (isRecord(result)) return out(`${String(result.name)}: ${String(result.disabled ? 'disabled' : result.state)}${result.error ? ` (${String(result.error)})` : ''}${result.message ? ` — ${String(result.message)}` : ''}`);
       break;
     case 'memory.stats':
       if (isRecord(result)) return out(memoryStatsText(result));

@@ -6,7 +6,8 @@
  * the service is down (local.ts: settings.db directly). Output to a closed
  * pipe (`homeagent config list | head`) ends the command quietly.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
 import { defaultSocketPath, probeService, request } from './client.js';
@@ -16,6 +17,7 @@ import { INSTALL_ROOT } from '../kernel/kernel.js';
 import { printResult } from './format.js';
 import { MAX_REQUEST_BYTES } from './protocol.js';
 import type { KeysResult } from '../service/update.js';
+import type { InstallPreview } from '../plugins/external/loader.js';
 import { wavToVoicePcm } from '../../hal/mic/file-mic.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
@@ -254,7 +256,42 @@ webui.command('sessions').description('browsers and scripts signed in, and links
 webui.command('revoke <id>').description('end a session or cancel a link (ids from webui sessions)').action((id: string) => call('webui.revoke', { id }));
 
 program.command('devices').description('devices known from MQTT, with room, state and availability (--json: raw, brightness also in percent)').action(() => call('devices'));
-program.command('plugins').description('plugins and their state').action(() => call('plugins'));
+const plugins = program
+  .command('plugins')
+  .description('plugins (built-in and from outside): kind, version, state, restarts, last error, capabilities; see docs/PLUGINS.md')
+  .action(() => call('plugins'));
+plugins
+  .command('install <source>')
+  .description('install a plugin folder or .tgz into <data dir>/plugins/<name>/: lists the capabilities it asks for and asks you to approve them')
+  .option('--yes', 'approve what it asks for without asking (scripts); an update that asks for more is still held until "plugins approve NAME"')
+  .action(async (source: string, o: { yes?: boolean }) => {
+    let archive: string;
+    try {
+      archive = pluginArchive(path.resolve(source));
+    } catch (err) {
+      return fail('plugins install', err);
+    }
+    const preview = (await callResult('plugins.preview', { archive_b64: archive }, undefined, () => undefined)) as InstallPreview | undefined;
+    if (!preview) return;
+    if (!json()) process.stdout.write(installPreviewText(preview));
+    let approve = false;
+    if (preview.missing.length > 0) {
+      if (o.yes) approve = !preview.update;
+      else if (process.stdin.isTTY) approve = await askYesNo(`Approve ${preview.missing.join(', ')} for ${preview.name}? [y/N] `);
+      if (!approve && !preview.update) {
+        process.stderr.write(`homeagent plugins install: not approved; nothing was installed${process.stdin.isTTY || o.yes ? '' : ' (no terminal to ask on: use --yes)'}\n`);
+        process.exitCode = 1;
+        return;
+      }
+    }
+    await call('plugins.install', { archive_b64: archive, approve });
+  });
+plugins.command('approve <name>').description('approve the capabilities NAME asks for (a held install or update then starts)').action((name: string) => call('plugins.approve', { name }));
+plugins.command('remove <name>').description('stop NAME and delete its folder and approval').action((name: string) => call('plugins.remove', { name }));
+plugins.command('enable <name>').description('turn NAME on again (kept across restarts)').action((name: string) => call('plugins.enable', { name }));
+plugins.command('disable <name>').description('turn NAME off: stopped, not restarted (kept across restarts)').action((name: string) => call('plugins.disable', { name }));
+plugins.command('restart <name>').description('stop and start NAME now (between turns); its back-off starts over').action((name: string) => call('plugins.restart', { name }));
+plugins.command('reload').description('rescan the plugin folders: new, changed and removed plugins are picked up without restarting the service').action(() => call('plugins.reload'));
 program.command('doctor').description('check the service, audio, GPIO, listening, espeak-ng and pocketsphinx, broker, LLM sources, disk and databases; say what to fix (works with the service down)').action(() => serviceOrLocal('doctor'));
 program
   .command('update <bundle>')
@@ -320,6 +357,42 @@ keys
     const { removeTrustedKey } = await import('../service/update.js');
     await keysAction((o) => removeTrustedKey(id, o), false);
   });
+
+/**
+ * A plugin folder (tarred here) or .tgz as base64, for the service: it may
+ * not be allowed to read the user's files (as with `listen`). Throws
+ * PLUGIN_INSTALL when the source is unreadable or too large for a request.
+ */
+function pluginArchive(source: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = statSync(source).isDirectory() ? execFileSync('tar', ['-czf', '-', '-C', source, '.'], { maxBuffer: MAX_LISTEN_BYTES + 1, stdio: ['ignore', 'pipe', 'pipe'] }) : readFileSync(source);
+  } catch (err) {
+    throw new HomeAgentError('PLUGIN_INSTALL', `cannot read ${source}: ${errorMessage(err)}`);
+  }
+  if (bytes.length > MAX_LISTEN_BYTES) throw new HomeAgentError('PLUGIN_INSTALL', `${source} is larger than ${MAX_LISTEN_BYTES / 1048576} MB packed; a plugin is far smaller (leave out node_modules and build output)`);
+  return bytes.toString('base64');
+}
+
+/** The lines `plugins install` prints before it asks. */
+function installPreviewText(p: InstallPreview): string {
+  const lines = [`${p.name} ${p.version} (${p.kind})${p.update ? `, an update of ${p.installed_version ?? 'the installed one'}` : ''}${p.description ? `: ${p.description}` : ''}`];
+  lines.push(p.asks.length ? `It asks for: ${p.asks.join(', ')}` : 'It asks for no capabilities.');
+  if (p.update && p.missing.length) lines.push(`New since the approved version: ${p.missing.join(', ')}`);
+  if (p.sandbox === 'advisory') lines.push('NOTE: no sandbox here (bubblewrap is not usable): a process plugin runs as the service\'s user and its capabilities are advisory.');
+  return lines.join('\n') + '\n';
+}
+
+/** Ask a yes/no question on the terminal; resolves true for y/yes. */
+async function askYesNo(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`homeagent: ${errorMessage(err)}\n`);

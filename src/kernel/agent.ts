@@ -58,6 +58,8 @@ export class Agent {
   private readonly waiters: Waiter[] = [];
   /** Callers of whenIdle() waiting for the loop to run out of turns. */
   private idleWaiters: Array<() => void> = [];
+  /** Work that must run between turns (betweenTurns), in order. */
+  private readonly betweenJobs: Array<() => Promise<void>> = [];
   /** Who is speaking on each channel or session (src/kernel/people.ts). */
   readonly speakers: SpeakerSessions;
 
@@ -204,6 +206,28 @@ export class Agent {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Run `fn` between turns, never during one: at once when the agent is idle
+   * (no turn running, none suspended by a preemption), else right after the
+   * running turn ends and before the next one begins. Turns that arrive
+   * meanwhile wait until `fn` has settled. How `plugins reload` swaps a
+   * plugin's tools (issue 17: "its tools disappear and reappear between
+   * turns, never in the middle of one"). Resolves or rejects with `fn`'s
+   * outcome.
+   */
+  betweenTurns<T>(fn: () => T | Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.betweenJobs.push(async () => {
+        try {
+          resolve(await fn());
+        } catch (err) {
+          reject(err);
+        }
+      });
+      if (!this.looping) void this.loop();
+    });
+  }
+
   /** Whether a turn is running. */
   get busy(): boolean {
     return !!this.scheduler.current;
@@ -265,6 +289,7 @@ export class Agent {
     this.looping = true;
     try {
       for (;;) {
+        await this.runBetweenJobs();
         let task = this.scheduler.current;
         if (!task) task = this.scheduler.next();
         if (!task) break;
@@ -286,8 +311,22 @@ export class Agent {
       this.looping = false;
       if (this.busyTimer) this.k.clock.clearTimeout(this.busyTimer);
       this.busyTimer = undefined;
+      // A betweenTurns job queued while the loop was ending still runs.
+      if (this.betweenJobs.length > 0) void this.loop();
       // Idle unless inputs arrived while the loop wound down (then the next loop resolves the waiters).
-      if (!this.pumpScheduled && this.inbox.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+      else if (!this.pumpScheduled && this.inbox.length === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  /**
+   * Run the betweenTurns jobs while no turn has begun: nothing running (or
+   * the chosen task not started yet) and no preempted turn waiting to resume.
+   */
+  private async runBetweenJobs(): Promise<void> {
+    for (;;) {
+      const cur = this.scheduler.current;
+      if (this.betweenJobs.length === 0 || (cur && cur.payload.startedAt !== undefined) || this.scheduler.stats().stack > 0) return;
+      await this.betweenJobs.shift()!();
     }
   }
 

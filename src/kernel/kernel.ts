@@ -33,6 +33,7 @@ import { TurnStream } from './turn-events.js';
 import { busSubscriber, memoryWindowSubscriber, runLogSubscriber } from './turn-subscribers.js';
 import { CommandRegistry } from './commands.js';
 import { loaderTools } from './tool-groups.js';
+import { PromptSections } from './prompt-sections.js';
 
 /** Repository/installation root (two levels above this file, in src/ or dist/src/). */
 export const INSTALL_ROOT = (() => {
@@ -102,6 +103,7 @@ export class Kernel {
       runLog: opts.runLog ?? new MemoryRunLog(),
       turnEvents,
       commands: new CommandRegistry(),
+      promptSections: new PromptSections(),
       provider: () => this.providerRef(),
       persona: () => this.persona(),
     };

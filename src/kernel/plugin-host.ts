@@ -35,6 +35,13 @@ export interface PluginStatus {
   disabled?: boolean;
 }
 
+/**
+ * Error codes of a failed start that a restart cannot cure (the supervisor
+ * does not retry them): a call refused for a capability the plugin was not
+ * granted (src/plugins/external/restricted-sdk.ts).
+ */
+export const PERMANENT_START_ERRORS: ReadonlySet<string> = new Set(['PERMISSION_DENIED']);
+
 /** Things the SDK needs besides the services. */
 export interface HostDeps {
   services: KernelServices;
@@ -200,6 +207,12 @@ export class PluginHost {
         /* already failed */
       }
       slot.life++;
+      // A start refused for what the plugin is (a capability it was not granted) fails the same way every time:
+      // it waits for the household (plugins approve / reload) instead of being retried.
+      if (err instanceof HomeAgentError && PERMANENT_START_ERRORS.has(err.code)) {
+        log.warn({ code: err.code }, 'not restarted: this failure repeats until the plugin or its approval changes');
+        return false;
+      }
       this.scheduleRestart(slot);
       return false;
     }
@@ -250,6 +263,7 @@ export class PluginHost {
     s.bus.removeOwner(name);
     s.outputs.removeOwner(name);
     s.commands.removeOwner(name);
+    s.promptSections.removeOwner(name);
   }
 
   /** The SDK handed to `plugin` (seed 001 "PluginSDK Four Channels"). */

@@ -13,6 +13,7 @@ import type { Clock } from './clock.js';
 import type { RunLog } from './run-log.js';
 import type { CommandRegistry } from './commands.js';
 import type { TurnStream } from './turn-events.js';
+import type { PromptSections } from './prompt-sections.js';
 
 /** Everything a turn needs. */
 export interface KernelServices {
@@ -32,6 +33,8 @@ export interface KernelServices {
   commands: CommandRegistry;
   /** The LLM provider now in use (the provider manager), or undefined when none is configured. */
   provider(): Provider | undefined;
+  /** Extra system-message sections (the skill list), src/kernel/prompt-sections.ts. */
+  promptSections: PromptSections;
   /** The persona text (data/personal.md). */
   persona(): string;
 }

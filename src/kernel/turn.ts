@@ -229,7 +229,8 @@ export class Turn {
     const tools = this.toolSchemas();
     const persona = k.persona();
     const legacy = promptLayout() === 'legacy';
-    const rules = legacy ? outputRules(this.out.mode, this.input.channel, k.outputs.names()) : stableRules(this.out.mode, k.outputs.names());
+    // Sections such as the skill list (issue 17) sit after the rules and count toward the fixed budget.
+    const rules = [legacy ? outputRules(this.out.mode, this.input.channel, k.outputs.names()) : stableRules(this.out.mode, k.outputs.names()), k.promptSections.text()].filter(Boolean).join('\n\n');
     const fixed = estimateTokens(persona) + estimateTokens(rules) + estimateTokens(JSON.stringify(tools)) + 200;
     const budget = computeTokenBudget(window, fixed);
     // The kernel's own inputs (consolidation) neither prune nor recall: housekeeping is not what the household talks about.

@@ -50,6 +50,14 @@ export interface LuaVMOptions {
   resolveModule?: (name: string) => { chunkName: string; source: Uint8Array } | undefined;
   /** Injectable fetch (tests). */
   fetch?: typeof fetch;
+  /**
+   * Functions of the host the script may call synchronously, as the global
+   * table `host` (`host.<name>(...)`; Lua plugins' sdk table is built on
+   * them). Arguments arrive converted to JS values; the return value goes
+   * back converted (undefined: nothing); a thrown error becomes a Lua error
+   * with its message (a script may pcall it; a budget stop it cannot).
+   */
+  hostFunctions?: Record<string, (...args: unknown[]) => unknown>;
 }
 
 /** Options of one call. */
@@ -113,6 +121,31 @@ export class LuaVM {
       encode: (l, idx) => this.encode(l, idx),
       ...(opts.resolveModule ? { resolveModule: opts.resolveModule } : {}),
     });
+    if (opts.hostFunctions) this.registerHostTable(opts.hostFunctions);
+  }
+
+  /** The global table `host` of LuaVMOptions.hostFunctions. */
+  private registerHostTable(fns: Record<string, (...args: unknown[]) => unknown>): void {
+    const L = this.L;
+    lua.lua_createtable(L, 0, Object.keys(fns).length);
+    for (const [fname, fn] of Object.entries(fns)) {
+      lua.lua_pushjsfunction(L, (l) => {
+        const n = lua.lua_gettop(l);
+        let result: unknown;
+        try {
+          const args: unknown[] = [];
+          for (let i = 1; i <= n; i++) args.push(lua.lua_type(l, i) === lua.LUA_TFUNCTION ? undefined : this.read(l, i));
+          result = fn(...args);
+        } catch (err) {
+          return lauxlib.luaL_error(l, encodeUtf8(`host.${fname}: ${(err as Error).message ?? String(err)}`.replace(/%/g, '%%')));
+        }
+        if (result === undefined) return 0;
+        this.push(l, result);
+        return 1;
+      });
+      lua.lua_setfield(L, -2, fname);
+    }
+    lua.lua_setglobal(L, 'host');
   }
 
   /**

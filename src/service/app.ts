@@ -7,7 +7,8 @@
  * newcomer can try device commands at once. Tells systemd READY / WATCHDOG /
  * STOPPING; shuts down cleanly on SIGINT/SIGTERM.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry } from '../config/registry.js';
 import { INSTALL_ROOT, Kernel } from '../kernel/kernel.js';
@@ -38,6 +39,14 @@ import { wireForgetting } from './forgetting.js';
 import { buildMemory, type MemoryWiring } from './memory-wiring.js';
 import { WebUIPlugin } from '../plugins/webui/index.js';
 import { McpServerPlugin } from '../plugins/mcp-server/index.js';
+import { randomUUID } from 'node:crypto';
+import { ApprovalStore } from '../plugins/external/approvals.js';
+import { ExternalPlugins, type ExternalPluginInfo } from '../plugins/external/loader.js';
+import { SkillCatalog, SkillsPlugin } from '../plugins/external/skills.js';
+import type { DeviceAccess } from '../plugins/external/restricted-sdk.js';
+import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
+import { newStageContext } from '../kernel/stages.js';
+import type { PluginStatus } from '../kernel/plugin-host.js';
 
 /** Options of `homeagent run`. */
 export interface AppOptions {
@@ -67,6 +76,10 @@ export interface App {
   memory?: MemoryWiring;
   /** The WebUI (issue 16): pages and the HTTP API on plugin.webui.port. */
   webui: WebUIPlugin;
+  /** Plugins from outside (issue 17): <data dir>/plugins and the package's plugins/; undefined when their approvals store is unusable. */
+  external?: ExternalPlugins;
+  /** The running skills (SKILL.md plugins). */
+  skills: SkillCatalog;
   broker?: EmbeddedBroker;
   brokerUrl: string;
   /** Bounds the run log and log files, caps the memory (issue 18 "Nothing grows without bound"). */
@@ -170,6 +183,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     voice,
     memory,
     webui,
+    skills: new SkillCatalog(),
     broker,
     brokerUrl,
     disk,
@@ -198,6 +212,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const plugins: Plugin[] = [memory.plugin, memory.picturesPlugin, control, new AssistantStatePlugin(), timers, lists, home, gpio];
   // The box's own MCP server is served on the WebUI's server (/mcp), so it starts after it.
   plugins.push(voice, webui, new McpServerPlugin({ webui, kernel: () => kernel.services, version: packageVersion() }));
+  // The skill list in the prompt and skill_read (issue 17 "Skills").
+  plugins.push(new SkillsPlugin({ catalog: app.skills, sections: () => kernel.services.promptSections }));
   const optional = settings.get<string[]>('core.plugins.optional');
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   // Snapshots go to the memory's picture store (stored once by sha256, remembered, under the size budget).
@@ -216,6 +232,22 @@ export async function startApp(opts: AppOptions): Promise<App> {
   });
   if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);
+  // Plugins from outside join the host after the built-ins; a bad one is refused or held, never stops the service.
+  try {
+    app.external = new ExternalPlugins({
+      dataDir: opts.dataDir,
+      packageDir: path.join(INSTALL_ROOT, 'plugins'),
+      host: kernel.host,
+      betweenTurns: (fn) => kernel.agent.betweenTurns(fn),
+      settings,
+      approvals: new ApprovalStore(opts.dataDir),
+      skills: app.skills,
+      devices: () => deviceAccess(app),
+    });
+    await app.external.loadAll();
+  } catch (err) {
+    log.error({ err: errorMessage(err) }, 'plugins from outside not loaded: their approvals store is unusable');
+  }
   registerCommands(app, commands);
 
   // A demo home on the embedded broker when the devices are simulated.
@@ -271,7 +303,9 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       devices: reg ? reg.entities().length : 0,
       voice: app.voice.describe(),
       agent: kernel.agent.stats(),
-      plugins: kernel.host.status().map((s) => ({ name: s.name, state: s.state, ...(s.restarts ? { restarts: s.restarts } : {}), ...(s.error ? { error: s.error } : {}) })),
+      // Failed ones with their error, and how often the supervisor restarted each (issue 17 "Supervision").
+      plugins: statusPlugins(kernel.host.status()),
+      plugins_held: (app.external?.list() ?? []).filter((p) => ['held', 'refused'].includes(p.state) || p.held_version !== undefined).map((p) => ({ name: p.name, state: p.state, ...(p.message ? { message: p.message } : {}) })),
       // Sizes of the run log, memory, log files (issue 18): MB used, bound, warnings.
       disk: app.disk.status(),
       last_errors: recentProblems().slice(-10),
@@ -279,7 +313,25 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       restart_pending: app.settings.restartPending(app.startedAt),
     };
   };
-  commands.plugins = () => kernel.host.status();
+  commands.plugins = () => pluginRows(app);
+  const ext = (): ExternalPlugins => {
+    if (!app.external) throw new HomeAgentError('PLUGINS_UNAVAILABLE', 'plugins from outside are not loaded (their approvals store plugin-approvals.json is unusable; see the log)');
+    return app.external;
+  };
+  const nameArg = (args: Record<string, unknown>): string => {
+    if (typeof args.name !== 'string' || !args.name) throw new HomeAgentError('BAD_ARGUMENT', 'missing "name" (a plugin\'s name, see homeagent plugins)');
+    return args.name;
+  };
+  // `homeagent plugins install`: preview (what it asks for), then install with or without approval. The CLI sends
+  // the plugin as a .tgz (`archive_b64`): the service may not be allowed to read the user's folder (as with listen).
+  commands['plugins.preview'] = (args) => withPluginSource(args, (p) => ext().preview(p));
+  commands['plugins.install'] = (args) => withPluginSource(args, (p) => ext().install(p, args.approve === true));
+  commands['plugins.approve'] = (args) => ext().approve(nameArg(args));
+  commands['plugins.remove'] = (args) => ext().remove(nameArg(args));
+  commands['plugins.enable'] = (args) => ext().setDisabled(nameArg(args), false);
+  commands['plugins.disable'] = (args) => ext().setDisabled(nameArg(args), true);
+  commands['plugins.restart'] = (args) => ext().restart(nameArg(args));
+  commands['plugins.reload'] = () => ext().reload();
   commands.devices = () => (home.registry ? home.registry.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, area: v.entity.area, available: v.available, state: v.state })) : []);
   commands['memory.stats'] = () => app.memory?.stats() ?? { error: 'memory not running' };
   commands['memory.recall'] = async (args) => app.memory?.recall(String(args.query ?? '')) ?? [];
@@ -294,6 +346,118 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   commands.listen = () => {
     throw new Error('the voice pipeline is not running');
   };
+}
+
+/** The plugins part of `homeagent status`: state (disabled shown as such), restarts, error, last error, next restart (epoch ms). */
+export function statusPlugins(list: PluginStatus[]): Array<{ name: string; state: string; restarts: number; error?: string; last_error?: string; next_restart_at?: number }> {
+  return list.map((s) => ({
+    name: s.name,
+    state: s.disabled ? 'disabled' : s.state,
+    restarts: s.restarts,
+    ...(s.error ? { error: s.error } : {}),
+    ...(s.last_error ? { last_error: s.last_error } : {}),
+    ...(s.next_restart_at ? { next_restart_at: s.next_restart_at } : {}),
+  }));
+}
+
+/**
+ * The plugin a `plugins.preview` / `plugins.install` request carries:
+ * `archive_b64` (a .tgz, what the CLI sends), written to a temporary file
+ * for `fn` and removed after; or `path` (an absolute path the service can
+ * read: a folder or .tgz). Throws BAD_ARGUMENT when neither is given.
+ */
+export async function withPluginSource<T>(args: Record<string, unknown>, fn: (source: string) => T | Promise<T>): Promise<T> {
+  if (typeof args.archive_b64 === 'string' && args.archive_b64) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-upload-'));
+    try {
+      const file = path.join(dir, 'plugin.tgz');
+      writeFileSync(file, Buffer.from(args.archive_b64, 'base64'), { mode: 0o600 });
+      return await fn(file);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (typeof args.path === 'string' && path.isAbsolute(args.path)) return fn(args.path);
+  throw new HomeAgentError('BAD_ARGUMENT', 'missing "archive_b64" (the plugin as a .tgz, base64) or "path" (an absolute path the service can read)');
+}
+
+/** One row of `homeagent plugins`: built-in plugins and plugins from outside. */
+export interface PluginRow {
+  name: string;
+  kind: string;
+  version?: string;
+  state: string;
+  restarts: number;
+  error?: string;
+  last_error?: string;
+  next_restart_at?: number;
+  started_at?: number;
+  tools: string[];
+  channels?: string[];
+  capabilities?: string[];
+  missing?: string[];
+  sandbox?: 'enforced' | 'advisory';
+  message?: string;
+}
+
+/** `homeagent plugins`: every plugin, built-in first (host order), then those from outside by name. */
+export function pluginRows(app: Pick<App, 'kernel' | 'external'>): PluginRow[] {
+  const external = new Map((app.external?.list() ?? []).map((p) => [p.name, p]));
+  const rows: PluginRow[] = [];
+  const fromHost = (s: PluginStatus, e?: ExternalPluginInfo): PluginRow => ({
+    name: s.name,
+    kind: e?.kind ?? 'built-in',
+    ...(e?.version ? { version: e.version } : {}),
+    state: e && e.state === 'held' ? 'held' : s.disabled ? 'disabled' : s.state,
+    restarts: s.restarts,
+    ...(s.error ? { error: s.error } : {}),
+    ...(s.last_error ? { last_error: s.last_error } : {}),
+    ...(s.next_restart_at ? { next_restart_at: s.next_restart_at } : {}),
+    ...(s.started_at ? { started_at: s.started_at } : {}),
+    tools: s.tools,
+    channels: s.channels,
+    ...(e ? { capabilities: e.capabilities, missing: e.missing } : {}),
+    ...(e?.sandbox ? { sandbox: e.sandbox } : {}),
+    ...(e?.message ? { message: e.message } : {}),
+  });
+  for (const s of app.kernel.host.status()) {
+    rows.push(fromHost(s, external.get(s.name)));
+    external.delete(s.name);
+  }
+  for (const e of external.values()) {
+    rows.push({ name: e.name, kind: e.kind ?? '?', ...(e.version ? { version: e.version } : {}), state: e.state, restarts: 0, tools: [], capabilities: e.capabilities, missing: e.missing, ...(e.sandbox ? { sandbox: e.sandbox } : {}), ...(e.message ? { message: e.message } : {}) });
+  }
+  return rows;
+}
+
+/**
+ * Devices for plugins (restricted-sdk.ts DeviceAccess): the home's registry,
+ * and control through before_toolcall (risky devices ask the household;
+ * unanswered is a denial) and the `device_control` tool's own checks.
+ */
+export function deviceAccess(app: App): DeviceAccess | undefined {
+  const reg = app.home.registry;
+  if (!reg) return undefined;
+  const s = app.kernel.services;
+  return {
+    list: () => reg.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, ...(v.entity.area ? { area: v.entity.area } : {}), available: v.available, state: v.state })),
+    control: async (plugin, args) => {
+      const input = { id: randomUUID(), source: plugin, channel: '_plugin_', text: `plugin ${plugin}: device_control`, kind: 'queued' as const, level: 0 as const, received_at: s.clock.now() };
+      const call = { id: `plugin-${input.id}`, type: 'function' as const, function: { name: 'device_control', arguments: { ...args } as Record<string, unknown> } };
+      const ctx = newStageContext('before_toolcall', input, { tool_call: call });
+      await s.stages.run(ctx);
+      if (ctx.deny) throw new HomeAgentError('DEVICE_DENIED', `device_control for plugin ${plugin} was denied: ${ctx.deny_reason ?? 'no reason given'}`);
+      const r = await s.tools.execute('device_control', ctx.tool_call?.function.arguments ?? call.function.arguments, { input, signal: new AbortController().signal, call_id: call.id });
+      if (r.is_error) throw new HomeAgentError('DEVICE_CONTROL', r.content.replace(/^error: /, ''));
+      return r.content;
+    },
+  };
+}
+
+/** Whether process plugins run sandboxed here (for `doctor`). */
+export function pluginSandboxNote(): string {
+  const p = sandboxAvailable();
+  return p.available ? 'process plugins run sandboxed (bubblewrap)' : `process plugins are NOT sandboxed: their capabilities are advisory (${p.reason})`;
 }
 
 /** Journal logging with syslog priorities when stderr is the journal (systemd). */

@@ -30,6 +30,7 @@ import { DiskKeeper, type DiskStatus } from './disk-keeper.js';
 import { systemClock } from '../kernel/clock.js';
 import { createLogger } from '../kernel/log.js';
 import { readWakeConfig, settingOr, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
+import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -526,5 +527,18 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
   if (input.disk) checks.push(checkStorage(input.disk));
   checks.push(...checkDatabases(input.dataDir));
+  checks.push(checkPluginSandbox());
   return { ok: checks.every((c) => c.ok), checks };
+}
+
+/**
+ * Whether process plugins can be sandboxed (issue 17 "A real boundary"):
+ * informational (ok either way: the box works without plugins), but said
+ * plainly, because without bubblewrap a process plugin's capabilities are
+ * advisory.
+ */
+export function checkPluginSandbox(probe = sandboxAvailable()): DoctorCheck {
+  return probe.available
+    ? { name: 'plugin sandbox', ok: true, detail: 'process plugins run sandboxed (bubblewrap): they see only their own folders' }
+    : { name: 'plugin sandbox', ok: true, detail: `process plugins would NOT be sandboxed: their capabilities are advisory, they run as the service's user (${probe.reason})`, fix: 'sudo apt install bubblewrap (only matters if you install process plugins)' };
 }

@@ -57,9 +57,10 @@ describe('the homeagent CLI prints text, not JSON', () => {
     const plugins = await run('plugins');
     assert.equal(plugins.code, 0, plugins.stderr);
     assert.ok(!isJson(plugins.stdout), plugins.stdout);
-    assert.match(plugins.stdout, /^NAME +STATE +SINCE +TOOLS +CHANNELS$/m);
-    assert.match(plugins.stdout, /^control +running +\d\d:\d\d:\d\d +output_send__cli, output_send__cli_help +cli$/m);
-    assert.match(plugins.stdout, /^timers +running +\d\d:\d\d:\d\d +timer +-$/m);
+    // Issue 17: kind, version, state, restarts, last error and capabilities (built-in plugins have all).
+    assert.match(plugins.stdout, /^NAME +KIND +VERSION +STATE +RESTARTS +LAST ERROR +CAPABILITIES$/m);
+    assert.match(plugins.stdout, /^control +built-in +- +running +0 +- +\(all: built in\)$/m);
+    assert.match(plugins.stdout, /^timers +built-in +- +running +0 +- +\(all: built in\)$/m);
     assert.ok(Array.isArray(JSON.parse((await run('--json', 'plugins')).stdout)));
 
     const stats = await run('memory', 'stats');

@@ -22,7 +22,7 @@ export interface Harness {
 }
 
 /** Build and start a kernel for a test; `env` holds setting overrides (`HOMEAGENT__PLUGIN__MQTT__URL`). */
-export async function startHarness(opts: { script?: FakeReply[]; clock?: Clock; beforeStart?: (k: Kernel) => void; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(opts: { script?: FakeReply[]; clock?: Clock; beforeStart?: (k: Kernel) => void | Promise<void>; env?: Record<string, string> } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-kernel-'));
   const settings = new ConfigRegistry(':memory:', { env: opts.env ?? {} });
   const provider = new FakeProvider(opts.script ?? []);
@@ -34,7 +34,7 @@ export async function startHarness(opts: { script?: FakeReply[]; clock?: Clock; 
   kernel.registerOutputChannel('_test_', 'speaker', Cap.Text | Cap.Audio | Cap.Stream, 'test speaker', (m) => {
     outputs.push(m);
   });
-  opts.beforeStart?.(kernel);
+  await opts.beforeStart?.(kernel);
   await kernel.start();
   return {
     kernel,
