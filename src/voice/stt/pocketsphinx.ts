@@ -43,6 +43,7 @@ import type { FillerWeights } from '../../intents/filler.js';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
+import { createLogger } from '../../kernel/log.js';
 import type { Vocabulary } from '../../intents/types.js';
 import type { SttEngine, SttSession } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
@@ -123,6 +124,8 @@ export interface PocketsphinxOptions {
   earlyCommit?: boolean;
 }
 
+const earlyLog = createLogger('stt:pocketsphinx');
+
 const fsgCache = new WeakMap<Grammar, FsgIndex | null>();
 
 /**
@@ -190,7 +193,7 @@ export class PocketsphinxStt implements SttEngine {
         judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, words) }),
       early: (g, result, details) => {
         const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab);
-        if (process.env.HOMEAGENT_DEBUG_EARLY) console.error('EARLY', ok, JSON.stringify({ h: details.hypothesis, gap: details.scoreGap, st: details.standing, rej: result.rejected, intent: !!result.intent }));
+        earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');
         return ok;
       },
       prepareAudio: this.opts.prepareAudio ?? true,

@@ -1,0 +1,175 @@
+/**
+ * Grammar-aware endpointing (issue 15 "Half a second from the last word"):
+ * where a decoded sentence stands in the grammar, when a speculative result
+ * may be acted on at the first pause, and the pipeline acting on it — the
+ * speech that goes on after it is the next utterance, nothing lost.
+ */
+import { test, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildGrammar } from '../../src/intents/index.js';
+import { parseFsg, standing } from '../../src/voice/stt/fsg-walk.js';
+import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import type { SttEngine, SttResult, SttSession } from '../../src/voice/stt/types.js';
+import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
+import type { Vocabulary } from '../../src/intents/types.js';
+import { VoicePlugin } from '../../src/voice/pipeline.js';
+import { FakeSdk } from '../support/fake-sdk.js';
+import { FakeMic, FakeSpeaker, FakeTts, heard } from './fakes.js';
+import { noise, tone } from './helpers.js';
+
+const VOCAB: Vocabulary = {
+  entities: [
+    { id: 'l1', name: 'Standing Light', domain: 'light', area: 'Living Room' },
+    { id: 'l2', name: 'Ceiling Light', domain: 'light', area: 'Office' },
+    { id: 'l3', name: 'Ceiling Light', domain: 'light', area: 'Kitchen' },
+    { id: 'k1', name: 'Front Door', domain: 'lock' },
+    { id: 't1', name: 'TV', domain: 'media_player', area: 'Living Room' },
+  ],
+  areas: ['Living Room', 'Office', 'Kitchen'],
+};
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function utterance(words: string[]): HypsegUtterance {
+  return { total: -1000, ascr: -1000, lscr: 0, frames: 100, words: words.map((word, i) => ({ word, start: i * 10, ascr: -10, lscr: 0 })) };
+}
+
+/** The judge on a made-up decode: `gap` score units per frame behind the garbage loop. */
+function judged(words: string[], gap: number): { result: SttResult; details: PocketsphinxDetails } {
+  const fsg = parseFsg(buildGrammar(VOCAB).fsg);
+  const main = utterance(words);
+  const garbage = { ...utterance(['ph_ah']), ascr: main.ascr + gap * main.frames };
+  return judgeDecode({ main, mainStderr: '', garbage } as never, { engine: 'pocketsphinx', vocab: VOCAB, maxScoreGap: DEFAULT_MAX_SCORE_GAP, droppedMs: 0, durationLimits: false, standing: (w) => standing(fsg, w) });
+}
+
+test('the FSG walk tells a complete sentence from one the grammar goes on with', () => {
+  const fsg = parseFsg(buildGrammar(VOCAB).fsg);
+  assert.deepEqual(standing(fsg, ['lock', 'the', 'front', 'door']).complete, true);
+  const lights = standing(fsg, ['turn', 'off', 'the', 'lights']);
+  assert.equal(lights.complete, true);
+  assert.ok(lights.continuable && lights.next.includes('in'), `"turn off the lights" may go on with an area: ${lights.next.join(' ')}`);
+  const half = standing(fsg, ['turn', 'on', 'the']);
+  assert.deepEqual([half.complete, half.continuable], [false, true]);
+  assert.deepEqual(standing(fsg, ['fly', 'me', 'to', 'the', 'moon']), { complete: false, continuable: false, next: [] });
+  assert.equal(standing(fsg, ['lock(2)', 'the', 'front', 'door']).complete, true, 'an alternative pronunciation is the word');
+});
+
+test('a sentence may open with "and" or "then" (the second of two commands in one breath); the transcript leaves it out', () => {
+  const fsg = parseFsg(buildGrammar(VOCAB).fsg);
+  assert.equal(standing(fsg, ['and', 'lock', 'the', 'front', 'door']).complete, true);
+  assert.equal(standing(fsg, ['then', 'lock', 'the', 'front', 'door']).complete, true);
+  assert.match(buildGrammar(VOCAB).jsgf, /public <command> = \[ and \| then \]/);
+  const { result } = judged(['and', 'lock', 'the', 'front', 'door'], 0);
+  assert.equal(result.rejected, false);
+  assert.equal(result.text, 'lock the front door');
+  assert.equal(result.intent?.slots.name?.toLowerCase(), 'front door');
+});
+
+test('acted on at the pause only when sure: complete, not extended but by an area after a one-device name, clearly inside the threshold', () => {
+  const early = (words: string[], gap = 0) => {
+    const { result, details } = judged(words, gap);
+    return earlyCommittable(result, details, DEFAULT_MAX_SCORE_GAP, VOCAB);
+  };
+  assert.equal(early(['skip', 'on', 'tv']), true, 'nothing extends it');
+  assert.equal(early(['turn', 'on', 'standing', 'light']), true, 'only "in/on <area>" may follow, and one device has the name');
+  assert.equal(early(['turn', 'on', 'ceiling', 'light']), false, 'two devices are called Ceiling Light: the area that may follow decides which');
+  assert.equal(early(['turn', 'off', 'the', 'lights']), false, '"… in the office" would change what is switched');
+  assert.equal(early(['turn', 'on', 'the']), false, 'not a sentence');
+  assert.equal(early(['skip', 'on', 'tv'], DEFAULT_MAX_SCORE_GAP - 1), false, 'accepted, but too close to the rejection threshold');
+  assert.equal(early(['skip', 'on', 'tv'], DEFAULT_MAX_SCORE_GAP + 1), false, 'rejected');
+});
+
+/**
+ * An engine whose speculation (the pause's pass) answers at once: the n-th
+ * session's result is `results[n]`, early when `earlyFor` says so. end()
+ * gives the same result.
+ */
+class SpeculatingStt implements SttEngine {
+  readonly name = 'spec';
+  readonly pauses: number[] = [];
+  readonly sessions: Buffer[][] = [];
+  constructor(
+    private readonly results: SttResult[],
+    private readonly earlyFor: (n: number) => boolean,
+  ) {}
+  start(): SttSession {
+    const n = this.sessions.length;
+    const audio: Buffer[] = [];
+    this.sessions.push(audio);
+    const result = this.results[n] ?? { text: '', confidence: 0, rejected: true, engine: 'spec' };
+    let paused = false;
+    return {
+      write: (pcm) => void audio.push(pcm),
+      end: async () => result,
+      abort: () => undefined,
+      pause: () => {
+        paused = true;
+        this.pauses.push(n);
+      },
+      resume: () => {
+        paused = false;
+      },
+      speculation: async () => (paused ? { ...result, early: this.earlyFor(n) } : undefined),
+    };
+  }
+}
+
+async function setup(stt: SttEngine) {
+  const sdk = new FakeSdk({ name: 'voice', settings: { 'plugin.voice.no_speech_timeout_ms': 3000 } });
+  const plugin = new VoicePlugin({ microphone: new FakeMic(), speaker: new FakeSpeaker(), stt, tts: new FakeTts(), wake: null });
+  await plugin.start(sdk);
+  cleanups.push(() => plugin.stop());
+  return { sdk, plugin };
+}
+
+/** Two bursts of "speech" with a 500 ms gap (past pause_ms 400, short of silence_ms 800), then quiet. */
+function twoCommands(): Buffer {
+  return Buffer.concat([noise(300, -65, 1), tone(700, -12), noise(500, -65, 2), tone(600, -12, 330), noise(1500, -65, 3)]);
+}
+
+test('a sure result at the first pause is acted on at once; the speech that goes on is the next utterance, nothing lost', async () => {
+  const stt = new SpeculatingStt([heard('turn on standing light'), heard('lock the front door')], (n) => n === 0);
+  const { sdk, plugin } = await setup(stt);
+  const out = await plugin.feedUtterance(twoCommands());
+  assert.equal(out.status, 'injected');
+  assert.equal(out.timings.end_reason, 'early');
+  assert.ok(out.timings.endpoint_wait_ms! < 800, `acted before the full silence (${out.timings.endpoint_wait_ms} ms after the last sound)`);
+  assert.ok(out.continuation, 'the rest of the audio is heard');
+  const next = await out.continuation!;
+  assert.equal(next.status, 'injected');
+  assert.equal(next.text, 'lock the front door');
+  assert.deepEqual(
+    sdk.inputs.map((i) => i.text),
+    ['turn on standing light', 'lock the front door'],
+    'both commands, in order',
+  );
+  // The second session heard the second burst: about 600 ms of tone and what surrounds it, not nothing.
+  const second = Buffer.concat(stt.sessions[1]!).length / 32;
+  assert.ok(second >= 600, `the second utterance got its audio (${second} ms)`);
+  const after = await next.continuation;
+  assert.ok(after === undefined || after.status === 'no_speech', 'only quiet followed');
+});
+
+test('a result that is not sure waits for the full silence as before: one utterance, one input', async () => {
+  const stt = new SpeculatingStt([heard('turn on standing light and lock the front door')], () => false);
+  const { sdk, plugin } = await setup(stt);
+  const out = await plugin.feedUtterance(twoCommands());
+  assert.equal(out.timings.end_reason, 'silence');
+  assert.equal(out.continuation, undefined);
+  assert.deepEqual(sdk.inputs.map((i) => i.text), ['turn on standing light and lock the front door']);
+  assert.ok(stt.pauses.length >= 1, 'the pause still started a speculative pass');
+});
+
+test('plugin.voice.early_commit false: never acted on at the pause', async () => {
+  const stt = new SpeculatingStt([heard('turn on standing light')], () => true);
+  const sdk = new FakeSdk({ name: 'voice', settings: { 'plugin.voice.no_speech_timeout_ms': 3000, 'plugin.voice.early_commit': false } });
+  const plugin = new VoicePlugin({ microphone: new FakeMic(), speaker: new FakeSpeaker(), stt, tts: new FakeTts(), wake: null });
+  await plugin.start(sdk);
+  cleanups.push(() => plugin.stop());
+  const out = await plugin.feedUtterance(twoCommands());
+  assert.equal(out.timings.end_reason, 'silence');
+  assert.equal(sdk.inputs.length, 1);
+});
