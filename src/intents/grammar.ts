@@ -23,6 +23,12 @@ export interface SpeechGrammar {
   jsgf: string;
   /** The same grammar as an epsilon-free Sphinx FSG (what PocketsphinxStt loads, see fsg.ts). */
   fsg: string;
+  /**
+   * The continuation grammar: the same sentences, each optionally opening
+   * with "and" or "then" (LEADING_WORDS), for the utterance heard right
+   * after one acted on at its pause (issue 15).
+   */
+  continuationFsg: string;
   /** Every word the grammar can produce, sorted, for the pronouncing dictionary. */
   words: string[];
 }
@@ -187,7 +193,7 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
     }
   }
   if (sentences.length === 0) throw new GrammarError('no template can be filled from this vocabulary');
-  const bodies = [`public <command> = [ ${LEADING_WORDS.join(' | ')} ] ( ${[...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ')} );`];
+  const bodies = [`public <command> = ${[...new Set(sentences)].map((s) => `( ${s} )`).join('\n  | ')};`];
   for (const name of order) {
     const body = defined.get(name);
     if (body) bodies.push(`<${name}> = ${body};`);
@@ -200,5 +206,7 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
   const jsgf = ['#JSGF V1.0;', '', 'grammar homeagent;', '', ...bodies, ''].join('\n');
   const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
-  return { jsgf, fsg, words: [...used].sort() };
+  const continuationFsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS)!;
+  for (const w of LEADING_WORDS) used.add(w);
+  return { jsgf, fsg, continuationFsg, words: [...used].sort() };
 }

@@ -4,7 +4,7 @@
  * while the person speaks. Resolves with the endpoint and the STT result.
  */
 import { Endpointer, type EndpointerOptions, type EndpointEvent, type EndReason } from './vad.js';
-import type { SttEngine, SttResult, SttSession } from './stt/types.js';
+import type { SttEngine, SttResult, SttSession, SttStartOptions } from './stt/types.js';
 
 /** How a capture ended. Positions in ms of audio; `end_at` from the clock, ms. */
 export interface CaptureResult {
@@ -41,6 +41,8 @@ export interface CaptureOptions {
    * waiting for the full silence. Default false.
    */
   earlyCommit?: boolean;
+  /** The utterance right after one acted on at its pause: decoded with the continuation grammar (SttStartOptions.continuation). */
+  continuation?: boolean;
   now: () => number;
 }
 
@@ -77,7 +79,7 @@ export class Capture {
       };
     });
     this.ep = new Endpointer(o.endpointer);
-    this.session = startSession(o.stt, o.language);
+    this.session = startSession(o.stt, { ...(o.language ? { language: o.language } : {}), ...(o.continuation ? { continuation: true } : {}) });
     this.streaming = o.pushToTalk === true;
   }
 
@@ -207,9 +209,9 @@ export class Capture {
 }
 
 /** Start an STT session; an engine that throws in start() becomes a session whose end() rejects (never silence). */
-function startSession(stt: SttEngine, language: string | undefined): SttSession {
+function startSession(stt: SttEngine, opts: SttStartOptions): SttSession {
   try {
-    return stt.start(language ? { language } : {});
+    return stt.start(opts);
   } catch (err) {
     return {
       write: () => undefined,

@@ -352,6 +352,7 @@ export class VoicePlugin implements Plugin {
       prerollMs: voiceSetting<number>(s, 'preroll_ms'),
       pushToTalk: trigger === 'ptt',
       earlyCommit: voiceSetting<boolean>(s, 'early_commit'),
+      continuation: trigger === 'continuation',
       now: this.now,
       endpointer: {
         silenceMs: voiceSetting<number>(s, 'silence_ms'),

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { buildGrammar } from '../../src/intents/index.js';
 import { parseFsg, standing } from '../../src/voice/stt/fsg-walk.js';
 import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
-import type { SttEngine, SttResult, SttSession } from '../../src/voice/stt/types.js';
+import type { SttEngine, SttResult, SttSession, SttStartOptions } from '../../src/voice/stt/types.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import type { Vocabulary } from '../../src/intents/types.js';
 import { VoicePlugin } from '../../src/voice/pipeline.js';
@@ -57,11 +57,15 @@ test('the FSG walk tells a complete sentence from one the grammar goes on with',
   assert.equal(standing(fsg, ['lock(2)', 'the', 'front', 'door']).complete, true, 'an alternative pronunciation is the word');
 });
 
-test('a sentence may open with "and" or "then" (the second of two commands in one breath); the transcript leaves it out', () => {
-  const fsg = parseFsg(buildGrammar(VOCAB).fsg);
-  assert.equal(standing(fsg, ['and', 'lock', 'the', 'front', 'door']).complete, true);
-  assert.equal(standing(fsg, ['then', 'lock', 'the', 'front', 'door']).complete, true);
-  assert.match(buildGrammar(VOCAB).jsgf, /public <command> = \[ and \| then \]/);
+test('in the continuation grammar a sentence may open with "and" or "then" (the second of two commands in one breath), never in the command grammar; the transcript leaves it out', () => {
+  const g = buildGrammar(VOCAB);
+  const cont = parseFsg(g.continuationFsg);
+  assert.equal(standing(cont, ['and', 'lock', 'the', 'front', 'door']).complete, true);
+  assert.equal(standing(cont, ['then', 'lock', 'the', 'front', 'door']).complete, true);
+  assert.equal(standing(cont, ['lock', 'the', 'front', 'door']).complete, true, 'or not');
+  // In the command grammar a leading "and" would turn "unlock the front door" into "and lock the front door".
+  assert.equal(standing(parseFsg(g.fsg), ['and', 'lock', 'the', 'front', 'door']).complete, false);
+  assert.ok(g.words.includes('and') && g.words.includes('then'), 'both are in the dictionary');
   const { result } = judged(['and', 'lock', 'the', 'front', 'door'], 0);
   assert.equal(result.rejected, false);
   assert.equal(result.text, 'lock the front door');
@@ -91,12 +95,14 @@ class SpeculatingStt implements SttEngine {
   readonly name = 'spec';
   readonly pauses: number[] = [];
   readonly sessions: Buffer[][] = [];
+  readonly continuation: boolean[] = [];
   constructor(
     private readonly results: SttResult[],
     private readonly earlyFor: (n: number) => boolean,
   ) {}
-  start(): SttSession {
+  start(opts?: SttStartOptions): SttSession {
     const n = this.sessions.length;
+    this.continuation.push(opts?.continuation === true);
     const audio: Buffer[] = [];
     this.sessions.push(audio);
     const result = this.results[n] ?? { text: '', confidence: 0, rejected: true, engine: 'spec' };
@@ -146,6 +152,7 @@ test('a sure result at the first pause is acted on at once; the speech that goes
     ['turn on standing light', 'lock the front door'],
     'both commands, in order',
   );
+  assert.deepEqual(stt.continuation.slice(0, 2), [false, true], 'the second utterance is decoded with the continuation grammar');
   // The second session heard the second burst: about 600 ms of tone and what surrounds it, not nothing.
   const second = Buffer.concat(stt.sessions[1]!).length / 32;
   assert.ok(second >= 600, `the second utterance got its audio (${second} ms)`);

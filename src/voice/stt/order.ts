@@ -9,7 +9,7 @@
  */
 import { createLogger } from '../../kernel/log.js';
 import { errorMessage } from '../../kernel/errors.js';
-import type { SttEndOptions, SttEngine, SttResult, SttSession } from './types.js';
+import type { SttEndOptions, SttEngine, SttResult, SttSession, SttStartOptions } from './types.js';
 
 const log = createLogger('stt:chain');
 
@@ -48,7 +48,7 @@ export class SttChain implements SttEngine {
     return list.filter((e): e is SttEngine => e !== undefined);
   }
 
-  start(opts?: { language?: string }): SttSession {
+  start(opts?: SttStartOptions): SttSession {
     const engines = this.engines();
     const sessions: Array<{ engine: SttEngine; session: SttSession | undefined; error?: unknown }> = engines.map((engine) => {
       try {

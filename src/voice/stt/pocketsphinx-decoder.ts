@@ -159,9 +159,11 @@ export class DecoderPair {
 
   /**
    * Make the ctl pipes in `dir` and spawn the decoders; `track` sees every
-   * process spawned (the engine kills what is left at close()).
+   * process spawned (the engine kills what is left at close()). `fsgFile`:
+   * the grammar decoder's FSG in `grammar.dir` (continuation.fsg for the
+   * utterance after an early commit, issue 15).
    */
-  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void): Promise<DecoderPair> {
+  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void, fsgFile: 'command.fsg' | 'continuation.fsg' = 'command.fsg'): Promise<DecoderPair> {
     const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
     const garbageCtl = settings.garbageArgs === undefined ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
     const common = (ctl: string, seg: string): string[] => [
@@ -177,7 +179,7 @@ export class DecoderPair {
       ...common(path.join(dir, 'grammar.ctl'), path.join(dir, 'grammar.seg')),
       ...settings.decoderArgs,
       '-dict', path.join(grammar.dir, 'command.dict'),
-      '-fsg', path.join(grammar.dir, 'command.fsg'),
+      '-fsg', path.join(grammar.dir, fsgFile),
     ]);
     track(mainProc);
     let garbageProc: ChildProcess | undefined;

@@ -1,7 +1,8 @@
 /**
  * The pocketsphinx recogniser's grammar files and work directory: one
- * generation of files per vocabulary (`g<N>/`: command.fsg, command.jsgf,
- * command.dict, garbage.fsg, garbage.dict), one fresh directory per decoder
+ * generation of files per vocabulary (`g<N>/`: command.fsg, continuation.fsg
+ * (the same sentences opening with an optional "and"/"then", for the utterance
+ * after an early commit), command.jsgf, command.dict, garbage.fsg, garbage.dict), one fresh directory per decoder
  * pair (`u<N>-<pid>/`), and the leases that keep a replaced grammar's files
  * until the last session using them is done.
  *
@@ -104,6 +105,7 @@ export class GrammarFiles {
       await mkdir(dir, { recursive: true });
       const g = buildGrammar(vocab, this.opts.fillerWeights);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
+      await writeFile(path.join(dir, 'continuation.fsg'), g.continuationFsg);
       await writeFile(path.join(dir, 'command.jsgf'), g.jsgf);
       const garbage = garbageGrammar();
       await writeFile(path.join(dir, 'garbage.fsg'), garbage.fsg);

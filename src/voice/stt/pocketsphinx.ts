@@ -45,7 +45,7 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../../kernel/log.js';
 import type { Vocabulary } from '../../intents/types.js';
-import type { SttEngine, SttSession } from './types.js';
+import type { SttEngine, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
@@ -126,22 +126,24 @@ export interface PocketsphinxOptions {
 
 const earlyLog = createLogger('stt:pocketsphinx');
 
-const fsgCache = new WeakMap<Grammar, FsgIndex | null>();
+const fsgCache = new WeakMap<Grammar, Map<string, FsgIndex | null>>();
 
 /**
- * Where `words` stand in `g`'s command grammar (its command.fsg, read once
- * per grammar). A grammar whose FSG cannot be read stands nowhere: nothing
+ * Where `words` stand in `g`'s grammar `file` (command.fsg or
+ * continuation.fsg, read once per grammar). A grammar whose FSG cannot be read stands nowhere: nothing
  * is complete, so nothing is acted on early.
  */
-function grammarStanding(g: Grammar, words: readonly string[]): SentenceStanding {
-  let fsg = fsgCache.get(g);
+function grammarStanding(g: Grammar, file: string, words: readonly string[]): SentenceStanding {
+  let files = fsgCache.get(g);
+  if (!files) fsgCache.set(g, (files = new Map()));
+  let fsg = files.get(file);
   if (fsg === undefined) {
     try {
-      fsg = parseFsg(readFileSync(path.join(g.dir, 'command.fsg'), 'utf8'));
+      fsg = parseFsg(readFileSync(path.join(g.dir, file), 'utf8'));
     } catch {
       fsg = null;
     }
-    fsgCache.set(g, fsg);
+    files.set(file, fsg);
   }
   return fsg ? standing(fsg, words) : { complete: false, continuable: false, next: [] };
 }
@@ -179,7 +181,8 @@ export class PocketsphinxStt implements SttEngine {
   }
 
   /** Start one utterance. PCM: 16 kHz mono s16le. end() rejects with STT_NO_GRAMMAR before the first setVocabulary(). */
-  start(_opts?: { language?: string }): SttSession {
+  start(opts?: SttStartOptions): SttSession {
+    const fsgFile = opts?.continuation ? 'continuation.fsg' : 'command.fsg';
     const maxScoreGap = this.opts.rejection?.maxScoreGap ?? DEFAULT_MAX_SCORE_GAP;
     const session: PocketsphinxSession = new PocketsphinxSession({
       grammar: this.files.current(),
@@ -188,9 +191,9 @@ export class PocketsphinxStt implements SttEngine {
         if (lease) this.open.add(session);
         return lease;
       },
-      startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p)),
+      startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p), fsgFile),
       judge: (g, out, droppedMs, extent) =>
-        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, words) }),
+        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, fsgFile, words) }),
       early: (g, result, details) => {
         const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab);
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');

@@ -66,10 +66,21 @@ export interface SttSession {
   speculation?(): Promise<SttResult | undefined>;
 }
 
+/** Options of one utterance. */
+export interface SttStartOptions {
+  language?: string;
+  /**
+   * The utterance right after one acted on at its pause (issue 15): a
+   * grammar engine decodes it with sentences that may open with "and" or
+   * "then". Engines without a grammar ignore it.
+   */
+  continuation?: boolean;
+}
+
 /** An STT engine. */
 export interface SttEngine {
   readonly name: string;
   /** Start decoding one utterance. Errors (missing binary, unreachable service) reject end() with a typed error. */
-  start(opts?: { language?: string }): SttSession;
+  start(opts?: SttStartOptions): SttSession;
   close?(): Promise<void>;
 }
