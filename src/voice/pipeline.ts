@@ -344,7 +344,8 @@ export class VoicePlugin implements Plugin {
   private beginCapture(trigger: Trigger, overrides: { noSpeechTimeoutMs?: number; answer?: boolean }): { capture: Capture; outcome: Promise<UtteranceOutcome> } {
     const sdk = this.sdk;
     if (!sdk || this.stopped) throw new Error('voice plugin is not started');
-    this.capture?.abort();
+    // A capture that ended early is only fetching its decided result: the next utterance does not drop it.
+    if (!this.capture?.endedEarly) this.capture?.abort();
     const s = sdk.settings();
     const capture = new Capture({
       stt: this.deps.stt,
