@@ -19,7 +19,7 @@
  *   nothing old removed) until something is forgotten or the cap is raised;
  * - further areas (pictures) join with `addArea`.
  *
- * Sizes are MB of 1,000,000 bytes. Every step is guarded: a failure is
+ * Sizes are MB of 1,048,576 bytes (as core.memory.images_max_mb). Every step is guarded: a failure is
  * logged, never thrown into the service.
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
@@ -31,7 +31,7 @@ import type { SettingsAPI } from '../kernel/settings-types.js';
 import { errorMessage } from '../kernel/errors.js';
 import { reopenLogFile } from '../kernel/log.js';
 
-const MB = 1_000_000;
+const MB = 1_048_576;
 const DAY_MS = 86_400_000;
 
 /** One part of the data directory the keeper watches. */

@@ -62,7 +62,7 @@ describe('disk keeper', () => {
         while (keeper.runOnce()) {
           /* a large prune is spread over passes */
         }
-        assert.ok(runLog.usedBytes() <= 1_000_000, `round ${round}: ${runLog.usedBytes()} bytes in use`);
+        assert.ok(runLog.usedBytes() <= 1_048_576, `round ${round}: ${runLog.usedBytes()} bytes in use`);
         sizes.push(fs.statSync(file).size + (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0));
       }
       // Freed pages are reused: after the bound is first reached the file stays where it was (allowing for index pages).
