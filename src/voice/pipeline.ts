@@ -113,6 +113,8 @@ export class VoicePlugin implements Plugin {
   private input: AudioInput | undefined;
   private capture: Capture | undefined;
   private captureOutcome: Promise<UtteranceOutcome> | undefined;
+  /** Captures fed from a recording (feedUtterance) rather than the microphone. */
+  private readonly fed = new WeakSet<Capture>();
   /** Per capture: the outcome of the utterance heard after it, once one starts (an early end; beginContinuation). */
   private readonly continuations = new WeakMap<Capture, { promise: Promise<UtteranceOutcome>; resolve: (o: Promise<UtteranceOutcome>) => void; started: boolean }>();
   private stopped = true;
@@ -202,10 +204,14 @@ export class VoicePlugin implements Plugin {
       ...(this.deps.wakeRetryMs !== undefined ? { wakeRetryMs: this.deps.wakeRetryMs } : {}),
       log: sdk.log,
       onWake: (d) => this.onWake(d),
-      onEnd: () => this.capture?.finish('stream_end'),
+      // The microphone's stream ended: it ends the capture it feeds, never a recording being fed.
+      onEnd: () => {
+        if (this.capture && !this.fed.has(this.capture)) this.capture.finish('stream_end');
+      },
     });
     this.input.sink = (pcm) => {
-      if (!this.capture || this.capture.done) return false;
+      // A recording being fed (homeagent listen) is the only audio of its capture: the microphone's is not mixed in.
+      if (!this.capture || this.capture.done || this.fed.has(this.capture)) return false;
       this.capture.feed(pcm);
       return true;
     };
@@ -276,6 +282,7 @@ export class VoicePlugin implements Plugin {
    */
   async feedUtterance(pcm: Buffer, opts: { chunkMs?: number; realtime?: boolean } = {}): Promise<UtteranceOutcome> {
     const { capture, outcome } = this.beginCapture('feed', {});
+    this.fed.add(capture);
     const chunkMs = opts.chunkMs ?? 20;
     const step = Math.max(2, Math.round(chunkMs * 32));
     const t0 = systemClock.monotonic();
@@ -308,6 +315,7 @@ export class VoicePlugin implements Plugin {
     if (!link || link.started) return undefined;
     link.started = true;
     const next = this.beginCapture('continuation', { noSpeechTimeoutMs: wait });
+    if (this.fed.has(prev)) this.fed.add(next.capture);
     for (const pcm of prev.takeAfter()) next.capture.feed(pcm);
     link.resolve(next.outcome);
     return next;
@@ -325,6 +333,12 @@ export class VoicePlugin implements Plugin {
       // muted while the microphone opened: it stays off
       await this.input?.release(true);
       throw new Error('voice: the microphone is muted (plugin.voice.mute)');
+    }
+    // Something else started listening while the microphone opened (a recording fed by `homeagent listen`, the
+    // button): that capture goes on; a follow-up never drops it.
+    if (this.captureOutcome && this.capture && !this.capture.done) {
+      void this.input?.release();
+      return this.captureOutcome;
     }
     const { outcome } = this.beginCapture(trigger, { ...(noSpeechTimeoutMs !== undefined ? { noSpeechTimeoutMs } : {}), answer });
     return outcome;

@@ -351,3 +351,17 @@ test("a whole ('full') message from another plugin is spoken; markdown and emoji
   await speaker.waitForPlays(2);
   assert.deepEqual(speaker.texts, ['Timer done!', 'Your tea is ready.']);
 });
+
+test('a recording fed while the microphone listens (a follow-up question open) is heard whole: the microphone closing does not end it', async () => {
+  const { sdk, plugin, mic } = await setup();
+  sdk.agent = (input) => streamReply(sdk, input, ['Done.']);
+  // The microphone listens (as after "Which timer do you mean?"); then `homeagent listen` feeds a recording.
+  const listening = plugin.listenOnce();
+  await waitState(sdk, 'listening');
+  assert.ok(mic.running);
+  const out = await plugin.feedUtterance(utterance());
+  assert.equal((await listening).status, 'cancelled', 'the microphone capture gave way to the recording');
+  assert.equal(out.status, 'injected', `the recording was heard (${out.status})`);
+  assert.equal(out.text, 'turn on standing light');
+  assert.equal(out.timings.end_reason, 'silence', 'ended by its own silence, not by the microphone closing');
+});
