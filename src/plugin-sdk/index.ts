@@ -200,9 +200,13 @@ export function definePlugin(spec: PluginSpec, io?: PluginIO): Promise<KernelCli
         if (method === 'cancel') cancels.get((params as { id: number | string }).id)?.abort();
         else if (method === 'event') {
           const p = params as { type: string; payload: unknown };
-          void Promise.resolve()
-            .then(() => spec.events?.[p.type]?.(p.payload, need(kernel)))
-            .catch((err: unknown) => console.error(`event ${p.type} handler failed:`, err));
+          // Started at once, in arrival order: a call that follows the event sees its effect.
+          try {
+            const r = spec.events?.[p.type]?.(p.payload, need(kernel));
+            if (r && typeof (r as Promise<void>).then === 'function') (r as Promise<void>).catch((err: unknown) => console.error(`event ${p.type} handler failed:`, err));
+          } catch (err) {
+            console.error(`event ${p.type} handler failed:`, err);
+          }
         }
       },
       garbage: (line, why) => console.error(`homeagent plugin-sdk: ignored a line from the kernel (${why}): ${line.slice(0, 100)}`),

@@ -65,7 +65,7 @@ export function checkedSdk(sdk: PluginSDK, granted: readonly string[]): PluginSD
     publish: (type, p) => (has('events:publish') ? sdk.publish(type, p) : deny(`publishing ${type}`, 'events:publish')),
     registerOutputChannel: (n, c, d, h, o) => (has('output') ? sdk.registerOutputChannel(n, c, d, h, o) : deny(`output channel ${n}`, 'output')),
     injectInput: (ch, t, o) => (maxInjectLevel(granted) >= 0 ? sdk.injectInput(ch, t, o) : deny('injecting input', 'inject:L0')),
-    injectInterrupt: (l, ch, t, o) => (maxInjectLevel(granted) >= Math.min(l, 3) ? sdk.injectInterrupt(Math.min(l, 3) as 0 | 1 | 2 | 3, ch, t, o) : deny(`an L${l} interrupt`, `inject:L${l}`)),
+    injectInterrupt: (l, ch, t, o) => (maxInjectLevel(granted) >= Math.min(l, 3) ? sdk.injectInterrupt(Math.min(l, 3) as 0 | 1 | 2 | 3, ch, t, o) : deny(`an L${l} interrupt (L4 is clamped to L3)`, `inject:L${Math.min(l, 3)}`)),
     memory: () => (has('memory:read') ? sdk.memory() : deny('reading memory', 'memory:read')),
     crashed: (r) => sdk.crashed(r),
     settings: () => sdk.settings(),

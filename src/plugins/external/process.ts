@@ -194,6 +194,11 @@ export class ProcessPlugin implements Plugin {
     this.clock = opts.clock ?? systemClock;
   }
 
+  /** Calls to the plugin waiting for an answer (tests wait for a hung call). */
+  get pendingCalls(): number {
+    return this.life?.peer.pendingCount ?? 0;
+  }
+
   /** The current child's PID (its process group's id), when one runs. */
   get pid(): number | undefined {
     return this.life && !this.life.hasExited ? this.life.child.pid : undefined;
