@@ -12,7 +12,7 @@
  * from settings.db (doctorInputFromSettings).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import mqtt from 'mqtt';
@@ -27,6 +27,7 @@ import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
 import { probeSysfsGpio } from '../../hal/gpio/onoff-driver.js';
 import { readWakeConfig, settingOr, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
+import { sandboxStatus, type SandboxMode } from '../plugins/external/sandbox.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -65,6 +66,8 @@ export interface DoctorInput {
   pocketsphinxModelDir?: string;
   /** Whether the service answers on its socket (checked by `homeagent doctor` when it runs without the service). */
   service?: { running: boolean; socket: string };
+  /** core.plugins.sandbox (default auto): how process plugins are confined (issue 17). */
+  pluginSandbox?: SandboxMode;
 }
 
 /**
@@ -221,6 +224,7 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
     numCtx: get('core.llm.num_ctx', 8192),
     sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
     voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng') },
+    pluginSandbox: get<SandboxMode>('core.plugins.sandbox', 'auto'),
   };
 }
 
@@ -231,6 +235,47 @@ function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: num
       resolve({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, stdout, stderr, ...(e ? { error: e } : {}) });
     });
   });
+}
+
+/** The process plugins installed under `<dataDir>/plugins` (folders whose plugin.json says kind process). */
+function installedProcessPlugins(dataDir: string): string[] {
+  const dir = path.join(dataDir, 'plugins');
+  const out: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    try {
+      const m = JSON.parse(readFileSync(path.join(dir, n, 'plugin.json'), 'utf8')) as { kind?: unknown };
+      if (m.kind === 'process') out.push(n);
+    } catch {
+      /* not a plugin */
+    }
+  }
+  return out;
+}
+
+/**
+ * The process-plugin sandbox (issue 17 "A real boundary"; src/plugins/external/sandbox.ts):
+ * bubblewrap works (confined), or plugins run unsandboxed with advisory
+ * capabilities — a failure when process plugins are installed and the mode
+ * is not explicitly `off`.
+ */
+export function checkPluginSandbox(dataDir: string, mode: SandboxMode = 'auto'): DoctorCheck {
+  const s = sandboxStatus(mode);
+  const installed = installedProcessPlugins(dataDir);
+  const which = installed.length ? `${installed.length} process plugin(s) installed (${installed.join(', ')})` : 'no process plugins installed';
+  if (s.confined) return { name: 'plugin sandbox', ok: true, detail: `${which}; ${s.summary}` };
+  const ok = installed.length === 0 || mode === 'off';
+  return {
+    name: 'plugin sandbox',
+    ok,
+    detail: `${which}; ${s.summary}`,
+    ...(ok ? {} : { fix: mode === 'required' ? 'install bubblewrap (apt install bubblewrap) and check that the service may create user namespaces (systemd/homeagent.service RestrictNamespaces=)' : 'install bubblewrap (apt install bubblewrap); or accept unsandboxed plugins with homeagent config set core.plugins.sandbox off' }),
+  };
 }
 
 /** Audio: sound cards for playback and capture. */
@@ -500,5 +545,6 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   if (input.sources.length === 0) checks.push({ name: 'llm sources', ok: false, detail: 'no LLM source configured', fix: 'homeagent config set core.llm.sources.ollama.base_url http://HOST:11434' });
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
   checks.push(...checkDatabases(input.dataDir));
+  checks.push(checkPluginSandbox(input.dataDir, input.pluginSandbox));
   return { ok: checks.every((c) => c.ok), checks };
 }

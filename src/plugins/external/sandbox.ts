@@ -30,6 +30,8 @@
  * It runs with no capabilities, a clean environment and its own PID
  * namespace (it cannot see or signal the service's processes).
  *
+ * HOMEAGENT_BWRAP names another bwrap executable (tests: a missing one).
+ *
  * Where bwrap is missing or cannot create namespaces (a laptop without it, a
  * container), `probeSandbox` says why and process plugins run unsandboxed:
  * their capabilities are then advisory (checked at the RPC boundary only),
