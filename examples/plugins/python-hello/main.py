@@ -120,13 +120,19 @@ def main():
             continue
         if "method" in msg and "id" in msg:
             # Requests run on threads: `start` waits for answers read by this loop.
-            threading.Thread(target=serve_request, args=(msg,), daemon=True).start()
+            threading.Thread(target=serve_request, args=(msg,)).start()
         elif "method" in msg:
             pass  # notifications (event, cancel): nothing subscribed here
         elif "id" in msg and msg["id"] in _pending:
             waiter = _pending.pop(msg["id"])
             waiter["reply"] = msg
             waiter["event"].set()
+    # stdin closed: the kernel is gone. Fail the calls still waiting for it;
+    # requests being answered finish, then the interpreter exits.
+    for rid in list(_pending):
+        waiter = _pending.pop(rid)
+        waiter["reply"] = {"error": {"message": "the kernel closed stdin"}}
+        waiter["event"].set()
 
 
 if __name__ == "__main__":

@@ -576,7 +576,8 @@ export class ProcessPlugin implements Plugin {
   }
 
   private async callTool(life: Life, name: string, args: Record<string, unknown>, ctx: ToolContext, limit: number): Promise<unknown> {
-    if (life.phase !== 'running') throw new HomeAgentError('PLUGIN_UNAVAILABLE', `plugin ${this.name} is not running`);
+    // Callable from its registration on (the start window included): the plugin answers calls once it registered.
+    if (life.phase !== 'running' && life.phase !== 'starting') throw new HomeAgentError('PLUGIN_UNAVAILABLE', `plugin ${this.name} is not running`);
     let res: ToolCallResult;
     try {
       res = await life.peer.call<ToolCallResult>(
