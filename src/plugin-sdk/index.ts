@@ -216,11 +216,11 @@ export function definePlugin(spec: PluginSpec, io?: PluginIO): Promise<KernelCli
 
   async function register(k: KernelClient): Promise<void> {
     const onError = spec.onRegisterError ?? ((what: string, err: RpcError) => k.log.warn(`${what} refused: ${err.message}`));
-    const attempt = async (what: string, method: string, params: unknown, ok?: () => void): Promise<void> => {
+    const attempt = async (what: string, method: string, params: unknown): Promise<void> => {
       try {
         await peer.call(method, params);
-        ok?.();
       } catch (err) {
+        if (method === 'register_stage') stageFns.delete((params as { stage: string }).stage);
         onError(what, err instanceof RpcError ? err : new RpcError(RPC_ERRORS.FAILED, String(err)), k);
       }
     };
@@ -232,7 +232,9 @@ export function definePlugin(spec: PluginSpec, io?: PluginIO): Promise<KernelCli
       if (!s) continue;
       const fn = typeof s === 'function' ? s : s.handler;
       const timeout_ms = typeof s === 'function' ? undefined : s.timeout_ms;
-      jobs.push(attempt(`stage ${stage}`, 'register_stage', { stage, ...(timeout_ms ? { timeout_ms } : {}) }, () => stageFns.set(stage, fn)));
+      // Set before asking: a stage.run may follow the kernel's answer on the very next line.
+      stageFns.set(stage, fn);
+      jobs.push(attempt(`stage ${stage}`, 'register_stage', { stage, ...(timeout_ms ? { timeout_ms } : {}) }).catch(() => undefined));
     }
     for (const event of Object.keys(spec.events ?? {})) jobs.push(attempt(`subscription ${event}`, 'subscribe', { event }));
     for (const [name, o] of Object.entries(spec.outputs ?? {})) jobs.push(attempt(`output ${name}`, 'register_output_channel', { name, caps: o.caps, description: o.description }));

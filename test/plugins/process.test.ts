@@ -54,10 +54,12 @@ test('the Python example plugin: a tool call and a before_output stage through a
   assert.equal(proc.pid, undefined);
 });
 
-test('a plugin written with the TypeScript SDK: tool, on_input stage, event subscription, publish of its own events only', async () => {
+test('a plugin written with the TypeScript SDK: tool, on_input stage, event subscription, output channel, inject, publish of its own events only', async () => {
   const files = sdkPluginFiles(`
     const seen = [];
+    const delivered = [];
     definePlugin({
+      outputs: { 'sdk-out': { caps: ['text'], description: 'a test channel', deliver: (m) => { delivered.push(m.content); } } },
       tools: {
         sdk_echo: {
           description: 'Echo. Example: {"text":"hi"}',
@@ -65,6 +67,11 @@ test('a plugin written with the TypeScript SDK: tool, on_input stage, event subs
           handler: async (args, ctx) => ({ echo: args.text, seen, sandboxed: ctx.kernel.init.sandboxed }),
         },
         sdk_fail: { description: 'x', parameters: { type: 'object' }, handler: () => { throw new Error('the inverter is offline'); } },
+        sdk_delivered: { description: 'x', parameters: { type: 'object' }, handler: () => delivered },
+        sdk_inject: {
+          description: 'x', parameters: { type: 'object' },
+          handler: async (_a, ctx) => ctx.kernel.inject('console', 'ping'),
+        },
         sdk_publish: {
           description: 'x', parameters: { type: 'object', properties: { type: { type: 'string' } } },
           handler: async (args, ctx) => { try { await ctx.kernel.publish(args.type, { n: 1 }); return 'published'; } catch (e) { return 'refused: ' + e.message; } },
@@ -74,7 +81,7 @@ test('a plugin written with the TypeScript SDK: tool, on_input stage, event subs
       events: { 'plugin.timers.changed': (p) => { seen.push(p.id); } },
     });
   `);
-  const { manifest, dir, stateDir } = pluginDir(root, { name: 'sdkdemo', entry: 'main.mjs', capabilities: ['tools', 'stage:on_input', 'events:subscribe', 'events:publish'] }, files);
+  const { manifest, dir, stateDir } = pluginDir(root, { name: 'sdkdemo', entry: 'main.mjs', capabilities: ['tools', 'stage:on_input', 'events:subscribe', 'events:publish', 'output', 'inject:L0'] }, files);
   const { plugin } = processPlugin({ manifest, dir, stateDir });
   const h = await startHarness({ beforeStart: (k) => k.use(plugin) });
   try {
@@ -95,6 +102,12 @@ test('a plugin written with the TypeScript SDK: tool, on_input stage, event subs
     assert.equal((await h.kernel.tools.execute('sdk_publish', { type: 'plugin.sdkdemo.reading' }, ctx)).content, 'published');
     assert.deepEqual(got, [{ n: 1 }]);
     assert.match((await h.kernel.tools.execute('sdk_publish', { type: 'stop' }, ctx)).content, /refused: .*only events named plugin\.sdkdemo\./);
+    // Its output channel: output_send__sdk-out delivers through the plugin.
+    assert.equal((await h.kernel.tools.execute('output_send__sdk-out', { payload: 'dinner is ready' }, ctx)).content, 'sent to sdk-out');
+    assert.deepEqual(JSON.parse((await h.kernel.tools.execute('sdk_delivered', {}, ctx)).content), ['dinner is ready']);
+    // An injected input runs as a turn; the plugin gets its result.
+    const injected = JSON.parse((await h.kernel.tools.execute('sdk_inject', {}, ctx)).content) as { status: string; reply: string };
+    assert.deepEqual([injected.status, injected.reply], ['short_circuit', 'pong from the plugin']);
   } finally {
     await h.close();
   }

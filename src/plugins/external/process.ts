@@ -612,7 +612,7 @@ export class ProcessPlugin implements Plugin {
     const own = typeof p.timeout_ms === 'number' && p.timeout_ms > 0 ? Math.min(p.timeout_ms, this.limits!.callTimeoutMs) : undefined;
     const sdk = this.sdk!;
     const handler = async (ctx: StageContext): Promise<void> => {
-      if (life.phase !== 'running') throw new HomeAgentError('PLUGIN_UNAVAILABLE', `plugin ${this.name} is not running`);
+      if (life.phase !== 'running' && life.phase !== 'starting') throw new HomeAgentError('PLUGIN_UNAVAILABLE', `plugin ${this.name} is not running`);
       let limit = own;
       if (limit === undefined) {
         try {
@@ -662,7 +662,7 @@ export class ProcessPlugin implements Plugin {
     const name = str(p as unknown as Record<string, unknown>, 'name', 'register_output_channel');
     const caps = capsFromNames(p.caps);
     this.sdk!.registerOutputChannel(name, caps, typeof p.description === 'string' ? p.description : '', async (msg: OutputMessage) => {
-      if (life.phase !== 'running') throw new HomeAgentError('PLUGIN_UNAVAILABLE', `plugin ${this.name} is not running`);
+      if (life.phase !== 'running' && life.phase !== 'starting') throw new HomeAgentError('PLUGIN_UNAVAILABLE', `plugin ${this.name} is not running`);
       try {
         await life.peer.call('output.deliver', { channel: name, message: jsonCopy(msg) }, { timeoutMs: this.limits!.callTimeoutMs });
       } catch (err) {
