@@ -25,6 +25,7 @@
  * right after its start (Atomics.wait: it reads nothing and answers nothing).
  * Its input backs up until the kernel treats it as hung, kills it and
  * restarts it, and it hangs again; stop.hung_plugin_restarts counts those.
+ * HOMEAGENT_BENCH_NO_HUNG_PLUGIN=1 runs without it (for comparison).
  *
  * HOMEAGENT_BENCH_ACTIVITY_PAGES=N (issue 16) first opens N pages of Debian's
  * Chromium on the WebUI's Activity page (every turn event live, with the
@@ -124,7 +125,7 @@ export async function run(): Promise<void> {
   let hung: ProcessPlugin | undefined;
   try {
     // Outside <data dir>/plugins: loaded here by hand, never by a loader.
-    hung = await loadHungPlugin(app, path.join(dir, 'bench-hung'));
+    if (process.env.HOMEAGENT_BENCH_NO_HUNG_PLUGIN !== '1') hung = await loadHungPlugin(app, path.join(dir, 'bench-hung'));
     await waitUntil(() => (app.home.registry?.entities().length ?? 0) >= 14 && app.home.connected && app.home.registry?.view('kitchen_light')?.available === true);
     if (pages > 0) closePages = await watchActivity(app, pages);
     // Phase 1 (`runs` runs, as before issue 13): stop latency alone. Phase 2 (`runs` more): local commands queued before each stop.

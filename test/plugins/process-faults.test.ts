@@ -274,3 +274,42 @@ test('a tool call that hangs past call_timeout_ms fails and the plugin is restar
     await h.close();
   }
 });
+
+test('an entry that cannot run fails the start with its reason, sandboxed or not', async () => {
+  const a = pluginDir(root, { name: 'nointerp', entry: ['no-such-interpreter', 'main.x'], capabilities: ['tools'] }, {});
+  const b = pluginDir(root, { name: 'nointerp-sb', entry: ['no-such-interpreter', 'main.x'], capabilities: ['tools'] }, {});
+  const pa = processPlugin({ ...a, sandbox: 'off' });
+  const pb = processPlugin({ ...b, sandbox: 'auto' });
+  const h = await startHarness({ beforeStart: (k) => k.use(pa.plugin).use(pb.plugin) });
+  try {
+    assert.equal(status(h, 'nointerp').state, 'failed');
+    assert.match(status(h, 'nointerp').error!, /cannot run no-such-interpreter: .*ENOENT/);
+    assert.equal(status(h, 'nointerp-sb').state, 'failed');
+    assert.match(status(h, 'nointerp-sb').error!, /exited with code 1 \(its last stderr line: bwrap: execvp no-such-interpreter: No such file or directory\)/);
+  } finally {
+    await h.close();
+  }
+});
+
+test('when the service process exits without stopping its plugins, their process groups are killed on the way out', async () => {
+  const marker = `ha-orphan-${process.pid}`;
+  const p = pluginDir(root, { name: 'orphan', entry: 'main.py', capabilities: ['tools'] }, {
+    'main.py': pyPlugin({ prelude: `GRAND = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(100000)", "${marker}"], stdin=subprocess.DEVNULL)` }),
+  });
+  const script = `
+    import { ProcessPlugin } from ${JSON.stringify(new URL('../../src/plugins/external/process.ts', import.meta.url).pathname)};
+    import { FakeSdk } from ${JSON.stringify(new URL('../support/fake-sdk.ts', import.meta.url).pathname)};
+    const plugin = new ProcessPlugin({ manifest: ${JSON.stringify(p.manifest)}, dir: ${JSON.stringify(p.dir)}, stateDir: ${JSON.stringify(p.stateDir)}, sandbox: 'off' });
+    await plugin.start(new FakeSdk({ name: 'orphan' }));
+    console.log(String(plugin.pid));
+    process.exit(0);
+  `;
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise<void>((r) => child.on('exit', () => r()));
+  const pid = Number(out.trim());
+  assert.ok(pid > 0, `the service printed the plugin's pid: ${out}`);
+  await waitUntil(() => processGone(pid) && pidsWith(marker).every(processGone), 'the plugin and its grandchild to be gone');
+});

@@ -314,13 +314,25 @@ export class ProcessPlugin implements Plugin {
       { setTimeout: (fn, ms) => this.clock.setTimeout(fn, ms, { keepAlive: true }), clearTimeout: (h) => this.clock.clearTimeout(h as TimerHandle) },
     );
 
-    child.on('error', (err) => this.fail(life, `cannot run ${argv[0]}: ${errorMessage(err)}`));
+    const stderr = new StderrLogger(log, limits.stderrLinesPerS, this.clock, (n) => (this.stats.stderr_dropped += n));
+    child.on('error', (err) => {
+      // Never spawned (no such program): there will be no 'exit' event.
+      if (child.pid === undefined && !life.hasExited) {
+        liveChildren.delete(child);
+        life.hasExited = true;
+        resolveExited();
+      }
+      this.fail(life, `cannot run ${argv[0]}: ${errorMessage(err)}`);
+    });
+    track(child);
     child.on('exit', (code, signal) => {
+      liveChildren.delete(child);
       life.hasExited = true;
       // Sweep the group: grandchildren the plugin left behind die with it.
       killGroup(child, 'SIGKILL');
       resolveExited();
-      const why = signal ? `exited on ${signal}` : `exited with code ${code}`;
+      const last = stderr.lastLine();
+      const why = (signal ? `exited on ${signal}` : `exited with code ${code}`) + (last && life.phase === 'starting' ? ` (its last stderr line: ${last.slice(0, 200)})` : '');
       this.stats.last_exit ??= why;
       this.fail(life, `plugin process ${why}`);
     });
@@ -330,7 +342,6 @@ export class ProcessPlugin implements Plugin {
       if (life.phase === 'dead') return;
       if (reader.push(chunk) === 'overflow') this.fail(life, `a line on stdout is longer than core.plugins.max_line_bytes (${limits.maxLineBytes} bytes)`);
     });
-    const stderr = new StderrLogger(log, limits.stderrLinesPerS, this.clock, (n) => (this.stats.stderr_dropped += n));
     child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.stderr!.on('end', () => stderr.flush());
 
@@ -673,6 +684,24 @@ export class ProcessPlugin implements Plugin {
   }
 }
 
+/**
+ * Children alive now. When the service's process exits without having
+ * stopped its plugins (a fatal error, process.exit), their process groups
+ * are SIGKILLed on the way out; a SIGKILLed service relies on bwrap's
+ * --die-with-parent and on systemd's KillMode=mixed instead.
+ */
+const liveChildren = new Set<ChildProcess>();
+let exitHook = false;
+function track(child: ChildProcess): void {
+  liveChildren.add(child);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const c of liveChildren) killGroup(c, 'SIGKILL');
+    });
+  }
+}
+
 /** Signal a child's whole process group (it was spawned detached: its PID is the group's id). Never throws. */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
@@ -690,6 +719,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 /** stderr to the log, line by line, at most `perSecond` lines a second; long lines cut at 2000 characters. */
 class StderrLogger {
   private buf = '';
+  private last = '';
   private windowStart: number;
   private inWindow = 0;
   private dropped = 0;
@@ -716,6 +746,11 @@ class StderrLogger {
     }
   }
 
+  /** The last non-empty line seen (for a failed start's message). */
+  lastLine(): string {
+    return (this.buf.trim() || this.last).trim();
+  }
+
   flush(): void {
     if (this.buf) this.line(this.buf);
     this.buf = '';
@@ -724,6 +759,7 @@ class StderrLogger {
   }
 
   private line(text: string): void {
+    if (text.trim()) this.last = text;
     const now = this.clock.monotonic();
     if (now - this.windowStart >= 1000) {
       if (this.dropped) this.log.warn({ dropped: this.dropped }, 'plugin stderr lines dropped (rate cap core.plugins.stderr_lines_per_s)');
