@@ -246,8 +246,11 @@ export function definePlugin(spec: PluginSpec, io?: PluginIO): Promise<KernelCli
     reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   });
   input.on('end', () => {
-    peer.close('the kernel closed stdin');
-    exit(0);
+    // The kernel is gone: answers already computed still go out, then the plugin ends.
+    setImmediate(() => {
+      peer.close('the kernel closed stdin');
+      exit(0);
+    });
   });
   return ready;
 }
