@@ -313,3 +313,17 @@ test('when the service process exits without stopping its plugins, their process
   assert.ok(pid > 0, `the service printed the plugin's pid: ${out}`);
   await waitUntil(() => processGone(pid) && pidsWith(marker).every(processGone), 'the plugin and its grandchild to be gone');
 });
+
+test('stderr is logged line by line under a rate cap; the rest is counted, and the plugin goes on', async () => {
+  const clock = new FakeClock();
+  const { plugin, proc } = py('chatty', { register: [toolReg('chatty_tool')], afterStart: 'for i in range(1000):\n    sys.stderr.write("line %d\\n" % i)\nsys.stderr.flush()' }, ['tools'], { clock });
+  const h = await startHarness({ clock, beforeStart: (k) => k.use(plugin) });
+  try {
+    // One second on the FakeClock: 20 lines (core.plugins.stderr_lines_per_s) are logged, 980 dropped.
+    await waitUntil(() => proc.stats.stderr_dropped === 980, 'the stderr lines to be counted');
+    assert.equal(status(h, 'chatty').state, 'running');
+    assert.equal((await h.kernel.tools.execute('chatty_tool', {}, ctx())).content, 'ok');
+  } finally {
+    await h.close();
+  }
+});

@@ -188,10 +188,13 @@ export class ProcessPlugin implements Plugin {
   private log: Logger | undefined;
   private limits: Limits | undefined;
   private readonly clock: Clock;
+  private readonly logCap: RateCap;
+  private stderrCap: RateCap | undefined;
 
   constructor(readonly opts: ProcessPluginOptions) {
     this.name = opts.manifest.name;
     this.clock = opts.clock ?? systemClock;
+    this.logCap = new RateCap(10, this.clock);
   }
 
   /** Calls to the plugin waiting for an answer (tests wait for a hung call). */
@@ -314,7 +317,8 @@ export class ProcessPlugin implements Plugin {
       { setTimeout: (fn, ms) => this.clock.setTimeout(fn, ms, { keepAlive: true }), clearTimeout: (h) => this.clock.clearTimeout(h as TimerHandle) },
     );
 
-    const stderr = new StderrLogger(log, limits.stderrLinesPerS, this.clock, (n) => (this.stats.stderr_dropped += n));
+    this.stderrCap = new RateCap(limits.stderrLinesPerS, this.clock);
+    const stderr = new StderrLogger(log, this.stderrCap, (n) => (this.stats.stderr_dropped += n));
     child.on('error', (err) => {
       // Never spawned (no such program): there will be no 'exit' event.
       if (child.pid === undefined && !life.hasExited) {
@@ -495,8 +499,11 @@ export class ProcessPlugin implements Plugin {
   private refused(method: string, err: unknown): RpcError {
     const e = toRpcError(err);
     this.stats.refused_calls++;
-    if (e.rpcCode === RPC_ERRORS.PERMISSION_DENIED) this.log?.warn({ method, err: e.message }, 'plugin call refused: capability not granted');
-    else this.log?.warn({ method, err: e.message }, 'plugin call refused');
+    // At most 10 refusals a second reach the log; a plugin cannot flood it by asking again and again.
+    if (this.logCap.allow()) {
+      if (e.rpcCode === RPC_ERRORS.PERMISSION_DENIED) this.log?.warn({ method, err: e.message }, 'plugin call refused: capability not granted');
+      else this.log?.warn({ method, err: e.message }, 'plugin call refused');
+    }
     return e;
   }
 
@@ -561,6 +568,11 @@ export class ProcessPlugin implements Plugin {
     if (method === 'log') {
       const p = (params && typeof params === 'object' ? params : {}) as { level?: string; message?: unknown; data?: unknown };
       const level = p.level === 'debug' || p.level === 'warn' || p.level === 'error' ? p.level : 'info';
+      // `log` lines share stderr's rate cap (core.plugins.stderr_lines_per_s).
+      if (!this.stderrCap?.allow()) {
+        this.stats.stderr_dropped++;
+        return;
+      }
       this.log?.[level]({ ...(p.data && typeof p.data === 'object' ? (p.data as object) : {}), from: 'plugin' }, String(p.message ?? '').slice(0, 2000));
       return;
     }
@@ -716,21 +728,49 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** stderr to the log, line by line, at most `perSecond` lines a second; long lines cut at 2000 characters. */
-class StderrLogger {
-  private buf = '';
-  private last = '';
+/** At most `perSecond` events a second (a fixed one-second window on `clock`); counts what it refused. */
+class RateCap {
   private windowStart: number;
   private inWindow = 0;
+  /** Refused since the last `takeDropped()`. */
   private dropped = 0;
   constructor(
-    private readonly log: Logger,
     private readonly perSecond: number,
     private readonly clock: Clock,
-    private readonly onDrop: (n: number) => void,
   ) {
     this.windowStart = clock.monotonic();
   }
+
+  allow(): boolean {
+    const now = this.clock.monotonic();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.inWindow = 0;
+    }
+    if (++this.inWindow > this.perSecond) {
+      this.dropped++;
+      return false;
+    }
+    return true;
+  }
+
+  /** The number refused since the last call, reset to 0. */
+  takeDropped(): number {
+    const n = this.dropped;
+    this.dropped = 0;
+    return n;
+  }
+}
+
+/** stderr to the log, line by line, within a rate cap; long lines cut at 2000 characters, never more than 8 KB held. */
+class StderrLogger {
+  private buf = '';
+  private last = '';
+  constructor(
+    private readonly log: Logger,
+    private readonly cap: RateCap,
+    private readonly onDrop: (n: number) => void,
+  ) {}
 
   push(chunk: Buffer): void {
     this.buf += chunk.toString('utf8');
@@ -754,25 +794,23 @@ class StderrLogger {
   flush(): void {
     if (this.buf) this.line(this.buf);
     this.buf = '';
-    if (this.dropped) this.log.warn({ dropped: this.dropped }, 'plugin stderr lines dropped (rate cap core.plugins.stderr_lines_per_s)');
-    this.dropped = 0;
+    this.reportDropped();
+  }
+
+  private reportDropped(): void {
+    const n = this.cap.takeDropped();
+    if (n) this.log.warn({ dropped: n }, 'plugin log lines dropped (rate cap core.plugins.stderr_lines_per_s)');
   }
 
   private line(text: string): void {
-    if (text.trim()) this.last = text;
-    const now = this.clock.monotonic();
-    if (now - this.windowStart >= 1000) {
-      if (this.dropped) this.log.warn({ dropped: this.dropped }, 'plugin stderr lines dropped (rate cap core.plugins.stderr_lines_per_s)');
-      this.windowStart = now;
-      this.inWindow = 0;
-      this.dropped = 0;
-    }
-    if (++this.inWindow > this.perSecond) {
-      this.dropped++;
+    const t = text.replace(/\r$/, '');
+    if (!t.trim()) return;
+    this.last = t;
+    if (!this.cap.allow()) {
       this.onDrop(1);
       return;
     }
-    const t = text.replace(/\r$/, '');
-    if (t.trim()) this.log.info({ stream: 'stderr' }, t.slice(0, 2000));
+    this.reportDropped();
+    this.log.info({ stream: 'stderr' }, t.slice(0, 2000));
   }
 }
