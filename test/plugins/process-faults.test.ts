@@ -327,3 +327,23 @@ test('stderr is logged line by line under a rate cap; the rest is counted, and t
     await h.close();
   }
 });
+
+test('an unsandboxed plugin dies with a SIGKILLed service (PDEATHSIG through setpriv)', async () => {
+  const p = pluginDir(root, { name: 'pdeath', entry: 'main.py', capabilities: ['tools'] }, { 'main.py': pyPlugin({}) });
+  const script = `
+    import { ProcessPlugin } from ${JSON.stringify(new URL('../../src/plugins/external/process.ts', import.meta.url).pathname)};
+    import { FakeSdk } from ${JSON.stringify(new URL('../support/fake-sdk.ts', import.meta.url).pathname)};
+    const plugin = new ProcessPlugin({ manifest: ${JSON.stringify(p.manifest)}, dir: ${JSON.stringify(p.dir)}, stateDir: ${JSON.stringify(p.stateDir)}, sandbox: 'off' });
+    await plugin.start(new FakeSdk({ name: 'pdeath' }));
+    process.stdout.write(String(plugin.pid) + '\\n', () => process.kill(process.pid, 'SIGKILL'));
+  `;
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const how = await new Promise<string | null>((r) => child.on('exit', (_c, sig) => r(sig)));
+  assert.equal(how, 'SIGKILL');
+  const pid = Number(out.trim());
+  assert.ok(pid > 0, `the service printed the plugin's pid: ${out}`);
+  await waitUntil(() => processGone(pid), 'the plugin to be gone');
+});

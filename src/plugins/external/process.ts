@@ -11,7 +11,8 @@
  *   `shutdown`, closes its stdin, waits core.plugins.kill_grace_ms, then
  *   SIGTERMs the group, waits again and SIGKILLs the group; whatever is left
  *   of the group after the leader exits is SIGKILLed too (grandchildren). In
- *   the sandbox the PID namespace and --die-with-parent are the backstops, and
+ *   the sandbox the PID namespace and --die-with-parent are the backstops
+ *   (outside it `setpriv --pdeathsig KILL`), and
  *   systemd's KillMode=mixed kills what remains of the cgroup when the service
  *   stops. The waiting loop is the child's 'exit' event, never stdout EOF (a
  *   grandchild may hold stdout open after the plugin died).
@@ -32,7 +33,7 @@
  * - stderr goes to the log under `plugin:<name>`, line by line, at most
  *   core.plugins.stderr_lines_per_s lines a second (the rest are counted).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
@@ -278,7 +279,7 @@ export class ProcessPlugin implements Plugin {
       cwd = this.opts.dir;
     } else {
       Object.assign(env, { HOME: path.resolve(this.opts.stateDir), HOMEAGENT_PLUGIN_DIR: path.resolve(this.opts.dir), HOMEAGENT_PLUGIN_STATE: path.resolve(this.opts.stateDir) });
-      argv = this.command(path.resolve(this.opts.dir));
+      argv = [...pdeathsigPrefix(), ...this.command(path.resolve(this.opts.dir))];
       cwd = this.opts.dir;
       log.warn({ sandbox: sb.reason }, `plugin runs UNSANDBOXED: ${sb.summary}`);
     }
@@ -712,6 +713,20 @@ function track(child: ChildProcess): void {
       for (const c of liveChildren) killGroup(c, 'SIGKILL');
     });
   }
+}
+
+let pdeathsig: string[] | undefined;
+/**
+ * Outside the sandbox: `setpriv --pdeathsig KILL --` (util-linux >= 2.33) so
+ * the plugin dies when the service does even if the service is SIGKILLed
+ * (seed 001: "Linux Pdeathsig is the last-resort guard"); [] when setpriv
+ * lacks it. Inside the sandbox bwrap's --die-with-parent does the same.
+ */
+function pdeathsigPrefix(): string[] {
+  if (pdeathsig) return pdeathsig;
+  const r = spawnSync('setpriv', ['--help'], { encoding: 'utf8', timeout: 5000 });
+  pdeathsig = r.status === 0 && /--pdeathsig/.test(r.stdout) ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  return pdeathsig;
 }
 
 /** Signal a child's whole process group (it was spawned detached: its PID is the group's id). Never throws. */
