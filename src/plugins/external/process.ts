@@ -33,11 +33,11 @@
  * - stderr goes to the log under `plugin:<name>`, line by line, at most
  *   core.plugins.stderr_lines_per_s lines a second (the rest are counted).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
-import { DuplicateToolError, HomeAgentError, StageAccessError, errorMessage } from '../../kernel/errors.js';
+import { HomeAgentError, StageAccessError, errorMessage } from '../../kernel/errors.js';
 import { systemClock, type Clock, type TimerHandle } from '../../kernel/clock.js';
 import type { Logger } from '../../kernel/log-types.js';
 import type { EventType } from '../../kernel/events.js';
@@ -45,8 +45,10 @@ import type { StageContext, StageName, ToolContext } from '../../kernel/stage-ty
 import type { Level } from '../../kernel/turn-types.js';
 import type { OutputMessage } from '../../kernel/output-types.js';
 import type { PluginManifest } from './manifest.js';
-import { CAP_NAMES, PROTOCOL_VERSION, RPC_ERRORS, type InitializeParams, type InitializeResult, type RegisterOutputChannelParams, type RegisterStageParams, type RegisterToolParams, type StageRunResult, type SubscribeParams, type ToolCallResult, type WireStageContext } from './protocol.js';
+import { PROTOCOL_VERSION, RPC_ERRORS, type InitializeParams, type InitializeResult, type RegisterOutputChannelParams, type RegisterStageParams, type RegisterToolParams, type StageRunResult, type SubscribeParams, type ToolCallResult } from './protocol.js';
 import { LineReader, RpcError, RpcPeer } from './rpc.js';
+import { capsFromNames, jsonCopy, obj, str, toRpcError, wireContext } from './wire.js';
+import { RateCap, StderrLogger, killGroup, liveChildren, pdeathsigPrefix, track } from './child.js';
 import { SANDBOX_PLUGIN_DIR, SANDBOX_STATE_DIR, sandboxArgv, sandboxStatus, type SandboxMode } from './sandbox.js';
 
 /** Options of a process plugin: its manifest, its folder and its private state folder. */
@@ -110,72 +112,6 @@ interface Life {
   garbageWindowStart: number;
   garbageInWindow: number;
   unsubscribes: Array<() => void>;
-}
-
-/** Output capability names to the kernel's Cap flags. */
-function capsFromNames(names: unknown): number {
-  if (!Array.isArray(names) || names.length === 0) throw new RpcError(RPC_ERRORS.INVALID_PARAMS, `caps must be a non-empty array of ${Object.keys(CAP_NAMES).join(', ')}`);
-  let caps = 0;
-  for (const n of names) {
-    const bit = typeof n === 'string' ? CAP_NAMES[n] : undefined;
-    if (bit === undefined) throw new RpcError(RPC_ERRORS.INVALID_PARAMS, `unknown output capability "${String(n)}"; known: ${Object.keys(CAP_NAMES).join(', ')}`);
-    caps |= bit;
-  }
-  return caps;
-}
-
-function obj(params: unknown, method: string): Record<string, unknown> {
-  if (!params || typeof params !== 'object' || Array.isArray(params)) throw new RpcError(RPC_ERRORS.INVALID_PARAMS, `${method}: params must be an object`);
-  return params as Record<string, unknown>;
-}
-
-function str(p: Record<string, unknown>, key: string, method: string): string {
-  const v = p[key];
-  if (typeof v !== 'string' || v === '') throw new RpcError(RPC_ERRORS.INVALID_PARAMS, `${method}: "${key}" must be a non-empty string`);
-  return v;
-}
-
-/** A kernel error as the JSON-RPC error the plugin gets. */
-function toRpcError(err: unknown): RpcError {
-  if (err instanceof RpcError) return err;
-  if (err instanceof DuplicateToolError) return new RpcError(RPC_ERRORS.DUPLICATE, err.message, { code: err.code });
-  if (err instanceof HomeAgentError) {
-    if (err.code === 'PERMISSION_DENIED') return new RpcError(RPC_ERRORS.PERMISSION_DENIED, err.message, { code: err.code });
-    if (/DUPLICATE/.test(err.code)) return new RpcError(RPC_ERRORS.DUPLICATE, err.message, { code: err.code });
-    return new RpcError(RPC_ERRORS.FAILED, err.message, { code: err.code });
-  }
-  return new RpcError(RPC_ERRORS.FAILED, errorMessage(err));
-}
-
-/** JSON copy of a value, or undefined when it cannot be encoded. */
-function jsonCopy(v: unknown): unknown {
-  try {
-    return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The stage context as sent to the plugin (seed 000 §11 StageContext, JSON). */
-function wireContext(ctx: StageContext): WireStageContext {
-  return {
-    stage: ctx.stage,
-    input: { id: ctx.input.id, channel: ctx.input.channel, text: ctx.input.text, source: ctx.input.source },
-    raw_message: ctx.raw_message,
-    context_messages: (jsonCopy(ctx.context_messages) as unknown[]) ?? [],
-    llm_text: ctx.llm_text,
-    tool_calls: (jsonCopy(ctx.tool_calls) as unknown[]) ?? [],
-    ...(ctx.tool_call ? { tool_call: jsonCopy(ctx.tool_call) } : {}),
-    deny: ctx.deny,
-    ...(ctx.deny_reason !== undefined ? { deny_reason: ctx.deny_reason } : {}),
-    ...(ctx.tool_result ? { tool_result: jsonCopy(ctx.tool_result) } : {}),
-    final_text: ctx.final_text,
-    partial: ctx.partial,
-    skip_output: ctx.skip_output,
-    ...(ctx.response !== undefined ? { response: ctx.response } : {}),
-    memory: (jsonCopy(ctx.memory) as unknown[]) ?? [],
-    extra: (jsonCopy(ctx.extra) as Record<string, unknown>) ?? {},
-  };
 }
 
 /** A plugin that runs as a child process speaking JSON-RPC 2.0. */
@@ -694,138 +630,5 @@ export class ProcessPlugin implements Plugin {
       }
     });
     return {};
-  }
-}
-
-/**
- * Children alive now. When the service's process exits without having
- * stopped its plugins (a fatal error, process.exit), their process groups
- * are SIGKILLed on the way out; a SIGKILLed service relies on bwrap's
- * --die-with-parent and on systemd's KillMode=mixed instead.
- */
-const liveChildren = new Set<ChildProcess>();
-let exitHook = false;
-function track(child: ChildProcess): void {
-  liveChildren.add(child);
-  if (!exitHook) {
-    exitHook = true;
-    process.once('exit', () => {
-      for (const c of liveChildren) killGroup(c, 'SIGKILL');
-    });
-  }
-}
-
-let pdeathsig: string[] | undefined;
-/**
- * Outside the sandbox: `setpriv --pdeathsig KILL --` (util-linux >= 2.33) so
- * the plugin dies when the service does even if the service is SIGKILLed
- * (seed 001: "Linux Pdeathsig is the last-resort guard"); [] when setpriv
- * lacks it. Inside the sandbox bwrap's --die-with-parent does the same.
- */
-function pdeathsigPrefix(): string[] {
-  if (pdeathsig) return pdeathsig;
-  const r = spawnSync('setpriv', ['--help'], { encoding: 'utf8', timeout: 5000 });
-  pdeathsig = r.status === 0 && /--pdeathsig/.test(r.stdout) ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
-  return pdeathsig;
-}
-
-/** Signal a child's whole process group (it was spawned detached: its PID is the group's id). Never throws. */
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    try {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    } catch {
-      /* already gone */
-    }
-  }
-}
-
-/** At most `perSecond` events a second (a fixed one-second window on `clock`); counts what it refused. */
-class RateCap {
-  private windowStart: number;
-  private inWindow = 0;
-  /** Refused since the last `takeDropped()`. */
-  private dropped = 0;
-  constructor(
-    private readonly perSecond: number,
-    private readonly clock: Clock,
-  ) {
-    this.windowStart = clock.monotonic();
-  }
-
-  allow(): boolean {
-    const now = this.clock.monotonic();
-    if (now - this.windowStart >= 1000) {
-      this.windowStart = now;
-      this.inWindow = 0;
-    }
-    if (++this.inWindow > this.perSecond) {
-      this.dropped++;
-      return false;
-    }
-    return true;
-  }
-
-  /** The number refused since the last call, reset to 0. */
-  takeDropped(): number {
-    const n = this.dropped;
-    this.dropped = 0;
-    return n;
-  }
-}
-
-/** stderr to the log, line by line, within a rate cap; long lines cut at 2000 characters, never more than 8 KB held. */
-class StderrLogger {
-  private buf = '';
-  private last = '';
-  constructor(
-    private readonly log: Logger,
-    private readonly cap: RateCap,
-    private readonly onDrop: (n: number) => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    this.buf += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = this.buf.indexOf('\n')) !== -1) {
-      this.line(this.buf.slice(0, nl));
-      this.buf = this.buf.slice(nl + 1);
-    }
-    // A line without end is cut: never hold more than 8 KB of stderr.
-    if (this.buf.length > 8192) {
-      this.line(this.buf);
-      this.buf = '';
-    }
-  }
-
-  /** The last non-empty line seen (for a failed start's message). */
-  lastLine(): string {
-    return (this.buf.trim() || this.last).trim();
-  }
-
-  flush(): void {
-    if (this.buf) this.line(this.buf);
-    this.buf = '';
-    this.reportDropped();
-  }
-
-  private reportDropped(): void {
-    const n = this.cap.takeDropped();
-    if (n) this.log.warn({ dropped: n }, 'plugin log lines dropped (rate cap core.plugins.stderr_lines_per_s)');
-  }
-
-  private line(text: string): void {
-    const t = text.replace(/\r$/, '');
-    if (!t.trim()) return;
-    this.last = t;
-    if (!this.cap.allow()) {
-      this.onDrop(1);
-      return;
-    }
-    this.reportDropped();
-    this.log.info({ stream: 'stderr' }, t.slice(0, 2000));
   }
 }
