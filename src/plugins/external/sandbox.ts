@@ -22,7 +22,8 @@
  * - the Node.js runtime's own folder read-only when it lives outside /usr;
  * - its own folder read-only at /plugin (the working directory);
  * - its private state folder read-write at /state ($HOME);
- * - /tmp as an empty tmpfs; /dev with null, zero, full, random, urandom, tty;
+ * - /tmp as an empty tmpfs; /dev with null, zero, full, random, urandom, tty
+ *   (and a private, empty /dev/pts and /dev/shm);
  *   /proc of its own PID namespace when the kernel allows mounting it;
  * - no data directory (settings.db, memory.db), no other plugin, no device,
  *   no /run (no CLI socket, no D-Bus), and no network unless the manifest's
