@@ -348,3 +348,22 @@ test('an unsandboxed plugin dies with a SIGKILLed service (PDEATHSIG through set
   assert.ok(pid > 0, `the service printed the plugin's pid: ${out}`);
   await waitUntil(() => processGone(pid), 'the plugin to be gone');
 });
+
+test('a plugin that stops reading its events never holds up the publisher: past the backlog cap it counts as hung', async () => {
+  const { plugin, proc } = py('deaf', { register: [toolReg('deaf_tool'), ['subscribe', { event: 'plugin.deaf.ping' }]] }, ['tools', 'events:subscribe']);
+  const h = await startHarness({ beforeStart: (k) => k.use(plugin) });
+  try {
+    process.kill(-proc.pid!, 'SIGSTOP'); // the whole sandbox stops: it reads nothing any more
+    const big = 'x'.repeat(10_000);
+    for (let i = 0; i < 1000; i++) h.kernel.bus.publish('plugin.deaf.ping' as never, { i, big } as never); // ~10 MB, none of it waits here
+    await waitUntil(() => status(h, 'deaf').state === 'failed', 'the backlog to take it down');
+    assert.match(status(h, 'deaf').last_error!, /does not read its input \(\d+ bytes waiting\)/);
+    // A burst in one tick past the event queue's cap is the same verdict, without encoding anything.
+    await waitUntil(() => status(h, 'deaf').state === 'running', 'the restart');
+    for (let i = 0; i < 10_001; i++) h.kernel.bus.publish('plugin.deaf.ping' as never, { i } as never);
+    assert.equal(status(h, 'deaf').state, 'failed');
+    assert.match(status(h, 'deaf').last_error!, /does not keep up with its events \(10000 waiting\)/);
+  } finally {
+    await h.close();
+  }
+});

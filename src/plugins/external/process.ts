@@ -97,6 +97,9 @@ interface Limits {
 
 type Phase = 'starting' | 'running' | 'stopping' | 'dead';
 
+/** Events waiting to be written to one plugin before it counts as not keeping up (hung). */
+const MAX_QUEUED_EVENTS = 10_000;
+
 /** One child process and everything tied to it. */
 interface Life {
   child: ChildProcess;
@@ -112,6 +115,8 @@ interface Life {
   garbageWindowStart: number;
   garbageInWindow: number;
   unsubscribes: Array<() => void>;
+  /** Events published for the plugin and not yet written (flushed after the publisher's tick). */
+  events: Array<{ type: string; payload: unknown }>;
 }
 
 /** A plugin that runs as a child process speaking JSON-RPC 2.0. */
@@ -241,6 +246,7 @@ export class ProcessPlugin implements Plugin {
       garbageWindowStart: this.clock.monotonic(),
       garbageInWindow: 0,
       unsubscribes: [],
+      events: [],
     };
     this.life = life;
 
@@ -331,6 +337,8 @@ export class ProcessPlugin implements Plugin {
   private write(life: Life, line: string): void {
     const stdin = life.child.stdin;
     if (life.hasExited || !stdin || !stdin.writable) throw new Error('the plugin process is gone');
+    // Events published before this message go first: the plugin sees them in order.
+    if (life.events.length) this.flushEvents(life);
     stdin.write(line + '\n');
     if (stdin.writableLength > this.limits!.maxBacklogBytes) this.fail(life, `the plugin does not read its input (${stdin.writableLength} bytes waiting)`);
   }
@@ -606,15 +614,30 @@ export class ProcessPlugin implements Plugin {
     const type = str(p as unknown as Record<string, unknown>, 'event', 'subscribe') as EventType;
     const un = this.sdk!.subscribe(type, (payload) => {
       if (life.phase !== 'running') return;
-      const copy = jsonCopy(payload);
-      try {
-        life.peer.notify('event', { type, payload: copy ?? null });
-      } catch {
-        /* gone: the exit event reports it */
+      // The publisher never waits for a plugin (seed 001: the kernel must never block on a consumer):
+      // events are queued here and encoded and written after the publisher's tick.
+      if (life.events.length >= MAX_QUEUED_EVENTS) {
+        this.fail(life, `the plugin does not keep up with its events (${MAX_QUEUED_EVENTS} waiting)`);
+        return;
       }
+      life.events.push({ type, payload });
+      if (life.events.length === 1) setImmediate(() => this.flushEvents(life));
     });
     life.unsubscribes.push(un);
     return {};
+  }
+
+  /** Write the queued events of `life` to the plugin, in order. */
+  private flushEvents(life: Life): void {
+    const batch = life.events.splice(0);
+    if (life.phase !== 'running') return;
+    for (const e of batch) {
+      try {
+        life.peer.notify('event', { type: e.type, payload: jsonCopy(e.payload) ?? null });
+      } catch {
+        return; // gone: the exit event reports it
+      }
+    }
   }
 
   private registerOutput(life: Life, p: RegisterOutputChannelParams): object {
