@@ -63,6 +63,14 @@ export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.plugins.restart_backoff_ms', type: 'integer', default: 1000, min: 10, description: 'Wait before the first restart of a plugin that crashed or failed to start, ms; it doubles with each failure in a row.' });
   s.register({ key: 'core.plugins.restart_backoff_max_ms', type: 'integer', default: 60000, min: 10, description: 'Longest wait between restarts of a failing plugin, ms; a plugin that ran this long without failing starts over at core.plugins.restart_backoff_ms.' });
   s.register({ key: 'core.plugins.start_timeout_ms', type: 'integer', default: 15000, min: 10, description: 'Time limit for one plugin to start or stop, ms; past it the plugin is marked failed and the others go on.' });
+  // Process plugins (issue 17 "Process plugins"; src/plugins/external/process.ts).
+  s.register({ key: 'core.plugins.call_timeout_ms', type: 'integer', default: 10000, min: 10, max: 600000, description: "Time limit of one call into a process plugin (a tool, an output), ms, unless its plugin.json sets call_timeout_ms; past it the call fails and the plugin is restarted." });
+  s.register({ key: 'core.plugins.max_line_bytes', type: 'integer', default: 1048576, min: 1024, description: 'Longest line a process plugin may write on stdout, bytes; a longer one counts as a crash (the plugin is killed and restarted).' });
+  s.register({ key: 'core.plugins.max_lines_per_s', type: 'integer', default: 5000, min: 10, description: 'Most lines a process plugin may write on stdout in one second; more is a flood and counts as a crash.' });
+  s.register({ key: 'core.plugins.max_garbage_lines', type: 'integer', default: 100, min: 1, description: 'Most stdout lines that are not JSON-RPC a process plugin may write within 10 s (each is logged and ignored); more counts as a crash.' });
+  s.register({ key: 'core.plugins.stderr_lines_per_s', type: 'integer', default: 20, min: 1, description: "Most stderr lines of one process plugin logged per second; the rest are counted and dropped." });
+  s.register({ key: 'core.plugins.kill_grace_ms', type: 'integer', default: 1500, min: 10, description: 'When a process plugin is stopped: wait this long after shutdown for it to exit, then SIGTERM its process group, wait as long again, then SIGKILL it, ms.' });
+  s.register({ key: 'core.plugins.sandbox', type: 'string', default: 'auto', enum: ['auto', 'off', 'required'], description: 'The bubblewrap sandbox of process plugins: auto = use it when bwrap works (else run them unsandboxed and say so), off = never, required = refuse to run process plugins without it.' });
   s.register({
     key: 'core.agent.core_tools',
     type: 'json',

@@ -12,7 +12,7 @@
  * from settings.db (doctorInputFromSettings).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import mqtt from 'mqtt';
@@ -30,7 +30,7 @@ import { DiskKeeper, type DiskStatus } from './disk-keeper.js';
 import { systemClock } from '../kernel/clock.js';
 import { createLogger } from '../kernel/log.js';
 import { readWakeConfig, settingOr, wakeReport, wakeSummary, type WakeConfig } from './wake-ways.js';
-import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
+import { sandboxStatus, type SandboxMode } from '../plugins/external/sandbox.js';
 
 /** One check's outcome. */
 export interface DoctorCheck {
@@ -71,6 +71,8 @@ export interface DoctorInput {
   service?: { running: boolean; socket: string };
   /** Sizes of the run log, memory and log files against their bounds (the disk keeper, issue 18); checks skipped when absent. */
   disk?: DiskStatus;
+  /** core.plugins.sandbox (default auto): how process plugins are confined (issue 17). */
+  pluginSandbox?: SandboxMode;
 }
 
 /**
@@ -234,6 +236,7 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
     sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
     voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng') },
     ...(disk ? { disk } : {}),
+    pluginSandbox: get<SandboxMode>('core.plugins.sandbox', 'auto'),
   };
 }
 
@@ -244,6 +247,47 @@ function run(cmd: string, args: string[], timeoutMs = 5000): Promise<{ code: num
       resolve({ code: e ? (typeof e.code === 'number' ? e.code : -1) : 0, stdout, stderr, ...(e ? { error: e } : {}) });
     });
   });
+}
+
+/** The process plugins installed under `<dataDir>/plugins` (folders whose plugin.json says kind process). */
+function installedProcessPlugins(dataDir: string): string[] {
+  const dir = path.join(dataDir, 'plugins');
+  const out: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    try {
+      const m = JSON.parse(readFileSync(path.join(dir, n, 'plugin.json'), 'utf8')) as { kind?: unknown };
+      if (m.kind === 'process') out.push(n);
+    } catch {
+      /* not a plugin */
+    }
+  }
+  return out;
+}
+
+/**
+ * The process-plugin sandbox (issue 17 "A real boundary"; src/plugins/external/sandbox.ts):
+ * bubblewrap works (confined), or plugins run unsandboxed with advisory
+ * capabilities — a failure when process plugins are installed and the mode
+ * is not explicitly `off`.
+ */
+export function checkPluginSandbox(dataDir: string, mode: SandboxMode = 'auto'): DoctorCheck {
+  const s = sandboxStatus(mode);
+  const installed = installedProcessPlugins(dataDir);
+  const which = installed.length ? `${installed.length} process plugin(s) installed (${installed.join(', ')})` : 'no process plugins installed';
+  if (s.confined) return { name: 'plugin sandbox', ok: true, detail: `${which}; ${s.summary}` };
+  const ok = installed.length === 0 || mode === 'off';
+  return {
+    name: 'plugin sandbox',
+    ok,
+    detail: `${which}; ${s.summary}`,
+    ...(ok ? {} : { fix: mode === 'required' ? 'install bubblewrap (apt install bubblewrap) and check that the service may create user namespaces (systemd/homeagent.service RestrictNamespaces=)' : 'install bubblewrap (apt install bubblewrap); or accept unsandboxed plugins with homeagent config set core.plugins.sandbox off' }),
+  };
 }
 
 /** Audio: sound cards for playback and capture. */
@@ -527,18 +571,7 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   checks.push(checkDisk(input.dataDir, input.minFreeBytes));
   if (input.disk) checks.push(checkStorage(input.disk));
   checks.push(...checkDatabases(input.dataDir));
-  checks.push(checkPluginSandbox());
+  checks.push(checkPluginSandbox(input.dataDir, input.pluginSandbox));
   return { ok: checks.every((c) => c.ok), checks };
 }
 
-/**
- * Whether process plugins can be sandboxed (issue 17 "A real boundary"):
- * informational (ok either way: the box works without plugins), but said
- * plainly, because without bubblewrap a process plugin's capabilities are
- * advisory.
- */
-export function checkPluginSandbox(probe = sandboxAvailable()): DoctorCheck {
-  return probe.available
-    ? { name: 'plugin sandbox', ok: true, detail: 'process plugins run sandboxed (bubblewrap): they see only their own folders' }
-    : { name: 'plugin sandbox', ok: true, detail: `process plugins would NOT be sandboxed: their capabilities are advisory, they run as the service's user (${probe.reason})`, fix: 'sudo apt install bubblewrap (only matters if you install process plugins)' };
-}

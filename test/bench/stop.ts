@@ -19,6 +19,14 @@
  * would have too. The latency figures come from the first runs only, so they
  * compare with the figures before issue 13.
  *
+ * All runs go with a hung process plugin loaded (issue 17): written with our
+ * TypeScript SDK, sandboxed, subscribed to every turn's events (per-token
+ * llm.delta included) and to raw_input/output, its process blocked for good
+ * right after its start (Atomics.wait: it reads nothing and answers nothing).
+ * Its input backs up until the kernel treats it as hung, kills it and
+ * restarts it, and it hangs again; stop.hung_plugin_restarts counts those.
+ * HOMEAGENT_BENCH_NO_HUNG_PLUGIN=1 runs without it (for comparison).
+ *
  * HOMEAGENT_BENCH_ACTIVITY_PAGES=N (issue 16) first opens N pages of Debian's
  * Chromium on the WebUI's Activity page (every turn event live, with the
  * per-token deltas), signed in by links, and keeps them watching during all
@@ -36,6 +44,25 @@ import { startMosquitto } from '../support/mosquitto.js';
 import { DeviceSimulator } from '../support/device-simulator.js';
 import { request } from '../../src/cli/client.js';
 import type { App } from '../../src/service/app.js';
+import { pluginDir, processPlugin, sdkPluginFiles } from '../plugins/process-fixture.js';
+import type { ProcessPlugin } from '../../src/plugins/external/process.js';
+
+/** Load a process plugin that hangs right after its start (see the header). */
+async function loadHungPlugin(app: App, dir: string): Promise<ProcessPlugin> {
+  const files = sdkPluginFiles(`
+    const events = ['raw_input', 'output', 'assistant_state', 'turn.started', 'llm.requested', 'llm.delta', 'llm.completed', 'turn.finished', 'turn.interrupted'];
+    definePlugin({
+      tools: { hung_tool: { description: 'Never answers. Example: {}', parameters: { type: 'object', properties: {}, additionalProperties: false }, handler: () => 'never' } },
+      events: Object.fromEntries(events.map((e) => [e, () => undefined])),
+      start: () => { setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50); },
+    });
+  `);
+  const p = pluginDir(dir, { name: 'hung', entry: 'main.mjs', capabilities: ['tools', 'events:subscribe'] }, files);
+  const { plugin, proc } = processPlugin(p);
+  app.kernel.host.add(plugin);
+  if (!(await app.kernel.host.start('hung'))) throw new Error('the hung plugin did not start');
+  return proc;
+}
 
 /** Open `n` Chromium pages on the WebUI's Activity page (signed in by links); returns a function that closes them. */
 async function watchActivity(app: App, n: number): Promise<() => Promise<void>> {
@@ -95,7 +122,10 @@ export async function run(): Promise<void> {
   let queuedActions = 0;
   const pages = Number(process.env.HOMEAGENT_BENCH_ACTIVITY_PAGES ?? 0);
   let closePages: (() => Promise<void>) | undefined;
+  let hung: ProcessPlugin | undefined;
   try {
+    // Outside <data dir>/plugins: loaded here by hand, never by a loader.
+    if (process.env.HOMEAGENT_BENCH_NO_HUNG_PLUGIN !== '1') hung = await loadHungPlugin(app, path.join(dir, 'bench-hung'));
     await waitUntil(() => (app.home.registry?.entities().length ?? 0) >= 14 && app.home.connected && app.home.registry?.view('kitchen_light')?.available === true);
     if (pages > 0) closePages = await watchActivity(app, pages);
     // Phase 1 (`runs` runs, as before issue 13): stop latency alone. Phase 2 (`runs` more): local commands queued before each stop.
@@ -148,6 +178,8 @@ export async function run(): Promise<void> {
   console.log(`stop.speaker_p99: ${pct(spkMs, 99).toFixed(2)} ms`);
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
+  console.log(`stop.hung_plugin: ${hung ? 1 : 0} plugins (sandboxed: ${hung?.stats.sandboxed ? 'yes' : 'no'})`);
+  console.log(`stop.hung_plugin_restarts: ${Math.max(0, (hung?.stats.spawns ?? 1) - 1)} restarts`);
   if (pages > 0) console.log(`stop.activity_pages: ${pages} Chromium pages on the WebUI's Activity page`);
   if (queuedActions !== 0) throw new Error(`${queuedActions} queued actions ran after stop`);
 }

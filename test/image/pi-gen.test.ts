@@ -158,7 +158,7 @@ test('prerun.sh starts from the previous stage; 00-packages lists the Debian pac
     .split('\n')
     .map((l) => l.replace(/#.*/, '').trim())
     .filter((l) => l !== '');
-  for (const p of ['mosquitto', 'pocketsphinx', 'pocketsphinx-en-us', 'espeak-ng', 'alsa-utils', 'sox']) {
+  for (const p of ['mosquitto', 'pocketsphinx', 'pocketsphinx-en-us', 'espeak-ng', 'alsa-utils', 'sox', 'bubblewrap']) {
     assert.ok(packages.includes(p), `${p} in 00-packages`);
   }
   assert.ok(!packages.includes('nodejs'), 'Node.js comes from the official tarball, not Debian (18)');

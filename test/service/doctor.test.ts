@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { checkBroker, checkDatabases, checkDisk, checkGpio, checkLlmSource, runDoctor } from '../../src/service/doctor.js';
+import { checkBroker, checkDatabases, checkDisk, checkGpio, checkLlmSource, checkPluginSandbox, runDoctor } from '../../src/service/doctor.js';
+import { probeSandbox } from '../../src/plugins/external/sandbox.js';
 import { startMosquitto } from '../support/mosquitto.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
 
@@ -87,9 +88,38 @@ test('runDoctor reports every check and an overall verdict', async () => {
   try {
     const r = await runDoctor({ dataDir: dir, sources: [], sysfsRoot: path.join(dir, 'nosys') });
     const names = r.checks.map((c) => c.name);
-    for (const n of ['audio playback', 'audio capture', 'gpio', 'mqtt broker', 'llm sources', 'disk space']) assert.ok(names.includes(n), n);
+    for (const n of ['audio playback', 'audio capture', 'gpio', 'mqtt broker', 'llm sources', 'disk space', 'plugin sandbox']) assert.ok(names.includes(n), n);
     assert.equal(r.ok, false);
     assert.ok(r.checks.filter((c) => !c.ok).every((c) => c.fix), 'every failure says what to fix');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('plugin sandbox: confined with bubblewrap here (CI runs as root); unsandboxed is said plainly, a failure only with process plugins installed', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-doctor-'));
+  try {
+    const auto = checkPluginSandbox(dir, 'auto');
+    assert.equal(auto.ok, true);
+    assert.match(auto.detail, /no process plugins installed; process plugins run in a bubblewrap sandbox/);
+    mkdirSync(path.join(dir, 'plugins', 'solar'), { recursive: true });
+    writeFileSync(path.join(dir, 'plugins', 'solar', 'plugin.json'), JSON.stringify({ name: 'solar', version: '1.0.0', kind: 'process', entry: 'main.py' }));
+    const off = checkPluginSandbox(dir, 'off');
+    assert.equal(off.ok, true, 'off is the user\'s explicit choice');
+    assert.match(off.detail, /1 process plugin\(s\) installed \(solar\); process plugins are NOT sandboxed .*capabilities are advisory/);
+    const withBwrap = process.env.HOMEAGENT_BWRAP;
+    process.env.HOMEAGENT_BWRAP = path.join(dir, 'no-such-bwrap');
+    try {
+      probeSandbox(true);
+      const missing = checkPluginSandbox(dir, 'auto');
+      assert.equal(missing.ok, false);
+      assert.match(missing.detail, /NOT sandboxed: .*capabilities are advisory/);
+      assert.match(missing.fix!, /apt install bubblewrap/);
+    } finally {
+      if (withBwrap === undefined) delete process.env.HOMEAGENT_BWRAP;
+      else process.env.HOMEAGENT_BWRAP = withBwrap;
+      probeSandbox(true);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,12 +1,11 @@
 /**
- * Whether process plugins can be sandboxed on this machine (issue 17 "A real
- * boundary"): bubblewrap (`bwrap`, Debian's `bubblewrap`) must be installed
- * and able to create its namespaces (a container or `RestrictNamespaces=yes`
- * can forbid that). Where it cannot, capabilities are advisory, and
- * `plugins`, `install` and `doctor` say so. The process plugin runtime owns
- * the sandbox itself; this is the plain probe the listing uses.
+ * Whether process plugins can be sandboxed on this machine, as the plugin
+ * listing and the loader ask it (issue 17 "A real boundary"). The answer is
+ * the process-plugin runtime's own probe (sandbox.ts probeSandbox: bwrap
+ * installed and able to create a sandbox like a plugin's); where it cannot,
+ * capabilities are advisory and `plugins`, `install` and `doctor` say so.
  */
-import { spawnSync } from 'node:child_process';
+import { probeSandbox } from './sandbox.js';
 
 /** The probe's answer. `reason` says why not (or which bwrap) for people. */
 export interface SandboxProbe {
@@ -14,22 +13,8 @@ export interface SandboxProbe {
   reason: string;
 }
 
-let cached: SandboxProbe | undefined;
-
-/**
- * Run `bwrap --ro-bind / / --unshare-all --die-with-parent true` once (cached
- * for the process; `fresh` probes again). Takes a few ms; never throws.
- */
+/** Probe once (cached for the process; `fresh` probes again). Never throws. */
 export function sandboxAvailable(fresh = false): SandboxProbe {
-  if (cached && !fresh) return cached;
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], { encoding: 'utf8', timeout: 5000 });
-  if (r.error) {
-    const code = (r.error as NodeJS.ErrnoException).code;
-    cached = { available: false, reason: code === 'ENOENT' ? 'bwrap (Debian package bubblewrap) is not installed' : `bwrap could not run: ${r.error.message}` };
-  } else if (r.status !== 0) {
-    cached = { available: false, reason: `bwrap cannot create its namespaces here: ${(r.stderr || `exit ${String(r.status)}`).trim().slice(0, 200)}` };
-  } else {
-    cached = { available: true, reason: 'bubblewrap' };
-  }
-  return cached;
+  const s = probeSandbox(fresh);
+  return s.available ? { available: true, reason: `bubblewrap (${s.bwrap ?? 'bwrap'})` } : { available: false, reason: s.reason ?? 'bubblewrap is not usable here' };
 }
