@@ -135,3 +135,28 @@ test('the CLI sends the plugin as bytes: the service unpacks an uploaded .tgz an
     rmSync(t, { recursive: true, force: true });
   }
 });
+
+test('the Python example installed as a household would (install --yes): loaded by the loader, sandboxed, its tool answers in a real turn with its own setting', async () => {
+  const rig = await startRig({ script: [{ tool_calls: [{ name: 'hello_greet', arguments: { name: 'Ada' } }] }, { content: 'I greeted Ada.' }] });
+  try {
+    const example = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'examples', 'plugins', 'python-hello');
+    const r = await rig.external.install(example, true);
+    assert.equal(r.outcome, 'installed');
+    assert.equal(r.state, 'running', r.message);
+    assert.ok(rig.kernel.tools.has('hello_greet'));
+    // Its settings reach it at start (the initialize request): a change applies after `plugins restart`.
+    rig.kernel.settings.set('plugin.python-hello.greeting', 'Good evening');
+    assert.equal((await rig.external.restart('python-hello')).state, 'running');
+    const turn = await rig.kernel.injectInput('test', 'console', 'greet Ada');
+    assert.equal(turn.status, 'done');
+    const toolMsg = rig.provider.requests[1]!.messages.find((m) => m.role === 'tool');
+    assert.equal(toolMsg?.content, 'Good evening, Ada!', 'the plugin read its own setting through the restricted SDK');
+    // The runtime's own limits come from the box's settings, not through the plugin's restricted view (no refusal logged).
+    const info = rig.external.info('python-hello');
+    assert.equal(info.state, 'running');
+    await rig.external.remove('python-hello');
+    assert.ok(!rig.kernel.tools.has('hello_greet'), 'removed: its tool is gone');
+  } finally {
+    await rig.close();
+  }
+});

@@ -516,7 +516,7 @@ export class ExternalPlugins {
     let inner: Plugin;
     switch (m.kind) {
       case 'process':
-        inner = new ProcessPlugin({ manifest: m, dir: f.dir, stateDir });
+        inner = new ProcessPlugin({ manifest: m, dir: f.dir, stateDir, granted: f.approved, coreSettings: this.d.settings });
         break;
       case 'mcp':
         inner = new McpClientPlugin({ manifest: m, dir: f.dir });

@@ -44,6 +44,7 @@ import type { EventType } from '../../kernel/events.js';
 import type { StageContext, StageName, ToolContext } from '../../kernel/stage-types.js';
 import type { Level } from '../../kernel/turn-types.js';
 import type { OutputMessage } from '../../kernel/output-types.js';
+import type { SettingsAPI } from '../../kernel/settings-types.js';
 import type { PluginManifest } from './manifest.js';
 import { PROTOCOL_VERSION, RPC_ERRORS, type InitializeParams, type InitializeResult, type RegisterOutputChannelParams, type RegisterStageParams, type RegisterToolParams, type StageRunResult, type SubscribeParams, type ToolCallResult } from './protocol.js';
 import { LineReader, RpcError, RpcPeer } from './rpc.js';
@@ -64,6 +65,12 @@ export interface ProcessPluginOptions {
   clock?: Clock;
   /** Overrides core.plugins.sandbox. */
   sandbox?: SandboxMode;
+  /**
+   * The box's settings, for the runtime's own limits (core.plugins.*,
+   * core.agent.stage_timeout_ms). The loader passes them: the restricted SDK
+   * the plugin gets reads only plugin.<name>.*. Default: the SDK's settings.
+   */
+  coreSettings?: SettingsAPI;
   /** The HomeAgent version sent in `initialize`. */
   homeagentVersion?: string;
 }
@@ -154,7 +161,7 @@ export class ProcessPlugin implements Plugin {
   }
 
   private readLimits(sdk: PluginSDK): Limits {
-    const s = sdk.settings();
+    const s = this.opts.coreSettings ?? sdk.settings();
     const num = (key: string, dflt: number): number => {
       try {
         const v = Number(s.get<number>(key));
@@ -178,7 +185,7 @@ export class ProcessPlugin implements Plugin {
   private sandboxMode(sdk: PluginSDK): SandboxMode {
     if (this.opts.sandbox) return this.opts.sandbox;
     try {
-      const v = sdk.settings().get<string>('core.plugins.sandbox');
+      const v = (this.opts.coreSettings ?? sdk.settings()).get<string>('core.plugins.sandbox');
       return v === 'off' || v === 'required' ? v : 'auto';
     } catch {
       return 'auto';
@@ -584,7 +591,7 @@ export class ProcessPlugin implements Plugin {
       let limit = own;
       if (limit === undefined) {
         try {
-          limit = Number(sdk.settings().get<number>('core.agent.stage_timeout_ms')) || 5000;
+          limit = Number((this.opts.coreSettings ?? sdk.settings()).get<number>('core.agent.stage_timeout_ms')) || 5000;
         } catch {
           limit = 5000;
         }
