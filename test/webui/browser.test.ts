@@ -13,7 +13,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -224,7 +224,15 @@ test('Health: plugins with a restart button, the log tail, and a bundle upload r
     await page.locator('.log-tail li', { hasText: 'a warning the Health page shows' }).waitFor();
     // Upload, install: the request waits in the spool for the root helper.
     await page.locator('.updates input[type=file]').setInputFiles(bundle);
+    // A slow link (Chromium's network emulation) so the progress bar is seen moving.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: Math.ceil(statSync(bundle).size / 3) });
     await page.getByRole('button', { name: 'Upload' }).click();
+    await page.locator('.updates progress').waitFor();
+    await page.locator('.updates span', { hasText: /Uploading… [1-9]\d?%/ }).waitFor();
+    await page.locator('.updates').screenshot({ path: path.join(SCREENS, 'health-uploading.png') });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await page.locator('.updates .bundle', { hasText: 'Ready to install' }).waitFor();
     await page.getByRole('button', { name: 'Install' }).click();
     const spool = spoolPaths(path.join(box.dir, 'update-spool'));

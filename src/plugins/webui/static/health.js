@@ -17,7 +17,7 @@ const WORDS = {
     waiting_bundle: 'Ready to install', install: 'Install', discard: 'Discard', rollback: 'Roll back to the previous release',
     confirm_install: 'Install this release? The service restarts; this page reconnects when it is back.', confirm_rollback: 'Switch back to the previous release? The service restarts.',
     queued: 'Waiting for the update helper…', not_picked: 'The update helper has not picked the request up. On the box: sudo systemctl enable --now homeagent-update.path',
-    running: 'Working', installed: 'Installed', refused: 'Refused', failed: 'Failed', rolled_back: 'Rolled back', last_update: 'Last update', why: 'why',
+    running: 'Working', installed: 'Installed', refused: 'Refused', failed: 'Failed', rolled_back: 'Rolled back', last_update: 'Last update', why: 'signature check',
     lost: 'The service is not answering (restarting?); trying again…',
   },
   zh: {
@@ -29,7 +29,7 @@ const WORDS = {
     waiting_bundle: '可以安装', install: '安装', discard: '丢弃', rollback: '回滚到上一个版本',
     confirm_install: '安装这个版本？服务会重启；重启后本页面会重新连接。', confirm_rollback: '切换回上一个版本？服务会重启。',
     queued: '等待更新助手…', not_picked: '更新助手还没有接收请求。在设备上运行：sudo systemctl enable --now homeagent-update.path',
-    running: '进行中', installed: '已安装', refused: '被拒绝', failed: '失败', rolled_back: '已回滚', last_update: '最近一次更新', why: '原因',
+    running: '进行中', installed: '已安装', refused: '被拒绝', failed: '失败', rolled_back: '已回滚', last_update: '最近一次更新', why: '签名检查',
     lost: '服务没有响应（正在重启？）；正在重试…',
   },
 };
