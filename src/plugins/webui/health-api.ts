@@ -45,12 +45,15 @@ export interface UpdateView {
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];
+/** A running status not updated for this long is from a helper that was killed (ms; > TimeoutStartSec= of homeagent-update.service). */
+const HELPER_SILENT_MS = 31 * 60 * 1000;
 
 function busy(dir: string): string | undefined {
   const p = spoolPaths(dir);
   if (existsSync(p.request)) return 'an install or roll-back is already requested and waits for the update helper';
   const st = readSpoolJson<SpoolStatus>(p.status);
-  if (st?.state === 'running') return `the update helper is still at work (${st.action}: ${st.step})`;
+  // A helper that stopped reporting for longer than its unit's TimeoutStartSec= (30 min) was killed: not busy any more.
+  if (st?.state === 'running' && Date.now() - st.updated_at < HELPER_SILENT_MS) return `the update helper is still at work (${st.action}: ${st.step})`;
   return undefined;
 }
 
