@@ -7,7 +7,8 @@
 #   opt/homeagent/previous -> releases/<version>   (what `homeagent rollback` goes back to)
 #   opt/homeagent/bin/node -> the Node.js runtime ExecStart= uses
 #   etc/systemd/system/homeagent.service, etc/sysusers.d/homeagent.conf,
-#   etc/tmpfiles.d/homeagent.conf, etc/udev/rules.d/99-homeagent-gpio.rules
+#   etc/tmpfiles.d/homeagent.conf, etc/udev/rules.d/99-homeagent-gpio.rules,
+#   etc/systemd/system/homeagent-update.{path,service} (the WebUI's update helper)
 #     copied from the release that becomes current (so a rollback also rolls
 #     back the unit).
 #
@@ -53,6 +54,8 @@
 
 PROG=${PROG:-homeagent}
 UNIT=homeagent.service
+# The WebUI's update helper's trigger (systemd/homeagent-update.path).
+UPDATE_PATH_UNIT=homeagent-update.path
 ROOT=${HOMEAGENT_ROOT:-/}
 ROOT=${ROOT%/}
 BASE="$ROOT/opt/homeagent"
@@ -163,6 +166,11 @@ install_units() {
   if [ -f "$rel/systemd/99-homeagent-gpio.rules" ]; then
     install -D -m 0644 "$rel/systemd/99-homeagent-gpio.rules" "$ROOT/etc/udev/rules.d/99-homeagent-gpio.rules"
   fi
+  # The WebUI's update helper (a .path unit watching the update spool, and the oneshot it starts).
+  local u
+  for u in homeagent-update.path homeagent-update.service; do
+    if [ -f "$rel/systemd/$u" ]; then install -D -m 0644 "$rel/systemd/$u" "$ROOT/etc/systemd/system/$u"; fi
+  done
   "$SYSUSERS" "${rootarg[@]}" "$ROOT/etc/sysusers.d/homeagent.conf" >&2 || die 1 "systemd-sysusers failed"
   "$TMPFILES" --create "${rootarg[@]}" "$ROOT/etc/tmpfiles.d/homeagent.conf" >&2 || die 1 "systemd-tmpfiles failed"
 }
@@ -172,10 +180,17 @@ install_units() {
 reload_units() {
   if [ "$NO_START" = 1 ]; then
     "$SYSTEMCTL" --root="${ROOT:-/}" enable "$UNIT" >&2 || die 1 "systemctl enable failed"
+    if [ -f "$ROOT/etc/systemd/system/$UPDATE_PATH_UNIT" ]; then
+      "$SYSTEMCTL" --root="${ROOT:-/}" enable "$UPDATE_PATH_UNIT" >&2 || die 1 "systemctl enable $UPDATE_PATH_UNIT failed"
+    fi
     return 0
   fi
   "$SYSTEMCTL" daemon-reload >&2 || die 1 "systemctl daemon-reload failed"
   "$SYSTEMCTL" enable "$UNIT" >&2 || die 1 "systemctl enable failed"
+  # Watch the WebUI's update spool from now on (a no-op when it already does).
+  if [ -f "$ROOT/etc/systemd/system/$UPDATE_PATH_UNIT" ]; then
+    "$SYSTEMCTL" enable --now "$UPDATE_PATH_UNIT" >&2 || log "warning: systemctl enable --now $UPDATE_PATH_UNIT failed: updates from the WebUI wait for a reboot"
+  fi
   if [ -z "$ROOT" ] && [ -f /etc/udev/rules.d/99-homeagent-gpio.rules ] && command -v udevadm >/dev/null 2>&1; then
     udevadm control --reload-rules >&2 || log "warning: udevadm control --reload-rules failed"
     udevadm trigger --subsystem-match=gpio >&2 || true

@@ -311,6 +311,16 @@ program
     else process.stdout.write(`${r.message}\n`);
     if (!r.ok) process.exitCode = 1;
   });
+program
+  .command('update-spool')
+  .description('root helper (systemd/homeagent-update.service): carry out the install or roll-back the WebUI asked for in the update spool; progress in its status.json')
+  .option('--spool <dir>', 'the spool folder', '/var/lib/homeagent/update-spool')
+  .action(async (o: { spool: string }) => {
+    const { processSpool } = await import('../service/update-spool.js');
+    const s = await processSpool(path.resolve(o.spool), { onProgress: (line) => process.stderr.write(`${line}\n`) });
+    process.stdout.write(s ? `${s.state}: ${s.message ?? s.step}\n` : 'nothing requested\n');
+    if (s && s.state === 'failed') process.exitCode = 1;
+  });
 program.command('rollback').description('switch back to the previous release').action(async () => {
   const { runRollback } = await import('../service/update.js');
   const json = program.opts<{ json?: boolean }>().json === true;

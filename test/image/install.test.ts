@@ -55,6 +55,10 @@ test('a fresh install unpacks, runs npm ci --omit=dev, installs the units and st
   const calls = d.systemctlCalls();
   assert.ok(calls.includes('daemon-reload'));
   assert.ok(calls.includes('enable homeagent.service'));
+  // The WebUI's update helper: both units installed, the .path watched from now on.
+  assert.ok(existsSync(join(d.root, 'etc/systemd/system/homeagent-update.path')));
+  assert.ok(existsSync(join(d.root, 'etc/systemd/system/homeagent-update.service')));
+  assert.ok(calls.includes('enable --now homeagent-update.path'));
   assert.ok(calls.includes('--no-block restart homeagent.service'));
   assert.ok(calls.some((c) => c.startsWith('show ')));
   assert.deepEqual(d.started(), ['1.0.0']);
@@ -121,7 +125,7 @@ test('--no-start (image builds) installs and enables offline without restarting'
   assert.equal(r.outcome, 'installed');
   assert.equal(d.current(), '1.0.0');
   assert.deepEqual(d.started(), []);
-  assert.deepEqual(d.systemctlCalls(), [`--root=${d.root} enable homeagent.service`]);
+  assert.deepEqual(d.systemctlCalls(), [`--root=${d.root} enable homeagent.service`, `--root=${d.root} enable homeagent-update.path`]);
 });
 
 test('runUpdate reports a missing bundle and missing scripts as data, never throwing', async () => {

@@ -96,7 +96,10 @@ test('the stage installs Node.js and HomeAgent into the root file system with im
   assert.equal(readlinkSync(join(root, 'opt/homeagent/bin/node')), '/usr/local/bin/node');
   assert.ok(existsSync(join(root, 'opt/homeagent/releases/5.0.0/node_modules')));
   assert.ok(existsSync(join(root, 'etc/systemd/system/homeagent.service')));
-  assert.deepEqual(d.systemctlCalls(), [`--root=${root} enable homeagent.service`]);
+  // ...and the WebUI's update helper: its .path unit enabled in the image, its oneshot only started by it.
+  assert.ok(existsSync(join(root, 'etc/systemd/system/homeagent-update.path')));
+  assert.ok(existsSync(join(root, 'etc/systemd/system/homeagent-update.service')));
+  assert.deepEqual(d.systemctlCalls(), [`--root=${root} enable homeagent.service`, `--root=${root} enable homeagent-update.path`]);
   assert.deepEqual(d.started(), []);
   assert.equal(d.npmCalls().length, 1);
   // The service user, and the image's first user in group homeagent for the CLI socket.

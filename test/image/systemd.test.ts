@@ -131,3 +131,22 @@ test('tmpfiles.d creates the release layout and the CLI link', () => {
   assert.throws(() => statSync(join(root, 'opt/homeagent/.staging-abc123')));
   assert.ok(statSync(join(root, 'opt/homeagent/releases')).isDirectory());
 });
+
+test('the update helper: a .path unit on the spool starts a root oneshot running `homeagent update-spool`; both pass systemd-analyze verify', () => {
+  const pathUnit = readFileSync(join(repoRoot, 'systemd', 'homeagent-update.path'), 'utf8');
+  const svc = readFileSync(join(repoRoot, 'systemd', 'homeagent-update.service'), 'utf8');
+  const val = (text: string, key: string) => text.split('\n').filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1).trim());
+  assert.deepEqual(val(pathUnit, 'PathExists'), ['/var/lib/homeagent/update-spool/request.json']);
+  assert.deepEqual(val(pathUnit, 'Unit'), ['homeagent-update.service']);
+  assert.deepEqual(val(svc, 'Type'), ['oneshot']);
+  assert.deepEqual(val(svc, 'User'), [], 'root: it installs into /opt and /etc');
+  assert.deepEqual(val(svc, 'ExecStart'), ['/opt/homeagent/bin/node /opt/homeagent/current/dist/src/cli/main.js update-spool --spool /var/lib/homeagent/update-spool']);
+  const vdir = join(dir, 'update-units');
+  mkdirSync(vdir, { recursive: true });
+  writeFileSync(join(vdir, 'homeagent-update.path'), pathUnit);
+  writeFileSync(join(vdir, 'homeagent-update.service'), svc.replace('ExecStart=/opt/homeagent/bin/node ', `ExecStart=${process.execPath} `));
+  const r = spawnSync('systemd-analyze', ['verify', join(vdir, 'homeagent-update.path'), join(vdir, 'homeagent-update.service')], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 0, `verify failed:\n${r.stdout}${r.stderr}`);
+  const complaints = r.stderr.split('\n').filter((l) => l.includes('homeagent-update'));
+  assert.deepEqual(complaints, []);
+});

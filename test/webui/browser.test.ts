@@ -6,12 +6,14 @@
  * the turns on the Activity page and a refused setting on the Settings page.
  * The browser trusts exactly the box's certificate (its public key's SHA-256,
  * --ignore-certificate-errors-spki-list), never every certificate.
+ * On Health it restarts a plugin, sees a warning in the log tail and uploads
+ * a bundle that the update helper refuses (signed by an untrusted key).
  * Screenshots of each page go to <tmp>/homeagent-webui-screens/.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -19,6 +21,9 @@ import { startWebBox, type WebBox } from './helpers.js';
 import { VOICE_DIR } from '../support/e2e-home.js';
 import { request } from '../../src/cli/client.js';
 import { waitUntil } from '../support/wait.js';
+import { createLogger, setLogLevel } from '../../src/kernel/log.js';
+import { processSpool, spoolPaths } from '../../src/service/update-spool.js';
+import { bundleProject, deviceOptions, makeDevice, makeKey, makeProject, tempDir } from '../image/release-fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Where the screenshots go (look at them). */
@@ -183,7 +188,7 @@ test('Devices shows the devices known from MQTT and controls them as a spoken co
   assert.equal(await page.locator('.memory table.found tbody tr').count(), recalled.length);
   await page.screenshot({ path: path.join(SCREENS, 'memory.png') });
   await page.getByRole('link', { name: 'Health' }).click();
-  await page.locator('.health .plugin', { hasText: 'webui: running' }).waitFor();
+  await page.locator('.plugins tr.running', { hasText: 'webui' }).waitFor();
   await page.getByRole('button', { name: 'Run the checks' }).click();
   await page.locator('.checks li').first().waitFor();
   assert.ok((await page.locator('.checks li').count()) > 3);
@@ -191,6 +196,61 @@ test('Devices shows the devices known from MQTT and controls them as a spoken co
   await page.screenshot({ path: path.join(SCREENS, 'health.png') });
   await page.locator('.checks').screenshot({ path: path.join(SCREENS, 'health-checks.png') });
   await page.close();
+});
+
+test('Health: plugins with a restart button, the log tail, and a bundle upload refused because it fails verification', async () => {
+  const work = tempDir('ha-webui-update-');
+  try {
+    // A bundle signed by a key this (fake) device does not trust: install.sh refuses it.
+    const device = makeDevice(work);
+    const stranger = makeKey('stranger');
+    const bundle = await bundleProject(makeProject(work, '9.0.0'), work, { keys: [stranger] });
+    const page = await browser.newPage({ viewport: { width: 412, height: 860 } });
+    page.on('dialog', (d) => void d.accept());
+    const link = await box.link();
+    await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+    await page.waitForURL(/\/#\/talk$/);
+    await page.getByRole('link', { name: 'Health' }).click();
+    // Plugins: a restart goes through `plugins restart` (the row stays running).
+    const timers = page.locator('.plugins tr', { hasText: 'timers' });
+    await timers.getByRole('button', { name: 'Restart' }).click();
+    await timers.getByRole('button', { name: 'Restart' }).waitFor();
+    await page.locator('.plugins tr.running', { hasText: 'timers' }).waitFor();
+    assert.equal(await page.locator('.plugins-panel .error').count(), 0);
+    // The log tail shows a warning logged now (polled).
+    setLogLevel('warn');
+    createLogger('test:browser').warn('a warning the Health page shows');
+    setLogLevel('silent');
+    await page.locator('.log-tail li', { hasText: 'a warning the Health page shows' }).waitFor();
+    // Upload, install: the request waits in the spool for the root helper.
+    await page.locator('.updates input[type=file]').setInputFiles(bundle);
+    // A slow link (Chromium's network emulation) so the progress bar is seen moving.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: Math.ceil(statSync(bundle).size / 3) });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.locator('.updates progress').waitFor();
+    await page.locator('.updates span', { hasText: /Uploading… [1-9]\d?%/ }).waitFor();
+    await page.locator('.updates').screenshot({ path: path.join(SCREENS, 'health-uploading.png') });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.locator('.updates .bundle', { hasText: 'Ready to install' }).waitFor();
+    await page.getByRole('button', { name: 'Install' }).click();
+    const spool = spoolPaths(path.join(box.dir, 'update-spool'));
+    await waitUntil(() => existsSync(spool.request), 'the install request in the spool');
+    await page.getByText('Waiting for the update helper').waitFor();
+    // What homeagent-update.path starts when request.json appears (homeagent-update.service: homeagent update-spool).
+    const status = await processSpool(spool.dir, deviceOptions(device));
+    assert.equal(status?.outcome, 'refused');
+    await page.locator('.update-status', { hasText: 'Refused' }).waitFor();
+    const shown = (await page.locator('.update-status').textContent())!;
+    assert.match(shown, new RegExp(`signed by ${stranger.id}, which is not among the trusted keys`));
+    assert.match(shown, /untrusted-key/);
+    await page.screenshot({ path: path.join(SCREENS, 'health-update-refused.png'), fullPage: true });
+    await page.locator('.updates').screenshot({ path: path.join(SCREENS, 'health-updates.png') });
+    await page.close();
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 });
 
 test('push-to-talk: a recording fed as the browser microphone is heard by the box, which answers on the page', async () => {

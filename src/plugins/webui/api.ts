@@ -14,6 +14,7 @@ import type { TurnResult } from '../../kernel/turn-types.js';
 import { ApiError, readJsonBody } from './http.js';
 import type { AccessEntry, AuthStore, LoginLimiter, SessionRecord } from './auth.js';
 import { deriveContext, type RunLog } from '../../kernel/run-log.js';
+import { healthRoutes, type HealthBackend } from './health-api.js';
 
 /** The path prefix of the API. */
 export const API_PREFIX = '/api/v1';
@@ -59,6 +60,8 @@ export interface ApiBackend {
   openapi(): unknown;
   /** Set or clear the session cookie on `res`. */
   setCookie(res: ServerResponse, token: string | null): void;
+  /** The Health page's update spool (health-api.ts). */
+  health: HealthBackend;
 }
 
 /** What a handler gets. */
@@ -354,6 +357,8 @@ export function apiRoutes(b: ApiBackend): Route[] {
         return STREAMED;
       },
     },
+    // The Health page: plugins and their restart, the log tail, updates through the spool.
+    ...healthRoutes(b, b.health),
   ];
 }
 

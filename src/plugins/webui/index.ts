@@ -41,6 +41,7 @@ import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskL
 import { ApiError, bearerToken, checkOrigin, cookieName, isStateChanging, parseCookies, sendError, sendJson, sessionCookie } from './http.js';
 import { besideModule, inlineScriptHashes, loadAssets, type Asset } from './assets.js';
 import { PushToTalk } from './voice.js';
+import { SPOOL_DIRNAME } from '../../service/update-spool.js';
 import type { Duplex } from 'node:stream';
 
 export { WEBUI_SETTINGS } from './settings.js';
@@ -208,6 +209,7 @@ export class WebUIPlugin implements Plugin {
         }
       },
       setCookie: (res, token) => res.setHeader('set-cookie', sessionCookie(this.useHttps, token ?? '', token ? Math.floor(ttl() / 1000) : 0)),
+      health: { spoolDir: path.join(sdk.dataDir, SPOOL_DIRNAME), updateMaxBytes: () => s.get<number>('plugin.webui.update_max_mb') * 1024 * 1024 },
     };
     this.routes = apiRoutes(backend);
 

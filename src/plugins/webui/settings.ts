@@ -15,5 +15,6 @@ export const WEBUI_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.webui.key_file', type: 'string', default: '', restart: true, description: 'The private key (PEM) of plugin.webui.cert_file.' },
   { key: 'plugin.webui.link_ttl_s', type: 'integer', default: 600, min: 30, max: 86400, description: 'How long a one-time link from `homeagent webui link` can be opened, seconds.' },
   { key: 'plugin.webui.session_days', type: 'integer', default: 30, min: 1, max: 3650, description: 'A browser session (or API token) not used for this many days ends; revoke one at once with `homeagent webui revoke ID`.' },
+  { key: 'plugin.webui.update_max_mb', type: 'integer', default: 200, min: 1, max: 1024, description: 'Largest release bundle the Health page takes for an update, MB (1,048,576 bytes); a larger upload is refused before it is read.' },
   { key: 'plugin.webui.login_attempts_per_minute', type: 'integer', default: 10, min: 1, max: 1000, description: 'Sign-in attempts (opening a link) one address may make per minute; more are refused with 429 until the minute is over.' },
 ];

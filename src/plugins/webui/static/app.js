@@ -3,6 +3,7 @@
 import { Component, h, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import htm from 'htm';
+import { HealthPanels } from './health.js';
 
 const html = htm.bind(h);
 const API = '/api/v1';
@@ -677,13 +678,11 @@ function Health() {
       <dt>${t('llm')}</dt><dd>${(st.llm?.sources ?? []).map((s) => html`<div>${s.name}: ${s.model} · ${s.base_url} · <b class=${s.state === 'ok' ? 'ok' : s.state === 'untried' ? '' : 'error'}>${s.state}</b>${s.last_error ? ` (${s.last_error})` : ''}</div>`)}</dd>
       <dt>${t('broker')}</dt><dd>${b.url}${b.embedded ? ` (${t('embedded')})` : ''} · <b class=${b.connected ? 'ok' : 'error'}>${b.connected ? t('connected') : t('not_connected')}</b></dd>
       <dt>${t('devices')}</dt><dd>${st.devices}</dd>
-      <dt>${t('plugins')}</dt><dd>${(st.plugins ?? []).map((p) => html`<span class="plugin ${p.state}" title=${p.error ?? ''}>${p.name}: ${p.state}</span> `)}</dd>
       ${st.restart_pending?.length ? html`<dt>${t('restart_pending')}</dt><dd>${st.restart_pending.map((k) => html`<code>${typeof k === 'string' ? k : k.key}</code> `)}</dd>` : null}
     </dl>
-    <h3>${t('problems')}</h3>
-    ${st.last_errors?.length ? html`<ul class="events">${st.last_errors.map((p) => html`<li><time>${new Date(p.time).toLocaleTimeString()}</time> <b class=${p.level === 'warn' ? '' : 'error'}>${p.level}</b> ${p.ns}: ${p.msg}${p.err ? ` (${p.err})` : ''}</li>`)}</ul>` : html`<p class="hint">${t('none')}</p>`}
     <p><button type="button" onClick=${check} disabled=${busy}>${busy ? t('checking') : t('run_checks')}</button></p>
     ${doc ? html`<ul class="checks">${doc.checks.map((c) => html`<li class=${c.ok ? 'pass' : 'fail'}><b>${c.ok ? 'ok' : 'FAIL'}</b> ${c.name}: ${c.detail}${!c.ok && c.fix ? html`<div class="fix">${t('fix')}: ${c.fix}</div>` : null}</li>`)}</ul>` : null}
+    <${HealthPanels} api=${api} lang=${L === WORDS.zh ? 'zh' : 'en'} />
   </section>`;
 }
 
