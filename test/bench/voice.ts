@@ -11,7 +11,9 @@
  *  voice.first_audio_command median ms from end of speech to the first reply audio handed to the speaker, device-command path
  *  voice.first_audio_llm     the same on the LLM path (local intents off; the test server streams at 20 tokens/s)
  *  voice.first_audio_command_p90  90th percentile of the command path
- *  voice.first_audio_command_from_last_sound  median ms from the last speech frame (the endpointer's silence wait, plugin.voice.silence_ms, included)
+ *  voice.first_audio_command_from_last_sound  median ms from the last speech frame (the endpointer's silence wait, plugin.voice.silence_ms, included), and _p90
+ *  voice.early_commits        commands acted on at their first pause (plugin.voice.early_commit, issue 15) instead of after the full silence
+ *  voice.first_audio_command_from_last_sound.no_early_commit  the same median with plugin.voice.early_commit off, in the same run (the baseline), and the ratio
  * "End of speech" is the moment the endpointer decides the utterance is over
  * (pipeline UtteranceTimings.end_of_speech_at). Each recording is followed by
  * TRAILING_MS of quiet room noise, as a live microphone goes on after the
@@ -51,6 +53,7 @@ export async function run(): Promise<void> {
   let audio = 0;
   const firstAudioCommand: number[] = [];
   const fromLastSound: number[] = [];
+  let early = 0;
   const heard: string[] = [];
   let box = await startE2E();
   try {
@@ -78,11 +81,24 @@ export async function run(): Promise<void> {
       if (t.first_audio_ms !== undefined && !o.report.rejected) {
         firstAudioCommand.push(t.first_audio_ms);
         fromLastSound.push(t.first_audio_ms + (t.endpoint_wait_ms ?? 0));
+        if (o.report.end_reason === 'early') early++;
       }
       const ms = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
       heard.push(
-        `# ${f}: heard ${JSON.stringify(o.report.transcript)} -> ${JSON.stringify(o.report.reply)} (wait ${ms(t.endpoint_wait_ms)}, transcript ${ms(t.transcript_ms)}, first audio ${ms(t.first_audio_ms)} ms)`,
+        `# ${f}: heard ${JSON.stringify(o.report.transcript)} -> ${JSON.stringify(o.report.reply)} (${o.report.end_reason ?? '-'}: wait ${ms(t.endpoint_wait_ms)}, transcript ${ms(t.transcript_ms)}, first audio ${ms(t.first_audio_ms)} ms)${o.report.then ? ` then ${JSON.stringify(o.report.then)}` : ''}`,
       );
+    }
+  } finally {
+    await box.close();
+  }
+  // Baseline in the same run: the command recordings with the early commit off (the full silence always).
+  const baseline: number[] = [];
+  box = await startE2E({ env: { HOMEAGENT__PLUGIN__VOICE__EARLY_COMMIT: 'false' } });
+  try {
+    for (const f of files.filter((x) => expected[x]!.transcript !== null)) {
+      const o = await box.listen(f, true, TRAILING_MS);
+      const t = o.report.timings;
+      if (t.first_audio_ms !== undefined && !o.report.rejected) baseline.push(t.first_audio_ms + (t.endpoint_wait_ms ?? 0));
     }
   } finally {
     await box.close();
@@ -107,5 +123,8 @@ export async function run(): Promise<void> {
   console.log(`voice.first_audio_command: ${median(firstAudioCommand).toFixed(1)} ms`);
   console.log(`voice.first_audio_command_p90: ${quantile(firstAudioCommand, 0.9).toFixed(1)} ms`);
   console.log(`voice.first_audio_command_from_last_sound: ${median(fromLastSound).toFixed(1)} ms`);
+  console.log(`voice.first_audio_command_from_last_sound_p90: ${quantile(fromLastSound, 0.9).toFixed(1)} ms`);
+  console.log(`voice.early_commits: ${early} of ${fromLastSound.length} commands`);
+  console.log(`voice.first_audio_command_from_last_sound.no_early_commit: ${median(baseline).toFixed(1)} ms (baseline, same run; ratio ${(median(fromLastSound) / median(baseline)).toFixed(2)})`);
   console.log(`voice.first_audio_llm: ${median(firstAudioLlm).toFixed(1)} ms`);
 }
