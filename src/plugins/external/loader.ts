@@ -624,8 +624,16 @@ export class ExternalPlugins {
     };
   }
 
+  /** Whether process plugins are confined here: bubblewrap works and core.plugins.sandbox is not off. */
   private sandboxed(): boolean {
-    return this.d.sandboxed ? this.d.sandboxed() : sandboxAvailable().available;
+    if (this.d.sandboxed) return this.d.sandboxed();
+    let mode = 'auto';
+    try {
+      mode = this.d.settings.get<string>('core.plugins.sandbox');
+    } catch {
+      /* not registered: auto */
+    }
+    return mode !== 'off' && sandboxAvailable().available;
   }
 
   private previewOf(dir: string): InstallPreview {
