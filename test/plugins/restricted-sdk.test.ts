@@ -79,11 +79,3 @@ test('interrupts: up to the granted level; L4 is clamped to L3 and refused above
     await sdk.close?.();
   }
 });
-
-test('doctor says plainly whether process plugins are sandboxed', async () => {
-  const { checkPluginSandbox } = await import('../../src/service/doctor.js');
-  const no = checkPluginSandbox({ available: false, reason: 'bwrap (Debian package bubblewrap) is not installed' });
-  assert.match(no.detail, /NOT be sandboxed: their capabilities are advisory/);
-  assert.match(no.fix!, /apt install bubblewrap/);
-  assert.match(checkPluginSandbox({ available: true, reason: 'bubblewrap' }).detail, /run sandboxed/);
-});
