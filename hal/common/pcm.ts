@@ -137,8 +137,12 @@ export function toVoicePcm(data: Buffer, fmt: WavFormat): Buffer {
 export function applyVolume(pcm: Buffer, volume: number): Buffer {
   if (volume >= 100) return pcm;
   const gain = (Math.max(0, volume) / 100) ** 2;
-  const out = Buffer.alloc(pcm.length - (pcm.length % 2));
-  for (let o = 0; o < out.length; o += 2) out.writeInt16LE(Math.round(pcm.readInt16LE(o) * gain), o);
+  const n = pcm.length >> 1;
+  const out = Buffer.alloc(n * 2);
+  // Typed arrays on little-endian hosts (every Pi and x86): one multiply per sample, no per-sample bounds checks.
+  const src = pcm.byteOffset % 2 === 0 ? new Int16Array(pcm.buffer, pcm.byteOffset, n) : new Int16Array(Uint8Array.prototype.slice.call(pcm, 0, n * 2).buffer);
+  const dst = new Int16Array(out.buffer, out.byteOffset, n);
+  for (let i = 0; i < n; i++) dst[i] = Math.round(src[i]! * gain);
   return out;
 }
 

@@ -53,8 +53,31 @@ function remember(this: pino.Logger, args: unknown[], level: number): void {
   }
 }
 
+/**
+ * The level lines are written at (pino's numeric levels: 30 info, 40 warn,
+ * 50 error, Infinity silent). Pino itself runs at no higher than warn, so
+ * warnings and errors always reach `remember` (what `status` and `logs`
+ * show) even when the output is quieter, e.g. the test runner's `silent`
+ * or HOMEAGENT_LOG_LEVEL=error.
+ */
+let printLevel = 30;
+
+/** Pino's numeric value of level name `name` (Infinity for silent); throws on an unknown name, as pino would. */
+function levelValue(name: string): number {
+  if (name === 'silent') return Infinity;
+  const v = pino.levels.values[name];
+  if (v === undefined) throw new Error(`unknown log level "${name}" (one of ${Object.keys(pino.levels.values).join(', ')}, silent)`);
+  return v;
+}
+
+/** Set the written level to `name`; returns the level pino must run at so warnings are still remembered. */
+function applyLevel(name: string): string {
+  printLevel = levelValue(name);
+  return printLevel > 40 ? 'warn' : name;
+}
+
 function makeRoot(dest: pino.DestinationStream): pino.Logger {
-  const level = process.env.HOMEAGENT_LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
+  const level = applyLevel(process.env.HOMEAGENT_LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'));
   return pino(
     {
       level,
@@ -62,6 +85,7 @@ function makeRoot(dest: pino.DestinationStream): pino.Logger {
       hooks: {
         logMethod(args, method, lvl) {
           remember.call(this, args as unknown[], lvl);
+          if (lvl < printLevel) return;
           return method.apply(this, args);
         },
       },
@@ -118,5 +142,6 @@ export function setRootLogger(logger: pino.Logger): void {
 
 /** Change the level of every logger (e.g. 'warn' when a person uses the console in a terminal). */
 export function setLogLevel(level: string): void {
-  rootLogger().level = level;
+  const logger = rootLogger();
+  logger.level = applyLevel(level);
 }

@@ -9,6 +9,13 @@
  * Prints stop.llm_abort_p50/p99 and stop.speaker_p50/p99 in ms (200 runs;
  * HOMEAGENT_BENCH_RUNS overrides).
  *
+ * The LLM test server runs in a process of its own, as Ollama does, and
+ * stamps the close with the shared monotonic clock: an in-process server
+ * sees the close only once the service's event loop is free again (the run
+ * log's writes for the stopped turn, the speaker's exit), which is not when
+ * the model stops. HOMEAGENT_BENCH_LLM_IN_PROCESS=1 runs it in-process (the
+ * figure before this change: p50 ~8.5 ms, p99 ~24 ms on this machine).
+ *
  * Then as many runs again queue local commands before the stop (issue 13):
  * two device commands and a timer, some in the scheduler and one still in the
  * inbox. The service talks to a real Mosquitto with the fixture home's device
@@ -40,6 +47,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startApp } from '../../src/service/app.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
+import { startLlmTestServerProcess } from '../support/llm-test-server-process.js';
 import { startMosquitto } from '../support/mosquitto.js';
 import { DeviceSimulator } from '../support/device-simulator.js';
 import { request } from '../../src/cli/client.js';
@@ -92,7 +100,9 @@ export async function run(): Promise<void> {
   const runs = Number(process.env.HOMEAGENT_BENCH_RUNS ?? 200);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-bench-stop-'));
   const story = Array.from({ length: 40 }, (_, i) => `This is sentence number ${i + 1} of a long story that keeps going.`).join(' ');
-  const llm = await startLlmTestServer({ defaultReply: { content: story, tokensPerSecond: 20 } });
+  const inProcess = process.env.HOMEAGENT_BENCH_LLM_IN_PROCESS === '1';
+  const llmOpts = { defaultReply: { content: story, tokensPerSecond: 20 } };
+  const llm = inProcess ? await startLlmTestServer(llmOpts) : await startLlmTestServerProcess(llmOpts);
   const broker = await startMosquitto();
   const sim = new DeviceSimulator(broker.url);
   await sim.start();
@@ -178,6 +188,7 @@ export async function run(): Promise<void> {
   console.log(`stop.speaker_p99: ${pct(spkMs, 99).toFixed(2)} ms`);
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
+  console.log(`stop.llm_server: ${inProcess ? 'in the service process (its close seen only when the service\'s event loop is free)' : 'own process, as Ollama'}`);
   console.log(`stop.hung_plugin: ${hung ? 1 : 0} plugins (sandboxed: ${hung?.stats.sandboxed ? 'yes' : 'no'})`);
   console.log(`stop.hung_plugin_restarts: ${Math.max(0, (hung?.stats.spawns ?? 1) - 1)} restarts`);
   if (pages > 0) console.log(`stop.activity_pages: ${pages} Chromium pages on the WebUI's Activity page`);

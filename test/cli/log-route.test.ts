@@ -9,7 +9,7 @@ import { existsSync, fstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { CONSOLE_LOG_ROTATE_BYTES, routeLogsForConsole } from '../../src/plugins/console/log-route.js';
-import { createLogger, logTo, onLogProblem, recentProblems } from '../../src/kernel/log.js';
+import { createLogger, logTo, onLogProblem, recentProblems, setLogLevel } from '../../src/kernel/log.js';
 
 test('console logs go to a file in the data directory and still reach status and homeagent logs', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-logroute-'));
@@ -43,5 +43,41 @@ test('console logs go to a file in the data directory and still reach status and
     if (level === undefined) delete process.env.HOMEAGENT_LOG_LEVEL;
     else process.env.HOMEAGENT_LOG_LEVEL = level;
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a quieter log level (the test runner\'s silent, HOMEAGENT_LOG_LEVEL=error) writes less but status and homeagent logs still get every warning', () => {
+  const level = process.env.HOMEAGENT_LOG_LEVEL;
+  const seen: string[] = [];
+  const off = onLogProblem((p) => seen.push(`${p.level}:${p.msg}`));
+  try {
+    for (const quiet of ['silent', 'error']) {
+      process.env.HOMEAGENT_LOG_LEVEL = quiet;
+      const lines: string[] = [];
+      logTo({ write: (s: string) => void lines.push(s) });
+      const log = createLogger('test');
+      log.info(`${quiet}: info`);
+      log.warn(`${quiet}: warn`);
+      log.error(`${quiet}: error`);
+      assert.deepEqual(lines.map((l) => JSON.parse(l).msg), quiet === 'silent' ? [] : [`${quiet}: error`], `written at ${quiet}`);
+      assert.deepEqual(seen.splice(0), [`warn:${quiet}: warn`, `error:${quiet}: error`], `remembered at ${quiet}`);
+      assert.equal(recentProblems().at(-1)?.msg, `${quiet}: error`);
+    }
+    process.env.HOMEAGENT_LOG_LEVEL = 'info';
+    const lines: string[] = [];
+    logTo({ write: (s: string) => void lines.push(s) });
+    createLogger('test').info('written');
+    assert.equal(lines.length, 1);
+    lines.length = 0;
+    setLogLevel('error');
+    createLogger('test').warn('not written');
+    assert.deepEqual(lines, [], 'setLogLevel quiets the output');
+    assert.deepEqual(seen.splice(0), ['warn:not written'], 'and still remembers');
+    assert.throws(() => setLogLevel('loud'), /unknown log level "loud"/);
+  } finally {
+    off();
+    if (level === undefined) delete process.env.HOMEAGENT_LOG_LEVEL;
+    else process.env.HOMEAGENT_LOG_LEVEL = level;
+    logTo({ write: () => undefined });
   }
 });
