@@ -132,9 +132,12 @@ export class Turn {
   /** Stop: abort the in-flight LLM call, running tools and the stage signal; the turn ends as interrupted. */
   stop(): void {
     this.stopped = true;
-    this.stopSignal.abort(new Error('stopped'));
+    // The LLM call first: its socket closing is what stops the model's work
+    // (issue 17's stop.llm_abort); the stage signal's listeners (speaker,
+    // channels, plugins' forwarded aborts) come after it.
     this.abortReason = 'stop';
     this.controller?.abort(new Error('stopped'));
+    this.stopSignal.abort(new Error('stopped'));
     for (const f of this.toolAborts) f();
   }
 
