@@ -171,7 +171,8 @@ export function legalCut(messages: readonly ChatMessage[], i: number): boolean {
  * Where the kept tail of `messages` starts (seed 002 §7): the earliest
  * legal cut (legalCut) whose tail is at most `tailBudget` tokens
  * (`tokens`, default messageTokens), preferring one at a user message (the
- * tail starts a turn); when no legal cut fits the budget, the latest legal
+ * tail starts a turn; when none fits, the latest one whose tail is at most
+ * twice the budget); when no legal cut fits the budget, the latest legal
  * cut before it (the tail is then longer than the budget but legal). Returns
  * 0 when nothing can be taken (no legal cut after the start), never a cut
  * at a tool result.
@@ -185,6 +186,13 @@ export function findCut(messages: readonly ChatMessage[], tailBudget: number, to
   const legal: boolean[] = [];
   for (let i = 0; i <= n; i++) legal.push(legalCut(messages, i));
   for (let i = Math.max(fit, 1); i < n; i++) if (legal[i] && messages[i]!.role === 'user') return i;
+  // No turn starts within the budget: the latest turn start within twice the budget (the last exchange stays whole).
+  let over = used;
+  for (let i = fit - 1; i >= 1; i--) {
+    over += tokens(messages[i]!);
+    if (over > 2 * tailBudget) break;
+    if (legal[i] && messages[i]!.role === 'user') return i;
+  }
   for (let i = Math.max(fit, 1); i <= n; i++) if (legal[i]) return i;
   for (let i = Math.min(fit, n) - 1; i >= 1; i--) if (legal[i]) return i;
   return 0;

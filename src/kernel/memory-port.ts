@@ -33,6 +33,14 @@ export interface ContextEvent {
   cut?: CutReason;
   /** Who spoke (user events): a person's name, absent when nobody was identified (never a channel's name). */
   speaker?: string;
+  /**
+   * User events, in the prompt's history only (src/kernel/prompt.ts
+   * PromptHistory; never stored): the turn context the event's turn was
+   * sent with, shown again before it byte for byte so the prompt grows by
+   * appending (issue 19). `head`: time, channel, speaker; `memory`: the
+   * recall block ('' when none, or when masked or forgotten).
+   */
+  context?: { head: string; memory: string };
 }
 
 /** What the kernel asks of memory for one turn's prompt. */
@@ -56,9 +64,13 @@ export interface KernelMemory {
    * person's sensitive facts are not recalled for another. `shown`: the
    * conversation text the prompt already shows (summary and history); an item
    * whose words are all in it is not repeated (issue 19: every recalled line is
-   * new tokens every turn).
+   * new tokens every turn). `covered`: ids of the events a conversation
+   * summary in the prompt covers (compacted away); a past conversation among
+   * them is recalled word for word only when close to what was said
+   * (core.memory.prompt_doc_min_similarity), else it is noise every later
+   * prompt carries.
    */
-  recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, shown?: string): Promise<PromptMemory>;
+  recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, shown?: string, covered?: ReadonlySet<string>): Promise<PromptMemory>;
   /** Tools the memory system offers to the model (memory_*, doc_*, knowledge_*). */
   tools(): ToolDef[];
   /** Whether the household knows a person of this name (for "I'm Anna", src/kernel/people.ts). Optional. */

@@ -106,9 +106,22 @@ export function minuteTime(now: number): string {
  * message, so the prefix stays stable when the speaker changes (issue 19).
  */
 export function turnContext(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string; speaker?: string }): string {
+  return contextText(turnContextParts(opts));
+}
+
+/** How a turn context opens (one line: `[Turn context: <time>; channel <name>; speaker: <who>]`, about 30 tokens). */
+export const TURN_CONTEXT_MARK = '[Turn context:';
+
+/** The turn context in its two parts (see ContextEvent.context): `head` (time, channel, speaker) and `memory` (the recall block). */
+export function turnContextParts(opts: { now: number; channel: string; mode: 'auto' | 'explicit'; memory: string; speaker?: string }): { head: string; memory: string } {
   const channel = opts.mode === 'explicit' ? `${opts.channel} (answer with output_send__${opts.channel})` : opts.channel;
-  const speaker = opts.speaker === undefined ? '' : `Speaker: ${opts.speaker}.`;
-  return ['[Context of this turn, not said by the user]', `Current time: ${minuteTime(opts.now)}.`, `Input channel: ${channel}.`, speaker, opts.memory].filter(Boolean).join('\n');
+  const speaker = opts.speaker === undefined ? '' : `; speaker: ${opts.speaker}`;
+  return { head: `${TURN_CONTEXT_MARK} ${minuteTime(opts.now)}; channel ${channel}${speaker}]`, memory: opts.memory };
+}
+
+/** The text of a turn context message from its parts. */
+export function contextText(c: { head: string; memory: string }): string {
+  return [c.head, c.memory].filter(Boolean).join('\n');
 }
 
 /** The rules appended to the persona before issue 19 (legacy layout only): they name the input's channel. */
@@ -144,7 +157,11 @@ export function timelineMessages(events: ContextEvent[], opts: { toolNotes?: boo
     }
     switch (e.kind) {
       case 'user':
-        out.push({ role: 'user', content: e.speaker ? `${e.speaker}: ${e.input}` : e.input });
+        // With its turn context (which names the speaker): the two messages the turn was sent with, byte for byte.
+        if (e.context) {
+          out.push({ role: 'user', content: contextText(e.context) });
+          out.push({ role: 'user', content: e.input });
+        } else out.push({ role: 'user', content: e.speaker ? `${e.speaker}: ${e.input}` : e.input });
         break;
       case 'agent':
         if (e.response) out.push({ role: 'assistant', content: e.interrupted ? `${e.response} [interrupted by the user]` : e.cut ? `${e.response} ${CUT_MARKS[e.cut]}` : e.response });
@@ -200,6 +217,8 @@ export function maskPrivate(events: readonly ContextEvent[], viewer: string | un
   const speakers = new Map<string, string>();
   for (const e of events) if (e.kind === 'user' && e.id.endsWith(':user')) speakers.set(e.id.slice(0, -5), e.speaker ?? UNKNOWN_SPEAKER);
   return events.map((e) => {
+    // A recall block shown to its own speaker stays theirs: another viewer sees the context without it.
+    if (e.context?.memory && isSensitiveText(e.context.memory) && !visibleTo(true, e.speaker ?? UNKNOWN_SPEAKER, viewer)) e = { ...e, context: { head: e.context.head, memory: '' } };
     if (!isSensitiveText(`${e.input}\n${e.response}`)) return e;
     const turn = e.id.split(':')[0]!;
     const owner = e.kind === 'user' ? (e.speaker ?? UNKNOWN_SPEAKER) : e.kind === 'cold_storage' ? e.speaker : speakers.get(turn);
@@ -249,12 +268,27 @@ export class PromptHistory {
   /** The compaction in flight (a turn waits for it before assembling its prompt). */
   compacting?: Promise<CompactionOutcome>;
   private compactions = 0;
+  /** Ids of the events compacted away in this process (and those the restored summary covers), newest 5000. */
+  private compactedIds = new Set<string>();
+  /** Turn contexts by user event id (setContext), shown with their events. */
+  private contexts = new Map<string, { head: string; memory: string }>();
+
+  /**
+   * Remember the turn context user event `id` (`<turn>:user`) is sent with,
+   * so later prompts show it again before that event, byte for byte (the
+   * prompt grows by appending). Kept in this process only: after a restart
+   * the events show without theirs.
+   */
+  setContext(id: string, context: { head: string; memory: string }): void {
+    this.contexts.set(id, context);
+  }
 
   /** Bring back the summary a previous process left (restoreCompaction); call before the first update. */
   restore(r: RestoredCompaction): void {
     if (!r.summary) return;
     this.summary = r.summary;
     this.skip = { ids: new Set(r.summary.covered), through: r.summary.throughTime };
+    this.noteCompacted(r.summary.covered);
   }
 
   /**
@@ -289,12 +323,35 @@ export class PromptHistory {
       this.shown = this.shown.slice(i);
     }
     this.known = new Set([...window.map((e) => e.id), ...this.shown.map((e) => e.id)]);
-    return this.shown.slice();
+    this.dropStaleContexts();
+    return this.events();
   }
 
-  /** The events shown now, oldest first. */
+  /** The events shown now, oldest first (user events with their turn contexts). */
   events(): ContextEvent[] {
-    return this.shown.slice();
+    return this.shown.map((e) => {
+      const context = e.kind === 'user' ? this.contexts.get(e.id) : undefined;
+      return context ? { ...e, context } : e;
+    });
+  }
+
+  /** The ids of events a compaction took out of the prompt (the summary covers them), for recall (KernelMemory.recallForPrompt `covered`). */
+  covered(): ReadonlySet<string> {
+    return this.compactedIds;
+  }
+
+  private noteCompacted(ids: readonly string[]): void {
+    for (const id of ids) this.compactedIds.add(id);
+    // Bounded: the oldest go first (a Set iterates in insertion order).
+    for (const id of this.compactedIds) {
+      if (this.compactedIds.size <= 5000) break;
+      this.compactedIds.delete(id);
+    }
+  }
+
+  /** Forget the contexts of events no longer shown (kept while their event may still be appended). */
+  private dropStaleContexts(): void {
+    for (const id of this.contexts.keys()) if (!this.known.has(id)) this.contexts.delete(id);
   }
 
   /**
@@ -329,7 +386,8 @@ export class PromptHistory {
   }
 
   private async runCompaction(opts: Parameters<PromptHistory['compact']>[0]): Promise<CompactionOutcome> {
-    const events = this.shown.filter((e) => !opts.keep || opts.keep(e));
+    // As the prompt showed them (contexts included): the summary request shares the prompt's prefix, and the tail is measured as sent.
+    const events = this.events().filter((e) => !opts.keep || opts.keep(e));
     const msgs: ChatMessage[] = [];
     const owner: number[] = [];
     events.forEach((e, i) => {
@@ -365,6 +423,8 @@ export class PromptHistory {
     this.summary = { id, sections, covered, throughTime };
     const gone = new Set(covered);
     this.shown = this.shown.filter((e) => !gone.has(e.id));
+    for (const id of gone) this.contexts.delete(id);
+    this.noteCompacted(covered);
     return { status, id, covered: covered.length, ...(reason ? { reason } : {}) };
   }
 
@@ -374,7 +434,11 @@ export class PromptHistory {
    * holding one is rewritten without the sentences that hold it.
    */
   forget(gone: (e: ContextEvent) => boolean, words: readonly string[] = []): void {
+    for (const e of this.shown) if (gone(e)) this.contexts.delete(e.id);
     this.shown = this.shown.filter((e) => !gone(e));
+    const holdsWord = (t: string): boolean => words.some((w) => t.toLowerCase().includes(w.toLowerCase()));
+    // A recall block that held a forgotten word is shown no more (the rest of its context stays).
+    for (const [id, c] of this.contexts) if (c.memory && holdsWord(c.memory)) this.contexts.set(id, { head: c.head, memory: '' });
     if (this.summary && words.length > 0) {
       const holds = (t: string): boolean => words.some((w) => t.toLowerCase().includes(w.toLowerCase()));
       const sections = { ...this.summary.sections };

@@ -39,7 +39,7 @@ import type { KernelServices } from './services.js';
 import { statusOf, type TurnEvent, type TurnOutcome } from './turn-events.js';
 import { newStageContext, type StageInit } from './stages.js';
 import { SentenceSplitter } from './sentences.js';
-import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, requestTokens, stableRules, timelineMessages, turnContext, TURN_RECALL_TOKENS, type PromptHistory } from './prompt.js';
+import { computeTokenBudget, maskPrivate, messagesTokens, outputRules, promptHistoryOf, promptLayout, requestTokens, stableRules, timelineMessages, contextText, turnContextParts, TURN_RECALL_TOKENS, type PromptHistory } from './prompt.js';
 import { summaryMessage } from './compaction.js';
 import { errorMessage } from './errors.js';
 import { estimateTokens } from './memory-port.js';
@@ -248,10 +248,10 @@ export class Turn {
     }
     // An ordinary turn recalls a few items (they are new tokens every turn); memory_recall brings more. `shown`: the
     // history the prompt shows, whose lines the recall block does not repeat (issue 19).
-    const recall = async (shown?: string): Promise<string> => {
+    const recall = async (shown?: string, covered?: ReadonlySet<string>): Promise<string> => {
       if (self) return '';
       try {
-        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user, shown);
+        const recalled = await k.memory.recallForPrompt(text, legacy ? budget.memory : Math.min(budget.memory, TURN_RECALL_TOKENS), this.frame.recalledIds, this.input.user, shown, covered);
         this.frame.memory = recalled.items;
         return recalled.text;
       } catch (err) {
@@ -281,8 +281,11 @@ export class Turn {
       if (ph.compacting) await ph.compacting;
       ph.update(k.memory.timeline(Number.MAX_SAFE_INTEGER), budget.context);
       const history = (): ChatMessage[] => [...(ph.summary ? [summaryMessage(ph.summary.sections)] : []), ...timelineMessages(maskPrivate(ph.events().filter(own), viewer))];
-      const memoryBlock = await recall(history().map((m) => m.content ?? '').join('\n'));
-      const context: ChatMessage = { role: 'user', content: turnContext({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) }) };
+      const memoryBlock = await recall(history().map((m) => m.content ?? '').join('\n'), ph.covered());
+      const parts = turnContextParts({ now: k.clock.now(), channel: this.input.channel, mode: this.out.mode, memory: memoryBlock, ...(self ? {} : { speaker: this.input.user ?? UNKNOWN_SPEAKER }) });
+      const context: ChatMessage = { role: 'user', content: contextText(parts) };
+      // Later prompts show this turn's message with the same context before it (the prompt grows by appending).
+      if (!self) ph.setContext(`${this.input.id}:user`, parts);
       // Most stable first: system, (tools,) the summary at its fixed place, the history appended turn by turn, then this turn's context and message.
       const assemble = (): ChatMessage[] => [system, ...history(), context, user];
       messages = assemble();

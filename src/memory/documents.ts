@@ -16,7 +16,7 @@
 import type { Db } from './db.js';
 import type { TimeRange } from './time-query.js';
 import { VECTOR_FINGERPRINT } from './text.js';
-import { addScaled, docWeights, idf, keywordTokens, parseVector, tfVector, type TfVector } from './vector-space.js';
+import { addScaled, cosine, docWeights, idf, keywordTokens, parseVector, tfVector, type TfVector } from './vector-space.js';
 
 /** A stored document. `time` is the original event time (ms since epoch). */
 export interface DocRow {
@@ -137,6 +137,16 @@ export class DocStore {
   idfOf(term: string): number {
     const row = this.st.dfGet.get(term) as { df: number } | undefined;
     return idf(this.n, row?.df ?? 0);
+  }
+
+  /**
+   * How close document `id` is to `query`: the IDF-weighted cosine of the
+   * query's terms and the document's stored vector, 0..1 (0 for a document
+   * that does not exist). Unlike the fused search score it is absolute, so a
+   * floor can tell a document that matches from one that only ranked first.
+   */
+  similarity(query: string, id: number): number {
+    return cosine(tfVector(query), this.vectorOf(id), (t) => this.idfOf(t));
   }
 
   /** Store a document and index it; returns its id. Call inside a transaction for atomicity with other writes. */

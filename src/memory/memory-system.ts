@@ -343,18 +343,18 @@ export class MemorySystem implements KernelMemory {
    * whose line does (compared lower-cased, whitespace collapsed). Never
    * throws (logs and returns empty).
    */
-  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, shown?: string): Promise<PromptMemory> {
+  async recallForPrompt(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, shown?: string, covered?: ReadonlySet<string>): Promise<PromptMemory> {
     try {
       // The dense channel (provider embeddings): [] when none is configured or the source is down.
       const dense = await this.dense.rank(input);
-      return this.assemble(input, budgetTokens, exclude, speaker, dense, shown);
+      return this.assemble(input, budgetTokens, exclude, speaker, dense, shown, covered);
     } catch (err) {
       this.log.error({ err }, 'memory recall failed');
       return { text: '', items: [] };
     }
   }
 
-  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, dense: readonly number[] = [], shown?: string): PromptMemory {
+  private assemble(input: string, budgetTokens: number, exclude?: ReadonlySet<string>, speaker?: string, dense: readonly number[] = [], shown?: string, covered?: ReadonlySet<string>): PromptMemory {
     const skip = (id: string): boolean => exclude?.has(id) === true || this.recalled.has(id);
     const norm = (t: string): string => t.toLowerCase().replace(/\s+/g, ' ').trim();
     const seen = shown ? norm(shown) : '';
@@ -363,6 +363,8 @@ export class MemorySystem implements KernelMemory {
     const docs = this.docs
       .search(input, this.setting('core.memory.prompt_docs') + 3, { ...this.searchOptions(input), ...(dense.length ? { dense } : {}) })
       .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker) && !inPrompt(h.doc.title, h.doc.input, h.doc.response))
+      // What the conversation summary covers comes back word for word only when close to what was said.
+      .filter((h) => !(h.doc.event_id && covered?.has(h.doc.event_id)) || this.docs.similarity(input, h.doc.id) >= this.setting('core.memory.prompt_doc_min_similarity'))
       .slice(0, this.setting('core.memory.prompt_docs'));
     sections.push({
       title: '[Recalled from earlier conversations]',

@@ -31,9 +31,11 @@
  *   prompt.shared_prefix_pct_min       the lowest share (a compaction, or the first turn after a local one)
  *   prompt.compactions                 summary requests (src/kernel/compaction.ts) in the run; the scripted
  *                                      model answers them with the facts it was told; they are not turn requests
- * PROMPT_TRACE=1 prints each turn's figures; PROMPT_DUMP=<n> the n-th turn's rendered prompt.
- * PROMPT_BAND, PROMPT_TAIL, PROMPT_SUMMARY set core.agent.prompt_band, compaction_tail_tokens and
- * compaction_summary_tokens for the run (to compare choices).
+ * PROMPT_TRACE=1 prints each turn's figures (PROMPT_TRACE=diff also where it parts from the previous request); PROMPT_DUMP=<n> the n-th turn's rendered prompt.
+ * PROMPT_BAND, PROMPT_TAIL, PROMPT_SUMMARY, PROMPT_DOCS, PROMPT_DOC_SIM set core.agent.prompt_band,
+ * compaction_tail_tokens, compaction_summary_tokens, core.memory.prompt_docs and
+ * prompt_doc_min_similarity for the run (to compare choices). The defaults were chosen on SCRIPT;
+ * prompt.heldout.* are the stable layout's figures on HELD_OUT, a conversation not used to choose them.
  * each also as `<figure>.legacy`: the layout before issue 19 (time, channel
  * and recall in the system message, the timeline re-pruned every turn),
  * measured in the same run on a fresh service (src/kernel/prompt.ts setPromptLayout).
@@ -98,6 +100,39 @@ const SCRIPT: Step[] = [
   { say: 'Thanks, good night!', answer: 'Good night!' },
 ];
 
+/**
+ * A second conversation, written after the settings were chosen on SCRIPT
+ * (core.agent.prompt_band, compaction_tail_tokens,
+ * core.memory.prompt_doc_min_similarity) and never used to choose them: its
+ * figures are reported as `prompt.heldout.*`. A Saturday: other devices,
+ * other people, other facts.
+ */
+const HELD_OUT: Step[] = [
+  { say: 'Morning. Open the sliding door a bit, it is sunny.', tool: ctl('Sliding Door', 'open'), answer: 'The sliding door is opening.' },
+  { say: 'How do I make pancakes without milk?', answer: 'Use water or oat drink instead, with one extra egg for richness.' },
+  { say: 'Remember that Maya has football practice on Saturdays at ten.', tool: { name: 'memory_commit', arguments: { triples: [{ subject: 'Maya', relation: 'has football practice on', object: 'Saturdays at ten', subject_type: 'person' }] } }, answer: "Noted, Maya's football is Saturdays at ten." },
+  { say: 'Is the garage door open?', tool: { name: 'device_state', arguments: { device: 'Garage Door' } }, answer: 'The garage door is closed.' },
+  { say: 'Turn the living room lamp on.', tool: ctl('Standing Light', 'turn_on'), answer: 'The standing light is on.' },
+  { say: 'What is a good stretch after running?', answer: 'Try a standing quad stretch and a calf stretch against a wall, thirty seconds each.' },
+  { say: 'What temperature is the thermostat at?', tool: { name: 'device_state', arguments: { device: 'EcoBee' } }, answer: 'It is set to 21 degrees.' },
+  { say: 'Drop it to twenty, we are going out.', tool: ctl('EcoBee', 'set_temperature', { temperature: 20 }), answer: 'Set to 20 degrees.' },
+  { say: 'Remember that grandma visits on Sunday for lunch.', tool: { name: 'memory_commit', arguments: { triples: [{ subject: 'grandma', relation: 'visits on', object: 'Sunday lunch', subject_type: 'person' }] } }, answer: "I'll remember grandma's Sunday lunch." },
+  { say: 'When is Maya playing football?', answer: 'Saturdays at ten.' },
+  { say: 'Switch the office light on, full brightness.', tool: ctl('Office Ceiling', 'turn_on', { brightness: 100 }), answer: 'The office light is at full brightness.' },
+  { say: 'Give me an idea for a rainy afternoon with kids.', answer: 'Build a blanket fort and read stories inside with torches.' },
+  { say: 'Is the front door locked?', tool: { name: 'device_state', arguments: { device: 'Front Door' } }, answer: 'Yes, the front door is locked.' },
+  { say: 'What does the manual say about the stop button?', calls: [load('knowledge'), via('knowledge_search', { query: 'stop button' })], answer: 'Press the red button on top and the box stops at once.' },
+  { say: 'Close the sliding door now, it got windy.', tool: ctl('Sliding Door', 'close'), answer: 'The sliding door is closing.' },
+  { say: 'How long do I roast a chicken?', answer: 'About twenty minutes per half kilo plus twenty, at 190 degrees.' },
+  { say: 'Who is coming on Sunday?', answer: 'Grandma is coming for lunch.' },
+  { say: 'Set the bed light to half.', tool: ctl('Bed Light', 'turn_on', { brightness: 50 }), answer: 'The bed light is at half.' },
+  { say: 'Grandma cannot come this week, forget the Sunday lunch.', calls: [load('admin'), via('memory_purge', { subject: 'grandma', relation: 'visits on' })], answer: 'Done, Sunday lunch is forgotten.' },
+  { say: 'Put the TV off please.', tool: ctl('TV', 'turn_off'), answer: 'The TV is off.' },
+  { say: 'How humid is it outside now?', tool: { name: 'device_state', arguments: { device: 'Outdoor Humidity' } }, answer: 'Outdoor humidity is 54 percent.' },
+  { say: 'Turn off the office light.', tool: ctl('Office Ceiling', 'turn_off'), answer: 'The office light is off.' },
+  { say: 'Thanks, that is all for today.', answer: 'You are welcome, enjoy the evening.' },
+];
+
 const isContext = (m: { content?: unknown }): boolean => typeof m.content === 'string' && m.content.startsWith(TURN_CONTEXT_MARK);
 
 /**
@@ -137,7 +172,7 @@ function scripted(req: ReceivedRequest): Reply {
   let u = msgs.length - 1;
   while (u >= 0 && !(msgs[u]!.role === 'user' && !isContext(msgs[u]!))) u--;
   const said = String(msgs[u]?.content ?? '');
-  const step = SCRIPT.find((s) => s.say === said);
+  const step = [...SCRIPT, ...HELD_OUT].find((s) => s.say === said);
   if (!step) return { content: 'All right.' };
   const done = msgs.slice(u + 1).filter((m) => m.role === 'tool').length;
   const next = callsOf(step, (req.body?.tools ?? []).some((t) => t.function?.name === 'tools_call'))[done];
@@ -178,19 +213,21 @@ const CORE_OFFER = [...DEFAULT_CORE_TOOLS, TOOLS_LOAD, TOOLS_CALL];
 /** The request without its conversation history: the system message, then everything from the turn context on. */
 function withoutHistory(body: ReceivedBody): ReceivedBody {
   const msgs = body.messages ?? [];
-  // The legacy layout has no turn context: its history ends before the new message.
-  const c = msgs.findIndex(isContext);
+  // The legacy layout has no turn context: its history ends before the new message. Earlier turns' contexts are history.
+  const c = msgs.findLastIndex(isContext);
   return { ...body, messages: [...(msgs[0]?.role === 'system' ? [msgs[0]] : []), ...msgs.slice(c < 0 ? -1 : c)] };
 }
 
 /** Run the script on a fresh service with `layout`; per-turn figures of each turn's first request. */
-async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
+async function measure(layout: PromptLayout, enc: Tiktoken, script: readonly Step[] = SCRIPT): Promise<Figures> {
   setPromptLayout(layout);
   // PROMPT_BAND / PROMPT_TAIL / PROMPT_SUMMARY override core.agent.prompt_band / compaction_tail_tokens / compaction_summary_tokens (to compare choices).
   const env: Record<string, string> = {};
   if (process.env.PROMPT_BAND) env.HOMEAGENT__CORE__AGENT__PROMPT_BAND = process.env.PROMPT_BAND;
   if (process.env.PROMPT_TAIL) env.HOMEAGENT__CORE__AGENT__COMPACTION_TAIL_TOKENS = process.env.PROMPT_TAIL;
   if (process.env.PROMPT_SUMMARY) env.HOMEAGENT__CORE__AGENT__COMPACTION_SUMMARY_TOKENS = process.env.PROMPT_SUMMARY;
+  if (process.env.PROMPT_DOC_SIM) env.HOMEAGENT__CORE__MEMORY__PROMPT_DOC_MIN_SIMILARITY = process.env.PROMPT_DOC_SIM;
+  if (process.env.PROMPT_DOCS) env.HOMEAGENT__CORE__MEMORY__PROMPT_DOCS = process.env.PROMPT_DOCS;
   const e2e = await startE2E({ refuseUnofferedTools: true, env });
   const f: Figures = { turns: 0, llmTurns: 0, tokens: [], offered: [], tools: [], history: [], fresh: [], sharedPct: [], loaderTurns: 0, offeredTools: [], compactions: 0, compacted: [] };
   try {
@@ -204,7 +241,7 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
     }
     e2e.llm.script(scripted);
     let previous: string | undefined;
-    for (const step of SCRIPT) {
+    for (const step of script) {
       const before = e2e.llm.chatRequests().length;
       // The channel of `homeagent ask`: a registered output channel, so the reply is delivered.
       const r = await e2e.app.kernel.injectInput('cli', 'cli', step.say);
@@ -242,7 +279,13 @@ async function measure(layout: PromptLayout, enc: Tiktoken): Promise<Figures> {
           f.sharedPct.push((100 * shared) / total);
           f.compacted.push(compactions > 0);
         } else f.fresh.push(total);
-        if (process.env.PROMPT_TRACE) console.log(`  turn ${f.turns} ${layout}: ${total} tokens (history ${total - offered}), new ${f.fresh.at(-1)}${compactions ? ', compacted' : ''}: ${step.say}`);
+        if (process.env.PROMPT_TRACE) {
+          console.log(`  turn ${f.turns} ${layout}: ${total} tokens (history ${total - offered}), new ${f.fresh.at(-1)}${compactions ? ', compacted' : ''}: ${step.say}`);
+          if (previous !== undefined && process.env.PROMPT_TRACE === 'diff') {
+            const at = commonPrefixLength(previous, text);
+            console.log(`    was: ${JSON.stringify(previous.slice(at - 40, at + 120))}\n    now: ${JSON.stringify(text.slice(at - 40, at + 120))}`);
+          }
+        }
       }
       // The model server's cache holds the last request it read (a later round of the same turn included).
       const last = e2e.llm.chatRequests().at(-1);
@@ -279,4 +322,14 @@ export async function run(): Promise<void> {
   line('shared_prefix_pct_no_compaction', (x) => quantile(ordinary(x), 0.5), '%', 1);
   line('shared_prefix_pct_min', (x) => Math.min(...x.sharedPct), '%', 1);
   line('follow_up_turns_at_or_above_90pct', (x) => (100 * x.sharedPct.filter((p) => p >= 90).length) / x.sharedPct.length, '%');
+  // The held-out conversation (HELD_OUT: the settings were not chosen on it).
+  setPromptLayout('stable');
+  const held = await measure('stable', enc, HELD_OUT);
+  setPromptLayout('stable');
+  console.log(`prompt.heldout.turns: ${held.turns} (${held.llmTurns} reached the model)`);
+  console.log(`prompt.heldout.tokens_ordinary_turn: ${quantile(held.tokens, 0.5).toFixed(0)} tokens`);
+  console.log(`prompt.heldout.new_tokens_per_turn: ${quantile(held.fresh.slice(1), 0.5).toFixed(0)} tokens`);
+  console.log(`prompt.heldout.new_tokens_per_turn_p90: ${quantile(held.fresh.slice(1), 0.9).toFixed(0)} tokens`);
+  console.log(`prompt.heldout.compactions: ${held.compactions} (in ${held.compacted.filter(Boolean).length} of ${held.compacted.length} follow-up turns)`);
+  console.log(`prompt.heldout.shared_prefix_pct: ${quantile(held.sharedPct, 0.5).toFixed(1)} %`);
 }

@@ -75,7 +75,7 @@ test('the console is a channel, not a person: typed lines have no speaker until 
     }
     const users = kernel.services.memory.timeline(100_000).filter((e) => e.kind === 'user');
     assert.deepEqual(users.map((e) => [e.input, e.speaker ?? null]), [['good morning', null], ['this is Anna', 'Anna'], ['I live in Lisbon', 'Anna']]);
-    assert.match(String(provider.requests[0]!.messages.at(-2)!.content), /^Speaker: someone in the household\.$/m);
+    assert.match(String(provider.requests[0]!.messages.at(-2)!.content), /; speaker: someone in the household\]/);
   } finally {
     await kernel.stop();
     settings.close();

@@ -163,7 +163,7 @@ test("the kernel's own consolidation turn touches nothing of the memory; a real 
     assert.deepEqual(memory.pruned, ['hello', 'this is Anna', 'turn on the lamp', 'Your pasta timer is done.']);
     assert.deepEqual(memory.recalled.map((r) => r.speaker), [undefined, 'Anna', 'Anna', undefined]);
     const last = provider.requests.at(-2)!.messages;
-    assert.match(String(last.at(-2)!.content), /^Speaker: Anna\.$/m);
+    assert.match(String(last.at(-2)!.content), /; speaker: Anna\]/);
     assert.ok(!last.some((m) => /memory review|skip/.test(String(m.content))), 'the later prompt is free of the consolidation turn');
   } finally {
     await kernel.stop();

@@ -11,7 +11,8 @@
 import type { ReceivedBody, ReceivedMessage } from '../support/llm-test-server.js';
 
 /** Marker that opens the turn-context block (src/kernel/prompt.ts turnContext). */
-export const TURN_CONTEXT_MARK = '[Context of this turn, not said by the user]';
+export { TURN_CONTEXT_MARK } from '../../src/kernel/prompt.js';
+import { TURN_CONTEXT_MARK } from '../../src/kernel/prompt.js';
 
 function args(a: unknown): unknown {
   if (typeof a !== 'string') return a ?? {};
@@ -46,10 +47,10 @@ export function renderRequest(body: ReceivedBody): string {
   return (first ? renderMessage(first) : '') + renderTools(body) + rest.map(renderMessage).join('') + '<|im_start|>assistant\n';
 }
 
-/** Rendered text up to (not including) the turn-context message: system, tools and the history. Undefined without one. */
+/** Rendered text up to (not including) this turn's context message (the last one; earlier turns' stay in the history): system, tools and the history. Undefined without one. */
 export function renderUpToHistoryEnd(body: ReceivedBody): string | undefined {
   const msgs = body.messages ?? [];
-  const i = msgs.findIndex((m) => typeof m.content === 'string' && m.content.startsWith(TURN_CONTEXT_MARK));
+  const i = msgs.findLastIndex((m) => typeof m.content === 'string' && m.content.startsWith(TURN_CONTEXT_MARK));
   if (i < 0) return undefined;
   return renderRequest({ ...body, messages: msgs.slice(0, i) }).slice(0, -'<|im_start|>assistant\n'.length);
 }

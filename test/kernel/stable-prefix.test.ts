@@ -12,7 +12,7 @@ import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Plugin } from '../../src/kernel/sdk.js';
 import type { ContextEvent } from '../../src/kernel/memory-port.js';
-import { PromptHistory, minuteTime, timelineMessages } from '../../src/kernel/prompt.js';
+import { PromptHistory, contextText, maskPrivate, minuteTime, timelineMessages, turnContextParts } from '../../src/kernel/prompt.js';
 import type { ReceivedRequest } from '../support/llm-test-server.js';
 import { startLlmRig } from './llm-rig.js';
 import { renderRequest, renderUpToHistoryEnd, TURN_CONTEXT_MARK } from './prompt-render.js';
@@ -33,7 +33,7 @@ const TURNS = ['turn on the kitchen light', 'what should I cook tonight?', 'turn
 
 /** The wire bytes of a request up to the start of its turn-context message. */
 function rawUpToContext(req: ReceivedRequest): string {
-  const at = req.raw.indexOf(JSON.stringify(TURN_CONTEXT_MARK).slice(0, -1));
+  const at = req.raw.lastIndexOf(JSON.stringify(TURN_CONTEXT_MARK).slice(0, -1));
   assert.ok(at > 0, 'the request carries a turn context');
   return req.raw.slice(0, req.raw.lastIndexOf('{', at));
 }
@@ -63,9 +63,9 @@ for (const adapter of ['ollama', 'openai'] as const) {
         assert.equal(ctx.role, 'user');
         const text = String(ctx.content);
         assert.ok(text.startsWith(TURN_CONTEXT_MARK), text);
-        assert.match(text, /Current time: .* \d{2}:\d{2} GMT/);
+        assert.match(text, / \d{2}:\d{2} GMT[^;]*; /, 'the time');
         assert.doesNotMatch(text, /\d{2}:\d{2}:\d{2}/, 'the time to the minute');
-        assert.match(text, /Input channel: console\./);
+        assert.match(text, /; channel console[;\]]/);
         assert.equal(msgs[0]!.role, 'system');
         assert.doesNotMatch(String(msgs[0]!.content), /Current time|"console"/, 'nothing that changes per turn in the system message');
         assert.equal(msgs.filter((m) => m.role === 'system').length, 1, 'one system message, at the top');
@@ -78,9 +78,13 @@ for (const adapter of ['ollama', 'openai'] as const) {
         // As a chat template reads it (system, tools, messages in order).
         const shared = renderUpToHistoryEnd(prev.body!)!;
         assert.ok(renderRequest(next.body!).startsWith(shared), `turn ${i + 1}: the rendered prompt up to the history's end is the previous one's`);
-        // The history grew by the previous turn, appended: its user message, then (for a command) the call and its result, then the reply.
+        // More: the whole previous request (its turn context and message included) comes again, so only the reply and this turn are new.
+        const whole = renderRequest(prev.body!).slice(0, -'<|im_start|>assistant\n'.length);
+        assert.ok(renderRequest(next.body!).startsWith(whole), `turn ${i + 1}: the previous request, turn context and all, is the prefix of this one`);
+        // The history grew by the previous turn, appended: its context and user message, then (for a command) the call and its result, then the reply.
         const grown = renderUpToHistoryEnd(next.body!)!.slice(shared.length);
-        assert.ok(grown.startsWith(`<|im_start|>user\n${TURNS[i - 1]}<|im_end|>`), grown.slice(0, 200));
+        assert.ok(grown.startsWith(`<|im_start|>user\n${TURN_CONTEXT_MARK}`), grown.slice(0, 200));
+        assert.ok(grown.includes(`]<|im_end|>\n<|im_start|>user\n${TURNS[i - 1]}<|im_end|>`), grown.slice(0, 300));
         if (TURNS[i - 1]!.startsWith('turn on')) assert.match(grown, /<tool_call>\{"name":"light_set","arguments":\{"room":"\w+","on":true\}\}<\/tool_call>[\s\S]*<tool_response name="light_set">\nok: \w+ light on/);
       }
     } finally {
@@ -149,6 +153,36 @@ describe('PromptHistory', () => {
       { role: 'tool', tool_call_id: 'call_1', name: 'light_set', content: 'ok' },
     ]);
     assert.deepEqual(timelineMessages([ev]), a);
+  });
+
+  it("a turn's context is shown again before its message; another speaker does not see a sensitive recall in it; forgetting takes a recall holding the word", () => {
+    const h = new PromptHistory();
+    const anna: ContextEvent = { id: 't1:user', time: T0, kind: 'user', source: 'console', input: 'what is my bank PIN?', response: '', speaker: 'Anna' };
+    const reply: ContextEvent = { id: 't1:agent', time: T0 + 1, kind: 'agent', source: 'console', input: '', response: 'It is the one you told me.' };
+    const annaCtx = turnContextParts({ now: T0, channel: 'console', mode: 'auto', speaker: 'Anna', memory: '[Known facts]\n- Anna bank PIN 4321' });
+    h.update([anna], 10_000);
+    h.setContext('t1:user', annaCtx);
+    const shown = h.update([anna, reply], 10_000);
+    // As Anna: the two messages her turn was sent with, byte for byte, then the reply.
+    const asAnna = timelineMessages(maskPrivate(shown, 'Anna'));
+    assert.deepEqual(asAnna.slice(0, 2), [
+      { role: 'user', content: contextText(annaCtx) },
+      { role: 'user', content: 'what is my bank PIN?' },
+    ]);
+    assert.ok(String(asAnna[0]!.content).startsWith(TURN_CONTEXT_MARK));
+    assert.match(String(asAnna[0]!.content), /; speaker: Anna\]\n\[Known facts\]\n- Anna bank PIN 4321$/);
+    // As Ben: the context without its recall (Anna's words themselves are a placeholder too).
+    const asBen = JSON.stringify(timelineMessages(maskPrivate(shown, 'Ben')));
+    assert.doesNotMatch(asBen, /4321/);
+    assert.match(asBen, /; speaker: Anna\]/);
+    // Forgetting the PIN: the recall block that held it goes; the context's head stays.
+    h.forget(() => false, ['4321']);
+    const after = timelineMessages(h.events());
+    assert.equal(after[0]!.content, annaCtx.head);
+    assert.doesNotMatch(JSON.stringify(after), /4321/);
+    // An event that leaves the history takes its context along.
+    h.forget((e) => e.id === 't1:user');
+    assert.deepEqual(h.events().map((e) => e.id), ['t1:agent']);
   });
 
   it('says the time to the minute', () => {

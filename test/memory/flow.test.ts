@@ -184,3 +184,40 @@ describe('English conversation', () => {
     assert.ok(!JSON.stringify(again).includes('sunflower-42'), 'consumed: not in the document store any more');
   });
 });
+
+describe('recall of turns a conversation summary covers (issue 19)', () => {
+  const { dir, cleanup } = tempDir();
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+  let mem: MemorySystem;
+  before(() => {
+    mem = makeMemory({ dir, clock, enqueue: () => undefined });
+  });
+  after(() => {
+    mem.close();
+    cleanup();
+  });
+
+  it('a covered turn comes back word for word only when close to what was said; a turn no summary covers is not held to it', async () => {
+    const ids: string[] = [];
+    const say = (user: string, agent: string): void => {
+      const id = eid();
+      ids.push(id);
+      mem.append({ id, time: clock.now(), kind: 'user', source: 'voice', input: user, response: '' });
+      clock.advance(5_000);
+      const reply = eid();
+      ids.push(reply);
+      mem.append({ id: reply, time: clock.now(), kind: 'agent', source: 'voice', input: '', response: agent });
+      clock.advance(55_000);
+    };
+    say('Any tips to get a toddler to sleep earlier tonight?', 'Keep a calm routine and the same bedtime every night.');
+    say('The piano tuner comes on Friday afternoon', 'Noted, Friday afternoon.');
+    talk(mem, clock, filler(60, false));
+    const docs = (q: string, covered?: ReadonlySet<string>) => mem.recallForPrompt(q, 400, undefined, undefined, undefined, covered).then((p) => p.items.filter((i) => i.kind === 'document').map((i) => i.text).join('\n'));
+    // Loosely related ("night"): recalled when no summary covers it, not when one does.
+    assert.match(await docs('Thanks, good night!'), /toddler|bedtime/);
+    const covered = new Set(ids);
+    assert.doesNotMatch(await docs('Thanks, good night!', covered), /toddler|bedtime/);
+    // Close to what was said: recalled even though covered.
+    assert.match(await docs('When does the piano tuner come on Friday?', covered), /piano tuner/);
+  });
+});

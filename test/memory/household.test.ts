@@ -30,6 +30,7 @@ import { startLlmTestServer, type LlmTestServer, type ReceivedMessage, type Rece
 import { startMosquitto, type MosquittoBroker } from '../support/mosquitto.js';
 import { waitUntil } from '../support/wait.js';
 import { TURN_CONTEXT_MARK } from '../kernel/prompt-render.js';
+import { COMPACTION_REQUEST_MARK } from '../../src/kernel/compaction.js';
 import { cli } from '../cli/run-cli.js';
 
 const text = (m: ReceivedMessage | undefined): string => (typeof m?.content === 'string' ? m.content : '');
@@ -71,7 +72,8 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     const before = srv.chatRequests().length;
     const result = (await request(socket, 'ask', { text: words, ...(as ? { as } : {}) }, undefined, { timeoutMs: 60_000 })) as TurnResult;
     assert.equal(result.status, 'done', `${words}: ${JSON.stringify(result)}`);
-    const req = srv.chatRequests()[before];
+    // The turn's first request (a compaction's summary request may come before it).
+    const req = srv.chatRequests().slice(before).find((q) => !String(q.body?.messages?.at(-1)?.content ?? '').startsWith(COMPACTION_REQUEST_MARK));
     assert.ok(req, `${words}: the model was asked`);
     return { result, req };
   }
@@ -94,7 +96,7 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
       dataDir: dir,
       console: false,
       socketPath: socket,
-      env: { HOMEAGENT__PLUGIN__MQTT__URL: broker.url, HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: srv.url, HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '16384', HOMEAGENT__PLUGIN__WEBUI__PORT: '0' },
+      env: { HOMEAGENT__PLUGIN__MQTT__URL: broker.url, HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: srv.url, HOMEAGENT__CORE__AGENT__CONTEXT_WINDOW: '16384', HOMEAGENT__CORE__AGENT__PROMPT_BAND: '0', HOMEAGENT__PLUGIN__WEBUI__PORT: '0' },
     });
   });
   after(async () => {
@@ -116,7 +118,7 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     const lines: string[] = [];
     printResult('log', { event: 'raw_input', at: new Date().toISOString(), payload: inputs[0] }, false, (l) => lines.push(l));
     assert.match(lines.join('\n'), /input cli \(Anna\): "Now I live in Porto\."/, '`homeagent logs` says who spoke');
-    assert.match(turnContextOf(req), /^Speaker: Anna\.$/m);
+    assert.match(turnContextOf(req), /; speaker: Anna\]/);
     assert.doesNotMatch(text(req.body!.messages![0]), /Anna|Speaker/, 'the speaker is not in the system message (stable prefix)');
     await app.memory!.system.runLoopOnce('rules');
     const all = facts();
@@ -130,7 +132,7 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
 
   it('an unidentified asker is "someone in the household"; a bad --as is refused', async () => {
     const { req } = await ask('I like strong coffee.');
-    assert.match(turnContextOf(req), /^Speaker: someone in the household\.$/m);
+    assert.match(turnContextOf(req), /; speaker: someone in the household\]/);
     await app.memory!.system.runLoopOnce('rules');
     assert.ok(facts().includes('someone in the household likes strong coffee'), facts().join(' | '));
     const bad = await cli(['--socket', socket, 'ask', '--as', 'cli', 'hello']);
@@ -157,7 +159,7 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     const reviewReq = srv.chatRequests().slice(before).find((q) => text(q.body!.messages!.at(-1)).startsWith('[memory review]'));
     assert.ok(reviewReq, 'the model got the review prompt');
     assert.match(text(reviewReq.body!.messages!.at(-1)), /said: "I live in Lisbon\."/, 'it quotes the sentences');
-    assert.doesNotMatch(turnContextOf(reviewReq), /Speaker:/, 'a self-input has no speaker');
+    assert.doesNotMatch(turnContextOf(reviewReq), /speaker:/, 'a self-input has no speaker');
     // Nothing of it in the memory.
     assert.ok(mem.window.all().every((e) => !e.event.source.startsWith('_') && !/\[memory review\]|^skip$/.test(`${e.event.input}${e.event.response}`)), 'not in the window');
     assert.equal(Number(mem.db.prepare("SELECT count(*) FROM rule_queue WHERE text LIKE '%memory review%'").pluck().get()), 0, 'not in the rule queue');
@@ -196,10 +198,11 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
     assert.equal(benView.traits['bank PIN'], undefined);
     assert.doesNotMatch(ben.result.reply + JSON.stringify(benView), /4321/, 'the PIN is not told to Ben');
     const benCtx = turnContextOf(ben.req);
-    assert.match(benCtx, /Speaker: Ben\./);
-    assert.match(benCtx, /Anna lives_in Porto/, "Ben's recall has Anna's ordinary facts");
-    assert.doesNotMatch(benCtx, /4321/, "Ben's recall leaves out Anna's sensitive fact");
+    assert.match(benCtx, /; speaker: Ben\]/);
     const benPrompt = JSON.stringify(ben.req.body!.messages);
+    // Recalled for this turn, or in an earlier turn's context the history shows (the recall block does not repeat it).
+    assert.match(benPrompt, /Anna lives_in Porto/, "Ben's prompt has Anna's ordinary facts");
+    assert.doesNotMatch(benCtx, /4321/, "Ben's recall leaves out Anna's sensitive fact");
     assert.doesNotMatch(benPrompt, /4321/, "nor does the history Ben's prompt shows: Anna's words are a placeholder there");
     assert.match(benPrompt, /\[Anna said something private\]/);
     assert.match(benPrompt, /Now I live in Porto/, 'the rest of the conversation is shared');
@@ -210,9 +213,9 @@ describe('the household: who is speaking, what is theirs, housekeeping kept out 
 
   it('"this is Carla" makes Carla the speaker of that channel for the next inputs', async () => {
     const hello = await ask('Hi, this is Carla.');
-    assert.match(turnContextOf(hello.req), /^Speaker: Carla\.$/m);
+    assert.match(turnContextOf(hello.req), /; speaker: Carla\]/);
     const next = await ask('I like green tea.');
-    assert.match(turnContextOf(next.req), /^Speaker: Carla\.$/m);
+    assert.match(turnContextOf(next.req), /; speaker: Carla\]/);
     await app.memory!.system.runLoopOnce('rules');
     assert.ok(facts().includes('Carla likes green tea'), facts().join(' | '));
     assert.deepEqual(app.memory!.system.social.list().map((p) => p.name).sort(), ['Anna', 'Ben', 'Carla']);
