@@ -55,7 +55,8 @@ class ProcessBackend implements SpeakerBackend {
       child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
       child.once('close', (code, signal) => resolve({ code, signal }));
     });
-    this.exited = exit.then(() => undefined);
+    // stop() waits for the process itself to end ('exit'), not for its pipes to drain and close as well ('close').
+    this.exited = Promise.race([exit.then(() => undefined), new Promise<void>((resolve) => child.once('exit', () => resolve()))]);
     const feed = (async () => {
       for await (const chunk of u.chunks()) {
         const stdin = child.stdin;
