@@ -33,7 +33,8 @@ export function playerArgs(player: PlayerKind, rate: number, channels: number, d
 }
 
 class ProcessBackend implements SpeakerBackend {
-  private child: ChildProcess | undefined;
+  /** The player of the utterance playing now, if any. */
+  child: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
 
   constructor(private readonly opts: ProcessSpeakerOptions & { player: PlayerKind }) {}
@@ -106,10 +107,18 @@ class ProcessBackend implements SpeakerBackend {
 /** A speaker playing through aplay or sox `play`. */
 export class ProcessSpeaker extends QueueSpeaker {
   readonly kind: PlayerKind;
+  private readonly proc: ProcessBackend;
 
   constructor(opts: ProcessSpeakerOptions = {}) {
     const player = opts.player ?? 'aplay';
-    super(new ProcessBackend({ ...opts, player }), opts.clock ?? systemClock, opts.volume ?? 100);
+    const backend = new ProcessBackend({ ...opts, player });
+    super(backend, opts.clock ?? systemClock, opts.volume ?? 100);
+    this.proc = backend;
     this.kind = player;
+  }
+
+  /** The process id of the player now playing (undefined between utterances): for diagnostics and the stop bench, which watches it end from outside. */
+  get playerPid(): number | undefined {
+    return this.proc.child?.pid;
   }
 }

@@ -5,7 +5,10 @@
  * playing through `aplay -D null`. Each run waits until the first sentence is
  * playing, presses stop, and measures from the stop to
  *  (a) the LLM test server seeing its socket closed (server side), and
- *  (b) the aplay process having exited.
+ *  (b) the aplay process having exited, seen from outside the service by
+ *      a pidfd watcher (test/support/exit-watcher.ts: the moment the room
+ *      goes quiet, not the moment the service's busy event loop hears of
+ *      it; that one is stop.speaker_seen_p50/p99).
  * Prints stop.llm_abort_p50/p99 and stop.speaker_p50/p99 in ms (200 runs;
  * HOMEAGENT_BENCH_RUNS overrides).
  *
@@ -54,6 +57,8 @@ import { request } from '../../src/cli/client.js';
 import type { App } from '../../src/service/app.js';
 import { pluginDir, processPlugin, sdkPluginFiles } from '../plugins/process-fixture.js';
 import type { ProcessPlugin } from '../../src/plugins/external/process.js';
+import type { ProcessSpeaker } from '../../hal/speaker/process-speaker.js';
+import { startExitWatcher } from '../support/exit-watcher.js';
 
 /** Load a process plugin that hangs right after its start (see the header). */
 async function loadHungPlugin(app: App, dir: string): Promise<ProcessPlugin> {
@@ -127,6 +132,8 @@ export async function run(): Promise<void> {
   if (!speaker) throw new Error('no voice pipeline');
   const llmMs: number[] = [];
   const spkMs: number[] = [];
+  const spkSeenMs: number[] = [];
+  const watcher = await startExitWatcher();
   let homeCommands = 0;
   app.kernel.bus.subscribe('_bench_', 'plugin.home.command', () => void homeCommands++);
   let queuedActions = 0;
@@ -144,6 +151,10 @@ export async function run(): Promise<void> {
       const started = new Promise<void>((resolve) => speaker.once('start', () => resolve()));
       const turn = app.kernel.injectInput('bench', 'speaker', `tell me story ${i}`);
       await started;
+      // The player's end, seen from outside the service (test/support/exit-watcher.ts), armed before the stop.
+      const pid = (speaker as Partial<ProcessSpeaker>).playerPid;
+      if (pid === undefined) throw new Error(`run ${i}: the speaker is not a process speaker playing (aplay)`);
+      const { ended } = await watcher.watch(pid);
       const queued: Array<Promise<{ status: string }>> = [];
       if (queue) {
         queued.push(
@@ -157,10 +168,12 @@ export async function run(): Promise<void> {
       const exited = new Promise<bigint>((resolve) => speaker.once('stopped', () => resolve(process.hrtime.bigint())));
       const t0 = process.hrtime.bigint();
       app.kernel.stopNow('bench');
-      const [c, e] = await Promise.all([closed, exited]);
+      const [c, e, gone] = await Promise.all([closed, exited, ended]);
+      if (gone.gone) throw new Error(`run ${i}: the player had ended before the stop`);
       if (!queue) {
         llmMs.push(Number(c.at - t0) / 1e6);
-        spkMs.push(Number(e - t0) / 1e6);
+        spkMs.push(Number(gone.at - t0) / 1e6);
+        spkSeenMs.push(Number(e - t0) / 1e6);
       }
       await turn;
       for (const q of queued) {
@@ -180,12 +193,15 @@ export async function run(): Promise<void> {
     await sim.stop();
     await broker.stop();
     await llm.close();
+    watcher.close();
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`stop.llm_abort_p50: ${pct(llmMs, 50).toFixed(2)} ms`);
   console.log(`stop.llm_abort_p99: ${pct(llmMs, 99).toFixed(2)} ms`);
   console.log(`stop.speaker_p50: ${pct(spkMs, 50).toFixed(2)} ms`);
   console.log(`stop.speaker_p99: ${pct(spkMs, 99).toFixed(2)} ms`);
+  console.log(`stop.speaker_seen_p50: ${pct(spkSeenMs, 50).toFixed(2)} ms (the player's exit as the service's event loop hears it)`);
+  console.log(`stop.speaker_seen_p99: ${pct(spkSeenMs, 99).toFixed(2)} ms`);
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
   console.log(`stop.llm_server: ${inProcess ? 'in the service process (its close seen only when the service\'s event loop is free)' : 'own process, as Ollama'}`);
