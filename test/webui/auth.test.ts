@@ -14,6 +14,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { linkToken, startWebBox } from './helpers.js';
+import { waitUntil } from '../support/wait.js';
 import { request as socketRequest } from '../../src/cli/client.js';
 import { cli } from '../cli/run-cli.js';
 
@@ -238,5 +239,57 @@ test("the user's own certificate is served instead of the self-signed one; half 
     }
   } finally {
     rmSync(own, { recursive: true, force: true });
+  }
+});
+
+test('a pairing code said aloud signs a browser in once; a wrong code is refused, five end it; without a speaker the box says so', async () => {
+  // (More attempts per minute than the default: this test makes many on purpose; the limit itself is tested above.)
+  const box = await startWebBox({ env: { HOMEAGENT__PLUGIN__WEBUI__LOGIN_ATTEMPTS_PER_MINUTE: '100' } });
+  try {
+    const said: string[] = [];
+    box.app.kernel.bus.subscribe('_test_', 'output', (o) => {
+      if (o.channel === 'speaker') said.push(String(o.content));
+    });
+    const ask = async (): Promise<string> => {
+      const before = said.length;
+      const r = await box.req('/api/v1/auth/pair', { method: 'POST', body: {}, origin: true });
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json, { said: true, expires_in_s: 120, digits: 6 });
+      await waitUntil(() => said.length > before);
+      const m = /pairing code is (\d) (\d) (\d) (\d) (\d) (\d)\. Again/.exec(said.at(-1)!);
+      assert.ok(m, `said: ${said.at(-1)}`);
+      return m.slice(1).join('');
+    };
+    const code = await ask();
+    // It is never in the answer, nor in the sessions file.
+    assert.ok(!readFileSync(path.join(box.dir, 'webui', 'sessions.json'), 'utf8').includes(code));
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    const bad = await box.req('/api/v1/auth/login', { method: 'POST', body: { code: wrong }, origin: true });
+    assert.equal(bad.status, 401);
+    assert.equal(bad.json.code, 'CODE_INVALID');
+    const malformed = await box.req('/api/v1/auth/login', { method: 'POST', body: { code: 'abc' }, origin: true });
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.json.error, /six digits/);
+    // Typed with spaces as it was said: in, as a browser, once.
+    const ok = await box.req('/api/v1/auth/login', { method: 'POST', body: { code: `${code.slice(0, 3)} ${code.slice(3)}` }, origin: true });
+    assert.equal(ok.status, 200, ok.text);
+    assert.match(String(ok.headers['set-cookie']?.[0]), /^__Host-homeagent=/);
+    const again = await box.req('/api/v1/auth/login', { method: 'POST', body: { code }, origin: true });
+    assert.equal(again.json.code, 'CODE_INVALID');
+    // Five wrong codes end a code: the right one then opens nothing.
+    const second = await ask();
+    const other = String((Number(second) + 7) % 1_000_000).padStart(6, '0');
+    for (let i = 0; i < 5; i++) assert.equal((await box.req('/api/v1/auth/login', { method: 'POST', body: { code: other }, origin: true })).status, 401);
+    assert.equal((await box.req('/api/v1/auth/login', { method: 'POST', body: { code: second }, origin: true })).json.code, 'CODE_INVALID');
+    // No speaker (the voice plugin stopped): a clear refusal, and no code is made.
+    await box.app.kernel.host.stop('voice');
+    const links = (await socketRequest(box.socket, 'webui.sessions', {})) as unknown[];
+    const r = await box.req('/api/v1/auth/pair', { method: 'POST', body: {}, origin: true });
+    assert.equal(r.status, 409, r.text);
+    assert.equal(r.json.code, 'NO_SPEAKER');
+    assert.match(r.json.error, /homeagent webui link/);
+    assert.equal(((await socketRequest(box.socket, 'webui.sessions', {})) as unknown[]).length, links.length, 'no link was made');
+  } finally {
+    await box.close();
   }
 });

@@ -62,6 +62,12 @@ export interface ApiBackend {
   setCookie(res: ServerResponse, token: string | null): void;
   /** The Health page's update spool (health-api.ts). */
   health: HealthBackend;
+  /**
+   * Make a pairing code (AuthStore.createPairingCode) and say it on the box's
+   * speaker; `ok: false` with why when the box cannot speak (no speaker
+   * channel), and then no code exists.
+   */
+  sayPairingCode(): Promise<{ ok: true; expires_in_s: number } | { ok: false; why: string }>;
 }
 
 /** What a handler gets. */
@@ -193,13 +199,30 @@ export function apiRoutes(b: ApiBackend): Route[] {
         const lim = b.limiter.attempt(address);
         if (!lim.ok) throw new ApiError(429, 'TOO_MANY_ATTEMPTS', `too many sign-in attempts from ${address}; try again in ${lim.retry_after_s} s`, { 'retry-after': String(lim.retry_after_s) });
         const body = await readJsonBody(req);
-        if (typeof body.token !== 'string' || !body.token) throw new ApiError(400, 'BAD_ARGUMENT', 'missing "token" (the part of the link after #)');
+        const code = typeof body.code === 'string' ? body.code : undefined;
+        if (code === undefined && (typeof body.token !== 'string' || !body.token)) throw new ApiError(400, 'BAD_ARGUMENT', 'missing "token" (the part of the link after #) or "code" (the pairing code the box said)');
+        if (code !== undefined && !/^[\d\s-]{6,12}$/.test(code)) throw new ApiError(400, 'BAD_ARGUMENT', '"code" must be the six digits the box said');
         // A browser (it sends Origin) gets the cookie only; a script (no Origin) gets the token to send as a bearer.
         const browser = req.headers.origin !== undefined;
-        const opened = b.auth.redeemLink(body.token, browser ? 'browser' : 'token', String(req.headers['user-agent'] ?? ''));
+        const label = String(req.headers['user-agent'] ?? '');
+        const opened = code !== undefined ? b.auth.redeemPairingCode(code, browser ? 'browser' : 'token', label) : b.auth.redeemLink(String(body.token), browser ? 'browser' : 'token', label);
+        if (!opened && code !== undefined) throw new ApiError(401, 'CODE_INVALID', 'this pairing code is wrong, already used or expired; ask the box for a new one');
         if (!opened) throw new ApiError(401, 'LINK_INVALID', 'this link is unknown, already used or expired; make a new one on the box with `homeagent webui link`');
         if (browser) b.setCookie(res, opened.token);
         return { session: publicSession(opened.session), ...(browser ? {} : { token: opened.token }) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/auth/pair',
+      auth: false,
+      handle: async ({ address }) => {
+        // Asking counts as a sign-in attempt (the same per-address limit): nobody can keep the box talking.
+        const lim = b.limiter.attempt(address);
+        if (!lim.ok) throw new ApiError(429, 'TOO_MANY_ATTEMPTS', `too many sign-in attempts from ${address}; try again in ${lim.retry_after_s} s`, { 'retry-after': String(lim.retry_after_s) });
+        const said = await b.sayPairingCode();
+        if (!said.ok) throw new ApiError(409, 'NO_SPEAKER', said.why);
+        return { said: true, expires_in_s: said.expires_in_s, digits: 6 };
       },
     },
     {

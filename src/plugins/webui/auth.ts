@@ -16,7 +16,7 @@
  *   `<data dir>/webui/sessions.json` (store `webui-sessions`, src/kernel/store-version.ts),
  *   so a copy of the data directory opens no session.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../../kernel/clock.js';
@@ -157,6 +157,52 @@ export class AuthStore {
     s.last_seen_at = now;
     if (write) this.save();
     return s;
+  }
+
+  /**
+   * Make a pairing code: six digits the box says aloud, so a person in the
+   * room can sign a browser in without the CLI (issue 16 "Access": consent is
+   * hearing the box). Behind it is an ordinary one-time link valid `ttlMs`
+   * (listed and revocable as links are); the code itself lives only in
+   * memory, hashed. A new code replaces the previous one (its link goes);
+   * `PAIRING_TRIES` wrong codes use it up. Returns the code once.
+   */
+  createPairingCode(ttlMs: number): { code: string; link_id: string; expires_at: number } {
+    this.dropPairing();
+    const link = this.createLink(ttlMs);
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    this.pairing = { code_sha256: sha256(code), token: link.token, link_id: link.id, expires_at: link.expires_at, tries: 0 };
+    return { code, link_id: link.id, expires_at: link.expires_at };
+  }
+
+  /**
+   * Open a session with the pairing code said aloud (spaces and dashes
+   * ignored): as redeemLink with its link. Undefined for a wrong, used or
+   * expired code; the `PAIRING_TRIES`th wrong one ends the code.
+   */
+  redeemPairingCode(code: string, kind: SessionRecord['kind'], label?: string): { session: SessionRecord; token: string } | undefined {
+    const p = this.pairing;
+    if (!p) return undefined;
+    if (this.clock.now() >= p.expires_at || !this.links.some((l) => l.id === p.link_id)) {
+      this.dropPairing();
+      return undefined;
+    }
+    if (sha256(code.replace(/[\s-]/g, '')) !== p.code_sha256) {
+      if (++p.tries >= AuthStore.PAIRING_TRIES) this.dropPairing();
+      return undefined;
+    }
+    this.pairing = undefined;
+    return this.redeemLink(p.token, kind, label);
+  }
+
+  /** Wrong pairing codes that end a code. */
+  static readonly PAIRING_TRIES = 5;
+  private pairing: { code_sha256: string; token: string; link_id: string; expires_at: number; tries: number } | undefined;
+
+  private dropPairing(): void {
+    const p = this.pairing;
+    this.pairing = undefined;
+    if (p && this.links.some((l) => l.id === p.link_id)) this.revoke(p.link_id);
   }
 
   /** Pending links and open sessions, oldest first. */

@@ -64,6 +64,8 @@ export const SLOW_CLIENT_BYTES = 1024 * 1024;
 const MAX_EVENT_BYTES = 32 * 1024;
 /** Seconds between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 25_000;
+/** How long a pairing code said aloud signs a browser in (ms): long enough to type six digits, short enough that an overheard one is stale. */
+export const PAIRING_CODE_TTL_MS = 120_000;
 
 /** Options of the WebUI plugin. */
 export interface WebUIOptions {
@@ -210,6 +212,21 @@ export class WebUIPlugin implements Plugin {
       },
       setCookie: (res, token) => res.setHeader('set-cookie', sessionCookie(this.useHttps, token ?? '', token ? Math.floor(ttl() / 1000) : 0)),
       health: { spoolDir: path.join(sdk.dataDir, SPOOL_DIRNAME), updateMaxBytes: () => s.get<number>('plugin.webui.update_max_mb') * 1024 * 1024 },
+      sayPairingCode: async () => {
+        if (!sdk.outputChannel('speaker')) return { ok: false, why: 'the box has no speaker to say a pairing code (the voice plugin is not running); make a link on the box with `homeagent webui link`' };
+        const ttlMs = PAIRING_CODE_TTL_MS;
+        const { code, link_id } = auth.createPairingCode(ttlMs);
+        const digits = code.split('').join(' ');
+        const zh = backend.language() === 'zh';
+        try {
+          await sdk.sendOutput('speaker', zh ? `网页配对码：${digits}。再说一遍：${digits}。` : `The WebUI pairing code is ${digits}. Again: ${digits}.`, { pairing: true });
+        } catch (err) {
+          auth.revoke(link_id);
+          return { ok: false, why: `the box could not say the pairing code: ${err instanceof Error ? err.message : String(err)}` };
+        }
+        sdk.log.info({ link: link_id }, 'WebUI pairing code said aloud');
+        return { ok: true, expires_in_s: Math.round(ttlMs / 1000) };
+      },
     };
     this.routes = apiRoutes(backend);
 

@@ -1,0 +1,61 @@
+/**
+ * Signing a browser in with a pairing code the box says aloud (issue 16
+ * "Access"), in Debian's Chromium against the running service: the login
+ * page without a link offers to ask the box for a code; the box says six
+ * digits on its speaker (heard here as the `output` event of the speaker
+ * channel); typed in, they open a session and the Talk page. Screenshots go to
+ * SCREENS (test/webui/browser.test.ts).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startWebBox, type WebBox } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENS = path.join(os.tmpdir(), 'homeagent-webui-screens');
+
+let box: WebBox;
+let browser: Browser;
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh installs it)`);
+  mkdirSync(SCREENS, { recursive: true });
+  box = await startWebBox();
+  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+});
+after(async () => {
+  await browser?.close();
+  await box?.close();
+});
+
+test('the login page asks the box to say a pairing code; typed in, it opens the Talk page', async () => {
+  const page = await browser.newPage({ viewport: { width: 412, height: 700 } });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  const said: string[] = [];
+  const heard = new Promise<string>((resolve) =>
+    box.app.kernel.bus.subscribe('_test_', 'output', (o) => {
+      if (o.channel !== 'speaker') return;
+      said.push(String(o.content));
+      const m = /pairing code is ((?:\d ){5}\d)\./.exec(String(o.content));
+      if (m) resolve(m[1]!.replace(/ /g, ''));
+    }),
+  );
+  await page.goto(box.base + '/login');
+  await page.getByRole('button', { name: 'Ask the box for a code' }).click();
+  await page.getByText(/The box said a six-digit code/).waitFor();
+  const code = await heard;
+  assert.ok(!(await page.content()).includes(code), 'the page never shows the code: it was said');
+  await page.screenshot({ path: path.join(SCREENS, 'login-pairing.png') });
+  await page.getByLabel('Code').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/#\/talk$/);
+  const me = await page.evaluate(() => fetch('/api/v1/session').then((r) => r.status));
+  assert.equal(me, 200, 'signed in by the cookie');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
