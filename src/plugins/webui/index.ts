@@ -164,7 +164,10 @@ export class WebUIPlugin implements Plugin {
     }
     this.useHttps = s.get<boolean>('plugin.webui.https');
     const dir = path.join(sdk.dataDir, 'webui');
-    if (this.useHttps) this.cert = await loadOrMakeCertificate(dir, { certFile: s.get<string>('plugin.webui.cert_file'), keyFile: s.get<string>('plugin.webui.key_file') });
+    if (this.useHttps) {
+      this.cert = await loadOrMakeCertificate(dir, { certFile: s.get<string>('plugin.webui.cert_file'), keyFile: s.get<string>('plugin.webui.key_file') });
+      if (this.cert.renewed) sdk.log.warn({ reason: this.cert.renewed, fingerprint_sha256: this.cert.fingerprint256 }, 'WebUI certificate made again: browsers warn once more; compare the new fingerprint (homeagent webui link prints it)');
+    }
     const ttl = () => s.get<number>('plugin.webui.session_days') * 24 * 3600 * 1000;
     const auth = (this.auth = new AuthStore(dir, this.clock, ttl, sdk.dataDir));
     const limiter = new LoginLimiter(this.clock, () => s.get<number>('plugin.webui.login_attempts_per_minute'));

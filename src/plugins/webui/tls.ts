@@ -42,6 +42,8 @@ export interface WebCertificate {
   subjectAltName: string;
   /** End of validity (ms since the epoch). */
   validTo: number;
+  /** Set when the self-signed certificate was made again at this start, saying why (the fingerprint changed). */
+  renewed?: string;
 }
 
 /** The box's names and addresses for a certificate: its host name, `<name>.local` (mDNS), localhost, and every interface address but link-local IPv6. */
@@ -62,10 +64,12 @@ export function boxNames(): { dns: string[]; ips: string[] } {
  * The certificate to serve. With `certFile` and `keyFile` set, those are read
  * (HomeAgentError WEBUI_CERT when either is missing, unreadable or not PEM,
  * naming the file). Otherwise the self-signed one in `dir` is read, or made
- * when absent, unreadable or within 30 days of its end (its names: boxNames()).
+ * when absent, unreadable, within 30 days of its end, or not valid for every
+ * one of `names` (default boxNames(): the box got a new address or host
+ * name); `renewed` then says why.
  * Throws HomeAgentError WEBUI_CERT when `openssl` fails or is missing.
  */
-export async function loadOrMakeCertificate(dir: string, own: { certFile?: string; keyFile?: string } = {}, now = Date.now()): Promise<WebCertificate> {
+export async function loadOrMakeCertificate(dir: string, own: { certFile?: string; keyFile?: string } = {}, now = Date.now(), names: { dns: string[]; ips: string[] } = boxNames()): Promise<WebCertificate> {
   if (own.certFile || own.keyFile) {
     if (!own.certFile || !own.keyFile) throw new HomeAgentError('WEBUI_CERT', 'plugin.webui.cert_file and plugin.webui.key_file must be set together (or both left empty for the self-signed certificate)');
     return readPair(own.certFile, own.keyFile, false);
@@ -73,15 +77,32 @@ export async function loadOrMakeCertificate(dir: string, own: { certFile?: strin
   const certFile = path.join(dir, 'cert.pem');
   const keyFile = path.join(dir, 'key.pem');
   if (existsSync(certFile) && existsSync(keyFile)) {
+    let c: WebCertificate | undefined;
     try {
-      const c = readPair(certFile, keyFile, true);
-      if (c.validTo - now > RENEW_BEFORE_MS) return c;
+      c = readPair(certFile, keyFile, true);
     } catch {
       /* unreadable: made again below */
     }
+    if (c) {
+      // Made again when near its end, or when the box's names or addresses changed (a new DHCP lease, a new host name).
+      const missing = uncovered(c.cert, names);
+      if (c.validTo - now > RENEW_BEFORE_MS && missing.length === 0) return c;
+      const made = await remake();
+      return { ...made, renewed: missing.length ? `the box's names or addresses changed (not covered: ${missing.join(', ')})` : 'the old one was near its end' };
+    }
   }
-  await makeSelfSigned(dir, boxNames());
-  return readPair(certFile, keyFile, true);
+  return remake();
+
+  async function remake(): Promise<WebCertificate> {
+    await makeSelfSigned(dir, names);
+    return readPair(certFile, keyFile, true);
+  }
+}
+
+/** The names and addresses of `names` that certificate `pem` is not valid for (X509Certificate.checkHost / checkIP). */
+export function uncovered(pem: string, names: { dns: string[]; ips: string[] }): string[] {
+  const x = new X509Certificate(pem);
+  return [...names.dns.filter((n) => x.checkHost(n, { subject: 'never' }) === undefined), ...names.ips.filter((ip) => x.checkIP(ip) === undefined)];
 }
 
 function readPair(certFile: string, keyFile: string, selfSigned: boolean): WebCertificate {
