@@ -178,7 +178,8 @@ program
   .command('listen <files...>')
   .description('feed WAV recordings through the voice pipeline as if spoken; prints transcript, actions, reply and timings')
   .option('--realtime', 'feed the audio at the pace a microphone would (decoding runs while it arrives)')
-  .action(async (files: string[], o: { realtime?: boolean }) => {
+  .option('--as <name>', 'who is speaking (a person of the household), as `ask --as`')
+  .action(async (files: string[], o: { realtime?: boolean; as?: string }) => {
     const payload: Array<{ name: string; data_b64: string }> = [];
     let total = 0;
     for (const f of files) {
@@ -213,7 +214,7 @@ program
       }
       payload.push({ name: path.basename(f), data_b64: bytes.toString('base64') });
     }
-    await call('listen', { files: payload, realtime: o.realtime === true }, (d) => {
+    await call('listen', { files: payload, realtime: o.realtime === true, ...(o.as !== undefined ? { user: o.as } : {}) }, (d) => {
       // Progress while several files run; a recording that gave no transcript is reported by the result alone.
       const p = d as { file?: string; transcript?: string };
       if (p.transcript) process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript)}\n`);

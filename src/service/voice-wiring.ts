@@ -219,6 +219,8 @@ export class VoiceServicePlugin implements Plugin {
     for (const f of files) {
       if (!f || typeof f !== 'object' || typeof (f as { data_b64?: unknown }).data_b64 !== 'string') throw new HomeAgentError('BAD_ARGUMENT', 'listen: each file must be {"name": "...", "data_b64": "<base64 WAV>"}');
     }
+    if (args.user !== undefined && (typeof args.user !== 'string' || !args.user.trim())) throw new HomeAgentError('BAD_ARGUMENT', 'listen: "user" must be a person\'s name');
+    const user = typeof args.user === 'string' ? args.user.trim() : undefined;
     if (this.busy) throw new HomeAgentError('BUSY', 'another listen is running');
     this.busy = true;
     const outDir = path.join(sdk.dataDir, 'listen');
@@ -227,7 +229,7 @@ export class VoiceServicePlugin implements Plugin {
     try {
       for (const f of files as Array<{ name?: unknown; data_b64?: unknown }>) {
         const name = typeof f.name === 'string' ? path.basename(f.name) : 'input.wav';
-        const report = await listenOne(pipeline, speaker, sdk, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true);
+        const report = await listenOne(pipeline, speaker, sdk, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true, user);
         reports.push(report);
         io.send({ file: name, transcript: report.transcript, reply: report.reply });
       }
@@ -315,6 +317,7 @@ async function listenOne(
   wav: Buffer,
   outDir: string,
   realtime: boolean,
+  user?: string,
 ): Promise<ListenReport> {
   let pcm: Buffer;
   try {
@@ -337,7 +340,7 @@ async function listenOne(
   };
   speaker.startCapture();
   try {
-    const outcome = await plugin.feedUtterance(pcm, { realtime });
+    const outcome = await plugin.feedUtterance(pcm, { realtime, ...(user ? { user } : {}) });
     let turn: TurnResult | undefined;
     if (outcome.turn) turn = await outcome.turn;
     const timings = await outcome.done;

@@ -112,6 +112,8 @@ export class VoicePlugin implements Plugin {
   private readonly unsubs: Array<() => void> = [];
   private input: AudioInput | undefined;
   private capture: Capture | undefined;
+  /** The person speaking in a fed recording's captures (feedUtterance `user`: a browser paired for a person). */
+  private readonly speakers = new WeakMap<Capture, string>();
   private captureOutcome: Promise<UtteranceOutcome> | undefined;
   /** Captures fed from a recording (feedUtterance) rather than the microphone. */
   private readonly fed = new WeakSet<Capture>();
@@ -278,11 +280,13 @@ export class VoicePlugin implements Plugin {
    * Run one recorded utterance (16 kHz mono s16le) through endpointing, STT
    * and the agent, as if spoken into the microphone. Audio is fed in 20 ms
    * chunks; when it runs out before the endpointer decided, the end of the
-   * buffer ends the utterance.
+   * buffer ends the utterance. `user`: the person speaking (a browser paired
+   * for a person), carried into the turn's input as typed input carries it.
    */
-  async feedUtterance(pcm: Buffer, opts: { chunkMs?: number; realtime?: boolean } = {}): Promise<UtteranceOutcome> {
+  async feedUtterance(pcm: Buffer, opts: { chunkMs?: number; realtime?: boolean; user?: string } = {}): Promise<UtteranceOutcome> {
     const { capture, outcome } = this.beginCapture('feed', {});
     this.fed.add(capture);
+    if (opts.user) this.speakers.set(capture, opts.user);
     const chunkMs = opts.chunkMs ?? 20;
     const step = Math.max(2, Math.round(chunkMs * 32));
     const t0 = systemClock.monotonic();
@@ -295,7 +299,10 @@ export class VoicePlugin implements Plugin {
       } else await new Promise((r) => setImmediate(r)); // what the recogniser finished meanwhile (a pause's result) is seen between chunks
       if (cur.done && !cur.endedEarly) break;
       // Acted on at a pause: the rest of the recording is the next utterance (nothing said is lost).
-      if (cur.done && !this.stopped) cur = this.beginContinuation(cur)?.capture ?? cur;
+      if (cur.done && !this.stopped) {
+        cur = this.beginContinuation(cur)?.capture ?? cur;
+        if (opts.user) this.speakers.set(cur, opts.user);
+      }
       cur.feed(pcm.subarray(o, o + step));
     }
     cur.finish('stream_end');
@@ -447,7 +454,10 @@ export class VoicePlugin implements Plugin {
     this.bargedIn = false;
     this.activeTurns++;
     this.dropNewReplies = false;
-    const turn = barge ? sdk.injectInterrupt(1, 'speaker', stt.text, { meta }) : sdk.injectInput('speaker', stt.text, { meta });
+    // Who is speaking, when the audio came from a browser paired for a person (feedUtterance `user`).
+    const user = this.speakers.get(capture);
+    const opts = { meta, ...(user ? { user } : {}) };
+    const turn = barge ? sdk.injectInterrupt(1, 'speaker', stt.text, opts) : sdk.injectInput('speaker', stt.text, opts);
     const settled = turn.then(
       (res) => res,
       (err: unknown): TurnResult => {

@@ -204,5 +204,7 @@ test('listen over the socket: a WAV header with no samples is an error, never ru
     assert.equal(r.utterances[0]!.status, 'error');
     assert.match(r.utterances[0]!.error ?? '', /has no audio/);
     assert.equal(r.utterances[0]!.reply, '', 'no "didn\'t catch that" reply');
+    // Who is speaking must be a name when given.
+    await assert.rejects(request(socket, 'listen', { files: [{ name: 'empty.wav', data_b64: empty }], user: ' ' }, undefined, { timeoutMs: 30_000 }), /"user" must be a person's name/);
   });
 });

@@ -77,3 +77,18 @@ test('malformed frames get typed errors; the upgrade needs a session and the pag
   const ok = await connect({ cookie, origin: box.base });
   ok.ws.close();
 });
+
+test('push-to-talk from a browser paired for a person: the box hears that person, as typed input from it does', async () => {
+  const anna = await box.scriptLogin('Anna');
+  const inputs: Array<{ text: string; user?: string }> = [];
+  box.app.kernel.bus.subscribe('_test_', 'raw_input', (i) => void inputs.push({ text: i.text, ...(i.user ? { user: i.user } : {}) }));
+  const { ws, frames } = await connect({ authorization: `Bearer ${anna}` });
+  const pcm = Buffer.concat([wavToVoicePcm(readFileSync(path.join(VOICE_DIR, 'lock the Front Door.wav'))), noise(1500, -65, 12)]);
+  for (let i = 0; i < pcm.length; i += 3200) ws.send(pcm.subarray(i, i + 3200), { binary: true });
+  ws.send(JSON.stringify({ type: 'end' }));
+  await waitUntil(() => frames.some((f) => Buffer.isBuffer(f)) || frames.some((f) => typeof f === 'string' && f.includes('"error"')), 'the answer', 60_000);
+  const result = JSON.parse(frames.find((f) => typeof f === 'string') as string);
+  assert.equal(result.transcript, 'lock the front door', JSON.stringify(result));
+  assert.deepEqual(inputs.filter((i) => i.text === 'lock the front door'), [{ text: 'lock the front door', user: 'Anna' }]);
+  ws.close();
+});

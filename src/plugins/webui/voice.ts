@@ -126,7 +126,8 @@ export class PushToTalk {
     const aborted = new AbortController();
     ws.once('close', () => aborted.abort());
     try {
-      const r = (await listen({ files: [{ name, data_b64: encodeWav(pcm, { sampleRate: 16_000, channels: 1 }).toString('base64') }] }, { send: () => undefined, signal: aborted.signal })) as { utterances?: ListenReport[] };
+      // A browser paired for a person speaks as that person (issue 16 "Access"), as what is typed there does.
+      const r = (await listen({ files: [{ name, data_b64: encodeWav(pcm, { sampleRate: 16_000, channels: 1 }).toString('base64') }], ...(session.person ? { user: session.person } : {}) }, { send: () => undefined, signal: aborted.signal })) as { utterances?: ListenReport[] };
       const u = r.utterances?.[0];
       if (!u) return error('LISTEN_FAILED', 'the voice pipeline gave no answer');
       if (u.status === 'error') return error('LISTEN_FAILED', u.error ?? u.reply);
