@@ -312,6 +312,24 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
     case 'status':
       if (isRecord(result)) return out(statusText(result, now));
       break;
+    case 'timers':
+      if (Array.isArray(result)) {
+        if (result.length === 0) return out('no timers running');
+        const rows = (result as Array<Record<string, unknown>>).map((t) => [String(t.name ?? '') || '-', String(t.state), duration(Number(t.remaining_s)), duration(Number(t.duration_s)), String(t.id)]);
+        return out(table(['NAME', 'STATE', 'LEFT', 'SET FOR', 'ID'], rows));
+      }
+      break;
+    case 'lists':
+      if (isRecord(result)) {
+        const lines: string[] = [];
+        for (const [list, items] of Object.entries(result)) {
+          const open = Array.isArray(items) ? (items as Array<Record<string, unknown>>) : [];
+          lines.push(`${list}: ${open.length === 0 ? '(empty)' : ''}`);
+          for (const i of open) lines.push(`  - ${String(i.text)}`);
+        }
+        return out(lines.join('\n'));
+      }
+      break;
     case 'devices':
       if (Array.isArray(result)) {
         if (result.length === 0) return out('no devices known (none announced on the broker yet)');

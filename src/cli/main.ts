@@ -256,6 +256,8 @@ webui
 webui.command('sessions').description('browsers and scripts signed in, and links not opened yet').action(() => call('webui.sessions'));
 webui.command('revoke <id>').description('end a session or cancel a link (ids from webui sessions)').action((id: string) => call('webui.revoke', { id }));
 
+program.command('timers').description('the timers running or paused, with what is left').action(() => call('timers'));
+program.command('lists').description('what is on the shopping and to-do lists (not yet done)').action(() => call('lists'));
 program.command('devices').description('devices known from MQTT, with room, state and availability (--json: raw, brightness also in percent)').action(() => call('devices'));
 const plugins = program
   .command('plugins')

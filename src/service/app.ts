@@ -26,6 +26,7 @@ import { ProviderManager, registerProviderSettings } from '../providers/manager.
 import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
 import { TimersPlugin } from '../plugins/timers/index.js';
 import { ListsPlugin } from '../plugins/lists/index.js';
+import { LIST_NAMES } from '../plugins/lists/list-service.js';
 import { GpioPlugin, SerialPlugin, CameraPlugin, SimGpioDriver } from '../../hal/index.js';
 import { startEmbeddedBroker, type EmbeddedBroker } from './embedded-broker.js';
 import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from './sd-notify.js';
@@ -333,6 +334,17 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   commands['plugins.restart'] = (args) => ext().restart(nameArg(args));
   commands['plugins.reload'] = () => ext().reload();
   commands.devices = () => (home.registry ? home.registry.views().map((v) => ({ id: v.entity.id, name: v.entity.name, component: v.entity.component, area: v.entity.area, available: v.available, state: v.state })) : []);
+  // `homeagent timers` / `lists` (and the WebUI's Health page): what is running and what is on the lists.
+  commands.timers = () => {
+    const svc = app.timers.service;
+    if (!svc) throw new HomeAgentError('TIMERS_UNAVAILABLE', 'the timers plugin is not running');
+    return svc.status().map((t) => ({ id: t.id, ...(t.name ? { name: t.name } : {}), state: t.state, duration_s: t.duration_s, remaining_s: t.remaining_s, channel: t.channel }));
+  };
+  commands.lists = () => {
+    const svc = app.lists.service;
+    if (!svc) throw new HomeAgentError('LISTS_UNAVAILABLE', 'the lists plugin is not running');
+    return Object.fromEntries(LIST_NAMES.map((l) => [l, svc.items(l).map((i) => ({ id: i.id, text: i.text, created_at: i.created_at }))]));
+  };
   commands['memory.stats'] = () => app.memory?.stats() ?? { error: 'memory not running' };
   commands['memory.recall'] = async (args) => app.memory?.recall(String(args.query ?? '')) ?? [];
   // `homeagent memory export --person NAME`: everything stored about a person, as JSON.

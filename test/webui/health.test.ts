@@ -182,3 +182,28 @@ test('a trusted bundle is installed by the helper; a roll-back request is carrie
   assert.equal(none.status, 409);
   assert.equal(none.json.code, 'NO_BUNDLE');
 });
+
+test('timers and lists: what `homeagent timers` and `lists` print, as the page reads them', async () => {
+  assert.deepEqual((await box.req('/api/v1/timers', { bearer: token })).json, []);
+  const set = await box.app.kernel.injectInput('test', 'cli', 'set a pasta timer for 10 minutes');
+  assert.equal(set.status, 'short_circuit', set.reply);
+  const add = await box.app.kernel.injectInput('test', 'cli', 'add oat milk to the shopping list');
+  assert.equal(add.status, 'short_circuit', add.reply);
+  const timers = (await box.req('/api/v1/timers', { bearer: token })).json as Array<Record<string, unknown>>;
+  assert.equal(timers.length, 1, JSON.stringify(timers));
+  assert.equal(timers[0]!.name, 'pasta');
+  assert.equal(timers[0]!.state, 'running');
+  assert.equal(timers[0]!.duration_s, 600);
+  assert.ok(Number(timers[0]!.remaining_s) > 590 && Number(timers[0]!.remaining_s) <= 600);
+  const lists = (await box.req('/api/v1/lists', { bearer: token })).json as Record<string, Array<{ text: string }>>;
+  assert.deepEqual(lists.shopping!.map((i) => i.text), ['oat milk']);
+  assert.deepEqual(lists.todo, []);
+  assert.equal((await box.req('/api/v1/lists')).status, 401, 'a session is needed');
+  const { printResult } = await import('../../src/cli/format.js');
+  let printed = '';
+  printResult('timers', timers, false, (s) => void (printed += s));
+  assert.match(printed, /pasta\s+running\s+\d+ min/);
+  printed = '';
+  printResult('lists', lists, false, (s) => void (printed += s));
+  assert.match(printed, /shopping: \n  - oat milk\ntodo: \(empty\)/);
+});

@@ -80,6 +80,8 @@ export function healthRoutes(b: Pick<ApiBackend, 'command'>, h: HealthBackend): 
   };
   return [
     { method: 'GET', path: '/plugins', auth: true, handle: () => run('plugins') },
+    { method: 'GET', path: '/timers', auth: true, handle: () => run('timers') },
+    { method: 'GET', path: '/lists', auth: true, handle: () => run('lists') },
     {
       method: 'POST',
       path: '/plugins/{name}/restart',
@@ -139,7 +141,13 @@ export function healthRoutes(b: Pick<ApiBackend, 'command'>, h: HealthBackend): 
           await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
           if (size !== declared) throw new ApiError(400, 'UPLOAD_INCOMPLETE', `the upload ended after ${size} of ${declared} bytes`, close);
         } catch (err) {
-          out.destroy();
+          // The file may still be opening (the stream opens it in the background): removed once the stream has closed,
+          // or a refusal at the first bytes would leave an empty .part behind.
+          await new Promise<void>((resolve) => {
+            if (out.closed) return resolve();
+            out.once('close', () => resolve());
+            out.destroy();
+          });
           rmSync(part, { force: true });
           throw err;
         }

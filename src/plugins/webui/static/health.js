@@ -1,4 +1,4 @@
-// The Health page's panels (issue 16, page 6): plugins with their state and a restart button, the log tail,
+// The Health page's panels (issue 16, page 6): timers and lists, plugins with their state and a restart button, the log tail,
 // and updates (upload a release bundle with a progress bar, install, roll back) through the update spool that the
 // root helper (systemd/homeagent-update.path) carries out. Routes: health-api.ts. Used by app.js's Health page.
 import { h } from 'preact';
@@ -19,6 +19,8 @@ const WORDS = {
     queued: 'Waiting for the update helper…', not_picked: 'The update helper has not picked the request up. On the box: sudo systemctl enable --now homeagent-update.path',
     running: 'Working', installed: 'Installed', refused: 'Refused', failed: 'Failed', rolled_back: 'Rolled back', last_update: 'Last update', why: 'signature check',
     lost: 'The service is not answering (restarting?); trying again…',
+    timers_lists: 'Timers and lists', no_timers: 'No timers running.', paused: 'paused', left: (d) => `${d} left`,
+    shopping: 'Shopping list', todo: 'To-do list', empty: '(empty)',
   },
   zh: {
     plugins: '插件', th_name: '名称', th_kind: '类型', th_state: '状态', th_restarts: '重启次数', th_error: '最近的错误',
@@ -31,6 +33,8 @@ const WORDS = {
     queued: '等待更新助手…', not_picked: '更新助手还没有接收请求。在设备上运行：sudo systemctl enable --now homeagent-update.path',
     running: '进行中', installed: '已安装', refused: '被拒绝', failed: '失败', rolled_back: '已回滚', last_update: '最近一次更新', why: '签名检查',
     lost: '服务没有响应（正在重启？）；正在重试…',
+    timers_lists: '计时器和清单', no_timers: '没有正在运行的计时器。', paused: '已暂停', left: (d) => `还剩 ${d}`,
+    shopping: '购物清单', todo: '待办清单', empty: '（空）',
   },
 };
 
@@ -59,7 +63,40 @@ function mb(bytes) {
 export function HealthPanels({ api, lang }) {
   const W = WORDS[lang] ?? WORDS.en;
   const t = (k, ...a) => (typeof W[k] === 'function' ? W[k](...a) : W[k] ?? WORDS.en[k] ?? k);
-  return html`<${Plugins} api=${api} t=${t} /><${LogTail} api=${api} t=${t} /><${Updates} api=${api} t=${t} />`;
+  return html`<${TimersLists} api=${api} t=${t} /><${Plugins} api=${api} t=${t} /><${LogTail} api=${api} t=${t} /><${Updates} api=${api} t=${t} />`;
+}
+
+/** A duration in seconds as h:mm:ss or m:ss. */
+function clock(s) {
+  const n = Math.max(0, Math.round(s));
+  const h = Math.floor(n / 3600);
+  const m = Math.floor((n % 3600) / 60);
+  const ss = String(n % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/** Timers (what is left, counting down between polls) and the shopping and to-do lists (GET /timers, /lists). */
+function TimersLists({ api, t }) {
+  const [timers, setTimers] = useState(null);
+  const [lists, setLists] = useState(null);
+  const [at, setAt] = useState(Date.now());
+  usePoll(async () => {
+    const [tm, ls] = await Promise.all([api('/timers').catch(() => null), api('/lists').catch(() => null)]);
+    setTimers(tm);
+    setLists(ls);
+    setAt(Date.now());
+  }, 5000);
+  // The seconds tick between polls.
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const id = setInterval(() => tick((n) => n + 1), 1000);
+    return () => clearInterval(id);
+  }, []);
+  const gone = (Date.now() - at) / 1000;
+  return html`<section class="timers-lists"><h3>${t('timers_lists')}</h3>
+    ${timers === null ? null : timers.length === 0 ? html`<p class="hint">${t('no_timers')}</p>` : html`<ul class="timers">${timers.map((x) => html`<li><b>${x.name ?? clock(x.duration_s)}</b> ${x.state === 'paused' ? t('paused') : t('left', clock(x.remaining_s - gone))}</li>`)}</ul>`}
+    ${lists === null ? null : Object.entries(lists).map(([name, items]) => html`<div class="list"><h4>${t(name)}</h4>${items.length === 0 ? html`<p class="hint">${t('empty')}</p>` : html`<ul>${items.map((i) => html`<li>${i.text}</li>`)}</ul>`}</div>`)}
+  </section>`;
 }
 
 function Plugins({ api, t }) {

@@ -1,10 +1,11 @@
 /**
- * Signing a browser in with a pairing code the box says aloud (issue 16
- * "Access"), in Debian's Chromium against the running service: the login
+ * In Debian's Chromium against the running service (issue 16): signing a
+ * browser in with a pairing code the box says aloud ("Access": the login
  * page without a link offers to ask the box for a code; the box says six
- * digits on its speaker (heard here as the `output` event of the speaker
- * channel); typed in, they open a session and the Talk page. Screenshots go to
- * SCREENS (test/webui/browser.test.ts).
+ * digits on its speaker, heard here as the `output` event of the speaker
+ * channel; typed in, they open a session and the Talk page), and the Health
+ * page's timers and lists. Screenshots go to SCREENS
+ * (login-pairing.png, health-timers-lists.png).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,4 +59,22 @@ test('the login page asks the box to say a pairing code; typed in, it opens the 
   assert.equal(me, 200, 'signed in by the cookie');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('the Health page shows the timers counting down and what is on the lists', async () => {
+  await box.app.kernel.injectInput('test', 'cli', 'set a pasta timer for 10 minutes');
+  await box.app.kernel.injectInput('test', 'cli', 'add oat milk to the shopping list');
+  const context = await browser.newContext({ viewport: { width: 412, height: 900 } });
+  const link = await box.link();
+  const page = await context.newPage();
+  await page.goto(link.url.replace(/^https:\/\/[^/]+/, box.base));
+  await page.waitForURL(/#\/talk$/);
+  await page.goto(box.base + '/#/health');
+  const panel = page.locator('section.timers-lists');
+  await panel.getByText('Timers and lists').waitFor();
+  await panel.getByText('pasta').waitFor();
+  assert.match(await panel.innerText(), /pasta 9:\d\d left/);
+  await panel.getByText('oat milk').waitFor();
+  await panel.screenshot({ path: path.join(SCREENS, 'health-timers-lists.png') });
+  await context.close();
 });
