@@ -1,4 +1,4 @@
-// The HomeAgent WebUI: Talk, Activity, Settings and Access pages over /api/v1 (openapi.json).
+// The HomeAgent WebUI: Talk, Activity, Devices, Memory, Health, Settings and Access pages over /api/v1 (openapi.json).
 // preact + htm from /vendor (an import map names them); no build step.
 import { Component, h, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';

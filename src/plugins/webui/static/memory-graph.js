@@ -197,7 +197,7 @@ export function MemoryGraph({ api, t, onChanged }) {
           const cls = `node ${TYPE_CLASS[nd.type] ?? 't-other'} ${selectedEntity?.id === nd.id ? 'selected' : near.has(nd.id) ? 'near' : ''}`;
           return html`<g class=${cls} data-name=${nd.name} role="button" tabindex="0" aria-label=${nd.name} onClick=${() => explore(nd.name)} onKeyDown=${(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), explore(nd.name))}>
             <circle cx=${p.x} cy=${p.y} r=${r} />
-            <text x=${p.x} y=${p.y + r + 12}>${nd.name.length > 18 ? nd.name.slice(0, 17) + '…' : nd.name}</text>
+            <text x=${p.x} y=${p.y + r + 14}>${nd.name.length > 18 ? nd.name.slice(0, 17) + '…' : nd.name}</text>
           </g>`;
         })}
       </svg>
