@@ -416,11 +416,16 @@ test('the page speaks Chinese to a Chinese browser', async () => {
   await page.getByRole('link', { name: '对话' }).waitFor();
   assert.equal(await page.getByRole('button', { name: '发送' }).count(), 1);
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
-  box.llm.enqueue({ content: '厨房的灯已经打开了。', tokensPerSecond: 50 });
+  // Answered by what was asked, not by order: a compaction of the long history before the turn (the box asks the model for
+  // a summary when the prompt grows past its band) must not take this turn's reply.
+  box.llm.script((r) => (String(r.body?.messages?.at(-1)?.content ?? '') === '你好' ? { content: '厨房的灯已经打开了。', tokensPerSecond: 50 } : { content: 'Summary: earlier talk.' }));
   await page.getByLabel('消息').fill('你好');
   await page.getByRole('button', { name: '发送' }).click();
   await page.locator('.msg.box[data-status="done"]').waitFor();
-  assert.equal((await page.locator('.msg.box .text').last().textContent())!.trim(), '厨房的灯已经打开了。');
+  // On a failure, the last requests the model got say which one took the queued reply.
+  const lastAsked = () => JSON.stringify(box.llm.chatRequests().slice(-3).map((r) => String(r.body?.messages?.at(-1)?.content ?? '').slice(0, 120)));
+  assert.equal((await page.locator('.msg.box .text').last().textContent())!.trim(), '厨房的灯已经打开了。', lastAsked());
+  box.llm.script(null);
   await page.screenshot({ path: path.join(SCREENS, 'talk-zh.png') });
   // The Memory page's new words too.
   await page.getByRole('link', { name: '记忆' }).click();

@@ -194,10 +194,14 @@ export function MemoryGraph({ api, t, onChanged }) {
         ${nodes.map((nd) => {
           const p = pos.get(nd.id);
           const r = Math.min(16, 6 + Math.sqrt(nd.mentions || 1) * 2);
+          const label = nd.name.length > 18 ? nd.name.slice(0, 17) + '…' : nd.name;
+          // The whole of the node, its name included, takes the tap (not only the dot).
+          const hitW = Math.max(2 * r + 8, label.length * 7.5);
           const cls = `node ${TYPE_CLASS[nd.type] ?? 't-other'} ${selectedEntity?.id === nd.id ? 'selected' : near.has(nd.id) ? 'near' : ''}`;
           return html`<g class=${cls} data-name=${nd.name} role="button" tabindex="0" aria-label=${nd.name} onClick=${() => explore(nd.name)} onKeyDown=${(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), explore(nd.name))}>
+            <rect class="hit" x=${p.x - hitW / 2} y=${p.y - r - 2} width=${hitW} height=${2 * r + 20} />
             <circle cx=${p.x} cy=${p.y} r=${r} />
-            <text x=${p.x} y=${p.y + r + 14}>${nd.name.length > 18 ? nd.name.slice(0, 17) + '…' : nd.name}</text>
+            <text x=${p.x} y=${p.y + r + 14}>${label}</text>
           </g>`;
         })}
       </svg>
