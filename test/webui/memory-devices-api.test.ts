@@ -65,6 +65,19 @@ test('the memory graph: the most mentioned entities with their relations, and on
   assert.equal((await box.req('/api/v1/memory/graph')).status, 401);
 });
 
+test("another person's sensitive facts, and what is known only through them, are left out of the graph", async () => {
+  box.app.memory!.system.graph.commit([{ subject: 'Bob', subject_type: 'person', relation: 'is treated for', object: 'a rare illness', sensitive: true, owner: 'Bob' }], Date.now());
+  const alice = await box.scriptLogin('Alice');
+  const bob = await box.scriptLogin('Bob');
+  const seen = async (bearer: string) => names((await box.req('/api/v1/memory/graph?limit=200', { bearer })).json as Graph);
+  assert.ok(!(await seen(alice)).includes('a rare illness'));
+  assert.ok((await seen(alice)).includes('Bob'), 'the person is still shown');
+  assert.equal(((await box.req('/api/v1/memory/graph?entity=Bob', { bearer: alice })).json as Graph).relations.length, 0);
+  assert.equal((await box.req('/api/v1/memory/graph?entity=a%20rare%20illness', { bearer: alice })).status, 404);
+  assert.ok((await seen(bob)).includes('a rare illness'));
+  assert.deepEqual(((await box.req('/api/v1/memory/graph?entity=a%20rare%20illness', { bearer: bob })).json as Graph).relations.map((r) => r.relation), ['is treated for']);
+});
+
 test('edits go through memory_edit: an entity renamed, a relation changed; bad input is a 4xx naming the field', async () => {
   const renamed = await post('/memory/edit', { entity: 'Tom', new_name: 'Thomas' });
   assert.equal(renamed.status, 200, renamed.text);

@@ -234,16 +234,22 @@ export function graphView(g: GraphStore, o: { limit: number; entity?: string; vi
   const total = g.stats().entities;
   const entity = (e: { id: number; name: string; type: string; mention_count: number }): GraphEntity => ({ id: e.id, name: e.name, type: e.type, mentions: e.mention_count });
   const relation = (r: RelationView): GraphRelation => ({ id: r.id, source: r.source, target: r.target, relation: r.relation_type, confidence: Number(r.confidence.toFixed(2)), ...(r.sentence ? { sentence: r.sentence } : {}) });
+  // A thing known only through facts the viewer may not see (another person's sensitive ones) is not shown either.
+  const hidden = (e: { id: number; type: string }): boolean => {
+    if (e.type === 'person') return false;
+    const rels = g.relationsOf(e.id, 200);
+    return rels.length > 0 && !rels.some((r) => relationVisible(r, o.viewer));
+  };
   if (o.entity !== undefined) {
     const e = g.resolve(o.entity);
-    if (!e) throw new ApiError(404, 'NOT_FOUND', `no entity ${JSON.stringify(o.entity)} in the memory`);
+    if (!e || hidden(e)) throw new ApiError(404, 'NOT_FOUND', `no entity ${JSON.stringify(o.entity)} in the memory`);
     const rels = g.relationsOf(e.id, NEIGHBOUR_RELATIONS).filter((r) => relationVisible(r, o.viewer));
     const ids = new Set([e.id, ...rels.flatMap((r) => [r.source, r.target])]);
     const entities = [...ids].map((id) => g.byId(id)).filter((x) => x !== undefined).map(entity);
     return { entities, relations: rels.map(relation), focus: e.id, total };
   }
   const ov = g.overview(o.limit);
-  return { entities: ov.entities.map(entity), relations: ov.relations.filter((r) => relationVisible(r, o.viewer)).map(relation), total };
+  return { entities: ov.entities.filter((e) => !hidden(e)).map(entity), relations: ov.relations.filter((r) => relationVisible(r, o.viewer)).map(relation), total };
 }
 
 /**
