@@ -3,8 +3,11 @@
  * on the LAN (`plugin.webui.port`, default 8080; `plugin.webui.bind`), over
  * HTTPS by default (tls.ts), from files in the package (assets.ts): the Talk
  * page (type, see the reply as the model writes it, stop), the Activity page
- * (every turn live from the turn event stream), the Settings page, and the
- * HTTP API under /api/v1 (api.ts, described in openapi.json) the pages use.
+ * (every turn live from the turn event stream), the Devices page (device
+ * states live from the home plugin's `plugin.home.state` events), the Memory
+ * page (the graph, the last turn's recall, edits and forgetting through the
+ * memory tools: memory-api.ts), Health, Settings and Access, and the HTTP API
+ * under /api/v1 (api.ts, described in openapi.json) the pages use.
  *
  * Access (auth.ts): nobody gets in without a one-time link made on the box
  * (`homeagent webui link [--person NAME]`, the control-socket command
