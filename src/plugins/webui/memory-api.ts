@@ -25,8 +25,9 @@ import { ApiError, readJsonBody } from './http.js';
 import type { SessionRecord } from './auth.js';
 import type { Route } from './api.js';
 
-/** Entities the graph starts with by default, and at most. */
+/** Entities the graph starts with by default (GET /memory/graph without `limit`). */
 export const GRAPH_DEFAULT_ENTITIES = 40;
+/** Largest `limit` of GET /memory/graph. */
 export const GRAPH_MAX_ENTITIES = 200;
 /** Relations of one entity shown when it is explored. */
 const NEIGHBOUR_RELATIONS = 50;
