@@ -205,9 +205,10 @@ export function MemoryGraph({ api, t, onChanged }) {
           </g>`;
         })}
       </svg>
+      <p class="legend">${['person', 'place', 'thing', 'other'].map((k) => html`<span class="t-${k}"><i></i>${t(`type_${k}`)}</span>`)}</p>
       <p class="hint">${t('graph_hint')}${g.total > nodes.length ? ` ${t('graph_more', nodes.length, g.total)}` : ''}</p>`}
     ${selectedEntity ? html`<div class="entity" data-name=${selectedEntity.name}>
-      <h3>${selectedEntity.name} <small>${selectedEntity.type} · ${t('mentions', selectedEntity.mentions)}</small></h3>
+      <h3>${selectedEntity.name} <small>${TYPE_CLASS[selectedEntity.type] ? t(`type_${selectedEntity.type}`) : selectedEntity.type} · ${t('mentions', selectedEntity.mentions)}</small></h3>
       <p class="actions">
         <button type="button" onClick=${() => setDialog({ kind: 'rename', entity: selectedEntity })}>${t('rename')}</button>
         <button type="button" class="danger" onClick=${() => setDialog({ kind: 'forget', entity: selectedEntity })}>${t('forget')}</button>
