@@ -211,9 +211,15 @@ export class HomePlugin implements Plugin {
     resubscribe();
     this.unsubs.push(
       registry.onChange((c) => {
-        if (c.kind !== 'entities') return;
+        if (c.kind === 'state') {
+          // The device as `homeagent devices` lists it, for pages that show state live (the WebUI's Devices page).
+          const v = registry.view(c.id);
+          if (v) sdk.publish('plugin.home.state', { id: v.entity.id, name: v.entity.name, component: v.entity.component, ...(v.entity.area ? { area: v.entity.area } : {}), available: v.available, state: { ...v.state } });
+          return;
+        }
         resubscribe();
         this.emitVocabulary(sdk, registry);
+        sdk.publish('plugin.home.devices', { entities: registry.entities().length });
       }),
     );
     // Devices restored from the last run (registry.load) raise no change: announce them now.

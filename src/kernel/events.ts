@@ -89,6 +89,13 @@ export interface PluginEvents {
   /** src/home: a device command was sent (QoS 1, acknowledged by the broker). */
   'plugin.home.command': { topic: string; payload: string };
   /**
+   * src/home: a device's state or availability changed (a state message from MQTT, its availability topic, or the
+   * broker connection): the device as `homeagent devices` lists it. The WebUI's Devices page shows it live.
+   */
+  'plugin.home.state': { id: string; name: string; component: string; area?: string; available: boolean; state: Record<string, unknown> };
+  /** src/home: the set of devices changed (one announced, renamed, moved or removed): `entities` known now. */
+  'plugin.home.devices': { entities: number };
+  /**
    * src/home: the home's vocabulary (device names, rooms, lists) for the speech grammar, on start and whenever
    * devices, names or rooms change. Retained: a subscriber that comes later gets the current one at once.
    */

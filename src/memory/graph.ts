@@ -427,6 +427,20 @@ export class GraphStore {
       .immediate();
   }
 
+  /**
+   * The most mentioned entities (at most `limit`, most mentioned and most
+   * recently updated first) with the relations between them: the start of
+   * the WebUI's memory graph. Read only.
+   */
+  overview(limit = 40): { entities: EntityRow[]; relations: RelationView[] } {
+    const entities = this.db.prepare('SELECT * FROM entities ORDER BY mention_count DESC, updated DESC, id LIMIT ?').all(Math.max(1, limit)) as EntityRow[];
+    if (entities.length === 0) return { entities, relations: [] };
+    const ids = entities.map((e) => e.id);
+    const marks = ids.map(() => '?').join(',');
+    const relations = this.db.prepare(`${REL_SELECT} WHERE r.source IN (${marks}) AND r.target IN (${marks}) ORDER BY r.confidence DESC, r.updated DESC LIMIT ?`).all(...ids, ...ids, limit * 4) as RelationView[];
+    return { entities, relations };
+  }
+
   /** Counts for introspection. */
   stats(): { entities: number; relations: number; aliases: number } {
     const c = (sql: string): number => Number(this.db.prepare(sql).pluck().get());

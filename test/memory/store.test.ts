@@ -205,3 +205,25 @@ describe('prompt and tools', () => {
     assert.deepEqual(await mem.runLoopOnce('archive'), { closed: 1 }, 'no tick on a closed database');
   });
 });
+
+describe('graph overview (the WebUI memory graph)', () => {
+  it('gives the most mentioned entities and only the relations between them', () => {
+    const { dir, cleanup } = tempDir();
+    const mem = makeMemory({ dir });
+    try {
+      const now = Date.now();
+      mem.graph.commit([{ subject: 'Anna', relation: 'likes', object: 'tea' }, { subject: 'Anna', relation: 'lives in', object: 'Lisbon' }, { subject: 'Anna', relation: 'knows', object: 'Tom' }], now);
+      mem.graph.commit([{ subject: 'Tom', relation: 'owns', object: 'car' }], now);
+      const all = mem.graph.overview(10);
+      assert.deepEqual(all.entities.map((e) => e.name).slice(0, 2), ['Anna', 'Tom']);
+      assert.equal(all.entities.length, 5);
+      assert.equal(all.relations.length, 4);
+      const two = mem.graph.overview(2);
+      assert.deepEqual(two.entities.map((e) => e.name), ['Anna', 'Tom']);
+      assert.deepEqual(two.relations.map((r) => `${r.source_name} ${r.relation_type} ${r.target_name}`), ['Anna knows Tom']);
+      mem.close();
+    } finally {
+      cleanup();
+    }
+  });
+});

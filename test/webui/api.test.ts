@@ -51,6 +51,13 @@ test('every route served is documented in openapi.json, and every documented rou
       assert.equal(r.status, 200, `${entry}: ${r.text}`);
       continue;
     }
+    if (entry === 'POST /memory/edit' || entry === 'POST /memory/forget') {
+      // Served, and refusing a body that names nothing to change (test/webui/memory-devices-api.test.ts checks what they do).
+      const r = await box.req(p, { method, bearer: token, body: {} });
+      assert.equal(r.status, 400, `${entry}: ${r.text}`);
+      assert.equal(r.json.code, 'BAD_ARGUMENT', entry);
+      continue;
+    }
     if (/ \/(plugins|logs|update)\b/.test(entry)) {
       // The Health page's routes (test/webui/health.test.ts checks what they do): served, and answered without a server error.
       const r = await box.req(p.replace('{name}', 'nosuchplugin'), { method, bearer: token });

@@ -15,6 +15,7 @@ import { ApiError, readJsonBody } from './http.js';
 import type { AccessEntry, AuthStore, LoginLimiter, SessionRecord } from './auth.js';
 import { deriveContext, type RunLog } from '../../kernel/run-log.js';
 import { healthRoutes, type HealthBackend } from './health-api.js';
+import { memoryRoutes, type MemoryBackend } from './memory-api.js';
 
 /** The path prefix of the API. */
 export const API_PREFIX = '/api/v1';
@@ -50,8 +51,11 @@ export interface ApiBackend {
   ask(session: SessionRecord, text: string, emit: (line: AskLine) => void, signal: AbortSignal): Promise<TurnResult>;
   /** The stop button. */
   stop(): void;
-  /** Serve the activity stream (server-sent events) on `res` until the client goes. */
-  events(req: IncomingMessage, res: ServerResponse, session: SessionRecord, opts: { backlog: boolean; deltas: boolean }): void;
+  /**
+   * Serve an event stream (server-sent events) on `res` until the client goes: `activity` (the turns, with a
+   * backlog) or `devices` (device state and device list changes from MQTT, live only).
+   */
+  events(req: IncomingMessage, res: ServerResponse, session: SessionRecord, opts: { backlog: boolean; deltas: boolean; stream: EventStreamName }): void;
   /** The box's language (plugin.voice.language: `en` or `zh`), the page's when the browser's is neither. */
   language(): string;
   /** The run log (a past turn's events; what the model saw). */
@@ -68,7 +72,14 @@ export interface ApiBackend {
    * channel), and then no code exists.
    */
   sayPairingCode(): Promise<{ ok: true; expires_in_s: number } | { ok: false; why: string }>;
+  /** The Memory page's graph, last recall, edits and forgetting (memory-api.ts). */
+  memory: MemoryBackend;
 }
+
+/** The event streams GET /events serves. */
+export const EVENT_STREAMS = ['activity', 'devices'] as const;
+/** One of EVENT_STREAMS. */
+export type EventStreamName = (typeof EVENT_STREAMS)[number];
 
 /** What a handler gets. */
 export interface ApiCall {
@@ -376,12 +387,16 @@ export function apiRoutes(b: ApiBackend): Route[] {
       path: '/events',
       auth: true,
       handle: ({ req, res, query, session }) => {
-        b.events(req, res, session!, { backlog: query.get('backlog') !== '0', deltas: query.get('deltas') === '1' });
+        const stream = query.get('stream') ?? 'activity';
+        if (!(EVENT_STREAMS as readonly string[]).includes(stream)) throw new ApiError(400, 'BAD_ARGUMENT', `"stream" must be one of ${EVENT_STREAMS.join(', ')}, got ${JSON.stringify(stream)}`);
+        b.events(req, res, session!, { backlog: query.get('backlog') !== '0', deltas: query.get('deltas') === '1', stream: stream as EventStreamName });
         return STREAMED;
       },
     },
     // The Health page: plugins and their restart, the log tail, updates through the spool.
     ...healthRoutes(b, b.health),
+    // The Memory page: the graph, the last turn's recall, edits and forgetting through the memory tools.
+    ...memoryRoutes(b.memory),
   ];
 }
 

@@ -3,8 +3,11 @@
  * on the LAN (`plugin.webui.port`, default 8080; `plugin.webui.bind`), over
  * HTTPS by default (tls.ts), from files in the package (assets.ts): the Talk
  * page (type, see the reply as the model writes it, stop), the Activity page
- * (every turn live from the turn event stream), the Settings page, and the
- * HTTP API under /api/v1 (api.ts, described in openapi.json) the pages use.
+ * (every turn live from the turn event stream), the Devices page (device
+ * states live from the home plugin's `plugin.home.state` events), the Memory
+ * page (the graph, the last turn's recall, edits and forgetting through the
+ * memory tools: memory-api.ts), Health, Settings and Access, and the HTTP API
+ * under /api/v1 (api.ts, described in openapi.json) the pages use.
  *
  * Access (auth.ts): nobody gets in without a one-time link made on the box
  * (`homeagent webui link [--person NAME]`, the control-socket command
@@ -37,7 +40,9 @@ import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { WEBUI_SETTINGS } from './settings.js';
 import { loadOrMakeCertificate, type WebCertificate } from './tls.js';
 import { AuthStore, LoginLimiter, checkPersonName, type AccessEntry, type SessionRecord } from './auth.js';
-import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type Route, type SettingsWithDefinitions } from './api.js';
+import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type EventStreamName, type Route, type SettingsWithDefinitions } from './api.js';
+import type { GraphStore } from '../../memory/graph.js';
+import type { ToolRegistry } from '../../kernel/tool-registry.js';
 import { ApiError, bearerToken, checkOrigin, cookieName, isStateChanging, parseCookies, sendError, sendJson, sessionCookie } from './http.js';
 import { besideModule, inlineScriptHashes, loadAssets, type Asset } from './assets.js';
 import { PushToTalk } from './voice.js';
@@ -55,6 +60,9 @@ export const ACTIVITY_EVENTS: readonly EventType[] = [
   'plugin.home.command',
   'plugin.timers.changed',
 ];
+
+/** Events the Devices page gets live (GET /events?stream=devices): device state and device list changes from MQTT; never kept. */
+export const DEVICE_EVENTS: readonly EventType[] = ['plugin.home.state', 'plugin.home.devices'];
 
 /** Activity events kept for a page that opens later. */
 export const ACTIVITY_BACKLOG = 500;
@@ -82,6 +90,10 @@ export interface WebUIOptions {
   runLog?: () => RunLog;
   /** Clock of sessions, links and rate limits (tests: FakeClock). */
   clock?: Clock;
+  /** The memory's graph store (the Memory page's graph), when the memory runs. */
+  memoryGraph?: () => GraphStore | undefined;
+  /** The kernel's tool registry: the Memory page's edits and forgetting run the model's memory tools. */
+  tools?: () => ToolRegistry | undefined;
 }
 
 /** A `webui link` answer. */
@@ -101,6 +113,8 @@ export interface LinkAnswer {
 interface EventClient {
   res: http.ServerResponse;
   deltas: boolean;
+  /** Which stream it reads (activity or devices). */
+  stream: EventStreamName;
   /** The session it was opened with (revoking it ends the stream). */
   session: string;
 }
@@ -230,6 +244,7 @@ export class WebUIPlugin implements Plugin {
         sdk.log.info({ link: link_id }, 'WebUI pairing code said aloud');
         return { ok: true, expires_in_s: Math.round(ttlMs / 1000) };
       },
+      memory: { graph: () => this.opts.memoryGraph?.(), tools: () => this.opts.tools?.(), runLog: () => this.opts.runLog?.(), now: () => this.clock.now() },
     };
     this.routes = apiRoutes(backend);
 
@@ -247,6 +262,7 @@ export class WebUIPlugin implements Plugin {
       { perRequest: true },
     );
     for (const type of ACTIVITY_EVENTS) sdk.subscribe(type, (payload) => this.onEvent(type, payload));
+    for (const type of DEVICE_EVENTS) sdk.subscribe(type, (payload) => this.onDeviceEvent(type, payload));
 
     sdk.registerCommand('webui.link', (args) => this.link(typeof args.person === 'string' ? args.person : undefined));
     sdk.registerCommand('webui.sessions', () => auth.list());
@@ -441,7 +457,17 @@ export class WebUIPlugin implements Plugin {
       this.backlog.push(frame);
       if (this.backlog.length > ACTIVITY_BACKLOG) this.backlog.shift();
     }
-    for (const c of this.clients) if (type !== 'llm.delta' || c.deltas) this.write(c, frame);
+    for (const c of this.clients) if (c.stream === 'activity' && (type !== 'llm.delta' || c.deltas)) this.write(c, frame);
+  }
+
+  /** A device event: sent to the open device streams only, never kept (the page reads GET /devices when it opens). */
+  private onDeviceEvent<K extends EventType>(type: K, payload: EventMap[K]): void {
+    let frame: string | undefined;
+    for (const c of this.clients) {
+      if (c.stream !== 'devices') continue;
+      frame ??= `id: ${++this.seq}\ndata: ${eventJson(type, payload, this.clock.now())}\n\n`;
+      this.write(c, frame);
+    }
   }
 
   private write(c: EventClient, frame: string): void {
@@ -454,11 +480,11 @@ export class WebUIPlugin implements Plugin {
     c.res.write(frame);
   }
 
-  private serveEvents(req: http.IncomingMessage, res: http.ServerResponse, session: string, o: { backlog: boolean; deltas: boolean }): void {
+  private serveEvents(req: http.IncomingMessage, res: http.ServerResponse, session: string, o: { backlog: boolean; deltas: boolean; stream: EventStreamName }): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
-    const c: EventClient = { res, deltas: o.deltas, session };
+    const c: EventClient = { res, deltas: o.deltas, session, stream: o.stream };
     res.write('retry: 2000\n\n');
-    if (o.backlog) for (const f of this.backlog) res.write(f);
+    if (o.backlog && o.stream === 'activity') for (const f of this.backlog) res.write(f);
     this.clients.add(c);
     res.on('close', () => this.clients.delete(c));
     req.on('error', () => this.clients.delete(c));

@@ -1,4 +1,4 @@
-// The HomeAgent WebUI: Talk, Activity, Settings and Access pages over /api/v1 (openapi.json).
+// The HomeAgent WebUI: Talk, Activity, Devices, Memory, Health, Settings and Access pages over /api/v1 (openapi.json).
 // preact + htm from /vendor (an import map names them); no build step.
 import { Component, h, render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -32,12 +32,23 @@ const PAGES = ['talk', 'activity', 'devices', 'memory', 'health', 'settings', 'a
 const WORDS = {
   en: {
     talk: 'Talk', activity: 'Activity', devices: 'Devices', health: 'Health', settings: 'Settings', access: 'Access', loading: 'Loading…',
-    dev_hint: 'Devices known from MQTT, with their state (refreshed every few seconds). A button says the command as you would: a risky device asks first, here.',
+    dev_hint: 'Devices known from MQTT, with their state as it changes. A button says the command as you would: a risky device asks first, here.',
+    dev_live: 'Live: states arrive as the devices report them.',
     turn_on: 'On', turn_off: 'Off', lock: 'Lock', unlock: 'Unlock', open: 'Open', close: 'Close', yes: 'Yes', no: 'No', risky: 'asks first', risky_title: 'a command to this device needs a yes (plugin.home.risky_devices; unlocking always does)', no_devices: 'No devices known (none announced on the broker yet).',
     th_name: 'name', th_room: 'room', th_type: 'type', th_state: 'state', unavailable: 'unavailable',
     uptime: 'up', llm: 'LLM', broker: 'Broker', connected: 'connected', not_connected: 'NOT connected', embedded: 'embedded', plugins: 'Plugins', restart_pending: 'Changed settings waiting for a restart', problems: 'Last warnings and errors', none: 'none',
     run_checks: 'Run the checks', checking: 'Checking…', fix: 'fix',
-    memory: 'Memory', mem_hint: 'What the box remembers. Search it as the box does when it answers.', search: 'Search', search_label: 'Search the memory', nothing_found: 'Nothing remembered that matches.', most_mentioned: 'Most mentioned', th_score: 'score', th_when: 'when', th_text: 'text',
+    memory: 'Memory', mem_hint: 'What the box remembers: the people and things it knows and how they relate, what it recalled last time, and a search as the box does when it answers.',
+    mem_graph: 'People and things remembered', graph_hint: 'Tap a name to see its facts and what it is connected to.', graph_more: (n, m) => `Showing the ${n} most mentioned of ${m}.`, graph_empty: 'Nothing remembered yet.',
+    find_label: 'Find in the graph', find: 'Find', not_in_graph: (n) => `“${n}” is not in the memory.`, mentions: (n) => `${n} mention${n === 1 ? '' : 's'}`,
+    facts: 'Facts', neighbours: 'Connected to', no_relations: 'No facts about it.', rename: 'Rename', edit: 'Edit', forget: 'Forget', cancel: 'Cancel',
+    new_name: 'New name', relation: 'Relation', target: 'Object', type_person: 'person', type_place: 'place', type_thing: 'thing', type_other: 'other',
+    confirm_rename: (n) => `Rename “${n}”? The old name stays known as another name for it.`,
+    confirm_edit_rel: (f) => `Change the fact “${f}”?`,
+    confirm_forget: (n) => `Forget “${n}” for good? Its facts, their earlier versions and every conversation and note naming it are removed, as when someone asks the box to forget it.`,
+    last_recall: 'Recalled for the last turn', recall_for: (text, who) => `For “${text}”${who ? ` (${who})` : ''}:`, recall_none: 'Nothing from the memory was needed.', no_turn_yet: 'No turn yet.',
+    recall_forgotten: 'Something of that turn was forgotten since, so it is not shown.', looked_up: 'looked up', refresh: 'Refresh',
+    sec_facts: 'Known facts', sec_earlier: 'From earlier conversations', sec_waiting: 'Waiting for a yes', sec_pictures: 'Pictures', sec_knowledge: 'Notes', search: 'Search', search_label: 'Search the memory', nothing_found: 'Nothing remembered that matches.', most_mentioned: 'Most mentioned', th_score: 'score', th_when: 'when', th_text: 'text',
     says: (p) => `what you type is said by ${p}`,
     http_banner: 'Plain HTTP: push-to-talk is unavailable (browsers give the microphone only to secure pages). Set plugin.webui.https to true for it.',
     signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.',
@@ -57,12 +68,23 @@ const WORDS = {
   },
   zh: {
     talk: '对话', activity: '活动', devices: '设备', health: '状态', settings: '设置', access: '访问', loading: '加载中…',
-    dev_hint: '通过 MQTT 得知的设备及其状态（每隔几秒刷新）。按钮就像你说出命令一样：有风险的设备会先在这里询问。',
+    dev_hint: '通过 MQTT 得知的设备及其状态（随变化实时更新）。按钮就像你说出命令一样：有风险的设备会先在这里询问。',
+    dev_live: '实时：设备报告状态时即显示。',
     turn_on: '开', turn_off: '关', lock: '上锁', unlock: '开锁', open: '打开', close: '关闭', yes: '是', no: '否', risky: '需确认', risky_title: '对这个设备的命令需要确认（plugin.home.risky_devices；开锁总是需要）', no_devices: '还没有已知设备（代理上尚未公布任何设备）。',
     th_name: '名称', th_room: '房间', th_type: '类型', th_state: '状态', unavailable: '不可用',
     uptime: '已运行', llm: 'LLM', broker: '代理', connected: '已连接', not_connected: '未连接', embedded: '内置', plugins: '插件', restart_pending: '等待重启生效的设置', problems: '最近的警告和错误', none: '无',
     run_checks: '运行检查', checking: '检查中…', fix: '解决办法',
-    memory: '记忆', mem_hint: '设备记住的内容。像设备回答时那样搜索。', search: '搜索', search_label: '搜索记忆', nothing_found: '没有记住相关的内容。', most_mentioned: '提到最多', th_score: '得分', th_when: '时间', th_text: '内容',
+    memory: '记忆', mem_hint: '设备记住的内容：它知道的人和事物及其关系、上一轮对话回忆起的内容，以及像设备回答时那样的搜索。',
+    mem_graph: '记住的人和事物', graph_hint: '点一个名字，查看它的事实和与它相关的事物。', graph_more: (n, m) => `显示 ${m} 个中提到最多的 ${n} 个。`, graph_empty: '还没有记住任何内容。',
+    find_label: '在图中查找', find: '查找', not_in_graph: (n) => `记忆中没有“${n}”。`, mentions: (n) => `提到 ${n} 次`,
+    facts: '事实', neighbours: '相关', no_relations: '没有关于它的事实。', rename: '重命名', edit: '编辑', forget: '忘记', cancel: '取消',
+    new_name: '新名称', relation: '关系', target: '对象', type_person: '人', type_place: '地点', type_thing: '事物', type_other: '其他',
+    confirm_rename: (n) => `重命名“${n}”？旧名称仍作为它的别名保留。`,
+    confirm_edit_rel: (f) => `修改事实“${f}”？`,
+    confirm_forget: (n) => `永久忘记“${n}”？它的事实、旧版本以及提到它的每段对话和笔记都会被删除，和有人让设备忘记它时一样。`,
+    last_recall: '上一轮对话回忆起的内容', recall_for: (text, who) => `针对“${text}”${who ? `（${who}）` : ''}：`, recall_none: '没有用到记忆中的内容。', no_turn_yet: '还没有对话。',
+    recall_forgotten: '那一轮对话的部分内容已被忘记，因此不再显示。', looked_up: '查询', refresh: '刷新',
+    sec_facts: '已知事实', sec_earlier: '以前的对话', sec_waiting: '等待确认', sec_pictures: '图片', sec_knowledge: '笔记', search: '搜索', search_label: '搜索记忆', nothing_found: '没有记住相关的内容。', most_mentioned: '提到最多', th_score: '得分', th_when: '时间', th_text: '内容',
     says: (p) => `你输入的内容以 ${p} 的身份说出`,
     http_banner: '纯 HTTP：按键说话不可用（浏览器只在安全页面上提供麦克风）。将 plugin.webui.https 设为 true 即可使用。',
     signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。',
@@ -555,22 +577,41 @@ function controlsOf(d) {
   }
 }
 
+/** The Devices page: the devices from GET /devices, then their state live from GET /events?stream=devices (pushed as MQTT reports it). */
 function Devices() {
   const [rows, setRows] = useState(null);
   const [risky, setRisky] = useState([]);
   const [error, setError] = useState('');
+  const [live, setLive] = useState(false);
   const [answer, setAnswer] = useState(null); // { device, reply, status, asking }
   const [busy, setBusy] = useState(false);
-  const load = useRef(() => undefined);
   useEffect(() => {
     let alive = true;
-    load.current = () => api('/devices').then((r) => alive && (setRows(r), setError('')), (e) => alive && setError(e.message));
-    load.current();
+    const load = () => api('/devices').then((r) => alive && (setRows(r), setError('')), (e) => alive && setError(e.message));
     api('/settings/plugin.home.risky_devices').then((s) => alive && setRisky(Array.isArray(s.value) ? s.value : []), () => undefined);
-    const timer = setInterval(() => document.visibilityState === 'visible' && load.current(), 5000);
+    // The list once the stream is open (nothing reported meanwhile is missed), again after a reconnect or when devices come or go.
+    const es = new EventSource(`${API}/events?stream=devices`);
+    es.onopen = () => {
+      setLive(true);
+      load();
+    };
+    es.onerror = () => setLive(false);
+    es.onmessage = (m) => {
+      const ev = JSON.parse(m.data);
+      if (ev.type === 'plugin.home.devices') return void load();
+      if (ev.type !== 'plugin.home.state') return;
+      const d = ev.payload;
+      setRows((rs) => {
+        if (!rs) return rs;
+        if (rs.some((x) => x.id === d.id)) return rs.map((x) => (x.id === d.id ? { ...x, ...d, changed_at: ev.at } : x));
+        // A device the page has not listed yet: the list again.
+        queueMicrotask(load);
+        return rs;
+      });
+    };
     return () => {
       alive = false;
-      clearInterval(timer);
+      es.close();
     };
   }, []);
   // A control says the command as a person would: local commands, the confirmation of a risky device (asked here), never MQTT directly.
@@ -584,13 +625,12 @@ function Devices() {
       setAnswer({ device, reply: e.message, status: 'error' });
     } finally {
       setBusy(false);
-      load.current();
-      setTimeout(() => load.current(), 1000);
     }
   }
   const isRisky = (d) => d.component === 'lock' || d.component === 'alarm_control_panel' || risky.includes(d.id) || risky.includes(d.name);
   return html`<section class="devices">
     <p class="hint">${t('dev_hint')}</p>
+    <p class="hint live-state" data-live=${live ? 'yes' : 'no'}>${live ? t('dev_live') : t('connecting')}</p>
     ${error ? html`<p class="error">${error}</p>` : null}
     ${answer ? html`<div class="answer" role="status" data-status=${answer.status}>
       <b>${answer.device}:</b> ${answer.reply}
@@ -598,7 +638,7 @@ function Devices() {
     </div>` : null}
     ${!rows ? html`<p class="loading">${t('loading')}</p>` : rows.length === 0 ? html`<p class="hint">${t('no_devices')}</p>` : html`<table>
       <thead><tr><th>${t('th_name')}</th><th class="room">${t('th_room')}</th><th>${t('th_state')}</th><th></th></tr></thead>
-      <tbody>${rows.map((d) => html`<tr class=${d.available === false ? 'off' : ''} data-id=${d.id}>
+      <tbody>${rows.map((d) => html`<tr class=${d.available === false ? 'off' : ''} data-id=${d.id} data-changed=${d.changed_at ?? ''} key=${d.id}>
         <td>${d.name}${isRisky(d) ? html` <span class="risky" title=${t('risky_title')}>${t('risky')}</span>` : null}<div class="sub">${d.component}<span class="room-inline">${d.area ? ` · ${d.area}` : ''}</span></div></td>
         <td class="room">${d.area ?? ''}</td>
         <td class="state">${stateText(d)}</td>
@@ -610,16 +650,24 @@ function Devices() {
 
 // ---- Memory --------------------------------------------------------------------------------------------------------
 
+/** The graph's module (memory-graph.js), loaded the first time the Memory page opens: not part of the first page load. */
+let graphModule;
+const loadGraph = () => (graphModule ??= import('./memory-graph.js'));
+
+/** The Memory page: the graph to explore, edit and forget in; what was recalled for the last turn; a search; the numbers. */
 function Memory() {
   const [stats, setStats] = useState(null);
   const [q, setQ] = useState('');
   const [found, setFound] = useState(null);
   const [error, setError] = useState('');
+  const [Graph, setGraph] = useState(null);
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     api('/memory/stats').then(setStats, (e) => setError(e.message));
+    loadGraph().then((m) => setGraph(() => m.MemoryGraph), (e) => setError(e.message));
   }, []);
   async function search(ev) {
-    ev.preventDefault();
+    ev?.preventDefault();
     if (!q.trim()) return;
     setError('');
     try {
@@ -628,10 +676,21 @@ function Memory() {
       setError(e.message);
     }
   }
+  // After an edit or a forgetting: the numbers, the last recall and the search answer again.
+  function changed() {
+    api('/memory/stats').then(setStats, (e) => setError(e.message));
+    setVersion((v) => v + 1);
+    if (found) void search();
+  }
   const counts = stats ? Object.entries(stats).filter(([k, v]) => k !== 'top_entities' && (typeof v === 'number' || typeof v === 'string')) : [];
   return html`<section class="memory">
     <p class="hint">${t('mem_hint')}</p>
     ${error ? html`<p class="error">${error}</p>` : null}
+    <h2>${t('mem_graph')}</h2>
+    ${Graph ? html`<${Graph} api=${api} t=${t} onChanged=${changed} />` : html`<p class="loading">${t('loading')}</p>`}
+    <h2>${t('last_recall')}</h2>
+    <${LastRecall} key=${version} />
+    <h2>${t('search')}</h2>
     <form class="composer" onSubmit=${search}>
       <input type="search" value=${q} onInput=${(e) => setQ(e.currentTarget.value)} aria-label=${t('search_label')} placeholder=${t('search_label')} />
       <button type="submit" disabled=${!q.trim()}>${t('search')}</button>
@@ -642,6 +701,39 @@ function Memory() {
     ${stats ? html`<dl class="stats">${counts.map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${String(v)}</dd>`)}</dl>
       ${stats.top_entities?.length ? html`<p><b>${t('most_mentioned')}:</b> ${stats.top_entities.map((e) => `${e.name} (${e.type}, ${e.mention_count})`).join(', ')}</p>` : null}` : html`<p class="loading">${t('loading')}</p>`}
   </section>`;
+}
+
+/** The memory block's section titles (as the model reads them) in the page's words. */
+function sectionTitle(title) {
+  const keys = [['[Known facts]', 'sec_facts'], ['[Recalled from earlier conversations]', 'sec_earlier'], ['[Waiting for a yes]', 'sec_waiting'], ['[Pictures', 'sec_pictures'], ['[Knowledge]', 'sec_knowledge']];
+  const k = keys.find(([prefix]) => title.startsWith(prefix));
+  return k ? t(k[1]) : title.replace(/^\[|\]$/g, '');
+}
+
+/** What the memory gave the last turn (GET /memory/recalled), again whenever a turn finishes (the activity stream). */
+function LastRecall() {
+  const [r, setR] = useState(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    let alive = true;
+    const load = () => api('/memory/recalled').then((x) => alive && (setR(x), setError('')), (e) => alive && setError(e.message));
+    load();
+    const es = new EventSource(`${API}/events?backlog=0`);
+    es.onmessage = (m) => JSON.parse(m.data).type === 'turn.finished' && load();
+    return () => {
+      alive = false;
+      es.close();
+    };
+  }, []);
+  if (error) return html`<p class="error">${error}</p>`;
+  if (!r) return html`<p class="loading">${t('loading')}</p>`;
+  if (r.turn === null) return html`<p class="hint recalled">${t('no_turn_yet')}</p>`;
+  return html`<div class="recalled" data-turn=${r.turn}>
+    <p>${t('recall_for', r.text ?? '', r.speaker)} ${r.at ? html`<time class="sub">${new Date(r.at).toLocaleString()}</time>` : null}</p>
+    ${r.forgotten ? html`<p class="hint">${t('recall_forgotten')}</p>` : r.sections.length === 0 && r.tools.length === 0 ? html`<p class="hint">${t('recall_none')}</p>` : null}
+    ${r.sections.map((sec) => html`<h4>${sectionTitle(sec.title)}</h4><ul>${sec.items.map((i) => html`<li>${i}</li>`)}</ul>`)}
+    ${r.tools.map((c) => html`<div class="tool">${t('looked_up')} <code>${c.name}(${JSON.stringify(c.arguments)})</code> → ${c.result.slice(0, 300)}</div>`)}
+  </div>`;
 }
 
 // ---- Health --------------------------------------------------------------------------------------------------------
