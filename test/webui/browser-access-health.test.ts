@@ -76,5 +76,8 @@ test('the Health page shows the timers counting down and what is on the lists', 
   assert.match(await panel.innerText(), /pasta 9:\d\d left/);
   await panel.getByText('oat milk').waitFor();
   await panel.screenshot({ path: path.join(SCREENS, 'health-timers-lists.png') });
+  // The embeddings line (issue 19): none configured here, said plainly.
+  await page.locator('dd.embeddings').getByText(/none configured: memory recall is lexical only|ready|computing|unavailable/).waitFor();
+  await page.locator('section.health dl').screenshot({ path: path.join(SCREENS, 'health-status.png') });
   await context.close();
 });

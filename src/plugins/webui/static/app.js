@@ -36,6 +36,7 @@ const WORDS = {
     dev_live: 'Live: states arrive as the devices report them.',
     turn_on: 'On', turn_off: 'Off', lock: 'Lock', unlock: 'Unlock', open: 'Open', close: 'Close', yes: 'Yes', no: 'No', risky: 'asks first', risky_title: 'a command to this device needs a yes (plugin.home.risky_devices; unlocking always does)', no_devices: 'No devices known (none announced on the broker yet).',
     th_name: 'name', th_room: 'room', th_type: 'type', th_state: 'state', unavailable: 'unavailable',
+    embedding: 'Embeddings', emb_off: 'none configured: memory recall is lexical only', emb_unavailable: (f, why) => `${f} unavailable (${why}): lexical only`, emb_indexing: (f) => `${f}: computing in the background`, emb_ready: (f) => `${f}: ready`, emb_docs: (d, n) => `${d} of ${n} documents`,
     uptime: 'up', llm: 'LLM', broker: 'Broker', connected: 'connected', not_connected: 'NOT connected', embedded: 'embedded', plugins: 'Plugins', restart_pending: 'Changed settings waiting for a restart', problems: 'Last warnings and errors', none: 'none',
     run_checks: 'Run the checks', checking: 'Checking…', fix: 'fix',
     memory: 'Memory', mem_hint: 'What the box remembers: the people and things it knows and how they relate, what it recalled last time, and a search as the box does when it answers.',
@@ -51,7 +52,7 @@ const WORDS = {
     sec_facts: 'Known facts', sec_earlier: 'From earlier conversations', sec_waiting: 'Waiting for a yes', sec_pictures: 'Pictures', sec_knowledge: 'Notes', search: 'Search', search_label: 'Search the memory', nothing_found: 'Nothing remembered that matches.', most_mentioned: 'Most mentioned', th_score: 'score', th_when: 'when', th_text: 'text',
     says: (p) => `what you type is said by ${p}`,
     http_banner: 'Plain HTTP: push-to-talk is unavailable (browsers give the microphone only to secure pages). Set plugin.webui.https to true for it.',
-    signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device.',
+    signed_out: 'You are not signed in. On the box, run <code>homeagent webui link</code> (or <code>homeagent webui link --person NAME</code>) and open the link it prints on this device. Or <a href="/login">ask the box to say a pairing code</a> aloud.',
     talk_hint: 'Type below to talk to the box. The reply appears as it is written; Stop cuts it (and the speaker).',
     ask_placeholder: 'Ask the box…', message: 'Message', send: 'Send', stop: 'Stop', stop_failed: 'Stop failed',
     ptt: 'Hold to talk', ptt_listening: 'Listening… let go to send', ptt_wait: 'Hearing…', ptt_failed: 'Push-to-talk failed', ptt_spoken: '(spoken)', not_heard: '(not understood)',
@@ -72,6 +73,7 @@ const WORDS = {
     dev_live: '实时：设备报告状态时即显示。',
     turn_on: '开', turn_off: '关', lock: '上锁', unlock: '开锁', open: '打开', close: '关闭', yes: '是', no: '否', risky: '需确认', risky_title: '对这个设备的命令需要确认（plugin.home.risky_devices；开锁总是需要）', no_devices: '还没有已知设备（代理上尚未公布任何设备）。',
     th_name: '名称', th_room: '房间', th_type: '类型', th_state: '状态', unavailable: '不可用',
+    embedding: '向量嵌入', emb_off: '未配置：记忆检索只用关键词', emb_unavailable: (f, why) => `${f} 不可用（${why}）：只用关键词`, emb_indexing: (f) => `${f}：正在后台计算`, emb_ready: (f) => `${f}：就绪`, emb_docs: (d, n) => `${n} 个文档中已完成 ${d} 个`,
     uptime: '已运行', llm: 'LLM', broker: '代理', connected: '已连接', not_connected: '未连接', embedded: '内置', plugins: '插件', restart_pending: '等待重启生效的设置', problems: '最近的警告和错误', none: '无',
     run_checks: '运行检查', checking: '检查中…', fix: '解决办法',
     memory: '记忆', mem_hint: '设备记住的内容：它知道的人和事物及其关系、上一轮对话回忆起的内容，以及像设备回答时那样的搜索。',
@@ -87,7 +89,7 @@ const WORDS = {
     sec_facts: '已知事实', sec_earlier: '以前的对话', sec_waiting: '等待确认', sec_pictures: '图片', sec_knowledge: '笔记', search: '搜索', search_label: '搜索记忆', nothing_found: '没有记住相关的内容。', most_mentioned: '提到最多', th_score: '得分', th_when: '时间', th_text: '内容',
     says: (p) => `你输入的内容以 ${p} 的身份说出`,
     http_banner: '纯 HTTP：按键说话不可用（浏览器只在安全页面上提供麦克风）。将 plugin.webui.https 设为 true 即可使用。',
-    signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。',
+    signed_out: '你尚未登录。在设备上运行 <code>homeagent webui link</code>（或 <code>homeagent webui link --person 姓名</code>），然后在本设备上打开它打印的链接。或者<a href="/login">请设备读出配对码</a>。',
     talk_hint: '在下方输入，与设备对话。回复会边写边显示；“停止”会打断它（以及扬声器）。',
     ask_placeholder: '问问设备…', message: '消息', send: '发送', stop: '停止', stop_failed: '停止失败',
     ptt: '按住说话', ptt_listening: '正在听…松开即发送', ptt_wait: '正在识别…', ptt_failed: '按键说话失败', ptt_spoken: '（语音）', not_heard: '（没听懂）',
@@ -743,13 +745,24 @@ function duration(s) {
   return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${s % 60}s`;
 }
 
+/** The embeddings line of the Health page (status.embeddings: off, indexing with progress, ready, or unavailable; issue 19). */
+function embeddingText(e) {
+  if (e.state === 'off') return t('emb_off');
+  if (e.state === 'unavailable') return t('emb_unavailable', e.fingerprint, e.reason ?? '?');
+  return e.state === 'indexing' ? t('emb_indexing', e.fingerprint) : t('emb_ready', e.fingerprint);
+}
+
 function Health() {
   const [st, setSt] = useState(null);
   const [doc, setDoc] = useState(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   useEffect(() => {
-    api('/status').then(setSt, (e) => setError(e.message));
+    // Read again every 5 s while shown (embedding progress, sources, the broker).
+    const read = () => api('/status').then((r) => (setSt(r), setError('')), (e) => setError(e.message));
+    read();
+    const timer = setInterval(() => document.visibilityState === 'visible' && read(), 5000);
+    return () => clearInterval(timer);
   }, []);
   async function check() {
     setBusy(true);
@@ -768,6 +781,7 @@ function Health() {
     <dl>
       <dt>HomeAgent</dt><dd>${t('uptime')} ${duration(st.uptime_s ?? 0)}</dd>
       <dt>${t('llm')}</dt><dd>${(st.llm?.sources ?? []).map((s) => html`<div>${s.name}: ${s.model} · ${s.base_url} · <b class=${s.state === 'ok' ? 'ok' : s.state === 'untried' ? '' : 'error'}>${s.state}</b>${s.last_error ? ` (${s.last_error})` : ''}</div>`)}</dd>
+      ${st.embeddings ? html`<dt>${t('embedding')}</dt><dd class="embeddings">${embeddingText(st.embeddings)}${st.embeddings.state === 'off' ? null : html`<div><progress max=${st.embeddings.total || 1} value=${st.embeddings.done ?? 0}></progress> ${t('emb_docs', st.embeddings.done ?? 0, st.embeddings.total ?? 0)}</div>`}</dd>` : null}
       <dt>${t('broker')}</dt><dd>${b.url}${b.embedded ? ` (${t('embedded')})` : ''} · <b class=${b.connected ? 'ok' : 'error'}>${b.connected ? t('connected') : t('not_connected')}</b></dd>
       <dt>${t('devices')}</dt><dd>${st.devices}</dd>
       ${st.restart_pending?.length ? html`<dt>${t('restart_pending')}</dt><dd>${st.restart_pending.map((k) => html`<code>${typeof k === 'string' ? k : k.key}</code> `)}</dd>` : null}
