@@ -25,7 +25,7 @@ import { knowledgeTools } from '../knowledge/tools.js';
 import { ContextWindow, type ToolMemoryPolicy } from './context-window.js';
 import { getMeta, openMemoryDb, setMeta, type Db } from './db.js';
 import { docToTriples, ruleTriples } from './distiller.js';
-import { DocStore, type DocRow, type SearchOptions } from './documents.js';
+import { DEFAULT_RANK_WEIGHTS, DocStore, type DocRow, type RankWeights, type SearchOptions } from './documents.js';
 import { queryTimeRange } from './time-query.js';
 import { GraphStore } from './graph.js';
 import { setJiebaCacheDir } from './jieba.js';
@@ -477,33 +477,50 @@ export class MemorySystem implements KernelMemory {
   /**
    * Non-consuming search over documents and the context window, fused by rank
    * (the ranking the prompt's document block uses, with the window's events
-   * as a third channel). Used by benches and diagnostics.
+   * as a third channel). Used by benches and diagnostics. `opts.weights`
+   * overrides the document ranking's knobs (DEFAULT_RANK_WEIGHTS; a bench
+   * trying others); the window's events are fused with the same RRF k and
+   * speaker boost.
    */
-  search(query: string, limit: number): RecallHit[] {
+  search(query: string, limit: number, opts: { weights?: Partial<RankWeights> } = {}): RecallHit[] {
+    return this.prepareSearch(query, limit)(opts.weights);
+  }
+
+  /**
+   * `search` in two steps: the channels of `query` are computed once, the
+   * returned function ranks them under any weights (at most `limit` hits).
+   * For benches trying a grid of weights on a store they do not change.
+   */
+  prepareSearch(query: string, limit: number): (weights?: Partial<RankWeights>) => RecallHit[] {
     const speakers = this.speakersIn(query);
     const range = queryTimeRange(query, this.now());
-    const hits: RecallHit[] = this.docs.search(query, limit, { speakers, ...(range ? { range } : {}) }).map((h) => ({
-      id: `doc:${h.doc.id}`,
-      kind: 'document',
-      event_id: h.doc.event_id,
-      time: h.doc.time,
-      speaker: h.doc.speaker,
-      text: docText(h.doc),
-      score: h.score,
-    }));
-    this.window.rank(query, limit).forEach((w, rank) => {
-      const boost = w.entry.event.speaker && speakers.has(cleanText(w.entry.event.speaker)) ? 1.25 : 1;
-      hits.push({
-        id: `event:${w.entry.event.id}`,
-        kind: 'event',
-        event_id: w.entry.event.id,
-        time: w.entry.event.time,
-        speaker: w.entry.event.speaker ?? null,
-        text: `${w.entry.event.speaker ?? w.entry.event.kind}: ${w.entry.event.input} ${w.entry.event.response}`.trim(),
-        score: (boost * 1) / (60 + rank + 1),
+    const docs = this.docs.prepare(query, limit, { speakers, ...(range ? { range } : {}) });
+    const events = this.window.rank(query, limit);
+    return (weights) => {
+      const w = weights ? { ...DEFAULT_RANK_WEIGHTS, ...weights } : DEFAULT_RANK_WEIGHTS;
+      const hits: RecallHit[] = docs.rank(weights).map((h) => ({
+        id: `doc:${h.doc.id}`,
+        kind: 'document',
+        event_id: h.doc.event_id,
+        time: h.doc.time,
+        speaker: h.doc.speaker,
+        text: docText(h.doc),
+        score: h.score,
+      }));
+      events.forEach((e, rank) => {
+        const boost = e.entry.event.speaker && speakers.has(cleanText(e.entry.event.speaker)) ? w.speakerBoost : 1;
+        hits.push({
+          id: `event:${e.entry.event.id}`,
+          kind: 'event',
+          event_id: e.entry.event.id,
+          time: e.entry.event.time,
+          speaker: e.entry.event.speaker ?? null,
+          text: `${e.entry.event.speaker ?? e.entry.event.kind}: ${e.entry.event.input} ${e.entry.event.response}`.trim(),
+          score: boost / (w.rrfK + rank + 1),
+        });
       });
-    });
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+      return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+    };
   }
 
   /** Remember ids fetched by memory_recall this turn (MarkRecalled). */
