@@ -5,7 +5,8 @@
  * archived turn's vector also holds its neighbouring turns at lower weight),
  * BM25 over word keywords (postings in kw_terms) and, when the query names a
  * time, the documents of that time range. Then: speaker awareness (documents
- * of a speaker the query names ranked up), adjacency expansion (the turns next
+ * of a speaker the query names ranked up), when awareness (for a question
+ * asking when, turns that say when ranked up), adjacency expansion (the turns next
  * to a top hit share its score) and episode awareness (turns of a day whose
  * best turns score high are lifted). The knobs are `RankWeights`; the
  * service uses DEFAULT_RANK_WEIGHTS, measured on LoCoMo (test/bench/locomo.ts). Posting lists are impact-ordered and read with a
@@ -14,7 +15,7 @@
  * distillation (72 h unaccessed, <= 2 accesses).
  */
 import type { Db } from './db.js';
-import type { TimeRange } from './time-query.js';
+import { mentionsTime, type TimeRange } from './time-query.js';
 import { VECTOR_FINGERPRINT } from './text.js';
 import { addScaled, cosine, docWeights, idf, keywordTokens, parseVector, tfVector, type TfVector } from './vector-space.js';
 
@@ -63,6 +64,8 @@ export interface SearchOptions {
   speakers?: ReadonlySet<string>;
   /** The time range the query names (see time-query.ts): its documents form a third channel. */
   range?: TimeRange;
+  /** The query asks when (time-query.ts asksWhen): documents that say when are ranked up by `whenBoost`. */
+  when?: boolean;
   /** Candidates taken from each channel before fusion (default 4 x limit, at least 50). */
   depth?: number;
   /** Document ids of the dense channel (provider embeddings, dense.ts), best first: fused like the others (issue 19). */
@@ -91,6 +94,13 @@ export interface RankWeights {
   wDense: number;
   /** Score factor (>= 1 ranks up) for documents spoken by a speaker the query names. */
   speakerBoost: number;
+  /**
+   * Score factor (>= 1 ranks up), when the query asks when something happened
+   * (time-query.ts asksWhen), for documents that say when (mentionsTime:
+   * "yesterday", "last Friday", "two years ago", a year or month): the answer
+   * to "When did Caroline pass the interview?" is the turn "I passed it last Friday".
+   */
+  whenBoost: number;
   /** Share (0..1) of a top hit's score given to the turn right after it (the answer to a question is often the next turn); 0 turns spreading off. */
   neighbourSpread: number;
   /** Share (0..1) of a top hit's score given to the turn right before it. */
@@ -109,6 +119,7 @@ export const DEFAULT_RANK_WEIGHTS: Readonly<RankWeights> = Object.freeze({
   wTime: 1,
   wDense: 1,
   speakerBoost: 1.25,
+  whenBoost: 1.25,
   neighbourSpread: 0.3,
   neighbourSpreadBefore: 0.15,
   spreadFrom: 15,
@@ -164,7 +175,7 @@ export class DocStore {
       before: db.prepare('SELECT id, time FROM docs WHERE time < ? AND time > ? - 3600000 ORDER BY time DESC LIMIT 1').raw(),
       after: db.prepare('SELECT id, time FROM docs WHERE time > ? AND time < ? + 3600000 ORDER BY time ASC LIMIT 1').raw(),
       inRange: db.prepare('SELECT id FROM docs WHERE time >= ? AND time < ? LIMIT 500').pluck(),
-      brief: db.prepare('SELECT id, speaker, time FROM docs WHERE id IN (SELECT value FROM json_each(?))').raw(),
+      brief: db.prepare('SELECT id, speaker, time, input FROM docs WHERE id IN (SELECT value FROM json_each(?))').raw(),
       touch: db.prepare('UPDATE docs SET access_count = access_count + ?, last_access = ? WHERE id = ?'),
       count: db.prepare('SELECT count(*) FROM docs').pluck(),
     };
@@ -351,11 +362,13 @@ export class DocStore {
     const kw = this.keywordChannel(qtf, depth);
     const speakerOf = new Map<number, string | null>();
     const timeOf = new Map<number, number>();
+    const saysWhen = new Set<number>();
     const candidates = [...new Set([...inRange, ...vec, ...dense, ...kw])];
     if (candidates.length > 0) {
-      for (const [id, speaker, time] of this.st.brief.all(JSON.stringify(candidates)) as Array<[number, string | null, number]>) {
+      for (const [id, speaker, time, input] of this.st.brief.all(JSON.stringify(candidates)) as Array<[number, string | null, number, string]>) {
         speakerOf.set(id, speaker);
         timeOf.set(id, time);
+        if (opts.when && mentionsTime(input)) saysWhen.add(id);
       }
     }
     const neighbours = new Map<number, Neighbours>();
@@ -371,7 +384,7 @@ export class DocStore {
         const ranked: Array<{ id: number; score: number }> = [];
         for (const [id, score] of fused) {
           const speaker = speakerOf.get(id);
-          const boost = speaker && opts.speakers?.has(speaker.toLowerCase()) ? w.speakerBoost : 1;
+          const boost = (speaker && opts.speakers?.has(speaker.toLowerCase()) ? w.speakerBoost : 1) * (saysWhen.has(id) ? w.whenBoost : 1);
           ranked.push({ id, score: score * boost });
         }
         ranked.sort((a, b) => b.score - a.score || b.id - a.id);

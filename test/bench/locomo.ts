@@ -119,7 +119,9 @@ function bm25Index(turns: Turn[]): { rank: (q: string, k: number) => string[][];
  * wTime: how much a date the question names counts; speakerBoost: how much
  * the words of a person the question names are preferred; neighbourSpread:
  * how much the turn after a hit (its reply) shares the hit's score;
- * sessionBoost: how much a day with several good turns is lifted.
+ * sessionBoost: how much a day with several good turns is lifted;
+ * whenBoost: how much, for a question asking when, a turn that says when
+ * ("last Friday", "two years ago") is preferred.
  */
 const LOO_GRID: { readonly [K in keyof RankWeights]?: readonly number[] } = {
   wKw: [0.25, 0.5, 1],
@@ -127,6 +129,7 @@ const LOO_GRID: { readonly [K in keyof RankWeights]?: readonly number[] } = {
   speakerBoost: [1, 1.25, 1.5],
   neighbourSpread: [0.15, 0.3, 0.5],
   sessionBoost: [0, 0.3, 0.6],
+  whenBoost: [1, 1.25, 1.5],
 };
 
 /** Every combination of LOO_GRID's values (the other knobs at their defaults); the defaults come first so a tie keeps them. */
