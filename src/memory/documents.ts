@@ -66,7 +66,7 @@ export interface SearchOptions {
   range?: TimeRange;
   /** The query asks when (time-query.ts asksWhen): documents that say when are ranked up by `whenBoost`. */
   when?: boolean;
-  /** Candidates taken from each channel before fusion (default 4 x limit, at least 50). */
+  /** Candidates taken from each channel before fusion, overriding the weights' `depth` (default max(depth, 4 x limit)). */
   depth?: number;
   /** Document ids of the dense channel (provider embeddings, dense.ts), best first: fused like the others (issue 19). */
   dense?: readonly number[];
@@ -82,6 +82,8 @@ export interface SearchOptions {
  * through `SearchOptions.weights` to try them without editing code.
  */
 export interface RankWeights {
+  /** Candidates (documents) taken from each channel before fusion, at least 4 x the limit: the pool the boosts, the spread and the episode lift can reorder. */
+  depth: number;
   /** Reciprocal-rank-fusion constant k (ranks, > 0): larger flattens the difference between a channel's first and tenth hit. */
   rrfK: number;
   /** Fusion weight of the TF-IDF cosine channel (>= 0). */
@@ -113,6 +115,7 @@ export interface RankWeights {
 
 /** The ranking the service uses; measured on LoCoMo (test/bench/locomo.ts, which also reports them chosen leave-one-conversation-out). */
 export const DEFAULT_RANK_WEIGHTS: Readonly<RankWeights> = Object.freeze({
+  depth: 50,
   rrfK: 60,
   wVec: 1,
   wKw: 0.5,
@@ -324,7 +327,7 @@ export class DocStore {
    * query ranked up. Non-consuming; returns at most `limit` hits.
    */
   search(query: string, limit: number, opts: SearchOptions = {}): DocHit[] {
-    return this.prepare(query, limit, opts).rank(opts.weights);
+    return this.prepare(query, limit, { ...opts, ...(opts.weights?.depth !== undefined ? { maxDepth: opts.weights.depth } : {}) }).rank(opts.weights);
   }
 
   /**
@@ -334,10 +337,13 @@ export class DocStore {
    * hits, as `search` would. The neighbours and rows it looks up are cached,
    * so a bench can try a grid of weights for the cost of one search. Only
    * valid while the store is unchanged; `opts.weights` is ignored here.
+   * `opts.maxDepth`: the largest `depth` of the weights `rank` will be given
+   * (default DEFAULT_RANK_WEIGHTS.depth); channels are read that deep once
+   * and cut to each call's depth.
    */
-  prepare(query: string, limit: number, opts: Omit<SearchOptions, 'weights'> = {}): PreparedSearch {
+  prepare(query: string, limit: number, opts: Omit<SearchOptions, 'weights'> & { maxDepth?: number } = {}): PreparedSearch {
     if (this.n === 0 || limit <= 0) return { rank: () => [] };
-    const depth = opts.depth ?? Math.max(50, limit * 4);
+    const depth = opts.depth ?? Math.max(opts.maxDepth ?? DEFAULT_RANK_WEIGHTS.depth, limit * 4);
     const qtf = tfVector(query);
     if (opts.speakers && opts.speakers.size > 0) {
       // A speaker's name in the query selects whose words to prefer (boost below); as a term it only matches greetings.
@@ -376,11 +382,12 @@ export class DocStore {
     return {
       rank: (weights) => {
         const w: RankWeights = weights ? { ...DEFAULT_RANK_WEIGHTS, ...weights } : DEFAULT_RANK_WEIGHTS;
+        const d = opts.depth ?? Math.max(w.depth, limit * 4);
         const fused = new Map<number, number>();
-        inRange.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wTime / (w.rrfK + rank + 1)));
-        vec.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wVec / (w.rrfK + rank + 1)));
-        dense.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wDense / (w.rrfK + rank + 1)));
-        kw.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wKw / (w.rrfK + rank + 1)));
+        inRange.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wTime / (w.rrfK + rank + 1)));
+        vec.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wVec / (w.rrfK + rank + 1)));
+        dense.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wDense / (w.rrfK + rank + 1)));
+        kw.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wKw / (w.rrfK + rank + 1)));
         const ranked: Array<{ id: number; score: number }> = [];
         for (const [id, score] of fused) {
           const speaker = speakerOf.get(id);

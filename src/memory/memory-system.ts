@@ -487,19 +487,20 @@ export class MemorySystem implements KernelMemory {
    * session's turns were rarely recalled).
    */
   search(query: string, limit: number, opts: { weights?: Partial<RankWeights> } = {}): RecallHit[] {
-    return this.prepareSearch(query, limit)(opts.weights);
+    return this.prepareSearch(query, limit, opts.weights?.depth)(opts.weights);
   }
 
   /**
    * `search` in two steps: the channels of `query` are computed once, the
    * returned function ranks them under any weights (at most `limit` hits).
-   * For benches trying a grid of weights on a store they do not change.
+   * For benches trying a grid of weights on a store they do not change;
+   * `maxDepth`: the largest `depth` among those weights (default DEFAULT_RANK_WEIGHTS.depth).
    */
-  prepareSearch(query: string, limit: number): (weights?: Partial<RankWeights>) => RecallHit[] {
+  prepareSearch(query: string, limit: number, maxDepth?: number): (weights?: Partial<RankWeights>) => RecallHit[] {
     const opts = this.searchOptions(query);
     const { range, when } = opts;
     const speakers = opts.speakers ?? new Set<string>();
-    const docs = this.docs.prepare(query, limit, opts);
+    const docs = this.docs.prepare(query, limit, { ...opts, ...(maxDepth !== undefined ? { maxDepth } : {}) });
     const events = this.window.rank(query, limit);
     return (weights) => {
       const w = weights ? { ...DEFAULT_RANK_WEIGHTS, ...weights } : DEFAULT_RANK_WEIGHTS;

@@ -115,17 +115,19 @@ function bm25Index(turns: Turn[]): { rank: (q: string, k: number) => string[][];
 /**
  * The grid leave-one-conversation-out chooses from: knobs a person can
  * explain, each around its default (DEFAULT_RANK_WEIGHTS, always a point of
- * the grid). wKw: how much exact keywords count against the TF-IDF cosine;
- * wTime: how much a date the question names counts; speakerBoost: how much
- * the words of a person the question names are preferred; neighbourSpread:
- * how much the turn after a hit (its reply) shares the hit's score;
- * sessionBoost: how much a day with several good turns is lifted;
- * whenBoost: how much, for a question asking when, a turn that says when
- * ("last Friday", "two years ago") is preferred.
+ * the grid). depth: how many candidates each channel hands to the fusion
+ * (the pool the boosts below can reorder); wKw: how much exact keywords
+ * count against the TF-IDF cosine; speakerBoost: how much the words of a
+ * person the question names are preferred; neighbourSpread: how much the
+ * turn after a hit (its reply) shares the hit's score; sessionBoost: how much
+ * a day with several good turns is lifted; whenBoost: how much, for a
+ * question asking when, a turn that says when ("last Friday", "two years
+ * ago") is preferred. wTime (the weight of a date the question names) stays
+ * at its default: every fold chose it in a grid that also tried 0.5 and 2.
  */
 const LOO_GRID: { readonly [K in keyof RankWeights]?: readonly number[] } = {
+  depth: [50, 100, 200],
   wKw: [0.25, 0.5, 1],
-  wTime: [0.5, 1, 2],
   speakerBoost: [1, 1.25, 1.5],
   neighbourSpread: [0.15, 0.3, 0.5],
   sessionBoost: [0, 0.3, 0.6],
@@ -152,7 +154,7 @@ interface Question {
 function scoreGrid(mem: MemorySystem, qs: readonly Question[], grid: ReadonlyArray<Partial<RankWeights>>): Array<{ r5: number; r10: number }> {
   const out = grid.map(() => ({ r5: 0, r10: 0 }));
   for (const q of qs) {
-    const rank = mem.prepareSearch(q.question, 10);
+    const rank = mem.prepareSearch(q.question, 10, Math.max(...(LOO_GRID.depth ?? [DEFAULT_RANK_WEIGHTS.depth])));
     grid.forEach((weights, g) => {
       const ranked = rank(weights).map((h) => (h.event_id ? [h.event_id] : []));
       if (hitAt(ranked, q.evidence, 5)) out[g]!.r5++;
