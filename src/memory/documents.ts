@@ -5,16 +5,17 @@
  * archived turn's vector also holds its neighbouring turns at lower weight),
  * BM25 over word keywords (postings in kw_terms) and, when the query names a
  * time, the documents of that time range. Then: speaker awareness (documents
- * of a speaker the query names ranked up), adjacency expansion (the turns next
+ * of a speaker the query names ranked up), when awareness (for a question
+ * asking when, turns that say when ranked up), adjacency expansion (the turns next
  * to a top hit share its score) and episode awareness (turns of a day whose
- * best turns score high are lifted). Weights were measured on LoCoMo
- * (test/bench/locomo.ts). Posting lists are impact-ordered and read with a
+ * best turns score high are lifted). The knobs are `RankWeights`; the
+ * service uses DEFAULT_RANK_WEIGHTS, measured on LoCoMo (test/bench/locomo.ts). Posting lists are impact-ordered and read with a
  * cap, so a query costs about the same at 600 or 20,000 documents.
  * Consume-on-read for doc_query; access counts drive cold-document
  * distillation (72 h unaccessed, <= 2 accesses).
  */
 import type { Db } from './db.js';
-import type { TimeRange } from './time-query.js';
+import { mentionsTime, type TimeRange } from './time-query.js';
 import { VECTOR_FINGERPRINT } from './text.js';
 import { addScaled, cosine, docWeights, idf, keywordTokens, parseVector, tfVector, type TfVector } from './vector-space.js';
 
@@ -63,26 +64,70 @@ export interface SearchOptions {
   speakers?: ReadonlySet<string>;
   /** The time range the query names (see time-query.ts): its documents form a third channel. */
   range?: TimeRange;
-  /** Candidates taken from each channel before fusion (default 4 x limit, at least 50). */
+  /** The query asks when (time-query.ts asksWhen): documents that say when are ranked up by `whenBoost`. */
+  when?: boolean;
+  /** Candidates taken from each channel before fusion, overriding the weights' `depth` (default max(depth, 4 x limit)). */
   depth?: number;
   /** Document ids of the dense channel (provider embeddings, dense.ts), best first: fused like the others (issue 19). */
   dense?: readonly number[];
+  /** Ranking knobs overriding DEFAULT_RANK_WEIGHTS (benches; the service passes none). */
+  weights?: Partial<RankWeights>;
 }
 
-const RRF_K = 60;
-/** Rank-fusion weights of the cosine and keyword channels. */
-const W_VEC = 1;
-const W_KW = 0.5;
-const W_TIME = 1;
-/** Rank-fusion weight of the dense channel (provider embeddings). */
-const W_DENSE = 1;
-/** Share of a hit's score given to the turns next to it, and how many top hits spread. */
-const NEIGHBOUR_SPREAD = 0.3;
-const SPREAD_FROM = 15;
-const SESSION_BOOST = 0.3;
-const NEIGHBOUR_SPREAD_BEFORE = 0.15;
-/** Score factor for documents spoken by a speaker the query names. */
-const SPEAKER_BOOST = 1.25;
+/**
+ * The knobs of `DocStore.search`'s ranking (issue 18). Scores are
+ * dimensionless: a channel adds `weight / (rrfK + rank)` (rank from 1) to a
+ * document's fused score; the boosts then multiply or add to that score.
+ * `DEFAULT_RANK_WEIGHTS` is what the service uses; benches pass others
+ * through `SearchOptions.weights` to try them without editing code.
+ */
+export interface RankWeights {
+  /** Candidates (documents) taken from each channel before fusion, at least 4 x the limit: the pool the boosts, the spread and the episode lift can reorder. */
+  depth: number;
+  /** Reciprocal-rank-fusion constant k (ranks, > 0): larger flattens the difference between a channel's first and tenth hit. */
+  rrfK: number;
+  /** Fusion weight of the TF-IDF cosine channel (>= 0). */
+  wVec: number;
+  /** Fusion weight of the BM25 keyword channel (>= 0). */
+  wKw: number;
+  /** Fusion weight of the time channel: the documents inside the time range the query names (>= 0). */
+  wTime: number;
+  /** Fusion weight of the dense channel (provider embeddings, dense.ts; >= 0). */
+  wDense: number;
+  /** Score factor (>= 1 ranks up) for documents spoken by a speaker the query names. */
+  speakerBoost: number;
+  /**
+   * Score factor (>= 1 ranks up), when the query asks when something happened
+   * (time-query.ts asksWhen), for documents that say when (mentionsTime:
+   * "yesterday", "last Friday", "two years ago", a year or month): the answer
+   * to "When did Caroline pass the interview?" is the turn "I passed it last Friday".
+   */
+  whenBoost: number;
+  /** Share (0..1) of a top hit's score given to the turn right after it (the answer to a question is often the next turn); 0 turns spreading off. */
+  neighbourSpread: number;
+  /** Share (0..1) of a top hit's score given to the turn right before it. */
+  neighbourSpreadBefore: number;
+  /** How many of the top hits spread to their neighbours (count). */
+  spreadFrom: number;
+  /** Episode lift: a document's score is multiplied by 1 + sessionBoost · (its day's summed score / the best day's), 0 turns it off. */
+  sessionBoost: number;
+}
+
+/** The ranking the service uses; measured on LoCoMo (test/bench/locomo.ts, which also reports them chosen leave-one-conversation-out). */
+export const DEFAULT_RANK_WEIGHTS: Readonly<RankWeights> = Object.freeze({
+  depth: 50,
+  rrfK: 60,
+  wVec: 1,
+  wKw: 0.5,
+  wTime: 1,
+  wDense: 1,
+  speakerBoost: 1.25,
+  whenBoost: 1.25,
+  neighbourSpread: 0.3,
+  neighbourSpreadBefore: 0.15,
+  spreadFrom: 15,
+  sessionBoost: 0.3,
+});
 const DOC_COLUMNS = 'id, event_id, time, kind, source, speaker, title, input, response, tool, access_count, last_access, distilled';
 const MAX_QUERY_TERMS = 24;
 /** Terms in more documents than this carry almost no information and cost the most; skipped. */
@@ -93,6 +138,18 @@ const POSTING_CAP = 120;
 const POSTING_BUDGET = 1000;
 /** Typical terms per utterance, the BM25 length pivot. */
 const AVG_LEN = 16;
+
+/** A search whose channels are computed (DocStore.prepare): fuse them under `weights` (default DEFAULT_RANK_WEIGHTS). */
+export interface PreparedSearch {
+  /** The hits, best first, at most the prepared limit; fused scores as `DocStore.search`'s. */
+  rank(weights?: Partial<RankWeights>): DocHit[];
+}
+
+/** The turns right before and after a document within an hour: [id, time ms] each, if any. */
+interface Neighbours {
+  before: [number, number] | undefined;
+  after: [number, number] | undefined;
+}
 
 /** The document store over the memory database. */
 export class DocStore {
@@ -121,7 +178,7 @@ export class DocStore {
       before: db.prepare('SELECT id, time FROM docs WHERE time < ? AND time > ? - 3600000 ORDER BY time DESC LIMIT 1').raw(),
       after: db.prepare('SELECT id, time FROM docs WHERE time > ? AND time < ? + 3600000 ORDER BY time ASC LIMIT 1').raw(),
       inRange: db.prepare('SELECT id FROM docs WHERE time >= ? AND time < ? LIMIT 500').pluck(),
-      brief: db.prepare('SELECT id, speaker, time FROM docs WHERE id IN (SELECT value FROM json_each(?))').raw(),
+      brief: db.prepare('SELECT id, speaker, time, input FROM docs WHERE id IN (SELECT value FROM json_each(?))').raw(),
       touch: db.prepare('UPDATE docs SET access_count = access_count + ?, last_access = ? WHERE id = ?'),
       count: db.prepare('SELECT count(*) FROM docs').pluck(),
     };
@@ -270,8 +327,23 @@ export class DocStore {
    * query ranked up. Non-consuming; returns at most `limit` hits.
    */
   search(query: string, limit: number, opts: SearchOptions = {}): DocHit[] {
-    if (this.n === 0 || limit <= 0) return [];
-    const depth = opts.depth ?? Math.max(50, limit * 4);
+    return this.prepare(query, limit, { ...opts, ...(opts.weights?.depth !== undefined ? { maxDepth: opts.weights.depth } : {}) }).rank(opts.weights);
+  }
+
+  /**
+   * The channels of `search` for `query` (cosine, keyword, time range,
+   * dense), computed once: `rank(weights)` then fuses them under any
+   * RankWeights (default DEFAULT_RANK_WEIGHTS) and returns at most `limit`
+   * hits, as `search` would. The neighbours and rows it looks up are cached,
+   * so a bench can try a grid of weights for the cost of one search. Only
+   * valid while the store is unchanged; `opts.weights` is ignored here.
+   * `opts.maxDepth`: the largest `depth` of the weights `rank` will be given
+   * (default DEFAULT_RANK_WEIGHTS.depth); channels are read that deep once
+   * and cut to each call's depth.
+   */
+  prepare(query: string, limit: number, opts: Omit<SearchOptions, 'weights'> & { maxDepth?: number } = {}): PreparedSearch {
+    if (this.n === 0 || limit <= 0) return { rank: () => [] };
+    const depth = opts.depth ?? Math.max(opts.maxDepth ?? DEFAULT_RANK_WEIGHTS.depth, limit * 4);
     const qtf = tfVector(query);
     if (opts.speakers && opts.speakers.size > 0) {
       // A speaker's name in the query selects whose words to prefer (boost below); as a term it only matches greetings.
@@ -280,63 +352,83 @@ export class DocStore {
       if (Object.keys(reduced).length > 0) Object.assign(qtf, reduced, Object.fromEntries(Object.keys(qtf).filter((k) => !(k in reduced)).map((k) => [k, 0])));
       for (const [k, v] of Object.entries(qtf)) if (v === 0) delete qtf[k];
     }
-    const fused = new Map<number, number>();
     const vecScores = this.vectorScores(qtf);
     const vec = [...vecScores.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, depth)
       .map((e) => e[0]);
-    if (opts.range) {
-      const inRange = (this.st.inRange.all(opts.range.from, opts.range.to) as number[])
-        .map((id) => [id, vecScores.get(id) ?? 0] as const)
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, depth);
-      inRange.forEach(([id], rank) => fused.set(id, (fused.get(id) ?? 0) + W_TIME / (RRF_K + rank + 1)));
-    }
-    vec.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + W_VEC / (RRF_K + rank + 1)));
-    opts.dense?.slice(0, depth).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + W_DENSE / (RRF_K + rank + 1)));
+    const inRange = opts.range
+      ? (this.st.inRange.all(opts.range.from, opts.range.to) as number[])
+          .map((id) => [id, vecScores.get(id) ?? 0] as const)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, depth)
+          .map((e) => e[0])
+      : [];
+    const dense = opts.dense?.slice(0, depth) ?? [];
     const kw = this.keywordChannel(qtf, depth);
-    kw.forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + W_KW / (RRF_K + rank + 1)));
     const speakerOf = new Map<number, string | null>();
     const timeOf = new Map<number, number>();
-    if (fused.size > 0) {
-      for (const [id, speaker, time] of this.st.brief.all(JSON.stringify([...fused.keys()])) as Array<[number, string | null, number]>) {
+    const saysWhen = new Set<number>();
+    const candidates = [...new Set([...inRange, ...vec, ...dense, ...kw])];
+    if (candidates.length > 0) {
+      for (const [id, speaker, time, input] of this.st.brief.all(JSON.stringify(candidates)) as Array<[number, string | null, number, string]>) {
         speakerOf.set(id, speaker);
         timeOf.set(id, time);
+        if (opts.when && mentionsTime(input)) saysWhen.add(id);
       }
     }
-    const ranked: Array<{ id: number; score: number }> = [];
-    for (const [id, score] of fused) {
-      const speaker = speakerOf.get(id);
-      const boost = speaker && opts.speakers?.has(speaker.toLowerCase()) ? SPEAKER_BOOST : 1;
-      ranked.push({ id, score: score * boost });
-    }
-    ranked.sort((a, b) => b.score - a.score || b.id - a.id);
-    if (NEIGHBOUR_SPREAD > 0) this.spread(ranked, timeOf);
-    if (SESSION_BOOST > 0) this.sessionBoost(ranked, timeOf);
-    const hits: DocHit[] = [];
-    for (const r of ranked) {
-      if (hits.length >= limit) break;
-      const doc = this.get(r.id);
-      if (doc) hits.push({ doc, score: r.score });
-    }
-    return hits;
+    const neighbours = new Map<number, Neighbours>();
+    const rows = new Map<number, DocRow | undefined>();
+    return {
+      rank: (weights) => {
+        const w: RankWeights = weights ? { ...DEFAULT_RANK_WEIGHTS, ...weights } : DEFAULT_RANK_WEIGHTS;
+        const d = opts.depth ?? Math.max(w.depth, limit * 4);
+        const fused = new Map<number, number>();
+        inRange.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wTime / (w.rrfK + rank + 1)));
+        vec.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wVec / (w.rrfK + rank + 1)));
+        dense.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wDense / (w.rrfK + rank + 1)));
+        kw.slice(0, d).forEach((id, rank) => fused.set(id, (fused.get(id) ?? 0) + w.wKw / (w.rrfK + rank + 1)));
+        const ranked: Array<{ id: number; score: number }> = [];
+        for (const [id, score] of fused) {
+          const speaker = speakerOf.get(id);
+          const boost = (speaker && opts.speakers?.has(speaker.toLowerCase()) ? w.speakerBoost : 1) * (saysWhen.has(id) ? w.whenBoost : 1);
+          ranked.push({ id, score: score * boost });
+        }
+        ranked.sort((a, b) => b.score - a.score || b.id - a.id);
+        if (w.neighbourSpread > 0 || w.neighbourSpreadBefore > 0) this.spread(ranked, timeOf, w, neighbours);
+        if (w.sessionBoost > 0) this.sessionBoost(ranked, timeOf, w.sessionBoost);
+        const hits: DocHit[] = [];
+        for (const r of ranked) {
+          if (hits.length >= limit) break;
+          if (!rows.has(r.id)) rows.set(r.id, this.get(r.id));
+          const doc = rows.get(r.id);
+          if (doc) hits.push({ doc, score: r.score });
+        }
+        return hits;
+      },
+    };
   }
 
   /**
-   * Conversation adjacency expansion: the turns right before and after a top
-   * hit get NEIGHBOUR_SPREAD of its score (the answer to a question is often
-   * the next turn). Re-sorts `ranked` in place.
+   * Conversation adjacency expansion: the turns right before and after each
+   * of the first `w.spreadFrom` hits get a share of its score
+   * (`w.neighbourSpreadBefore` before, `w.neighbourSpread` after: the answer
+   * to a question is often the next turn). Re-sorts `ranked` in place.
    */
-  private spread(ranked: Array<{ id: number; score: number }>, timeOf: Map<number, number>): void {
+  private spread(ranked: Array<{ id: number; score: number }>, timeOf: Map<number, number>, w: RankWeights, cache: Map<number, Neighbours>): void {
     const byId = new Map(ranked.map((r) => [r.id, r]));
     const add = new Map<number, number>();
-    for (const r of ranked.slice(0, SPREAD_FROM)) {
+    for (const r of ranked.slice(0, w.spreadFrom)) {
       const t = timeOf.get(r.id);
       if (t === undefined) continue;
+      let nb = cache.get(r.id);
+      if (!nb) {
+        nb = { before: this.st.before.get(t, t) as [number, number] | undefined, after: this.st.after.get(t, t) as [number, number] | undefined };
+        cache.set(r.id, nb);
+      }
       const pairs: Array<[[number, number] | undefined, number]> = [
-        [this.st.before.get(t, t) as [number, number] | undefined, NEIGHBOUR_SPREAD_BEFORE],
-        [this.st.after.get(t, t) as [number, number] | undefined, NEIGHBOUR_SPREAD],
+        [nb.before, w.neighbourSpreadBefore],
+        [nb.after, w.neighbourSpread],
       ];
       for (const [n, share] of pairs) {
         if (n === undefined) continue;
@@ -354,9 +446,9 @@ export class DocStore {
 
   /**
    * Episode awareness: turns of the same day form an episode; an episode
-   * whose best turns score high lifts its other turns by up to SESSION_BOOST.
+   * whose best turns score high lifts its other turns by a factor up to 1 + `boost`.
    */
-  private sessionBoost(ranked: Array<{ id: number; score: number }>, timeOf: ReadonlyMap<number, number>): void {
+  private sessionBoost(ranked: Array<{ id: number; score: number }>, timeOf: ReadonlyMap<number, number>, boost: number): void {
     const top = ranked.slice(0, 60);
     const dayOf = new Map<number, number>();
     const dayScore = new Map<number, number>();
@@ -371,7 +463,7 @@ export class DocStore {
     if (max <= 0) return;
     for (const r of top) {
       const d = dayOf.get(r.id);
-      if (d !== undefined) r.score *= 1 + (SESSION_BOOST * (dayScore.get(d) ?? 0)) / max;
+      if (d !== undefined) r.score *= 1 + (boost * (dayScore.get(d) ?? 0)) / max;
     }
     ranked.sort((a, b) => b.score - a.score || b.id - a.id);
   }

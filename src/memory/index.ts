@@ -8,5 +8,6 @@ export { MEMORY_SETTINGS, registerMemorySettings } from './settings.js';
 export { MemoryArgumentError, MemoryNotFoundError, KnowledgeError } from './errors.js';
 export { ruleTriples, docToTriples } from './distiller.js';
 export { textForVector, type ToolMemoryPolicy } from './context-window.js';
+export { DEFAULT_RANK_WEIGHTS, type RankWeights } from './documents.js';
 export { VECTOR_FINGERPRINT, terms, keywords, nameBigrams, jaccard } from './text.js';
 export { KnowledgeBase, knowledgeTools } from '../knowledge/index.js';

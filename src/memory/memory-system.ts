@@ -25,8 +25,8 @@ import { knowledgeTools } from '../knowledge/tools.js';
 import { ContextWindow, type ToolMemoryPolicy } from './context-window.js';
 import { getMeta, openMemoryDb, setMeta, type Db } from './db.js';
 import { docToTriples, ruleTriples } from './distiller.js';
-import { DocStore, type DocRow, type SearchOptions } from './documents.js';
-import { queryTimeRange } from './time-query.js';
+import { DEFAULT_RANK_WEIGHTS, DocStore, type DocRow, type RankWeights, type SearchOptions } from './documents.js';
+import { asksWhen, mentionsTime, queryTimeRange } from './time-query.js';
 import { GraphStore } from './graph.js';
 import { setJiebaCacheDir } from './jieba.js';
 import { candidateKey, detectConflicts, detectMergeCandidates, markSeen, mergePrompt, reviewPrompt } from './merge-detect.js';
@@ -427,10 +427,10 @@ export class MemorySystem implements KernelMemory {
     return { text: lines.join('\n'), items };
   }
 
-  /** Ranking options for `query`: speakers it names and the time range it refers to. */
+  /** Ranking options for `query`: speakers it names, the time range it refers to and whether it asks when. */
   private searchOptions(query: string): SearchOptions {
     const range = queryTimeRange(query, this.now());
-    return { speakers: this.speakersIn(query), ...(range ? { range } : {}) };
+    return { speakers: this.speakersIn(query), ...(range ? { range } : {}), ...(asksWhen(query) ? { when: true } : {}) };
   }
 
   /** Speakers (known household names) mentioned in `text`, lower-cased. */
@@ -477,33 +477,60 @@ export class MemorySystem implements KernelMemory {
   /**
    * Non-consuming search over documents and the context window, fused by rank
    * (the ranking the prompt's document block uses, with the window's events
-   * as a third channel). Used by benches and diagnostics.
+   * as a third channel). Used by benches and diagnostics. `opts.weights`
+   * overrides the document ranking's knobs (DEFAULT_RANK_WEIGHTS; a bench
+   * trying others). A window event (a turn not archived yet) is scored as a
+   * document found at its window rank by both the cosine and the keyword
+   * channel, plus the time channel when it lies in the range the query
+   * names, with the same speaker and when boosts: it competes with archived
+   * turns on their scale instead of as one weaker channel (the last
+   * session's turns were rarely recalled).
    */
-  search(query: string, limit: number): RecallHit[] {
-    const speakers = this.speakersIn(query);
-    const range = queryTimeRange(query, this.now());
-    const hits: RecallHit[] = this.docs.search(query, limit, { speakers, ...(range ? { range } : {}) }).map((h) => ({
-      id: `doc:${h.doc.id}`,
-      kind: 'document',
-      event_id: h.doc.event_id,
-      time: h.doc.time,
-      speaker: h.doc.speaker,
-      text: docText(h.doc),
-      score: h.score,
-    }));
-    this.window.rank(query, limit).forEach((w, rank) => {
-      const boost = w.entry.event.speaker && speakers.has(cleanText(w.entry.event.speaker)) ? 1.25 : 1;
-      hits.push({
-        id: `event:${w.entry.event.id}`,
-        kind: 'event',
-        event_id: w.entry.event.id,
-        time: w.entry.event.time,
-        speaker: w.entry.event.speaker ?? null,
-        text: `${w.entry.event.speaker ?? w.entry.event.kind}: ${w.entry.event.input} ${w.entry.event.response}`.trim(),
-        score: (boost * 1) / (60 + rank + 1),
+  search(query: string, limit: number, opts: { weights?: Partial<RankWeights> } = {}): RecallHit[] {
+    return this.prepareSearch(query, limit, opts.weights?.depth)(opts.weights);
+  }
+
+  /**
+   * `search` in two steps: the channels of `query` are computed once, the
+   * returned function ranks them under any weights (at most `limit` hits).
+   * For benches trying a grid of weights on a store they do not change;
+   * `maxDepth`: the largest `depth` among those weights (default DEFAULT_RANK_WEIGHTS.depth).
+   */
+  prepareSearch(query: string, limit: number, maxDepth?: number): (weights?: Partial<RankWeights>) => RecallHit[] {
+    const opts = this.searchOptions(query);
+    const { range, when } = opts;
+    const speakers = opts.speakers ?? new Set<string>();
+    const docs = this.docs.prepare(query, limit, { ...opts, ...(maxDepth !== undefined ? { maxDepth } : {}) });
+    const events = this.window.rank(query, limit);
+    return (weights) => {
+      const w = weights ? { ...DEFAULT_RANK_WEIGHTS, ...weights } : DEFAULT_RANK_WEIGHTS;
+      const hits: RecallHit[] = docs.rank(weights).map((h) => ({
+        id: `doc:${h.doc.id}`,
+        kind: 'document',
+        event_id: h.doc.event_id,
+        time: h.doc.time,
+        speaker: h.doc.speaker,
+        text: docText(h.doc),
+        score: h.score,
+      }));
+      let inRangeRank = 0;
+      events.forEach((e, rank) => {
+        const boost = (e.entry.event.speaker && speakers.has(cleanText(e.entry.event.speaker)) ? w.speakerBoost : 1) * (when && mentionsTime(e.entry.event.input) ? w.whenBoost : 1);
+        const t = e.entry.event.time;
+        const timeScore = range && t >= range.from && t < range.to ? w.wTime / (w.rrfK + ++inRangeRank) : 0;
+        const fused = (w.wVec + w.wKw) / (w.rrfK + rank + 1) + timeScore;
+        hits.push({
+          id: `event:${e.entry.event.id}`,
+          kind: 'event',
+          event_id: e.entry.event.id,
+          time: e.entry.event.time,
+          speaker: e.entry.event.speaker ?? null,
+          text: `${e.entry.event.speaker ?? e.entry.event.kind}: ${e.entry.event.input} ${e.entry.event.response}`.trim(),
+          score: boost * fused,
+        });
       });
-    });
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+      return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+    };
   }
 
   /** Remember ids fetched by memory_recall this turn (MarkRecalled). */

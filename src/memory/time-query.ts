@@ -1,8 +1,10 @@
 /**
  * Time awareness of recall: the time range a query names, explicit ("on
- * October 13, 2023", "in May 2023", "2023年10月13日") or relative to now
- * ("yesterday", "last week", "昨天", "上周"). Documents inside the range are
- * ranked up by the document store.
+ * October 13, 2023", "in May 2023", "2023年10月13日"), without its year ("in
+ * June", "on Aug 15th": the latest that has begun), a year ("in 2022") or
+ * relative to now ("yesterday", "last week", "昨天", "上周"). Documents inside
+ * the range are ranked up by the document store. Also whether a query asks
+ * when (asksWhen) and whether a turn says when (mentionsTime).
  */
 
 /** A half-open time range [from, to), ms since epoch (UTC days). */
@@ -50,7 +52,7 @@ const PARTS: ReadonlyArray<{ re: RegExp; from: number; to: number; dayOffset: nu
  */
 export function queryTimeRange(query: string, now: number, offsetMs = 0): TimeRange | undefined {
   const q = query.toLowerCase();
-  let m = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`).exec(q);
+  let m = new RegExp(`\\b${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,\\s*|\\s+)(\\d{4})\\b`).exec(q);
   if (m) return day(Number(m[3]), month(m[1]!), Number(m[2]));
   m = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE},?\\s+(\\d{4})\\b`).exec(q);
   if (m) return day(Number(m[3]), month(m[2]!), Number(m[1]));
@@ -58,6 +60,22 @@ export function queryTimeRange(query: string, now: number, offsetMs = 0): TimeRa
   if (m) return day(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   m = new RegExp(`\\b${MONTH_RE},?\\s+(\\d{4})\\b`).exec(q);
   if (m) return { from: Date.UTC(Number(m[2]), month(m[1]!), 1), to: Date.UTC(Number(m[2]), month(m[1]!) + 1, 1) };
+  // A month or day without its year, after a preposition ("may" and "march" are verbs too): the latest one that has begun by now ("in June", "on Aug 15th").
+  const year = new Date(now).getUTCFullYear();
+  const prep = '\\b(?:on|by|since|before|after|until|from|to|around)\\s+(?:the\\s+)?';
+  m = new RegExp(`${prep}${MONTH_RE}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b(?!\\s*[,:]?\\s*\\d)`).exec(q) ?? new RegExp(`${prep}(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH_RE}\\b(?!,?\\s*\\d)`).exec(q);
+  if (m) {
+    const [mo, d] = /^\d/.test(m[1]!) ? [month(m[2]!), Number(m[1])] : [month(m[1]!), Number(m[2])];
+    if (d >= 1 && d <= 31) return day(Date.UTC(year, mo, d) <= now ? year : year - 1, mo, d);
+  }
+  m = new RegExp(`\\b(?:in|during|since|of|last|early|late|mid-?)\\s+(?:early\\s+|late\\s+|mid-?)?${MONTH_RE}\\b(?!\\s*[,.]?\\s*\\d)`).exec(q);
+  if (m) {
+    const mo = month(m[1]!);
+    const y = Date.UTC(year, mo, 1) <= now ? year : year - 1;
+    return { from: Date.UTC(y, mo, 1), to: Date.UTC(y, mo + 1, 1) };
+  }
+  m = /\b(?:in|during|of|since)\s+(?:early\s+|late\s+|mid-?)?((?:19|20)\d\d)\b/.exec(q);
+  if (m) return { from: Date.UTC(Number(m[1]), 0, 1), to: Date.UTC(Number(m[1]) + 1, 0, 1) };
   m = /(\d{4})年(\d{1,2})月(?!\d)/.exec(q);
   if (m) return { from: Date.UTC(Number(m[1]), Number(m[2]) - 1, 1), to: Date.UTC(Number(m[1]), Number(m[2]), 1) };
   m = /(?<!\d)(\d{1,2})月(\d{1,2})[日号]/.exec(q);
@@ -89,4 +107,21 @@ export function zoneOffsetMs(timeZone: string | undefined, at: number): number {
   const parts = Object.fromEntries(fmt.formatToParts(new Date(at)).map((p) => [p.type, p.value]));
   const local = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
   return local - Math.floor(at / 1000) * 1000;
+}
+
+/** Whether `query` asks when something happened or how long ago ("When did ...", "How long has ...", "What year ..."). */
+export function asksWhen(query: string): boolean {
+  return /^\s*(?:when\b|how long\b|since when\b|what (?:year|month|date|day|time)\b)|什么时候|哪天|哪一天|多久/i.test(query);
+}
+
+const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
+/** Words by which a turn says when something happened: relative days, "last week", "two years ago", a year, a month's name ("may" and "march" only as months). */
+const TIME_CUE = new RegExp(
+  `\\b(?:yesterday|today|tonight|tomorrow|recently|ago|(?:last|this|next|past) (?:night|week(?:end)?|month|year|summer|winter|spring|fall|autumn|${WEEKDAY})|${WEEKDAY}|(?:19|20)\\d\\d|jan(?:uary)?|feb(?:ruary)?|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|(?:in|of|since|early|late|mid-?)\\s+(?:may|march)|(?:may|march)\\s+\\d{1,2}(?:st|nd|rd|th)?)\\b|昨天|前天|上周|上个月|去年|今天`,
+  'i',
+);
+
+/** Whether `text` says when something happened (see TIME_CUE): the kind of turn that answers a `asksWhen` question. */
+export function mentionsTime(text: string): boolean {
+  return TIME_CUE.test(text);
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { jaccard, keywords, nameBigrams, ruleTriples, terms } from '../../src/memory/index.js';
-import { queryTimeRange, zoneOffsetMs } from '../../src/memory/time-query.js';
+import { asksWhen, mentionsTime, queryTimeRange, zoneOffsetMs } from '../../src/memory/time-query.js';
 import { makeMemory, tempDir } from './helpers.js';
 
 it('tokenizes Chinese into bigrams and jieba words, English into stemmed non-stop words', () => {
@@ -31,6 +31,24 @@ it('reads the time range a query names', () => {
   assert.deepEqual(queryTimeRange('in May 2023', now), { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) });
   assert.deepEqual(queryTimeRange('我昨天说了什么', now), { from: Date.UTC(2023, 9, 19), to: Date.UTC(2023, 9, 20) });
   assert.equal(queryTimeRange('what is my name', now), undefined);
+  // Without the year: the latest such month or day that has begun; "may" as a verb is not a month.
+  assert.deepEqual(queryTimeRange('When did Melanie go camping in June?', now), { from: Date.UTC(2023, 5, 1), to: Date.UTC(2023, 6, 1) });
+  assert.deepEqual(queryTimeRange('what did we do in December?', now), { from: Date.UTC(2022, 11, 1), to: Date.UTC(2023, 0, 1) });
+  assert.deepEqual(queryTimeRange('what did they give him on Aug 15th?', now), { from: Date.UTC(2023, 7, 15), to: Date.UTC(2023, 7, 16) });
+  assert.deepEqual(queryTimeRange('the picture shared on December 1,2022', now), { from: Date.UTC(2022, 11, 1), to: Date.UTC(2022, 11, 2) });
+  assert.deepEqual(queryTimeRange('which trips did he take in 2022?', now), { from: Date.UTC(2022, 0, 1), to: Date.UTC(2023, 0, 1) });
+  assert.equal(queryTimeRange('I may 5 times have said it', now), undefined);
+});
+
+it('tells a question asking when and a turn saying when', () => {
+  assert.ok(asksWhen('When did Caroline pass the adoption interview?'));
+  assert.ok(asksWhen('How long has Melanie been practicing art?'));
+  assert.ok(!asksWhen('What did Caroline do when she was young?'));
+  assert.ok(mentionsTime('I passed the interviews last Friday!'));
+  assert.ok(mentionsTime('I started painting two years ago'));
+  assert.ok(mentionsTime('We went there in May'));
+  assert.ok(!mentionsTime('I may go camping'));
+  assert.ok(!mentionsTime('We march for our rights'));
 });
 
 it('reads parts of a day in the household\'s time zone', () => {
