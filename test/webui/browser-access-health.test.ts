@@ -9,14 +9,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, createPublicKey } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { startWebBox, type WebBox } from './helpers.js';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium, startWebBox, type WebBox } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENS = path.join(os.tmpdir(), 'homeagent-webui-screens');
 
 let box: WebBox;
@@ -25,8 +23,7 @@ before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh installs it)`);
   mkdirSync(SCREENS, { recursive: true });
   box = await startWebBox();
-  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+  browser = await launchChromium(box);
 });
 after(async () => {
   await browser?.close();

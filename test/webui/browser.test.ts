@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import mqtt from 'mqtt';
-import { startWebBox, type WebBox } from './helpers.js';
+import { launchChromium, startWebBox, type WebBox } from './helpers.js';
 import { VOICE_DIR } from '../support/e2e-home.js';
 import { request } from '../../src/cli/client.js';
 import { waitUntil } from '../support/wait.js';
@@ -40,8 +40,7 @@ before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (scripts/setup.sh installs it)`);
   mkdirSync(SCREENS, { recursive: true });
   box = await startWebBox({ env: { HOMEAGENT__CORE__SERVICE__DEMO_HOME: 'on' } });
-  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+  browser = await launchChromium(box);
 });
 after(async () => {
   await browser?.close();

@@ -154,3 +154,18 @@ export async function readNdjson(res: http.IncomingMessage, onLine?: (line: any)
   }
   return lines;
 }
+
+/** Debian's Chromium, as the browser tests drive it. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Launch Debian's Chromium headless (playwright-core) trusting `box`'s
+ * self-signed certificate by its public key, with the flags these machines
+ * need (no sandbox, no GPU, no background networking).
+ */
+export async function launchChromium(box: WebBox): Promise<import('playwright-core').Browser> {
+  const { createHash, createPublicKey } = await import('node:crypto');
+  const { chromium } = await import('playwright-core');
+  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', `--ignore-certificate-errors-spki-list=${spki}`] });
+}
