@@ -28,6 +28,13 @@ export interface KnowledgeHit {
   snippet: string;
 }
 
+/** A knowledge document as listed: `shipped` ones come with the release (read-only seeds), `user` ones were written on this box; `bytes` of its content.md. */
+export interface KnowledgeEntry {
+  name: string;
+  source: 'shipped' | 'user';
+  bytes: number;
+}
+
 /** Valid knowledge names: letters (any script), digits, `_`, `-`, `.`, spaces; 1-64 chars; no path parts. */
 const NAME = /^[\p{L}\p{N}_][\p{L}\p{N}_. -]{0,63}$/u;
 const CHUNK_CHARS = 600;
@@ -213,6 +220,25 @@ export class KnowledgeBase {
   /** Names of all documents (seeds and user documents), sorted. */
   list(): string[] {
     return [...this.docs.keys()].sort();
+  }
+
+  /** Every document with where it comes from and its size, sorted by name (a file gone since the scan: 0 bytes). */
+  entries(): KnowledgeEntry[] {
+    return this.list().map((name) => {
+      const file = this.docs.get(name)!.file;
+      let bytes = 0;
+      try {
+        bytes = fs.statSync(file).size;
+      } catch {
+        /* removed behind our back: listed until the next scan */
+      }
+      return { name, source: this.isUserFile(file) ? 'user' : 'shipped', bytes };
+    });
+  }
+
+  /** Whether `file` is one of the user's documents (under `dir`), not a shipped seed. */
+  private isUserFile(file: string): boolean {
+    return !path.relative(path.resolve(this.opts.dir), path.resolve(file)).startsWith('..');
   }
 
   /** The full content of a document, or undefined. */

@@ -534,6 +534,19 @@ export class DocStore {
       .all(before, maxAccess, limit) as DocRow[];
   }
 
+  /**
+   * The newest documents first (by time, then id), at most `limit`; with
+   * `before`, only those after it in that order (a page's last document:
+   * the next page). For listing (the WebUI's Memory page); no viewer
+   * filtering here (MemorySystem's docVisible is the caller's).
+   */
+  recent(limit: number, before?: { time: number; id: number }): DocRow[] {
+    if (!before) return this.db.prepare(`SELECT ${DOC_COLUMNS} FROM docs ORDER BY time DESC, id DESC LIMIT ?`).all(limit) as DocRow[];
+    return this.db
+      .prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE time < @time OR (time = @time AND id < @id) ORDER BY time DESC, id DESC LIMIT @limit`)
+      .all({ time: before.time, id: before.id, limit }) as DocRow[];
+  }
+
   /** Mark a document as distilled into the graph (it stays searchable). */
   markDistilled(id: number): void {
     this.db.prepare('UPDATE docs SET distilled = 1 WHERE id = ?').run(id);

@@ -144,7 +144,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const home = new HomePlugin({ timers, lists, brokerUrl: () => brokerUrl, version: packageVersion() });
   const gpio = new GpioPlugin();
   const voice = new VoiceServicePlugin();
-  const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog, memoryGraph: () => memory.system.graph, tools: () => kernel.services.tools });
+  const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog, memoryGraph: () => memory.system.graph, memoryDocuments: () => memory.system.docs, knowledge: () => memory.system.knowledge, tools: () => kernel.services.tools });
 
   const disk = new DiskKeeper({
     dataDir: opts.dataDir,

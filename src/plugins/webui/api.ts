@@ -16,6 +16,8 @@ import type { AccessEntry, AuthStore, LoginLimiter, SessionRecord } from './auth
 import { deriveContext, type RunLog } from '../../kernel/run-log.js';
 import { healthRoutes, type HealthBackend } from './health-api.js';
 import { memoryRoutes, type MemoryBackend } from './memory-api.js';
+import { memoryListRoutes } from './memory-lists-api.js';
+import { maskTurn } from './turn-privacy.js';
 
 /** The path prefix of the API. */
 export const API_PREFIX = '/api/v1';
@@ -72,7 +74,7 @@ export interface ApiBackend {
    * channel), and then no code exists.
    */
   sayPairingCode(): Promise<{ ok: true; expires_in_s: number } | { ok: false; why: string }>;
-  /** The Memory page's graph, last recall, edits and forgetting (memory-api.ts). */
+  /** The Memory page's graph, last recall, edits and forgetting (memory-api.ts), documents and knowledge (memory-lists-api.ts). */
   memory: MemoryBackend;
 }
 
@@ -357,8 +359,8 @@ export function apiRoutes(b: ApiBackend): Route[] {
       method: 'GET',
       path: '/turns/{id}',
       auth: true,
-      handle: ({ params }) => {
-        const events = turnEvents(b, params.id!);
+      handle: ({ params, session }) => {
+        const events = turnEvents(b, params.id!, session!);
         return { turn: params.id, events };
       },
     },
@@ -366,10 +368,10 @@ export function apiRoutes(b: ApiBackend): Route[] {
       method: 'GET',
       path: '/turns/{id}/context',
       auth: true,
-      handle: ({ params, query }) => {
+      handle: ({ params, query, session }) => {
         const round = Number(query.get('round') ?? '');
         if (!Number.isInteger(round) || round < 1) throw new ApiError(400, 'BAD_ARGUMENT', `"round" must be a whole number from 1 (the LLM round of the turn), got ${JSON.stringify(query.get('round'))}`);
-        const messages = deriveContext(turnEvents(b, params.id!), round);
+        const messages = deriveContext(turnEvents(b, params.id!, session!), round);
         if (!messages) throw new ApiError(404, 'NOT_FOUND', `turn ${params.id} has no LLM round ${round} in the run log`);
         return { turn: params.id, round, messages };
       },
@@ -397,16 +399,22 @@ export function apiRoutes(b: ApiBackend): Route[] {
     ...healthRoutes(b, b.health),
     // The Memory page: the graph, the last turn's recall, edits and forgetting through the memory tools.
     ...memoryRoutes(b.memory),
+    // The Memory page's lists: the documents (as recall shows them to the session's person) and the knowledge base.
+    ...memoryListRoutes(b.memory),
   ];
 }
 
-/** A turn's stored events (404 NOT_FOUND when the run log has none). */
-function turnEvents(b: ApiBackend, id: string) {
+/**
+ * A turn's stored events as `session`'s person may read them (another
+ * person's private turn masked as the prompt history masks it:
+ * turn-privacy.ts); 404 NOT_FOUND when the run log has none.
+ */
+function turnEvents(b: ApiBackend, id: string, session: SessionRecord) {
   const log = b.runLog();
   if (!log) throw new ApiError(503, 'UNAVAILABLE', 'the run log is not available');
   const events = log.turn(id);
   if (events.length === 0) throw new ApiError(404, 'NOT_FOUND', `no turn ${JSON.stringify(id)} in the run log`);
-  return events;
+  return maskTurn(events, session.person);
 }
 
 /** Aborted when the response closes (sent, or the client went away). */

@@ -42,6 +42,8 @@ import { loadOrMakeCertificate, type WebCertificate } from './tls.js';
 import { AuthStore, LoginLimiter, checkPersonName, type AccessEntry, type SessionRecord } from './auth.js';
 import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type EventStreamName, type Route, type SettingsWithDefinitions } from './api.js';
 import type { GraphStore } from '../../memory/graph.js';
+import type { DocStore } from '../../memory/documents.js';
+import type { KnowledgeBase } from '../../knowledge/store.js';
 import type { ToolRegistry } from '../../kernel/tool-registry.js';
 import { ApiError, bearerToken, checkOrigin, cookieName, isStateChanging, parseCookies, sendError, sendJson, sessionCookie } from './http.js';
 import { besideModule, inlineScriptHashes, loadAssets, type Asset } from './assets.js';
@@ -94,6 +96,10 @@ export interface WebUIOptions {
   memoryGraph?: () => GraphStore | undefined;
   /** The kernel's tool registry: the Memory page's edits and forgetting run the model's memory tools. */
   tools?: () => ToolRegistry | undefined;
+  /** The memory's documents (the Memory page's list), when the memory runs. */
+  memoryDocuments?: () => DocStore | undefined;
+  /** The knowledge base (the Memory page's list), when the memory runs. */
+  knowledge?: () => KnowledgeBase | undefined;
 }
 
 /** A `webui link` answer. */
@@ -244,7 +250,14 @@ export class WebUIPlugin implements Plugin {
         sdk.log.info({ link: link_id }, 'WebUI pairing code said aloud');
         return { ok: true, expires_in_s: Math.round(ttlMs / 1000) };
       },
-      memory: { graph: () => this.opts.memoryGraph?.(), tools: () => this.opts.tools?.(), runLog: () => this.opts.runLog?.(), now: () => this.clock.now() },
+      memory: {
+        graph: () => this.opts.memoryGraph?.(),
+        tools: () => this.opts.tools?.(),
+        runLog: () => this.opts.runLog?.(),
+        documents: () => this.opts.memoryDocuments?.(),
+        knowledge: () => this.opts.knowledge?.(),
+        now: () => this.clock.now(),
+      },
     };
     this.routes = apiRoutes(backend);
 

@@ -10,10 +10,16 @@
  * same argument validation, so what the page forgets is forgotten everywhere
  * those tools forget it (graph, documents, run log, earlier versions), and
  * another person's facts stay theirs to forget. Other people's sensitive
- * facts are left out of the graph as the tools leave them out.
+ * facts are left out of the graph as the tools leave them out, and another
+ * person's turn is recalled with its private words masked (turn-privacy.ts).
+ * A document of the page's list (memory-lists-api.ts) is forgotten through
+ * memory_forget too, by its words (POST /memory/forget {"document": id}).
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphStore, RelationView } from '../../memory/graph.js';
+import type { DocRow, DocStore } from '../../memory/documents.js';
+import type { KnowledgeBase } from '../../knowledge/store.js';
+import { forgetWords } from '../../memory/forget.js';
 import { relationVisible } from '../../memory/social.js';
 import type { ToolRegistry } from '../../kernel/tool-registry.js';
 import type { InputMessage } from '../../kernel/turn-types.js';
@@ -24,6 +30,8 @@ import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { ApiError, readJsonBody } from './http.js';
 import type { SessionRecord } from './auth.js';
 import type { Route } from './api.js';
+import { maskTurn, type TurnViewer } from './turn-privacy.js';
+import { visibleDocument } from './memory-lists-api.js';
 
 /** Entities the graph starts with by default (GET /memory/graph without `limit`). */
 export const GRAPH_DEFAULT_ENTITIES = 40;
@@ -43,6 +51,10 @@ export interface MemoryBackend {
   tools(): ToolRegistry | undefined;
   /** The run log (the last turn's recall). */
   runLog(): RunLog | undefined;
+  /** The memory's documents (the page's list of conversations and notes; undefined: the memory is not running). */
+  documents(): DocStore | undefined;
+  /** The knowledge base (undefined: the memory is not running). */
+  knowledge(): KnowledgeBase | undefined;
   /** Now, ms (the synthetic input's arrival). */
   now(): number;
 }
@@ -119,12 +131,12 @@ export function memoryRoutes(m: MemoryBackend): Route[] {
       method: 'GET',
       path: '/memory/recalled',
       auth: true,
-      handle: ({ query }) => {
+      handle: ({ query, session }) => {
         const log = m.runLog();
         if (!log) throw new ApiError(503, 'UNAVAILABLE', 'the run log is not available');
         const turn = query.get('turn');
         if (turn !== null && !turn.trim()) throw new ApiError(400, 'BAD_ARGUMENT', '"turn" must be a turn id (an input id, as the Activity page and GET /turns/{id} use)');
-        return turnRecall(log, turn ?? undefined);
+        return turnRecall(log, turn ?? undefined, session!.person);
       },
     },
     {
@@ -145,7 +157,19 @@ export function memoryRoutes(m: MemoryBackend): Route[] {
         const body = await readJsonBody(req);
         const hasEntity = body.entity !== undefined;
         const hasAbout = body.about !== undefined;
-        if (hasEntity === hasAbout) throw new ApiError(400, 'BAD_ARGUMENT', 'send {"entity": "<name>"} to forget an entity, or {"about": "<words>"} to forget what holds all these words (one of them)');
+        const hasDocument = body.document !== undefined;
+        if (Number(hasEntity) + Number(hasAbout) + Number(hasDocument) !== 1) {
+          throw new ApiError(400, 'BAD_ARGUMENT', 'send {"entity": "<name>"} to forget an entity, {"about": "<words>"} to forget what holds all these words, or {"document": <id>} to forget a document by its words (one of them)');
+        }
+        if (hasDocument) {
+          const id = body.document;
+          if (typeof id !== 'number' || !Number.isInteger(id) || id < 1) throw new ApiError(400, 'BAD_ARGUMENT', `"document" must be a document id (a whole number from 1), got ${JSON.stringify(id)}`);
+          const docs = m.documents();
+          if (!docs) throw new ApiError(503, 'UNAVAILABLE', 'the memory is not running');
+          const about = documentAbout(visibleDocument(docs, id, session!.person));
+          if (forgetWords(about).length === 0) throw new ApiError(409, 'NO_WORDS', `document ${id} holds only common words, which would find too much: forget it by an entity or by words instead`);
+          return { tool: 'memory_forget', document: id, about, result: await runMemoryTool(m, 'memory_forget', { about }, session!) };
+        }
         if (hasEntity) {
           const name = nameField(body, 'entity', MAX_NAME);
           return { tool: 'memory_delete_entity', result: await runMemoryTool(m, 'memory_delete_entity', { name }, session!) };
@@ -169,6 +193,20 @@ function nameField(body: Record<string, unknown>, field: string, max: number): s
   if (typeof v !== 'string' || !v.trim()) throw new ApiError(400, 'BAD_ARGUMENT', `"${field}" must be a non-empty string`);
   if (v.length > max) throw new ApiError(400, 'BAD_ARGUMENT', `"${field}" is ${v.length} characters; at most ${max}`);
   return v.trim();
+}
+
+/**
+ * The words by which a document is forgotten (memory_forget's `about`): its
+ * title, what was said and the answer, cut to MAX_ABOUT characters at a word
+ * boundary. Every text holding all of them goes with it (the same turn
+ * archived twice, a fact said in it), as when someone asks the box.
+ */
+export function documentAbout(d: Pick<DocRow, 'title' | 'input' | 'response'>): string {
+  const all = [d.title, d.input, d.response].filter((s) => s.trim() !== '').join(' ').replace(/\s+/g, ' ').trim();
+  if (all.length <= MAX_ABOUT) return all;
+  const head = all.slice(0, MAX_ABOUT + 1);
+  const space = head.lastIndexOf(' ');
+  return (space > 0 ? head.slice(0, space) : head.slice(0, MAX_ABOUT)).trim();
 }
 
 /** memory_edit's arguments from a POST /memory/edit body (400 naming the field that is wrong). */
@@ -256,9 +294,11 @@ export function graphView(g: GraphStore, o: { limit: number; entity?: string; vi
 /**
  * What the memory gave turn `id` (default: the last turn a person had, the
  * box's own housekeeping turns skipped): the memory block of its context
- * message, by section, and the memory tools it called.
+ * message, by section, and the memory tools it called, as `viewer` may read
+ * them (another person's private turn masked: turn-privacy.ts maskTurn).
+ * Throws ApiError 404 when the log has no such turn.
  */
-export function turnRecall(log: RunLog, id?: string): TurnRecall {
+export function turnRecall(log: RunLog, id: string | undefined, viewer: TurnViewer): TurnRecall {
   let turn = id;
   if (turn === undefined) {
     const started = log.ofTypes(['turn.started'], 50).reverse();
@@ -266,8 +306,9 @@ export function turnRecall(log: RunLog, id?: string): TurnRecall {
     if (!last || last.type !== 'turn.started') return { turn: null, sections: [], tools: [] };
     turn = last.turn;
   }
-  const events = log.turn(turn);
-  if (events.length === 0) throw new ApiError(404, 'NOT_FOUND', `no turn ${JSON.stringify(turn)} in the run log`);
+  const stored = log.turn(turn);
+  if (stored.length === 0) throw new ApiError(404, 'NOT_FOUND', `no turn ${JSON.stringify(turn)} in the run log`);
+  const events = maskTurn(stored, viewer);
   const start = events.find((e): e is Extract<StoredRunEvent, { type: 'turn.started' }> => e.type === 'turn.started');
   const head = { turn, ...(start ? { at: start.at, text: start.input.text, channel: start.input.channel, ...(start.input.user ? { speaker: start.input.user } : {}) } : {}) };
   if (isTombstoned(events)) return { ...head, sections: [], tools: [], forgotten: true };
