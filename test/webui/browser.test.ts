@@ -10,7 +10,9 @@
  * a bundle that the update helper refuses (signed by an untrusted key).
  * On Memory it finds a remembered entity in the graph, renames one, changes a
  * fact and forgets one behind a confirmation dialog (then it is no longer
- * found), and sees what was recalled for the last turn; on Devices a state
+ * found), and sees what was recalled for the last turn, the conversations
+ * and notes kept (another person's sensitive one not among them; one
+ * forgotten behind a confirmation) and the knowledge base; on Devices a state
  * pushed from MQTT appears without a reload.
  * Screenshots of each page go to <tmp>/homeagent-webui-screens/.
  */
@@ -229,6 +231,12 @@ test('Memory: a remembered entity found in the graph, explored, renamed, a fact 
     ],
     Date.now(),
   );
+  // Documents: Alice's, a note, and Bob's sensitive one (not shown to Alice); a knowledge document written on the box.
+  const docs = box.app.memory!.system.docs;
+  docs.add({ event_id: 'garden-1:user', time: Date.now() - 120_000, kind: 'user', source: 'voice', speaker: 'Alice', input: 'I planted tomatoes in the garden', response: '' }, Date.now());
+  docs.add({ event_id: 'bob-1:user', time: Date.now() - 60_000, kind: 'user', source: 'voice', speaker: 'Bob', input: 'my blood pressure medication is lisinopril', response: '' }, Date.now());
+  box.app.memory!.system.commitDocument('spare bulbs', 'The spare light bulbs are in the hall cupboard.');
+  box.app.memory!.system.knowledge.create('bins', '# Bins\n\nRecycling goes out on Mondays; the green bin on Thursdays.');
   const page = await browser.newPage({ viewport: { width: 412, height: 860 } });
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
@@ -251,6 +259,28 @@ test('Memory: a remembered entity found in the graph, explored, renamed, a fact 
   const recalled = page.locator('.recalled', { hasText: 'what does Anna like to drink?' });
   await recalled.waitFor();
   assert.match((await recalled.textContent())!, /Known facts.*Anna likes green tea/s);
+
+  // The conversations and notes kept, newest first (Bob's sensitive one is not sent to Alice's page); the knowledge base.
+  const documents = page.locator('.documents');
+  await documents.locator('.doc', { hasText: 'I planted tomatoes in the garden' }).waitFor();
+  assert.match((await documents.locator('.doc').first().textContent())!, /spare bulbs.*hall cupboard/s);
+  assert.doesNotMatch((await documents.textContent())!, /lisinopril/);
+  const knowledge = page.locator('.knowledge');
+  await knowledge.locator('.kn[data-name="homeagent-guide"]').waitFor();
+  assert.match((await knowledge.locator('.kn[data-name="bins"]').textContent())!, /written here/);
+  await knowledge.getByRole('button', { name: 'bins', exact: true }).click();
+  await knowledge.locator('.kn-text', { hasText: 'the green bin on Thursdays' }).waitFor();
+  await page.getByRole('heading', { name: 'Conversations and notes' }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: path.join(SCREENS, 'memory-lists.png') });
+  await page.evaluate(() => scrollTo(0, 0));
+  // A document forgotten behind its confirmation (through memory_forget, by its words): gone from the list and the memory.
+  await documents.locator('.doc', { hasText: 'tomatoes' }).getByRole('button', { name: 'Forget' }).click();
+  const docDialog = page.locator('dialog.confirm-dialog');
+  assert.match((await docDialog.textContent())!, /Forget “I planted tomatoes in the garden” for good\?/);
+  await docDialog.getByRole('button', { name: 'Forget' }).click();
+  await documents.locator('.ok', { hasText: /Forgotten for good: 1 conversation turn/ }).waitFor();
+  await documents.locator('.doc', { hasText: 'tomatoes' }).waitFor({ state: 'detached' });
+  assert.ok(!box.app.memory!.system.docs.recent(50).some((d) => /tomatoes/.test(d.input)));
 
   // Found by name: its facts and neighbours.
   await page.getByLabel('Find in the graph').fill('old red car');
@@ -431,6 +461,9 @@ test('the page speaks Chinese to a Chinese browser', async () => {
   await page.getByRole('heading', { name: '记住的人和事物' }).waitFor();
   await page.getByRole('heading', { name: '上一轮对话回忆起的内容' }).waitFor();
   await page.getByLabel('在图中查找').waitFor();
+  await page.getByRole('heading', { name: '对话和笔记' }).waitFor();
+  await page.getByRole('heading', { name: '知识库' }).waitFor();
+  await page.locator('.knowledge .kn[data-name="homeagent-guide"]', { hasText: '随设备附带' }).waitFor();
   await page.screenshot({ path: path.join(SCREENS, 'memory-zh.png'), fullPage: true });
   await context.close();
 });

@@ -39,7 +39,12 @@ const WORDS = {
     embedding: 'Embeddings', emb_off: 'none configured: memory recall is lexical only', emb_unavailable: (f, why) => `${f} unavailable (${why}): lexical only`, emb_indexing: (f) => `${f}: computing in the background`, emb_ready: (f) => `${f}: ready`, emb_docs: (d, n) => `${d} of ${n} documents`,
     uptime: 'up', llm: 'LLM', broker: 'Broker', connected: 'connected', not_connected: 'NOT connected', embedded: 'embedded', plugins: 'Plugins', restart_pending: 'Changed settings waiting for a restart', problems: 'Last warnings and errors', none: 'none',
     run_checks: 'Run the checks', checking: 'Checking…', fix: 'fix',
-    memory: 'Memory', mem_hint: 'What the box remembers: the people and things it knows and how they relate, what it recalled last time, and a search as the box does when it answers.',
+    memory: 'Memory', mem_hint: 'What the box remembers: the people and things it knows and how they relate, what it recalled last time, the conversations and notes it keeps, what it can look up, and a search as the box does when it answers.',
+    mem_docs: 'Conversations and notes', docs_hint: 'Earlier conversations the box keeps and the notes it was asked to keep, newest first.', docs_empty: 'No conversations or notes kept yet.', docs_more: 'Older',
+    doc_note: 'note', doc_box: 'the box', doc_someone: 'someone',
+    confirm_forget_doc: (x) => `Forget “${x}” for good? Every conversation, note and fact holding all of its words goes with it, as when someone asks the box to forget it.`,
+    mem_knowledge: 'Knowledge', knowledge_hint: 'Guides and household notes the box looks things up in. Tap one to read it.', knowledge_empty: 'No knowledge documents.',
+    kn_shipped: 'came with the box', kn_user: 'written here', kn_size: (b) => (b < 1024 ? `${b} bytes` : `${Math.round(b / 1024)} KB`),
     mem_graph: 'People and things remembered', graph_hint: 'Tap a name to see its facts and what it is connected to.', graph_more: (n, m) => `Showing the ${n} most mentioned of ${m}.`, graph_empty: 'Nothing remembered yet.',
     find_label: 'Find in the graph', find: 'Find', not_in_graph: (n) => `“${n}” is not in the memory.`, mentions: (n) => `${n} mention${n === 1 ? '' : 's'}`,
     facts: 'Facts', neighbours: 'Connected to', no_relations: 'No facts about it.', rename: 'Rename', edit: 'Edit', forget: 'Forget', cancel: 'Cancel',
@@ -76,7 +81,12 @@ const WORDS = {
     embedding: '向量嵌入', emb_off: '未配置：记忆检索只用关键词', emb_unavailable: (f, why) => `${f} 不可用（${why}）：只用关键词`, emb_indexing: (f) => `${f}：正在后台计算`, emb_ready: (f) => `${f}：就绪`, emb_docs: (d, n) => `${n} 个文档中已完成 ${d} 个`,
     uptime: '已运行', llm: 'LLM', broker: '代理', connected: '已连接', not_connected: '未连接', embedded: '内置', plugins: '插件', restart_pending: '等待重启生效的设置', problems: '最近的警告和错误', none: '无',
     run_checks: '运行检查', checking: '检查中…', fix: '解决办法',
-    memory: '记忆', mem_hint: '设备记住的内容：它知道的人和事物及其关系、上一轮对话回忆起的内容，以及像设备回答时那样的搜索。',
+    memory: '记忆', mem_hint: '设备记住的内容：它知道的人和事物及其关系、上一轮对话回忆起的内容、保存的对话和笔记、可以查阅的知识，以及像设备回答时那样的搜索。',
+    mem_docs: '对话和笔记', docs_hint: '设备保存的以前的对话和让它记下的笔记，最新的在前。', docs_empty: '还没有保存的对话或笔记。', docs_more: '更早的',
+    doc_note: '笔记', doc_box: '设备', doc_someone: '某人',
+    confirm_forget_doc: (x) => `永久忘记“${x}”？包含它全部词语的每段对话、笔记和事实都会一起删除，和有人让设备忘记它时一样。`,
+    mem_knowledge: '知识库', knowledge_hint: '设备查阅的指南和家庭笔记。点一个即可阅读。', knowledge_empty: '没有知识文档。',
+    kn_shipped: '随设备附带', kn_user: '在本机写入', kn_size: (b) => (b < 1024 ? `${b} 字节` : `${Math.round(b / 1024)} KB`),
     mem_graph: '记住的人和事物', graph_hint: '点一个名字，查看它的事实和与它相关的事物。', graph_more: (n, m) => `显示 ${m} 个中提到最多的 ${n} 个。`, graph_empty: '还没有记住任何内容。',
     find_label: '在图中查找', find: '查找', not_in_graph: (n) => `记忆中没有“${n}”。`, mentions: (n) => `提到 ${n} 次`,
     facts: '事实', neighbours: '相关', no_relations: '没有关于它的事实。', rename: '重命名', edit: '编辑', forget: '忘记', cancel: '取消',
@@ -652,21 +662,26 @@ function Devices() {
 
 // ---- Memory --------------------------------------------------------------------------------------------------------
 
-/** The graph's module (memory-graph.js), loaded the first time the Memory page opens: not part of the first page load. */
+/** The graph's module (memory-graph.js) and the lists' (memory-lists.js), loaded the first time the Memory page opens: not part of the first page load. */
 let graphModule;
 const loadGraph = () => (graphModule ??= import('./memory-graph.js'));
+let listsModule;
+const loadLists = () => (listsModule ??= import('./memory-lists.js'));
 
-/** The Memory page: the graph to explore, edit and forget in; what was recalled for the last turn; a search; the numbers. */
+/** The Memory page: the graph to explore, edit and forget in; what was recalled for the last turn; the documents and the knowledge base; a search; the numbers. */
 function Memory() {
   const [stats, setStats] = useState(null);
   const [q, setQ] = useState('');
   const [found, setFound] = useState(null);
   const [error, setError] = useState('');
   const [Graph, setGraph] = useState(null);
+  const [lists, setLists] = useState(null);
   const [version, setVersion] = useState(0);
+  const [docsVersion, setDocsVersion] = useState(0);
   useEffect(() => {
     api('/memory/stats').then(setStats, (e) => setError(e.message));
     loadGraph().then((m) => setGraph(() => m.MemoryGraph), (e) => setError(e.message));
+    loadLists().then((m) => setLists({ Documents: m.MemoryDocuments, Knowledge: m.MemoryKnowledge }), (e) => setError(e.message));
   }, []);
   async function search(ev) {
     ev?.preventDefault();
@@ -678,10 +693,12 @@ function Memory() {
       setError(e.message);
     }
   }
-  // After an edit or a forgetting: the numbers, the last recall and the search answer again.
-  function changed() {
+  // After an edit or a forgetting: the numbers, the last recall, the documents and the search answer again (the
+  // document list reloads itself after its own forgetting, keeping its note of what was forgotten).
+  function changed(fromDocuments = false) {
     api('/memory/stats').then(setStats, (e) => setError(e.message));
     setVersion((v) => v + 1);
+    if (!fromDocuments) setDocsVersion((v) => v + 1);
     if (found) void search();
   }
   const counts = stats ? Object.entries(stats).filter(([k, v]) => k !== 'top_entities' && (typeof v === 'number' || typeof v === 'string')) : [];
@@ -692,6 +709,10 @@ function Memory() {
     ${Graph ? html`<${Graph} api=${api} t=${t} onChanged=${changed} />` : html`<p class="loading">${t('loading')}</p>`}
     <h2>${t('last_recall')}</h2>
     <${LastRecall} key=${version} />
+    <h2>${t('mem_docs')}</h2>
+    ${lists ? html`<${lists.Documents} key=${docsVersion} api=${api} t=${t} onChanged=${() => changed(true)} />` : html`<p class="loading">${t('loading')}</p>`}
+    <h2>${t('mem_knowledge')}</h2>
+    ${lists ? html`<${lists.Knowledge} api=${api} t=${t} />` : html`<p class="loading">${t('loading')}</p>`}
     <h2>${t('search')}</h2>
     <form class="composer" onSubmit=${search}>
       <input type="search" value=${q} onInput=${(e) => setQ(e.currentTarget.value)} aria-label=${t('search_label')} placeholder=${t('search_label')} />

@@ -236,8 +236,8 @@ export function MemoryGraph({ api, t, onChanged }) {
   </div>`;
 }
 
-/** A modal <dialog> (Escape or Cancel closes it). */
-function Dialog({ onClose, children }) {
+/** A modal <dialog> (Escape or Cancel closes it); memory-lists.js uses it too. */
+export function Dialog({ onClose, children }) {
   const ref = useRef(null);
   useEffect(() => {
     const d = ref.current;
