@@ -111,6 +111,8 @@ export class ContextWindow {
     private readonly policyOf: (tool: string | undefined) => ToolMemoryPolicy | undefined,
     /** Whether the memory is at its size cap: events leaving the window are then dropped instead of archived as documents. */
     private readonly full: () => boolean = () => false,
+    /** `neighbourContext` false: an archived event's vector holds its own words only (MemorySystem's RecallRules). */
+    private readonly opts: { neighbourContext?: boolean } = {},
   ) {
     this.st = {
       insert: db.prepare(`INSERT INTO context_events(id, time, kind, source, input, response, tool, interrupted, speaker, vec, fp)
@@ -233,6 +235,7 @@ export class ContextWindow {
     const gone = new Set(archive.map((e) => e.seq));
     const position = new Map(this.entries.map((e, i) => [e.seq, i]));
     const neighbours = (seq: number): Array<{ text: string; weight: number }> => {
+      if (this.opts.neighbourContext === false) return [];
       const i = position.get(seq)!;
       const out: Array<{ text: string; weight: number }> = [];
       for (const [d, weight] of NEIGHBOUR_WEIGHTS) {

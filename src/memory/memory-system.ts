@@ -63,6 +63,8 @@ export interface MemorySystemOptions {
    * (src/service/forgetting.ts); a throw rolls the forgetting back.
    */
   onForgotten?: (r: ForgetResult) => void;
+  /** Recall rules turned off (RecallRules; the LoCoMo bench's ablation, the service passes none). */
+  recallRules?: Partial<RecallRules>;
 }
 
 /** What to forget (issue 18): the words of "Forget that I ..." (`about`), an entity by name, and/or whole turns by input id. */
@@ -180,6 +182,29 @@ export interface RecallHit {
 }
 
 /**
+ * Recall rules that are not weights (those are RankWeights), all on in the
+ * service. Each was written after reading misses of the five LoCoMo dev
+ * conversations; the LoCoMo bench turns one off at a time (an ablation) to
+ * see what it does on conversations it was not designed on.
+ */
+export interface RecallRules {
+  /** Read a month or day named without its year, or a year alone, as the question's time range (time-query.ts TimeQueryOptions.partialDates). */
+  partialDates: boolean;
+  /**
+   * Score a window event (a turn of the last, unarchived session) like a
+   * document found at its window rank by the cosine and keyword channels,
+   * plus the time channel; off: as one channel of weight 1 at that rank.
+   */
+  windowAsDocument: boolean;
+  /**
+   * An archived turn's vector also holds the words of the two turns before
+   * and after it (context-window.ts NEIGHBOUR_WEIGHTS). Read when turns are
+   * archived, so only MemorySystemOptions.recallRules turns it off.
+   */
+  neighbourContext: boolean;
+}
+
+/**
  * Whether `viewer` may be shown a document (issue 18): one whose words touch
  * a sensitive topic (src/memory/sensitive.ts) only to the person who said it
  * or had it noted (an unidentified speaker's to unidentified speakers). A
@@ -252,7 +277,9 @@ export class MemorySystem implements KernelMemory {
     this.db = openMemoryDb(opts.dataDir);
     this.docs = new DocStore(this.db);
     this.graph = new GraphStore(this.db);
-    this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined), () => this.fullReason !== undefined);
+    this.window = new ContextWindow(this.db, this.docs, (tool) => (tool ? this.policies.get(tool) : undefined), () => this.fullReason !== undefined, {
+      neighbourContext: opts.recallRules?.neighbourContext !== false,
+    });
     this.social = new Social(this.db, this.graph, () => this.now());
     this.pictures = new PictureStore({ db: this.db, dataDir: opts.dataDir, log: opts.log, now: () => this.now(), maxBytes: () => this.setting('core.memory.images_max_mb') * 1024 * 1024 });
     this.fixupPeople();
@@ -427,9 +454,9 @@ export class MemorySystem implements KernelMemory {
     return { text: lines.join('\n'), items };
   }
 
-  /** Ranking options for `query`: speakers it names, the time range it refers to and whether it asks when. */
-  private searchOptions(query: string): SearchOptions {
-    const range = queryTimeRange(query, this.now());
+  /** Ranking options for `query`: speakers it names, the time range it refers to and whether it asks when. `rules`: default MemorySystemOptions.recallRules. */
+  private searchOptions(query: string, rules: Partial<RecallRules> = this.opts.recallRules ?? {}): SearchOptions {
+    const range = queryTimeRange(query, this.now(), 0, { partialDates: rules.partialDates !== false });
     return { speakers: this.speakersIn(query), ...(range ? { range } : {}), ...(asksWhen(query) ? { when: true } : {}) };
   }
 
@@ -495,9 +522,11 @@ export class MemorySystem implements KernelMemory {
    * returned function ranks them under any weights (at most `limit` hits).
    * For benches trying a grid of weights on a store they do not change;
    * `maxDepth`: the largest `depth` among those weights (default DEFAULT_RANK_WEIGHTS.depth).
+   * `only`: recall rules turned off for this search, over MemorySystemOptions.recallRules (an ablation; default all on, as the service).
    */
-  prepareSearch(query: string, limit: number, maxDepth?: number): (weights?: Partial<RankWeights>) => RecallHit[] {
-    const opts = this.searchOptions(query);
+  prepareSearch(query: string, limit: number, maxDepth?: number, only: Partial<RecallRules> = {}): (weights?: Partial<RankWeights>) => RecallHit[] {
+    const rules = { ...this.opts.recallRules, ...only };
+    const opts = this.searchOptions(query, rules);
     const { range, when } = opts;
     const speakers = opts.speakers ?? new Set<string>();
     const docs = this.docs.prepare(query, limit, { ...opts, ...(maxDepth !== undefined ? { maxDepth } : {}) });
@@ -518,7 +547,7 @@ export class MemorySystem implements KernelMemory {
         const boost = (e.entry.event.speaker && speakers.has(cleanText(e.entry.event.speaker)) ? w.speakerBoost : 1) * (when && mentionsTime(e.entry.event.input) ? w.whenBoost : 1);
         const t = e.entry.event.time;
         const timeScore = range && t >= range.from && t < range.to ? w.wTime / (w.rrfK + ++inRangeRank) : 0;
-        const fused = (w.wVec + w.wKw) / (w.rrfK + rank + 1) + timeScore;
+        const fused = rules.windowAsDocument === false ? 1 / (w.rrfK + rank + 1) : (w.wVec + w.wKw) / (w.rrfK + rank + 1) + timeScore;
         hits.push({
           id: `event:${e.entry.event.id}`,
           kind: 'event',

@@ -1,16 +1,18 @@
 /**
  * Layer behaviour: pruning keeps the protected tail and the relevant events,
  * archived events keep their timestamps, tool memory policies, vector
+ * archived turns' vectors holding their neighbours' words, vector
  * fingerprints recomputed on mismatch, prompt budget, argument errors, loops.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { openMemoryDb } from '../../src/memory/db.js';
-import { MemoryArgumentError, MemoryNotFoundError, VECTOR_FINGERPRINT } from '../../src/memory/index.js';
+import { MemoryArgumentError, MemoryNotFoundError, MemorySystem, VECTOR_FINGERPRINT } from '../../src/memory/index.js';
 import { estimateTokens } from '../../src/kernel/memory-port.js';
 import { ToolArgumentsError } from '../../src/kernel/tool-registry.js';
 import { FakeClock } from '../../src/kernel/clock.js';
-import { callTool, eid, fakeSettings, makeMemory, tempDir } from './helpers.js';
+import { callTool, eid, fakeSettings, makeMemory, quietLog, tempDir } from './helpers.js';
 
 describe('context window', () => {
   it('prune protects the newest 10, keeps the most relevant and archives the rest at original times', () => {
@@ -83,6 +85,28 @@ describe('context window', () => {
     } finally {
       mem.close();
       cleanup();
+    }
+  });
+});
+
+describe('archived neighbours', () => {
+  it("an archived turn's vector holds its neighbours' words, unless recallRules.neighbourContext is false", () => {
+    for (const neighbourContext of [true, false]) {
+      const { dir, cleanup } = tempDir();
+      const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+      const settings = fakeSettings({ 'core.memory.top_k': 2, 'core.memory.protected_tail': 0 });
+      const mem = new MemorySystem({ dataDir: dir, settings, log: quietLog(), clock, knowledgeSeedDir: path.join(dir, 'no-seeds'), recallRules: { neighbourContext } });
+      try {
+        mem.append({ id: 'q', time: clock.now(), kind: 'user', source: 'console', input: 'where did you hide the marzipan', response: '' });
+        mem.append({ id: 'a', time: clock.now() + 1000, kind: 'user', source: 'console', input: 'behind the flour jar', response: '' });
+        for (let i = 0; i < 3; i++) mem.append({ id: `c${i}`, time: clock.now() + 2000 + i, kind: 'user', source: 'console', input: `hello ${i}`, response: '' });
+        mem.prune('nothing related');
+        const answer = Number(mem.db.prepare("SELECT id FROM docs WHERE event_id = 'a'").pluck().get());
+        assert.equal('marzipan' in mem.docs.vectorOf(answer), neighbourContext);
+      } finally {
+        mem.close();
+        cleanup();
+      }
     }
   });
 });

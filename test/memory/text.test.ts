@@ -38,6 +38,10 @@ it('reads the time range a query names', () => {
   assert.deepEqual(queryTimeRange('the picture shared on December 1,2022', now), { from: Date.UTC(2022, 11, 1), to: Date.UTC(2022, 11, 2) });
   assert.deepEqual(queryTimeRange('which trips did he take in 2022?', now), { from: Date.UTC(2022, 0, 1), to: Date.UTC(2023, 0, 1) });
   assert.equal(queryTimeRange('I may 5 times have said it', now), undefined);
+  // partialDates off (the LoCoMo bench's ablation): only full dates and relative ones are read.
+  assert.equal(queryTimeRange('When did Melanie go camping in June?', now, 0, { partialDates: false }), undefined);
+  assert.equal(queryTimeRange('which trips did he take in 2022?', now, 0, { partialDates: false }), undefined);
+  assert.deepEqual(queryTimeRange('in May 2023', now, 0, { partialDates: false }), { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) });
 });
 
 it('tells a question asking when and a turn saying when', () => {
