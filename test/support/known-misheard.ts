@@ -8,7 +8,7 @@
  */
 export const KNOWN_MISHEARD: Readonly<Record<string, string>> = {
   'turn off all of the lights in the Office.wav':
-    'heard as "turn all of lights in the office to 2" (a brightness command: a wrong action): no /f/ friction stands above the noise floor here, and forced alignment scores "turn on ..." and "... to two" above the words said with either front end',
+    'heard as "turn all of lights in the office to 2" (no /f/ friction stands above the noise floor here, and forced alignment scores "turn on ..." and "... to two" above the words said with either front end); its "to two" lies in the room noise after the last speech frame, so it is rejected ("didn\'t catch that"): no action, not the right one',
   'set Bed Light brightness to 50 percent.wav':
     'heard "fifty" as "eighty" ("eight" without noise removal): "to fifty" is 0-10 dB above this recording\'s noise (tones at 4.1 and 6 kHz, clicks); the acoustic model scores the wrong number higher (right intent, wrong number)',
 };

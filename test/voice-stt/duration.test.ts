@@ -36,6 +36,8 @@ import {
   durationMisfit,
   sentencePhones,
   speechExtent,
+  WORD_IN_SILENCE_MS,
+  wordsInSilence,
 } from '../../src/voice/stt/pocketsphinx-duration.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
 import { Endpointer } from '../../src/voice/vad.js';
@@ -71,6 +73,19 @@ test('durationMisfit: ms per phone outside the band, or audio that ends in speec
   assert.equal(durationMisfit({ ...fits, trailingSilenceMs: 0, endedByPerson: true }, 13), undefined, 'a push-to-talk release right after the last word is not a cut');
   assert.equal(durationMisfit({ ...fits, speechMs: 13 * (L.maxMsPerPhone + 50), trailingSilenceMs: 0, endedByPerson: true }, 13), 'too_long', 'a released button does not excuse a length that does not fit');
   assert.equal(durationMisfit(fits, 0), undefined, 'no phones: nothing to compare with');
+});
+
+test('wordsInSilence: a word that begins after the last speech frame, or ends before the first, was made from noise', () => {
+  // Speech from 330 to 2190 ms of 2700 ms, as in "turn off all of the lights in the Office.wav".
+  const extent = { audioMs: 2700, speechMs: 1860, trailingSilenceMs: 510 };
+  const w = (start: number, filler = false): { start: number; filler: boolean } => ({ start, filler });
+  const said = [w(0, true), w(21), w(47), w(97), w(113), w(151), w(160), w(173), w(225, true)];
+  assert.equal(wordsInSilence(said, 270, extent), false, 'every word inside the speech');
+  assert.equal(wordsInSilence([...said, w(245), w(259)], 270, extent), true, '"to two" decoded from the room noise after the last word');
+  assert.equal(wordsInSilence([w(0, true), w(21), w(200), w(260, true)], 270, extent), false, 'a word that begins before the last speech frame and runs into the silence is speech');
+  assert.equal(wordsInSilence([w(0, true), w(21), w(219 + WORD_IN_SILENCE_MS / 10 - 1)], 270, extent), false, `a word up to ${WORD_IN_SILENCE_MS} ms late is allowed`);
+  assert.equal(wordsInSilence([w(0), w(5, true), w(40)], 270, extent), true, 'a word that ends 280 ms before the first speech frame');
+  assert.equal(wordsInSilence([w(0), w(250, true)], 270, { audioMs: 2700, speechMs: 0, trailingSilenceMs: 2700 }), false, 'no speech frame: nothing to place words against');
 });
 
 test('dictionaryPhoneCounts reads a CMU dictionary (first pronunciation) and sentencePhones sums it', () => {

@@ -121,8 +121,44 @@ export interface DurationLimits {
  */
 export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxMsPerPhone: 170, minTrailingSilenceMs: 120 };
 
-/** Why a length does not fit; undefined when it fits. */
-export type DurationMisfit = 'too_long' | 'too_short' | 'cut';
+/**
+ * Why a length does not fit; undefined when it fits. 'word_in_silence': a
+ * word of the sentence was placed where the audio holds no speech
+ * (wordsInSilence).
+ */
+export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'word_in_silence';
+
+/**
+ * How far outside the speech extent a word may begin (after its end) or end
+ * (before its start), ms, before it counts as heard in silence. The real
+ * recordings' correctly decoded words all begin 170 ms or more before the
+ * last speech frame and end 80 ms or more after the first; the one word
+ * found outside is the "to two" the decoder took from the room noise after
+ * "turn off all of the lights in the Office" (400 ms after the last speech
+ * frame), which made a brightness command of it (issue 15 "Never the wrong
+ * action").
+ */
+export const WORD_IN_SILENCE_MS = 100;
+
+/**
+ * Whether a decoded word (fillers such as `<sil>` and `[NOISE]` excluded by
+ * the caller) lies in the audio's silence: it begins more than `marginMs`
+ * after the last speech frame of `extent`, or ends more than `marginMs`
+ * before its first. Such a word was made from noise: the sentence it
+ * completes was not said. `words`: start frames (10 ms) in the decoded
+ * audio, each word ending where the next begins and the last at `frames`.
+ */
+export function wordsInSilence(words: ReadonlyArray<{ start: number; filler: boolean }>, frames: number, extent: SpeechExtent, marginMs = WORD_IN_SILENCE_MS): boolean {
+  if (extent.speechMs <= 0) return false;
+  const speechEnd = extent.audioMs - extent.trailingSilenceMs;
+  const speechStart = speechEnd - extent.speechMs;
+  return words.some((w, i) => {
+    if (w.filler) return false;
+    const startMs = w.start * 10;
+    const endMs = (words[i + 1]?.start ?? frames) * 10;
+    return startMs > speechEnd + marginMs || endMs < speechStart - marginMs;
+  });
+}
 
 /**
  * Judge an utterance's length against the `phones` of the sentence it was

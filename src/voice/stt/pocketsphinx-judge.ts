@@ -9,8 +9,8 @@
  * frame trails the free loop's by more than a threshold, the speech is out
  * of grammar. No path to the final state, or a transcript no template
  * matches, is a rejection too. So is speech whose length does not fit the
- * matched sentence, or audio cut while speech went on
- * (pocketsphinx-duration.ts).
+ * matched sentence, a word placed where the audio holds no speech, or
+ * audio cut while speech went on (pocketsphinx-duration.ts).
  */
 import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { IntentMatch, Vocabulary } from '../../intents/types.js';
@@ -21,7 +21,7 @@ import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
 import { LEADING_WORDS } from '../../intents/fsg.js';
-import { durationMisfit, sentencePhones, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
+import { durationMisfit, sentencePhones, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 
 /**
  * Default rejection threshold: acoustic score units per 10 ms frame by which
@@ -74,18 +74,57 @@ const AREA_QUALIFIER_WORDS = new Set(['in', 'on']);
  * endpointing"): accepted, an intent matched, a complete sentence of the
  * grammar, no name the filler spelt in phones, and its score
  * EARLY_COMMIT_MARGIN inside the rejection threshold; and no longer
- * sentence extends it, except by an area qualifier ("… in the office") after
- * a name exactly one device of `vocab` has, which cannot change the device
- * meant. Anything else waits for the full silence as before ("turn off the
- * lights" may go on "… in the office"; "what's the temperature" may go on
- * "… in the bedroom").
+ * sentence extends it to another meaning. A word that may follow is
+ * harmless when (a) it opens an area qualifier ("… in the office") after a
+ * name exactly one device of `vocab` has, which cannot change the device
+ * meant, or (b) with `walk` (where words stand in the same grammar), the
+ * sentence with it is complete and means the same command — the same
+ * intent and slots — and is itself extended only by such words (two words
+ * deep): "run party time" → "… scene", "… to eighty percent" →
+ * "… brightness". Anything else waits for the full silence as before
+ * ("turn off the lights" may go on "… in the office"; "what's the
+ * temperature" may go on "… in the bedroom"; "next" may go on "… on the
+ * tv").
  */
-export function earlyCommittable(result: SttResult, details: PocketsphinxDetails, maxScoreGap: number, vocab?: Vocabulary, margin = EARLY_COMMIT_MARGIN): boolean {
+export function earlyCommittable(result: SttResult, details: PocketsphinxDetails, maxScoreGap: number, vocab?: Vocabulary, margin = EARLY_COMMIT_MARGIN, walk?: (words: readonly string[]) => SentenceStanding): boolean {
   const st = details.standing;
   if (result.rejected || !result.intent || !st || !st.complete) return false;
-  if (st.continuable && !(st.next.every((w) => AREA_QUALIFIER_WORDS.has(w)) && namesOneDevice(result.intent, vocab))) return false;
   if (details.hypothesis.split(' ').some((w) => isPhoneWord(w))) return false;
-  return details.scoreGap !== undefined && details.scoreGap <= maxScoreGap - margin;
+  if (!(details.scoreGap !== undefined && details.scoreGap <= maxScoreGap - margin)) return false;
+  if (!st.continuable) return true;
+  const intent = result.intent;
+  if (st.next.every((w) => AREA_QUALIFIER_WORDS.has(w)) && namesOneDevice(intent, vocab)) return true;
+  if (!walk || !vocab) return false;
+  const words = details.hypothesis.split(' ').filter((w) => w && !isFiller(w)).map((w) => w.replace(/\(\d+\)$/, ''));
+  // The walk sees the words as decoded; the matcher, like judgeDecode, without a leading "and"/"then".
+  const lead = words.length > 1 && LEADING_WORDS.includes(words[0]!) ? 1 : 0;
+  return extendedOnlyToTheSame(words, lead, st, intent, vocab, walk, LOOKAHEAD_DEPTH);
+}
+
+/** How many words past a complete sentence the early commit looks for a change of meaning. */
+const LOOKAHEAD_DEPTH = 2;
+/** More words than this may follow: a slot (a number, a name) goes on, which changes the meaning; not looked at one by one. */
+const LOOKAHEAD_MAX_NEXT = 12;
+
+/** Every word that may follow `words` (standing `st`) leads to a complete sentence with `intent`'s meaning, within `depth` words. */
+function extendedOnlyToTheSame(words: string[], lead: number, st: SentenceStanding, intent: IntentMatch, vocab: Vocabulary, walk: (words: readonly string[]) => SentenceStanding, depth: number): boolean {
+  if (depth <= 0 || st.next.length > LOOKAHEAD_MAX_NEXT) return false;
+  return st.next.every((w) => {
+    const longer = [...words, w];
+    const ls = walk(longer);
+    if (!ls.complete) return false;
+    const m = matchIntent(longer.slice(lead).join(' '), vocab, 'en');
+    if (!m || !sameMeaning(m, intent)) return false;
+    return !ls.continuable || extendedOnlyToTheSame(longer, lead, ls, intent, vocab, walk, depth - 1);
+  });
+}
+
+/** The same intent with the same slot values (key order ignored). */
+function sameMeaning(a: IntentMatch, b: IntentMatch): boolean {
+  if (a.intent !== b.intent) return false;
+  const ka = Object.keys(a.slots).sort();
+  const kb = Object.keys(b.slots).sort();
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && JSON.stringify(a.slots[k]) === JSON.stringify(b.slots[k]));
 }
 
 /** The match names a device by a name (or alias) exactly one device of `vocab` has, with no area or kind word of its own. */
@@ -177,7 +216,10 @@ export function judgeDecode(
     details.extent = opts.extent;
     details.phones = phones;
     if (phones > 0) details.msPerPhone = opts.extent.speechMs / phones;
-    if (text && opts.durationLimits !== false) details.durationMisfit = durationMisfit(opts.extent, phones, opts.durationLimits);
+    if (text && opts.durationLimits !== false) {
+      details.durationMisfit = durationMisfit(opts.extent, phones, opts.durationLimits);
+      if (!details.durationMisfit && main && wordsInSilence(main.words.map((w) => ({ start: w.start, filler: isFiller(w.word) })), main.frames, opts.extent)) details.durationMisfit = 'word_in_silence';
+    }
   }
   const maxGap = opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
