@@ -55,7 +55,10 @@ export async function run(): Promise<void> {
   const fromLastSound: number[] = [];
   let early = 0;
   const heard: string[] = [];
-  let box = await startE2E();
+  // Voice settings to try without editing the defaults (e.g. HOMEAGENT__PLUGIN__VOICE__PAUSE_MS=300), in both runs.
+  const voiceEnv = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('HOMEAGENT__PLUGIN__VOICE__') && e[1] !== undefined));
+  if (Object.keys(voiceEnv).length > 0) console.log(`# voice settings from the environment: ${JSON.stringify(voiceEnv)}`);
+  let box = await startE2E({ env: voiceEnv });
   try {
     for (const f of files) {
       const exp = expected[f]!;
@@ -93,7 +96,7 @@ export async function run(): Promise<void> {
   }
   // Baseline in the same run: the command recordings with the early commit off (the full silence always).
   const baseline: number[] = [];
-  box = await startE2E({ env: { HOMEAGENT__PLUGIN__VOICE__EARLY_COMMIT: 'false' } });
+  box = await startE2E({ env: { ...voiceEnv, HOMEAGENT__PLUGIN__VOICE__EARLY_COMMIT: 'false' } });
   try {
     for (const f of files.filter((x) => expected[x]!.transcript !== null)) {
       const o = await box.listen(f, true, TRAILING_MS);

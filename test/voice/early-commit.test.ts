@@ -24,6 +24,7 @@ const VOCAB: Vocabulary = {
     { id: 'l3', name: 'Ceiling Light', domain: 'light', area: 'Kitchen' },
     { id: 'k1', name: 'Front Door', domain: 'lock' },
     { id: 't1', name: 'TV', domain: 'media_player', area: 'Living Room' },
+    { id: 'b1', name: 'Party Time', domain: 'button' },
   ],
   areas: ['Living Room', 'Office', 'Kitchen'],
 };
@@ -84,6 +85,25 @@ test('acted on at the pause only when sure: complete, not extended but by an are
   assert.equal(early(['turn', 'on', 'the']), false, 'not a sentence');
   assert.equal(early(['skip', 'on', 'tv'], DEFAULT_MAX_SCORE_GAP - 1), false, 'accepted, but too close to the rejection threshold');
   assert.equal(early(['skip', 'on', 'tv'], DEFAULT_MAX_SCORE_GAP + 1), false, 'rejected');
+});
+
+test('acted on at the pause when every word that may follow keeps the same command (looked at through the grammar, two words deep)', () => {
+  const fsg = parseFsg(buildGrammar(VOCAB).fsg);
+  const walk = (w: readonly string[]) => standing(fsg, w);
+  const early = (words: string[]) => {
+    const { result, details } = judged(words, 0);
+    return earlyCommittable(result, details, DEFAULT_MAX_SCORE_GAP, VOCAB, undefined, walk);
+  };
+  assert.equal(early(['run', 'party', 'time']), true, '"… scene", "… script", "… button" press the same Party Time');
+  assert.equal(early(['set', 'standing', 'light', 'brightness', 'to', 'eighty', 'percent']), true, '"… brightness" sets the same 80 %');
+  assert.equal(early(['next']), false, '"next on the tv" names a device: another command');
+  assert.equal(early(['cancel', 'timer']), false, '"cancel timer called pasta" names a timer');
+  assert.equal(early(['pause']), false, '"pause the pasta timer" is another command');
+  assert.equal(early(['turn', 'off', 'the', 'lights']), false, 'an area changes which lights');
+  assert.equal(early(['set', 'standing', 'light', 'brightness', 'to', 'eighty']), false, '"eighty" may go on ("eighty five"): the number is not said yet');
+  // Without the grammar walk only the area rule applies, as before.
+  const { result, details } = judged(['run', 'party', 'time'], 0);
+  assert.equal(earlyCommittable(result, details, DEFAULT_MAX_SCORE_GAP, VOCAB), false);
 });
 
 /**

@@ -195,7 +195,7 @@ export class PocketsphinxStt implements SttEngine {
       judge: (g, out, droppedMs, extent) =>
         judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, fsgFile, words) }),
       early: (g, result, details) => {
-        const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab);
+        const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab, undefined, (words) => grammarStanding(g, fsgFile, words));
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');
         return ok;
       },
