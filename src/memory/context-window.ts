@@ -289,10 +289,25 @@ export class ContextWindow {
     return out.reverse();
   }
 
-  /** Rank window events against `query` by cosine (used by the non-consuming search over all layers). */
+  /** How close the window's event `id` is to `query`: IDF-weighted cosine 0..1 (0 when it is not in the window), as DocStore.similarity. */
+  similarity(query: string, id: string): number {
+    const entry = this.entries.find((e) => e.event.id === id);
+    return entry ? cosine(tfVector(query), entry.tf, (t) => this.docs.idfOf(t)) : 0;
+  }
+
+  /** Rank window events against `query` by cosine (the recall ranking's window channel, recall.ts). */
   rank(query: string, limit: number): Array<{ entry: WindowEntry; score: number }> {
     const qtf = tfVector(query);
-    const idfOf = (t: string): number => this.docs.idfOf(t) || Math.log(2 + this.docs.count());
+    // One lookup per term, not per term and event (the window's events share most of their words).
+    const idfCache = new Map<string, number>();
+    const idfOf = (t: string): number => {
+      let v = idfCache.get(t);
+      if (v === undefined) {
+        v = this.docs.idfOf(t) || Math.log(2 + this.docs.count());
+        idfCache.set(t, v);
+      }
+      return v;
+    };
     return this.entries
       .map((entry) => ({ entry, score: cosine(qtf, entry.tf, idfOf) }))
       .filter((x) => x.score > 0)

@@ -141,7 +141,7 @@ const AVG_LEN = 16;
 
 /** A search whose channels are computed (DocStore.prepare): fuse them under `weights` (default DEFAULT_RANK_WEIGHTS). */
 export interface PreparedSearch {
-  /** The hits, best first, at most the prepared limit; fused scores as `DocStore.search`'s. */
+  /** The hits, best first, at most the prepared `take` (default its limit); fused scores as `DocStore.search`'s. */
   rank(weights?: Partial<RankWeights>): DocHit[];
 }
 
@@ -339,10 +339,13 @@ export class DocStore {
    * valid while the store is unchanged; `opts.weights` is ignored here.
    * `opts.maxDepth`: the largest `depth` of the weights `rank` will be given
    * (default DEFAULT_RANK_WEIGHTS.depth); channels are read that deep once
-   * and cut to each call's depth.
+   * and cut to each call's depth. `opts.take`: how many hits `rank` returns
+   * at most (default `limit`; more for a caller that filters them), without
+   * changing the ranking, whose depth follows `limit`.
    */
-  prepare(query: string, limit: number, opts: Omit<SearchOptions, 'weights'> & { maxDepth?: number } = {}): PreparedSearch {
+  prepare(query: string, limit: number, opts: Omit<SearchOptions, 'weights'> & { maxDepth?: number; take?: number } = {}): PreparedSearch {
     if (this.n === 0 || limit <= 0) return { rank: () => [] };
+    const take = Math.max(limit, opts.take ?? limit);
     const depth = opts.depth ?? Math.max(opts.maxDepth ?? DEFAULT_RANK_WEIGHTS.depth, limit * 4);
     const qtf = tfVector(query);
     if (opts.speakers && opts.speakers.size > 0) {
@@ -399,7 +402,7 @@ export class DocStore {
         if (w.sessionBoost > 0) this.sessionBoost(ranked, timeOf, w.sessionBoost);
         const hits: DocHit[] = [];
         for (const r of ranked) {
-          if (hits.length >= limit) break;
+          if (hits.length >= take) break;
           if (!rows.has(r.id)) rows.set(r.id, this.get(r.id));
           const doc = rows.get(r.id);
           if (doc) hits.push({ doc, score: r.score });

@@ -2,7 +2,8 @@
  * Memory system public API (issue 5): the kernel wires `MemorySystem` as its
  * `KernelMemory`, plugins get `memory.api()` and `memory.knowledge.api()`.
  */
-export { MemorySystem, LOOP_SETTINGS, type MemorySystemOptions, type LoopName, type RecallHit, type RecallRules } from './memory-system.js';
+export { MemorySystem, LOOP_SETTINGS, type MemorySystemOptions, type LoopName } from './memory-system.js';
+export { recallReading, type RecallHit, type RecallQuery, type RecallRules } from './recall.js';
 export { MemoryPlugin, LOOP_NAMES, type MemoryLoops, type MemoryPluginOptions } from './memory-plugin.js';
 export { MEMORY_SETTINGS, registerMemorySettings } from './settings.js';
 export { MemoryArgumentError, MemoryNotFoundError, KnowledgeError } from './errors.js';

@@ -25,8 +25,8 @@ import { knowledgeTools } from '../knowledge/tools.js';
 import { ContextWindow, type ToolMemoryPolicy } from './context-window.js';
 import { getMeta, openMemoryDb, setMeta, type Db } from './db.js';
 import { docToTriples, ruleTriples } from './distiller.js';
-import { DEFAULT_RANK_WEIGHTS, DocStore, type DocRow, type RankWeights, type SearchOptions } from './documents.js';
-import { asksWhen, mentionsTime, queryTimeRange } from './time-query.js';
+import { DocStore, type DocRow, type RankWeights } from './documents.js';
+import { prepareRecall, recallText, type RecallHit, type RecallOptions, type RecallQuery, type RecallRules, type RecallSource } from './recall.js';
 import { GraphStore } from './graph.js';
 import { setJiebaCacheDir } from './jieba.js';
 import { candidateKey, detectConflicts, detectMergeCandidates, markSeen, mergePrompt, reviewPrompt } from './merge-detect.js';
@@ -42,6 +42,8 @@ import { MemoryArgumentError } from './errors.js';
 import { terms } from './text.js';
 import { PictureStore } from './pictures.js';
 import { householdOffsetMs, PICTURE_WORDS, pictureRange, pictureTools } from './picture-tools.js';
+
+export type { RecallHit, RecallQuery, RecallRules } from './recall.js';
 
 /** Constructor options. `clock` gives the wall time, ms since epoch (tests pass a FakeClock and run weeks of fake time). */
 export interface MemorySystemOptions {
@@ -168,42 +170,6 @@ export const LOOP_SETTINGS: Readonly<Record<LoopName, string>> = {
   rules: 'core.memory.rule_interval_min',
 };
 
-/** One item of the non-consuming search over documents and the window. */
-export interface RecallHit {
-  /** `doc:<id>` or `event:<event id>`. */
-  id: string;
-  kind: 'document' | 'event';
-  /** The original event id (archived events keep theirs). */
-  event_id: string | null;
-  time: number;
-  speaker: string | null;
-  text: string;
-  score: number;
-}
-
-/**
- * Recall rules that are not weights (those are RankWeights), all on in the
- * service. Each was written after reading misses of the five LoCoMo dev
- * conversations; the LoCoMo bench turns one off at a time (an ablation) to
- * see what it does on conversations it was not designed on.
- */
-export interface RecallRules {
-  /** Read a month or day named without its year, or a year alone, as the question's time range (time-query.ts TimeQueryOptions.partialDates). */
-  partialDates: boolean;
-  /**
-   * Score a window event (a turn of the last, unarchived session) like a
-   * document found at its window rank by the cosine and keyword channels,
-   * plus the time channel; off: as one channel of weight 1 at that rank.
-   */
-  windowAsDocument: boolean;
-  /**
-   * An archived turn's vector also holds the words of the two turns before
-   * and after it (context-window.ts NEIGHBOUR_WEIGHTS). Read when turns are
-   * archived, so only MemorySystemOptions.recallRules turns it off.
-   */
-  neighbourContext: boolean;
-}
-
 /**
  * Whether `viewer` may be shown a document (issue 18): one whose words touch
  * a sensitive topic (src/memory/sensitive.ts) only to the person who said it
@@ -227,11 +193,9 @@ function escapeRe(s: string): string {
 /** Words by which a speaker talks about themselves. */
 const FIRST_PERSON = /\b(?:i|me|my|mine|myself)\b|我/i;
 
-/** Render a document as one prompt line's text: `speaker: input / response`. */
-function docText(d: Pick<DocRow, 'title' | 'input' | 'response' | 'speaker' | 'kind'>): string {
-  const who = d.speaker ?? (d.kind === 'agent' ? 'assistant' : d.kind === 'user' ? 'user' : d.kind);
-  const body = [d.title, d.input, d.response].filter((s) => s !== '').join(' / ');
-  return `${who}: ${body}`;
+/** An event of the context window as the document it will be archived as (for docVisible). */
+function eventAsDoc(e: ContextEvent): Pick<DocRow, 'title' | 'input' | 'response' | 'speaker' | 'kind'> {
+  return { title: '', input: e.input, response: e.response, speaker: e.speaker ?? null, kind: e.kind };
 }
 
 /** Short local-time stamp `YYYY-MM-DD HH:MM` (UTC) for prompt lines. */
@@ -258,6 +222,8 @@ export class MemorySystem implements KernelMemory {
   private readonly policies = new Map<string, ToolMemoryPolicy>();
   private readonly speakers = new Set<string>();
   private readonly recalled = new Set<string>();
+  /** Ids of the events of the turn in progress (its user event and what followed): never recalled into its own prompt. */
+  private turnEvents = new Set<string>();
   private lastInput = '';
   private closed = false;
   private readonly forgetListeners: Array<(r: ForgetResult) => void> = [];
@@ -333,8 +299,10 @@ export class MemorySystem implements KernelMemory {
       this.window.append(event);
       if (event.kind === 'user') {
         this.recalled.clear();
+        this.turnEvents = new Set();
         this.lastInput = event.input;
       }
+      this.turnEvents.add(event.id);
       if (event.speaker) {
         this.addSpeaker(event.speaker);
         if (event.kind === 'user') this.social.heard(event.speaker, event.time);
@@ -359,7 +327,10 @@ export class MemorySystem implements KernelMemory {
   }
 
   /**
-   * The read-only memory block of the prompt: top documents (core.memory.prompt_docs),
+   * The read-only memory block of the prompt: the top of the recall ranking
+   * (prepareRecall, what the LoCoMo bench measures: the question read with
+   * `speaker` and the turn's time; core.memory.prompt_docs archived turns and
+   * notes, or turns of the window the prompt's history does not show),
    * graph relations from BFS recall and a knowledge passage when relevant,
    * added best-first until `budgetTokens`. Skips ids in `exclude` and those
    * memory_recall returned this turn, and what `speaker` (the person
@@ -387,15 +358,28 @@ export class MemorySystem implements KernelMemory {
     const seen = shown ? norm(shown) : '';
     const inPrompt = (...parts: string[]): boolean => seen !== '' && parts.some((p) => p.trim() !== '') && parts.every((p) => p.trim() === '' || seen.includes(norm(p)));
     const sections: Array<{ title: string; items: MemItem[] }> = [];
-    const docs = this.docs
-      .search(input, this.setting('core.memory.prompt_docs') + 3, { ...this.searchOptions(input), ...(dense.length ? { dense } : {}) })
-      .filter((h) => !skip(`doc:${h.doc.id}`) && docVisible(h.doc, speaker) && !inPrompt(h.doc.title, h.doc.input, h.doc.response))
-      // What the conversation summary covers comes back word for word only when close to what was said.
-      .filter((h) => !(h.doc.event_id && covered?.has(h.doc.event_id)) || this.docs.similarity(input, h.doc.id) >= this.setting('core.memory.prompt_doc_min_similarity'))
-      .slice(0, this.setting('core.memory.prompt_docs'));
+    // A window event is the prompt's history: left out when the history shows it (some of its words as the history renders
+    // them, long outputs cut) and, without `shown` (the legacy layout's timeline), always.
+    const inHistory = (e: ContextEvent): boolean => seen === '' || [e.input, e.response].some((p) => p.trim() !== '' && seen.includes(norm(p.slice(0, 200))));
+    const minSimilarity = this.setting('core.memory.prompt_doc_min_similarity');
+    const keep = (s: RecallSource): boolean => {
+      if (s.kind === 'document') {
+        const d = s.doc;
+        if (skip(`doc:${d.id}`) || !docVisible(d, speaker) || inPrompt(d.title, d.input, d.response)) return false;
+        // What the conversation summary covers comes back word for word only when close to what was said.
+        return !(d.event_id && covered?.has(d.event_id)) || this.docs.similarity(input, d.id) >= minSimilarity;
+      }
+      const e = s.event;
+      // This turn's own events are the prompt's user message (and its tool calls).
+      if (skip(`event:${e.id}`) || this.turnEvents.has(e.id) || !docVisible(eventAsDoc(e), speaker)) return false;
+      if (covered?.has(e.id)) return this.window.similarity(input, e.id) >= minSimilarity;
+      return !inHistory(e);
+    };
+    // The same ranking as every recall (prepareRecall): the question read with its speaker and the turn's time.
+    const hits = this.prepareRecall({ text: input, ...(speaker ? { speaker } : {}), ...(dense.length ? { dense } : {}) }, this.setting('core.memory.prompt_docs'), { keep })();
     sections.push({
       title: '[Recalled from earlier conversations]',
-      items: docs.map((h) => ({ id: `doc:${h.doc.id}`, kind: 'document', text: `[${stamp(h.doc.time)}] ${docText(h.doc)}`, score: h.score, time: h.doc.time })),
+      items: hits.map((h) => ({ id: h.id, kind: 'document', text: `[${stamp(h.time)}] ${h.text}`, score: h.score, time: h.time })),
     });
     // Sensitive facts the box found on its own wait for their person's yes: shown to that person only.
     const waiting = this.candidates(speaker).slice(0, 3);
@@ -454,10 +438,19 @@ export class MemorySystem implements KernelMemory {
     return { text: lines.join('\n'), items };
   }
 
-  /** Ranking options for `query`: speakers it names, the time range it refers to and whether it asks when. `rules`: default MemorySystemOptions.recallRules. */
-  private searchOptions(query: string, rules: Partial<RecallRules> = this.opts.recallRules ?? {}): SearchOptions {
-    const range = queryTimeRange(query, this.now(), 0, { partialDates: rules.partialDates !== false });
-    return { speakers: this.speakersIn(query), ...(range ? { range } : {}), ...(asksWhen(query) ? { when: true } : {}) };
+  /**
+   * The recall ranking of `q` (recall.ts prepareRecall, the one every recall
+   * path uses: the prompt's, doc_query's, MemoryAPI.recall's and the LoCoMo
+   * bench's): the question read against now and the household's time zone
+   * (plugin.home.time_zone), documents and window events ranked under any
+   * weights (default DEFAULT_RANK_WEIGHTS), at most `limit` hits `opts.keep`
+   * keeps. `opts.rules`: recall rules turned off for this ranking, over
+   * MemorySystemOptions.recallRules (an ablation; the service passes none).
+   */
+  prepareRecall(q: RecallQuery, limit: number, opts: RecallOptions = {}): (weights?: Partial<RankWeights>) => RecallHit[] {
+    const now = this.now();
+    const sources = { docs: this.docs, window: this.window, speakersIn: (t: string) => this.speakersIn(t), now, offsetMs: householdOffsetMs(this.settings, now) };
+    return prepareRecall(sources, q, limit, { ...opts, rules: { ...this.opts.recallRules, ...opts.rules } });
   }
 
   /** Speakers (known household names) mentioned in `text`, lower-cased. */
@@ -502,64 +495,12 @@ export class MemorySystem implements KernelMemory {
   // ---- search, documents, MarkRecalled ------------------------------------
 
   /**
-   * Non-consuming search over documents and the context window, fused by rank
-   * (the ranking the prompt's document block uses, with the window's events
-   * as a third channel). Used by benches and diagnostics. `opts.weights`
-   * overrides the document ranking's knobs (DEFAULT_RANK_WEIGHTS; a bench
-   * trying others). A window event (a turn not archived yet) is scored as a
-   * document found at its window rank by both the cosine and the keyword
-   * channel, plus the time channel when it lies in the range the query
-   * names, with the same speaker and when boosts: it competes with archived
-   * turns on their scale instead of as one weaker channel (the last
-   * session's turns were rarely recalled).
+   * Non-consuming recall of `query` asked by nobody in particular: the
+   * prompt's ranking (prepareRecall) without its filters, at most `limit`
+   * hits. `opts.weights` overrides DEFAULT_RANK_WEIGHTS. Used by tests and diagnostics.
    */
   search(query: string, limit: number, opts: { weights?: Partial<RankWeights> } = {}): RecallHit[] {
-    return this.prepareSearch(query, limit, opts.weights?.depth)(opts.weights);
-  }
-
-  /**
-   * `search` in two steps: the channels of `query` are computed once, the
-   * returned function ranks them under any weights (at most `limit` hits).
-   * For benches trying a grid of weights on a store they do not change;
-   * `maxDepth`: the largest `depth` among those weights (default DEFAULT_RANK_WEIGHTS.depth).
-   * `only`: recall rules turned off for this search, over MemorySystemOptions.recallRules (an ablation; default all on, as the service).
-   */
-  prepareSearch(query: string, limit: number, maxDepth?: number, only: Partial<RecallRules> = {}): (weights?: Partial<RankWeights>) => RecallHit[] {
-    const rules = { ...this.opts.recallRules, ...only };
-    const opts = this.searchOptions(query, rules);
-    const { range, when } = opts;
-    const speakers = opts.speakers ?? new Set<string>();
-    const docs = this.docs.prepare(query, limit, { ...opts, ...(maxDepth !== undefined ? { maxDepth } : {}) });
-    const events = this.window.rank(query, limit);
-    return (weights) => {
-      const w = weights ? { ...DEFAULT_RANK_WEIGHTS, ...weights } : DEFAULT_RANK_WEIGHTS;
-      const hits: RecallHit[] = docs.rank(weights).map((h) => ({
-        id: `doc:${h.doc.id}`,
-        kind: 'document',
-        event_id: h.doc.event_id,
-        time: h.doc.time,
-        speaker: h.doc.speaker,
-        text: docText(h.doc),
-        score: h.score,
-      }));
-      let inRangeRank = 0;
-      events.forEach((e, rank) => {
-        const boost = (e.entry.event.speaker && speakers.has(cleanText(e.entry.event.speaker)) ? w.speakerBoost : 1) * (when && mentionsTime(e.entry.event.input) ? w.whenBoost : 1);
-        const t = e.entry.event.time;
-        const timeScore = range && t >= range.from && t < range.to ? w.wTime / (w.rrfK + ++inRangeRank) : 0;
-        const fused = rules.windowAsDocument === false ? 1 / (w.rrfK + rank + 1) : (w.wVec + w.wKw) / (w.rrfK + rank + 1) + timeScore;
-        hits.push({
-          id: `event:${e.entry.event.id}`,
-          kind: 'event',
-          event_id: e.entry.event.id,
-          time: e.entry.event.time,
-          speaker: e.entry.event.speaker ?? null,
-          text: `${e.entry.event.speaker ?? e.entry.event.kind}: ${e.entry.event.input} ${e.entry.event.response}`.trim(),
-          score: boost * fused,
-        });
-      });
-      return hits.sort((a, b) => b.score - a.score).slice(0, limit);
-    };
+    return this.prepareRecall({ text: query }, limit, opts.weights?.depth !== undefined ? { maxDepth: opts.weights.depth } : {})(opts.weights);
   }
 
   /** Remember ids fetched by memory_recall this turn (MarkRecalled). */
@@ -574,7 +515,10 @@ export class MemorySystem implements KernelMemory {
    * `viewer`: the person asking; another person's sensitive documents are left where they are.
    */
   consumeDocuments(query: string, limit: number, viewer?: Viewer): DocRow[] {
-    const hits = this.docs.search(query, limit + 3, this.searchOptions(query)).filter((h) => docVisible(h.doc, viewer)).slice(0, limit);
+    // The recall ranking (prepareRecall), its documents only: a window event is in the conversation already.
+    const hits = this.prepareRecall({ text: query, ...(viewer ? { speaker: viewer } : {}) }, limit, { keep: (s) => s.kind === 'document' && docVisible(s.doc, viewer) })()
+      .map((h) => ({ doc: this.docs.get(Number(h.id.slice('doc:'.length))) }))
+      .filter((h): h is { doc: DocRow } => h.doc !== undefined);
     this.db
       .transaction(() => {
         for (const { doc } of hits) {
@@ -659,7 +603,9 @@ export class MemorySystem implements KernelMemory {
           time: r.relation.updated,
         }));
         const dense = await this.dense.rank(query);
-        for (const h of this.docs.search(query, n, dense.length ? { dense } : {}).filter((x) => docVisible(x.doc, null))) items.push({ id: `doc:${h.doc.id}`, kind: 'document', text: docText(h.doc), score: h.score, time: h.doc.time });
+        // The recall ranking (prepareRecall) of a question asked by no person: what is visible to anybody.
+        const visible = (s: RecallSource): boolean => docVisible(s.kind === 'document' ? s.doc : eventAsDoc(s.event), null);
+        for (const h of this.prepareRecall({ text: query, ...(dense.length ? { dense } : {}) }, n, { keep: visible })()) items.push({ id: h.id, kind: 'document', text: h.text, score: h.score, time: h.time });
         return items.slice(0, n * 2);
       },
       commit: async (triples: Triple[]) => this.graph.commit(triples, this.now()),

@@ -116,16 +116,23 @@ export function queryTimeRange(query: string, now: number, offsetMs = 0, opts: T
   return undefined;
 }
 
+/** Formatters by zone name ('' the system's): building one costs about a millisecond, and every recall reads the zone. */
+const FORMATS = new Map<string, Intl.DateTimeFormat>();
+
 /**
  * The offset from UTC (ms, east positive) of the IANA `timeZone` at `at`
  * (ms since epoch); the system's zone when `timeZone` is empty or unknown.
  */
 export function zoneOffsetMs(timeZone: string | undefined, at: number): number {
-  let fmt: Intl.DateTimeFormat;
-  try {
-    fmt = new Intl.DateTimeFormat('en-US', { timeZone: timeZone || undefined, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-  } catch {
-    fmt = new Intl.DateTimeFormat('en-US', { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  const key = timeZone || '';
+  let fmt = FORMATS.get(key);
+  if (!fmt) {
+    try {
+      fmt = new Intl.DateTimeFormat('en-US', { timeZone: timeZone || undefined, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    } catch {
+      fmt = new Intl.DateTimeFormat('en-US', { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    }
+    FORMATS.set(key, fmt);
   }
   const parts = Object.fromEntries(fmt.formatToParts(new Date(at)).map((p) => [p.type, p.value]));
   const local = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));

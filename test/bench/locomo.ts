@@ -3,11 +3,14 @@
  * conversations (speaker, text and an image's blip_caption; never the
  * dataset's observations or summaries) into a fresh memory as conversation
  * events at their session times, pruning every turn as the kernel does; then
- * for each question of categories 1-4 with well-formed evidence runs the
- * memory's non-consuming recall (MemorySystem.search: the document ranking of
- * the prompt plus the context window) and counts a hit at k when the top
- * items, taken until they cover k turns, include an evidence turn. Baseline in
- * the same run: SQLite FTS5 BM25 over the raw turns.
+ * for each question of categories 1-4 with well-formed evidence ranks with
+ * the memory's recall ranking (MemorySystem.prepareRecall, src/memory/recall.ts:
+ * the one the prompt's automatic recall, doc_query and MemoryAPI.recall use;
+ * the question asked by nobody of the conversation, at the time of its last
+ * turn, in UTC) without the filters a prompt adds (what its history already
+ * shows, another person's sensitive words) and counts a hit at k when the
+ * top items, taken until they cover k turns, include an evidence turn.
+ * Baseline in the same run: SQLite FTS5 BM25 over the raw turns.
  *
  * Prints locomo.recall_at_5, locomo.recall_at_10, locomo.bm25_recall_at_5,
  * locomo.bm25_recall_at_10 (fractions of questions; the ranking with
@@ -177,7 +180,10 @@ interface Built {
 function build(sample: Sample, name: string, recallRules?: Partial<RecallRules>): Built {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ha-locomo-'));
   let now = 0;
-  const mem = new MemorySystem({ dataDir: dir, settings: defaultSettings(), log: silentLogger, clock: { now: () => now }, knowledgeSeedDir: path.join(dir, 'none'), ...(recallRules ? { recallRules } : {}) });
+  const settings = defaultSettings();
+  // LoCoMo's session times are UTC: its days are the household's days ("yesterday"), whatever this machine's zone.
+  settings.register({ key: 'plugin.home.time_zone', type: 'string', default: 'UTC', description: 'the household time zone' });
+  const mem = new MemorySystem({ dataDir: dir, settings, log: silentLogger, clock: { now: () => now }, knowledgeSeedDir: path.join(dir, 'none'), ...(recallRules ? { recallRules } : {}) });
   const close = (): void => {
     mem.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -220,7 +226,7 @@ function build(sample: Sample, name: string, recallRules?: Partial<RecallRules>)
 function scoreGrid(mem: MemorySystem, qs: readonly Question[], grid: ReadonlyArray<Partial<RankWeights>>): Array<{ r5: number; r10: number }> {
   const out = grid.map(() => ({ r5: 0, r10: 0 }));
   for (const q of qs) {
-    const rank = mem.prepareSearch(q.question, 10, Math.max(...(LOO_GRID.depth ?? [DEFAULT_RANK_WEIGHTS.depth])));
+    const rank = mem.prepareRecall({ text: q.question }, 10, { maxDepth: Math.max(...(LOO_GRID.depth ?? [DEFAULT_RANK_WEIGHTS.depth])) });
     grid.forEach((weights, g) => {
       const ranked = rank(weights).map((h) => (h.event_id ? [h.event_id] : []));
       if (hitAt(ranked, q.evidence, 5)) out[g]!.r5++;
@@ -238,8 +244,8 @@ function scoreGrid(mem: MemorySystem, qs: readonly Question[], grid: ReadonlyArr
  * reading; wTime 0); partial_dates: a month or day without its year, or a
  * year alone, is read as such a date; when_boost: a question asking when
  * prefers turns that say when; last_session: a turn of the last, unarchived
- * session scores like a document (MemorySystem.search only: the prompt
- * holds that session as history); speaker_boost: the words of a person the
+ * session scores like a document (the prompt holds that session as
+ * history and leaves out what it shows); speaker_boost: the words of a person the
  * question names are preferred; neighbour_spread: the turns next to a hit
  * share its score; session_boost: a day with several good turns is lifted;
  * neighbour_context: an archived turn's vector holds its neighbours' words
@@ -276,7 +282,7 @@ function scoreVariants(mem: MemorySystem, qs: readonly Question[], variants: rea
   for (const q of qs) {
     for (const members of groups.values()) {
       const maxDepth = Math.max(...members.map((i) => variants[i]!.weights.depth ?? DEFAULT_RANK_WEIGHTS.depth));
-      const rank = mem.prepareSearch(q.question, 10, maxDepth, variants[members[0]!]!.rules ?? {});
+      const rank = mem.prepareRecall({ text: q.question }, 10, { maxDepth, rules: variants[members[0]!]!.rules ?? {} });
       for (const i of members) {
         const ranked = rank(variants[i]!.weights).map((h) => (h.event_id ? [h.event_id] : []));
         out[i]!.push({ h5: hitAt(ranked, q.evidence, 5), h10: hitAt(ranked, q.evidence, 10) });
@@ -410,7 +416,7 @@ export async function run(): Promise<void> {
       hits.b10 += built.bm25.r10;
       for (const q of built.qs) {
         total++;
-        const ranked = built.mem.search(q.question, 10).map((h) => (h.event_id ? [h.event_id] : []));
+        const ranked = built.mem.prepareRecall({ text: q.question }, 10)().map((h) => (h.event_id ? [h.event_id] : []));
         const r10 = hitAt(ranked, q.evidence, 10);
         if (hitAt(ranked, q.evidence, 5)) hits.r5++;
         if (r10) hits.r10++;
