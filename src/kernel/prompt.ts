@@ -203,37 +203,60 @@ function pastToolCall(e: ContextEvent): ToolCall {
 /**
  * The history as `viewer` (the person speaking; undefined: unidentified;
  * null: the kernel's own turns, nobody) may read it (issue 18: the box does
- * not volunteer one person's sensitive facts to another speaker). An event
- * whose words touch a sensitive topic (src/kernel/sensitive.ts) and belong to
- * someone else is shown as a placeholder: another person's words as "[Anna
- * said something private]", the tool calls and replies of their turns as
- * "[private]". The owner of a tool or agent event is the speaker of its
- * turn's user event (ids `<turn>:user`, `<turn>:tool:<call>`,
- * `<turn>:agent`); one whose turn is not in `events` has no known owner and
- * is shown to nobody. The same events and viewer always give the same bytes,
- * so the prefix stays stable while the speaker does.
+ * not volunteer one person's sensitive facts to another speaker). The rule
+ * is by turn, as the WebUI reads a turn (src/plugins/webui/turn-privacy.ts):
+ * a turn (the events `<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`)
+ * whose own words touch a sensitive topic (src/kernel/sensitive.ts: what
+ * was said, the recall block it was sent with, the tool calls and results,
+ * the reply) belongs to its speaker, and another viewer reads all of it as
+ * placeholders: the words as "[Anna said something private]", the tool
+ * calls and the replies as "[private]", the turn context without its recall
+ * block. The answer to a sensitive question is as private as the question,
+ * even when its own words do not say so. A turn whose user event is not in
+ * `events` has no known owner and is shown to nobody; a recalled
+ * conversation (`cold_storage`) is its own, by its speaker. Besides, a
+ * sensitive recall block is only ever shown to its own speaker. The same
+ * events and viewer always give the same bytes, so the prefix stays stable
+ * while the speaker does.
  */
 export function maskPrivate(events: readonly ContextEvent[], viewer: string | undefined | null): ContextEvent[] {
   const speakers = new Map<string, string>();
-  for (const e of events) if (e.kind === 'user' && e.id.endsWith(':user')) speakers.set(e.id.slice(0, -5), e.speaker ?? UNKNOWN_SPEAKER);
+  const words = new Map<string, string[]>();
+  for (const e of events) {
+    if (e.kind === 'cold_storage') continue;
+    const turn = turnOfEvent(e);
+    if (e.kind === 'user' && e.id.endsWith(':user')) speakers.set(turn, e.speaker ?? UNKNOWN_SPEAKER);
+    let w = words.get(turn);
+    if (!w) words.set(turn, (w = []));
+    w.push(e.input, e.response, e.context?.memory ?? '');
+  }
+  const secret = new Set<string>();
+  for (const [turn, w] of words) if (isSensitiveText(w.join('\n'))) secret.add(turn);
   return events.map((e) => {
     // A recall block shown to its own speaker stays theirs: another viewer sees the context without it.
     if (e.context?.memory && isSensitiveText(e.context.memory) && !visibleTo(true, e.speaker ?? UNKNOWN_SPEAKER, viewer)) e = { ...e, context: { head: e.context.head, memory: '' } };
-    if (!isSensitiveText(`${e.input}\n${e.response}`)) return e;
-    const turn = e.id.split(':')[0]!;
-    const owner = e.kind === 'user' ? (e.speaker ?? UNKNOWN_SPEAKER) : e.kind === 'cold_storage' ? e.speaker : speakers.get(turn);
+    if (e.kind === 'cold_storage') {
+      if (!isSensitiveText(`${e.input}\n${e.response}`) || visibleTo(true, e.speaker, viewer)) return e;
+      return { ...e, input: '[private]', response: '' };
+    }
+    const turn = turnOfEvent(e);
+    if (!secret.has(turn)) return e;
+    const owner = e.kind === 'user' ? (e.speaker ?? UNKNOWN_SPEAKER) : speakers.get(turn);
     if (visibleTo(true, owner, viewer)) return e;
     switch (e.kind) {
       case 'user':
-        return { ...e, input: `[${owner ?? 'someone'} said something private]` };
+        return { ...e, input: `[${owner ?? 'someone'} said something private]`, ...(e.context ? { context: { head: e.context.head, memory: '' } } : {}) };
       case 'tool':
         return { ...e, input: `${e.tool ?? 'tool'}({})`, response: '[private]' };
       case 'agent':
-        return { ...e, response: '[private]' };
-      case 'cold_storage':
-        return { ...e, input: '[private]', response: '' };
+        return { ...e, response: e.response ? '[private]' : '' };
     }
   });
+}
+
+/** The turn a context event belongs to (its id before the first `:`: `<turn>:user`, `<turn>:tool:<call>`, `<turn>:agent`). */
+function turnOfEvent(e: ContextEvent): string {
+  return e.id.split(':')[0]!;
 }
 
 /** Estimated tokens of one event as the history shows it (the window's own measure). */

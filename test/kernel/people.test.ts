@@ -9,6 +9,9 @@
  *   calls nothing of the memory: no append (context window, rule queue,
  *   recall state), no prune, no recall; a real turn does all three, with its
  *   speaker;
+ * - another person's private turn in the prompt's history is masked as a
+ *   whole turn (the reply to a sensitive question too), through the kernel
+ *   and the LLM test server;
  * - the SDK's social API: every plugin reads (sensitive facts left out), a
  *   built-in plugin writes, an external one cannot.
  */
@@ -29,6 +32,7 @@ import type { SocialAPI } from '../../src/kernel/memory-types.js';
 import { FakeProvider } from '../support/fake-provider.js';
 import { silentLogger } from '../support/quiet.js';
 import { makeMemory } from '../memory/helpers.js';
+import { startLlmRig } from './llm-rig.js';
 
 describe('speaker introductions', () => {
   it('takes the plain forms, title-cased', () => {
@@ -108,6 +112,33 @@ test("the history shows another person's sensitive words, tool calls and replies
   assert.equal(maskPrivate(history, undefined)[4], history[4], "an unidentified speaker's words to unidentified speakers");
   assert.equal(maskPrivate(history, null)[4]!.input, '[someone in the household said something private]', 'the kernel\'s own turns see nobody\'s');
   assert.equal(JSON.stringify(maskPrivate(history, 'Ben')), JSON.stringify(forBen), 'same events, same speaker: same bytes');
+});
+
+test("the model, answering Alice, sees none of Bob's private turn: the answer to his sensitive question is masked with it, though its own words are plain; Bob's next prompt has it", async () => {
+  const rig = await startLlmRig('ollama');
+  try {
+    const answer = 'Take the small white one every morning with breakfast.';
+    rig.srv.script((req) => {
+      const last = req.body!.messages!.at(-1)!;
+      return { content: typeof last.content === 'string' && /medication/.test(last.content) ? answer : 'Good morning.' };
+    });
+    const prompt = async (user: string, text: string): Promise<string> => {
+      const before = rig.srv.chatRequests().length;
+      assert.equal((await rig.kernel.injectInput('console', 'console', text, { user })).status, 'done');
+      return JSON.stringify(rig.srv.chatRequests()[before]!.body!.messages);
+    };
+    await prompt('Bob', 'which of my medication do I take in the morning?');
+    const alice = await prompt('Alice', 'good morning');
+    for (const words of [/small white one/, /breakfast/, /which of my medication/]) assert.doesNotMatch(alice, words);
+    assert.match(alice, /\[Bob said something private\]/);
+    assert.match(alice, /\[private\]/, "the reply's place stays, masked");
+    const bob = await prompt('Bob', 'thanks');
+    assert.match(bob, /small white one every morning with breakfast/);
+    assert.match(bob, /which of my medication do I take/);
+    assert.match(bob, /good morning/i, "Alice's plain turn is shared");
+  } finally {
+    await rig.close();
+  }
 });
 
 /** A KernelMemory that records every call (a SimpleContextStore underneath). */

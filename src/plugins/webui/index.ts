@@ -18,9 +18,10 @@
  *
  * Everything shown comes from the typed bus: the turn events (src/kernel/
  * turn-events.ts) published under their names, `raw_input`, `stop` and the
- * plugins' events. Memory is bounded: the Activity backlog keeps the last
- * ACTIVITY_BACKLOG events (never the per-token `llm.delta`), and a page that
- * stops reading is dropped once SLOW_CLIENT_BYTES wait for it.
+ * plugins' events, streamed to the pages by activity-stream.ts (each page as
+ * its session's person may read them; bounded memory: the Activity backlog
+ * keeps the last ACTIVITY_BACKLOG events, never the per-token `llm.delta`,
+ * and a page that stops reading is dropped once SLOW_CLIENT_BYTES wait).
  * Kernel-level: the page's Stop is the stop button.
  */
 import http from 'node:http';
@@ -40,7 +41,7 @@ import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
 import { WEBUI_SETTINGS } from './settings.js';
 import { loadOrMakeCertificate, type WebCertificate } from './tls.js';
 import { AuthStore, LoginLimiter, checkPersonName, type AccessEntry, type SessionRecord } from './auth.js';
-import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type EventStreamName, type Route, type SettingsWithDefinitions } from './api.js';
+import { API_PREFIX, STREAMED, apiRoutes, matchRoute, type ApiBackend, type AskLine, type Route, type SettingsWithDefinitions } from './api.js';
 import type { GraphStore } from '../../memory/graph.js';
 import type { DocStore } from '../../memory/documents.js';
 import type { KnowledgeBase } from '../../knowledge/store.js';
@@ -48,10 +49,12 @@ import type { ToolRegistry } from '../../kernel/tool-registry.js';
 import { ApiError, bearerToken, checkOrigin, cookieName, isStateChanging, parseCookies, sendError, sendJson, sessionCookie } from './http.js';
 import { besideModule, inlineScriptHashes, loadAssets, type Asset } from './assets.js';
 import { PushToTalk } from './voice.js';
+import { EventStreams } from './activity-stream.js';
 import { SPOOL_DIRNAME } from '../../service/update-spool.js';
 import type { Duplex } from 'node:stream';
 
 export { WEBUI_SETTINGS } from './settings.js';
+export { ACTIVITY_BACKLOG, SLOW_CLIENT_BYTES } from './activity-stream.js';
 
 /** Events the Activity page shows (live, and the last ACTIVITY_BACKLOG of them on connect); `llm.delta` only to pages that ask for it, never kept. */
 export const ACTIVITY_EVENTS: readonly EventType[] = [
@@ -66,12 +69,6 @@ export const ACTIVITY_EVENTS: readonly EventType[] = [
 /** Events the Devices page gets live (GET /events?stream=devices): device state and device list changes from MQTT; never kept. */
 export const DEVICE_EVENTS: readonly EventType[] = ['plugin.home.state', 'plugin.home.devices'];
 
-/** Activity events kept for a page that opens later. */
-export const ACTIVITY_BACKLOG = 500;
-/** Bytes waiting for a page before it is dropped (a page that stopped reading must not grow the service). */
-export const SLOW_CLIENT_BYTES = 1024 * 1024;
-/** Largest serialised activity event (bytes); longer strings in one are cut. */
-const MAX_EVENT_BYTES = 32 * 1024;
 /** Seconds between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 25_000;
 /** How long a pairing code said aloud signs a browser in (ms): long enough to type six digits, short enough that an overheard one is stale. */
@@ -116,15 +113,6 @@ export interface LinkAnswer {
   note?: string;
 }
 
-interface EventClient {
-  res: http.ServerResponse;
-  deltas: boolean;
-  /** Which stream it reads (activity or devices). */
-  stream: EventStreamName;
-  /** The session it was opened with (revoking it ends the stream). */
-  session: string;
-}
-
 /**
  * A handler another built-in plugin mounts on the WebUI's server (`mount`,
  * e.g. the MCP server at /mcp): it gets each request under its path that
@@ -146,9 +134,7 @@ export class WebUIPlugin implements Plugin {
   private csp = '';
   private openapiDoc: unknown;
   private readonly clock: Clock;
-  private readonly clients = new Set<EventClient>();
-  private readonly backlog: string[] = [];
-  private seq = 0;
+  private readonly streams: EventStreams;
   private heartbeat?: TimerHandle;
   private ptt?: PushToTalk;
   /** Open asks by input id: where their streamed lines go. */
@@ -158,6 +144,7 @@ export class WebUIPlugin implements Plugin {
 
   constructor(private readonly opts: WebUIOptions) {
     this.clock = opts.clock ?? systemClock;
+    this.streams = new EventStreams(() => this.clock.now());
   }
 
   /** The port the WebUI listens on (after start), or undefined when it is off. */
@@ -223,7 +210,7 @@ export class WebUIPlugin implements Plugin {
       },
       stop: () => sdk.stop('webui'),
       revoke: (id) => this.revoke(id),
-      events: (req, res, session, o) => this.serveEvents(req, res, session.id, o),
+      events: (req, res, session, o) => this.streams.open(req, res, { ...o, session: session.id, person: session.person }),
       openapi: () => this.openapiDoc,
       runLog: () => this.opts.runLog?.(),
       language: () => {
@@ -275,7 +262,7 @@ export class WebUIPlugin implements Plugin {
       { perRequest: true },
     );
     for (const type of ACTIVITY_EVENTS) sdk.subscribe(type, (payload) => this.onEvent(type, payload));
-    for (const type of DEVICE_EVENTS) sdk.subscribe(type, (payload) => this.onDeviceEvent(type, payload));
+    for (const type of DEVICE_EVENTS) sdk.subscribe(type, (payload) => this.streams.device(type, payload));
 
     sdk.registerCommand('webui.link', (args) => this.link(typeof args.person === 'string' ? args.person : undefined));
     sdk.registerCommand('webui.sessions', () => auth.list());
@@ -307,8 +294,7 @@ export class WebUIPlugin implements Plugin {
   async stop(): Promise<void> {
     this.clock.clearTimeout(this.heartbeat);
     this.heartbeat = undefined;
-    for (const c of this.clients) c.res.end();
-    this.clients.clear();
+    this.streams.close();
     this.asks.clear();
     this.ptt?.close();
     this.ptt = undefined;
@@ -456,7 +442,7 @@ export class WebUIPlugin implements Plugin {
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  /** A bus event: kept for later pages (but deltas), sent to the open event streams and to the ask it belongs to. */
+  /** A bus event: to the ask it belongs to (the Talk page), and to the Activity streams. */
   private onEvent<K extends EventType>(type: K, payload: EventMap[K]): void {
     const p = payload as Record<string, unknown>;
     if (type === 'llm.delta' || type === 'tool.executed') {
@@ -464,81 +450,27 @@ export class WebUIPlugin implements Plugin {
       if (emit && type === 'llm.delta' && p.kind === 'content') emit({ type: 'delta', round: p.round as number, text: p.text as string });
       if (emit && type === 'tool.executed') emit({ type: 'tool', name: p.name as string, arguments: p.arguments as Record<string, unknown>, result: p.result as string, is_error: p.is_error as boolean });
     }
-    if (this.clients.size === 0 && type === 'llm.delta') return;
-    const frame = `id: ${++this.seq}\ndata: ${eventJson(type, payload, this.clock.now())}\n\n`;
-    if (type !== 'llm.delta') {
-      this.backlog.push(frame);
-      if (this.backlog.length > ACTIVITY_BACKLOG) this.backlog.shift();
-    }
-    for (const c of this.clients) if (c.stream === 'activity' && (type !== 'llm.delta' || c.deltas)) this.write(c, frame);
-  }
-
-  /** A device event: sent to the open device streams only, never kept (the page reads GET /devices when it opens). */
-  private onDeviceEvent<K extends EventType>(type: K, payload: EventMap[K]): void {
-    let frame: string | undefined;
-    for (const c of this.clients) {
-      if (c.stream !== 'devices') continue;
-      frame ??= `id: ${++this.seq}\ndata: ${eventJson(type, payload, this.clock.now())}\n\n`;
-      this.write(c, frame);
-    }
-  }
-
-  private write(c: EventClient, frame: string): void {
-    if (c.res.writableLength > SLOW_CLIENT_BYTES) {
-      // It stopped reading: drop it rather than hold its backlog (the page reconnects when it can).
-      this.clients.delete(c);
-      c.res.destroy();
-      return;
-    }
-    c.res.write(frame);
-  }
-
-  private serveEvents(req: http.IncomingMessage, res: http.ServerResponse, session: string, o: { backlog: boolean; deltas: boolean; stream: EventStreamName }): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
-    const c: EventClient = { res, deltas: o.deltas, session, stream: o.stream };
-    res.write('retry: 2000\n\n');
-    if (o.backlog && o.stream === 'activity') for (const f of this.backlog) res.write(f);
-    this.clients.add(c);
-    res.on('close', () => this.clients.delete(c));
-    req.on('error', () => this.clients.delete(c));
+    this.streams.activity(type, payload);
   }
 
   /** Revoke session or link `id` (HomeAgentError NOT_FOUND when there is none) and end the event streams it opened. */
   private revoke(id: string): AccessEntry {
     const gone = this.auth!.revoke(id);
-    for (const c of [...this.clients]) {
-      if (c.session !== id) continue;
-      this.clients.delete(c);
-      c.res.end();
-    }
+    this.streams.endSession(id);
     return gone;
   }
 
   /** Open activity streams (tests: a page that stopped reading is dropped). */
   get eventClients(): number {
-    return this.clients.size;
+    return this.streams.size;
   }
 
   private armHeartbeat(): void {
     this.heartbeat = this.clock.setTimeout(() => {
-      for (const c of this.clients) this.write(c, ': keep-alive\n\n');
+      this.streams.keepAlive();
       this.armHeartbeat();
     }, HEARTBEAT_MS);
   }
-}
-
-/** `{"type","at","payload"}` of one activity event, strings cut so the whole stays under MAX_EVENT_BYTES. */
-function eventJson(type: string, payload: unknown, at: number): string {
-  const text = JSON.stringify({ type, at, payload });
-  if (text.length <= MAX_EVENT_BYTES) return text;
-  const cut = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.length > 2000 ? `${v.slice(0, 2000)}… (${v.length} characters)` : v;
-    if (Array.isArray(v)) return v.slice(0, 50).map(cut);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)]));
-    return v;
-  };
-  const shorter = JSON.stringify({ type, at, payload: cut(payload), truncated: true });
-  return shorter.length <= MAX_EVENT_BYTES ? shorter : JSON.stringify({ type, at, payload: { turn: (payload as { turn?: unknown }).turn }, truncated: true });
 }
 
 /**

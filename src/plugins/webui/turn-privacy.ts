@@ -28,7 +28,7 @@
  * page can still show that a turn ran and how. Pure functions; no IO.
  */
 import type { ChatMessage, ToolCall } from '../../kernel/llm-types.js';
-import type { StoredRunEvent } from '../../kernel/run-log.js';
+import type { RunEvent, StoredRunEvent } from '../../kernel/run-log.js';
 import { TURN_CONTEXT_MARK, maskPrivate } from '../../kernel/prompt.js';
 import { isSensitiveText, visibleTo } from '../../kernel/sensitive.js';
 import { UNKNOWN_SPEAKER } from '../../kernel/people.js';
@@ -112,45 +112,97 @@ function maskProjection(messages: readonly ChatMessage[], own: number, secret: b
   return out;
 }
 
-/** The words of the turn itself (not its earlier history): what decides whether the turn is private. */
-function ownWords(events: readonly StoredRunEvent[]): string {
-  const out: string[] = [];
-  for (const e of events) {
-    switch (e.type) {
-      case 'turn.started':
-        out.push(e.input.text);
-        break;
-      case 'context.projected': {
-        const i = ownContextIndex(e.messages);
-        if (i >= 0) out.push(...e.messages.slice(i).map(messageText));
-        break;
-      }
-      case 'llm.requested':
-        out.push(...e.appended.map(messageText));
-        break;
-      case 'llm.completed':
-        out.push(e.response.content, e.response.reasoning_content ?? '', ...e.response.tool_calls.map((c) => JSON.stringify(c.function.arguments)));
-        break;
-      case 'tool.pre_execute':
-        out.push(JSON.stringify(e.arguments));
-        break;
-      case 'tool.executed':
-        out.push(JSON.stringify(e.arguments), e.result);
-        break;
-      case 'output':
-        out.push(e.content);
-        break;
-      case 'turn.finished':
-        out.push(e.reply, e.said);
-        break;
-      case 'error':
-        out.push(e.message);
-        break;
-      default:
-        break;
+/**
+ * The words of one of a turn's own events (not its earlier history): what
+ * decides whether the turn is private. The Activity stream asks it event by
+ * event as the turn runs (activity-stream.ts); `maskTurn` of a whole turn.
+ */
+export function eventWords(e: RunEvent): string {
+  switch (e.type) {
+    case 'turn.started':
+      return e.input.text;
+    case 'context.projected': {
+      const i = ownContextIndex(e.messages);
+      return i >= 0 ? e.messages.slice(i).map(messageText).join('\n') : '';
     }
+    case 'llm.requested':
+      return e.appended.map(messageText).join('\n');
+    case 'llm.completed':
+      return [e.response.content, e.response.reasoning_content ?? '', ...e.response.tool_calls.map((c) => JSON.stringify(c.function.arguments))].join('\n');
+    case 'tool.pre_execute':
+      return JSON.stringify(e.arguments);
+    case 'tool.executed':
+      return `${JSON.stringify(e.arguments)}\n${e.result}`;
+    case 'output':
+      return e.content;
+    case 'turn.finished':
+      return `${e.reply}\n${e.said}`;
+    case 'error':
+      return e.message;
+    default:
+      return '';
   }
-  return out.join('\n');
+}
+
+/** What another viewer reads in place of `owner`'s private input: "[Anna said something private]" ("someone" for nobody's). */
+export function privateInputText(owner: string | null): string {
+  return `[${owner ?? 'someone'} said something private]`;
+}
+
+/** An input with its words masked for another viewer (text replaced, images left out; source, channel, speaker kept). */
+export function maskInput<I extends { text: string; images?: string[] }>(input: I, owner: string | null): Omit<I, 'images'> {
+  const { images: _images, ...rest } = input;
+  return { ...rest, text: privateInputText(owner) };
+}
+
+/**
+ * One event of `owner`'s turn as a viewer who does not own it reads it (see
+ * the module comment): the turn's own words replaced when the turn is
+ * `secret`; the earlier history in a projection (its masking depends on
+ * `viewer`) and compaction events by their own rules. For the Activity
+ * stream's events (no projections, no compactions) the result is the same
+ * for every such viewer. Never throws; `e` is not modified.
+ */
+export function maskEvent(e: RunEvent, owner: string | null, secret: boolean, viewer: TurnViewer): RunEvent {
+  switch (e.type) {
+    case 'turn.started':
+      return secret ? { ...e, input: maskInput(e.input, owner) } : e;
+    case 'context.projected':
+      return { ...e, messages: maskProjection(e.messages, ownContextIndex(e.messages), secret, viewer) };
+    case 'llm.requested':
+      return secret ? { ...e, appended: e.appended.map(maskMessage) } : e;
+    case 'llm.completed':
+      if (!secret) return e;
+      return {
+        ...e,
+        response: { ...e.response, content: maskText(e.response.content), ...(e.response.reasoning_content ? { reasoning_content: PRIVATE } : {}), tool_calls: maskCalls(e.response.tool_calls) },
+      };
+    case 'tool.pre_execute':
+      return secret ? { ...e, arguments: {} } : e;
+    case 'tool.executed':
+      return secret ? { ...e, arguments: {}, result: maskText(e.result) } : e;
+    case 'output':
+      return secret ? { ...e, content: maskText(e.content) } : e;
+    case 'turn.finished':
+      if (!secret) return e;
+      return {
+        ...e,
+        reply: maskText(e.reply),
+        said: maskText(e.said),
+        outcome: { ...e.outcome, reply: maskText(e.outcome.reply), ...('message' in e.outcome ? { message: maskText(e.outcome.message) } : {}) } as typeof e.outcome,
+      };
+    case 'error':
+      return secret ? { ...e, message: maskText(e.message) } : e;
+    case 'compaction.started':
+      return { ...e, covered: maskPrivate(e.covered, viewer), previous: isSensitiveText(e.previous) ? maskText(e.previous) : e.previous };
+    case 'compaction.finished': {
+      if (!isSensitiveText(Object.values(e.sections).join('\n'))) return e;
+      const sections = Object.fromEntries(Object.entries(e.sections).map(([k, v]) => [k, maskText(v)])) as typeof e.sections;
+      return { ...e, sections };
+    }
+    default:
+      return e;
+  }
 }
 
 /**
@@ -161,49 +213,7 @@ function ownWords(events: readonly StoredRunEvent[]): string {
 export function maskTurn(events: readonly StoredRunEvent[], viewer: TurnViewer): StoredRunEvent[] {
   if (ownsTurn(events, viewer)) return [...events];
   const owner = turnOwner(events);
-  const secret = isSensitiveText(ownWords(events));
-  return events.map((e): StoredRunEvent => {
-    switch (e.type) {
-      case 'turn.started': {
-        if (!secret) return e;
-        const { images: _images, ...input } = e.input;
-        return { ...e, input: { ...input, text: `[${owner ?? 'someone'} said something private]` } };
-      }
-      case 'context.projected':
-        return { ...e, messages: maskProjection(e.messages, ownContextIndex(e.messages), secret, viewer) };
-      case 'llm.requested':
-        return secret ? { ...e, appended: e.appended.map(maskMessage) } : e;
-      case 'llm.completed':
-        if (!secret) return e;
-        return {
-          ...e,
-          response: { ...e.response, content: maskText(e.response.content), ...(e.response.reasoning_content ? { reasoning_content: PRIVATE } : {}), tool_calls: maskCalls(e.response.tool_calls) },
-        };
-      case 'tool.pre_execute':
-        return secret ? { ...e, arguments: {} } : e;
-      case 'tool.executed':
-        return secret ? { ...e, arguments: {}, result: maskText(e.result) } : e;
-      case 'output':
-        return secret ? { ...e, content: maskText(e.content) } : e;
-      case 'turn.finished':
-        if (!secret) return e;
-        return {
-          ...e,
-          reply: maskText(e.reply),
-          said: maskText(e.said),
-          outcome: { ...e.outcome, reply: maskText(e.outcome.reply), ...('message' in e.outcome ? { message: maskText(e.outcome.message) } : {}) } as typeof e.outcome,
-        };
-      case 'error':
-        return secret ? { ...e, message: maskText(e.message) } : e;
-      case 'compaction.started':
-        return { ...e, covered: maskPrivate(e.covered, viewer), previous: isSensitiveText(e.previous) ? maskText(e.previous) : e.previous };
-      case 'compaction.finished': {
-        if (!isSensitiveText(Object.values(e.sections).join('\n'))) return e;
-        const sections = Object.fromEntries(Object.entries(e.sections).map(([k, v]) => [k, maskText(v)])) as typeof e.sections;
-        return { ...e, sections };
-      }
-      default:
-        return e;
-    }
-  });
+  const secret = isSensitiveText(events.map(eventWords).join('\n'));
+  // maskEvent keeps every field it does not mask (seq and at among them).
+  return events.map((e) => maskEvent(e, owner, secret, viewer) as StoredRunEvent);
 }

@@ -433,6 +433,16 @@ function fold(turns, ev) {
       t.status = p.status;
       t.said = p.said;
       break;
+    case 'turn.private': {
+      // Another person's turn found private part way: what was shown of it goes (the server masks what follows).
+      const hide = (s) => (s ? '[private]' : s);
+      if (t.input) t.input = { ...t.input, text: p.text };
+      t.rounds = Object.fromEntries(Object.entries(t.rounds).map(([n, r]) => [n, { ...r, text: hide(r.text), calls: (r.calls ?? []).map((c) => ({ ...c, function: { ...c.function, arguments: {} }, arguments: {} })) }]));
+      t.tools = Object.fromEntries(Object.entries(t.tools).map(([k, c]) => [k, { ...c, arguments: {}, result: hide(c.result) }]));
+      t.outputs = t.outputs.map((o) => ({ ...o, content: hide(o.content) }));
+      if (t.said) t.said = '[private]';
+      break;
+    }
   }
   const next = i >= 0 ? turns.map((x, j) => (j === i ? t : x)) : [t, ...turns];
   return { turns: next.slice(0, MAX_TURNS) };
