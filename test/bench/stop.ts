@@ -32,7 +32,7 @@
  * All runs go with a hung process plugin loaded (issue 17): written with our
  * TypeScript SDK, sandboxed, subscribed to every turn's events (per-token
  * llm.delta included) and to raw_input/output, its process blocked for good
- * right after its start (Atomics.wait: it reads nothing and answers nothing).
+ * at the first turn it hears of (Atomics.wait: it reads nothing and answers nothing).
  * Its input backs up until the kernel treats it as hung, kills it and
  * restarts it, and it hangs again; stop.hung_plugin_restarts counts those.
  * HOMEAGENT_BENCH_NO_HUNG_PLUGIN=1 runs without it (for comparison).
@@ -41,16 +41,20 @@
  * Chromium on the WebUI's Activity page (every turn event live, with the
  * per-token deltas), signed in by links, and keeps them watching during all
  * the runs; stop.activity_pages says how many watched. Before it opens them
- * it makes `runs` stops without pages: `_no_pages` figures of the same run,
+ * it makes the same stops without pages (both phases): `_no_pages` figures of the same run,
  * and `_ratio` (with pages / without). On the device the pages run on
  * phones and laptops; here they would share the machine's cores with the
  * service, so Chromium runs under `nice -n 19` and SCHED_IDLE
- * (stop.activity_browser_niced; test/webui/helpers.ts BACKGROUND_CHROMIUM):
- * what is measured is the service's own cost per page (serialising, writing,
- * TLS), not how fast this machine renders ten pages.
+ * (stop.activity_browser_niced; test/webui/helpers.ts BACKGROUND_CHROMIUM),
+ * and Playwright drives them from a process of its own
+ * (test/support/activity-pages-process.ts), not from the bench's process,
+ * which is the service's: what is measured is the service's own cost per
+ * page (serialising, writing, TLS), not how fast this machine renders ten
+ * pages or how busy Playwright keeps an event loop.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { startApp } from '../../src/service/app.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
@@ -63,16 +67,18 @@ import { pluginDir, processPlugin, sdkPluginFiles } from '../plugins/process-fix
 import type { ProcessPlugin } from '../../src/plugins/external/process.js';
 import type { ProcessSpeaker } from '../../hal/speaker/process-speaker.js';
 import { startExitWatcher, type ProcessEnd } from '../support/exit-watcher.js';
-import { BACKGROUND_CHROMIUM, launchChromium } from '../webui/helpers.js';
+import { BACKGROUND_CHROMIUM, certificateSpki } from '../webui/helpers.js';
+import { startActivityPages } from '../support/activity-pages-process.js';
 
-/** Load a process plugin that hangs right after its start (see the header). */
+/** Load a process plugin that hangs at the first turn it hears of (see the header). */
 async function loadHungPlugin(app: App, dir: string): Promise<ProcessPlugin> {
   const files = sdkPluginFiles(`
     const events = ['raw_input', 'output', 'assistant_state', 'turn.started', 'llm.requested', 'llm.delta', 'llm.completed', 'turn.finished', 'turn.interrupted'];
     definePlugin({
       tools: { hung_tool: { description: 'Never answers. Example: {}', parameters: { type: 'object', properties: {}, additionalProperties: false }, handler: () => 'never' } },
-      events: Object.fromEntries(events.map((e) => [e, () => undefined])),
-      start: () => { setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50); },
+      // Blocks for good at the first turn it hears of (not on a timer after its start: a start slower than
+      // the timer on a loaded machine hung it before the host had seen it start).
+      events: Object.fromEntries(events.map((e) => [e, e === 'turn.started' ? () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0) : () => undefined])),
     });
   `);
   const p = pluginDir(dir, { name: 'hung', entry: 'main.mjs', capabilities: ['tools', 'events:subscribe'] }, files);
@@ -82,20 +88,23 @@ async function loadHungPlugin(app: App, dir: string): Promise<ProcessPlugin> {
   return proc;
 }
 
-/** Open `n` Chromium pages on the WebUI's Activity page (signed in by links), the browser in the background (BACKGROUND_CHROMIUM); returns a function that closes them. */
+/**
+ * Open `n` Chromium pages on the WebUI's Activity page (signed in by links),
+ * the browser in the background (BACKGROUND_CHROMIUM) and driven from a
+ * process of its own (test/support/activity-pages-process.ts), so that
+ * Playwright's messages with ten pages do not run on the service's event
+ * loop, as they would not on the device; returns a function that closes them.
+ */
 async function watchActivity(app: App, n: number): Promise<() => Promise<void>> {
-  const browser = await launchChromium({ app }, { background: true });
   const base = `https://localhost:${app.webui.port}`;
-  for (let i = 0; i < n; i++) {
-    const page = await (await browser.newContext()).newPage();
-    const link = (await request(app.socketPath, 'webui.link', {})) as { url: string };
-    await page.goto(link.url.replace(/^https:\/\/[^/]+/, base));
-    await page.waitForURL(/\/#\/talk$/);
-    await page.getByRole('link', { name: 'Activity' }).click();
-    await page.locator('.activity').waitFor();
+  const links: string[] = [];
+  for (let i = 0; i < n; i++) links.push(((await request(app.socketPath, 'webui.link', {})) as { url: string }).url.replace(/^https:\/\/[^/]+/, base));
+  const pages = await startActivityPages(links, certificateSpki(app.webui.certificate!.cert), true);
+  if (app.webui.eventClients !== n) {
+    await pages.close();
+    throw new Error(`${app.webui.eventClients} activity streams open, expected ${n}`);
   }
-  if (app.webui.eventClients !== n) throw new Error(`${app.webui.eventClients} activity streams open, expected ${n}`);
-  return () => browser.close();
+  return () => pages.close();
 }
 
 function pct(xs: number[], p: number): number {
@@ -141,6 +150,9 @@ export async function run(): Promise<void> {
   app.kernel.bus.subscribe('_bench_', 'plugin.home.command', () => void homeCommands++);
   let queuedActions = 0;
   const pages = Number(process.env.HOMEAGENT_BENCH_ACTIVITY_PAGES ?? 0);
+  // How late the service's event loop ran during the stops (a stall there delays every stop).
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  let baselineLoop: { p99: number; max: number } | undefined;
   let closePages: (() => Promise<void>) | undefined;
   let hung: ProcessPlugin | undefined;
   try {
@@ -193,12 +205,19 @@ export async function run(): Promise<void> {
         if (r.status !== 'cancelled') throw new Error(`run ${i}: an input queued at the stop ended ${r.status}, not cancelled`);
       }
     };
+    // Phase 1 (`runs` runs, as before issue 13): stop latency alone. Phase 2 (`runs` more): local commands queued before each stop.
+    // With pages, the baseline has the same two phases, before the pages open.
     if (pages > 0) {
-      for (let i = 0; i < runs; i++) await stopOnce(2 * runs + i, false, baseline);
+      loopDelay.enable();
+      for (let i = 0; i < 2 * runs; i++) await stopOnce(2 * runs + i, i >= runs, baseline);
+      loopDelay.disable();
+      baselineLoop = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+      loopDelay.reset();
       closePages = await watchActivity(app, pages);
     }
-    // Phase 1 (`runs` runs, as before issue 13): stop latency alone. Phase 2 (`runs` more): local commands queued before each stop.
+    loopDelay.enable();
     for (let i = 0; i < 2 * runs; i++) await stopOnce(i, i >= runs, main);
+    loopDelay.disable();
     // The barrier: one command after the last stop; the broker sees it after anything sent before it.
     const before = sim.commands.length;
     await app.kernel.injectInput('bench', 'speaker', 'turn off the bed light');
@@ -219,9 +238,10 @@ export async function run(): Promise<void> {
     console.log(`stop.${name}: ${v.toFixed(2)} ms${note}`);
     if (pages === 0) return;
     const b = pct(baseline[name.startsWith('llm') ? 'llm' : name.startsWith('speaker_seen') ? 'seen' : 'spk'], p);
-    console.log(`stop.${name}_no_pages: ${b.toFixed(2)} ms (the same run's first ${runs} runs, before the pages opened)`);
+    console.log(`stop.${name}_no_pages: ${b.toFixed(2)} ms (the same run's first ${2 * runs} runs, before the pages opened)`);
     console.log(`stop.${name}_ratio: ${(v / b).toFixed(2)} (with ${pages} pages / without)`);
   };
+  console.log(`stop.event_loop_delay_p99: ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms (max ${(loopDelay.max / 1e6).toFixed(2)} ms; the service's event loop during the runs${pages > 0 ? `; without pages ${baselineLoop!.p99.toFixed(2)} ms, max ${baselineLoop!.max.toFixed(2)} ms` : ''})`);
   figure('llm_abort_p50', main.llm, 50);
   figure('llm_abort_p99', main.llm, 99);
   figure('speaker_p50', main.spk, 50);
@@ -236,7 +256,7 @@ export async function run(): Promise<void> {
   console.log(`stop.hung_plugin_restarts: ${Math.max(0, (hung?.stats.spawns ?? 1) - 1)} restarts`);
   if (pages > 0) {
     console.log(`stop.activity_pages: ${pages} Chromium pages on the WebUI's Activity page`);
-    console.log(`stop.activity_browser_niced: 1 (Chromium runs under \`${BACKGROUND_CHROMIUM}\`: on a real deployment the pages render on phones and laptops, not on the box's cores)`);
+    console.log(`stop.activity_browser_niced: 1 (Chromium runs under \`${BACKGROUND_CHROMIUM}\`: on a real deployment the pages render on phones and laptops, not on the box's cores; Playwright drives them from its own process)`);
   }
   if (queuedActions !== 0) throw new Error(`${queuedActions} queued actions ran after stop`);
 }

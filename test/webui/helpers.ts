@@ -5,6 +5,7 @@
  * self-signed certificate it made. Requests go over real HTTPS and verify the
  * server against that certificate (`ca`), so nothing is trusted blindly.
  */
+import { createHash, createPublicKey } from 'node:crypto';
 import https from 'node:https';
 import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -174,9 +175,17 @@ export const BACKGROUND_CHROMIUM = 'chrt --idle 0 nice -n 19';
  * laptops, does not take the box's cores from the service they measure.
  */
 export async function launchChromium(box: { app: App }, opts: { background?: boolean } = {}): Promise<import('playwright-core').Browser> {
-  const { createHash, createPublicKey } = await import('node:crypto');
+  return launchChromiumTrusting(certificateSpki(box.app.webui.certificate!.cert), opts);
+}
+
+/** The base64 sha256 of a PEM certificate's public key (SubjectPublicKeyInfo), as Chromium's --ignore-certificate-errors-spki-list takes it. */
+export function certificateSpki(certPem: string): string {
+  return createHash('sha256').update(createPublicKey(certPem).export({ type: 'spki', format: 'der' })).digest('base64');
+}
+
+/** launchChromium for a certificate known by its public key's hash (certificateSpki): for a process that has no App (test/support/activity-pages-process.ts). */
+export async function launchChromiumTrusting(spki: string, opts: { background?: boolean } = {}): Promise<import('playwright-core').Browser> {
   const { chromium } = await import('playwright-core');
-  const spki = createHash('sha256').update(createPublicKey(box.app.webui.certificate!.cert).export({ type: 'spki', format: 'der' })).digest('base64');
   let executablePath = CHROMIUM;
   let wrapperDir: string | undefined;
   if (opts.background) {
