@@ -12,6 +12,7 @@
 import path from 'node:path';
 import type { ContextEvent, KernelMemory, PromptMemory } from '../kernel/memory-port.js';
 import { estimateTokens } from '../kernel/memory-port.js';
+import { maskPrivate } from '../kernel/prompt.js';
 import type { Logger } from '../kernel/log-types.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { MemItem, MemoryAPI, PersonFact, SocialAPI, SocialReadAPI, Triple } from '../kernel/memory-types.js';
@@ -362,6 +363,11 @@ export class MemorySystem implements KernelMemory {
     // them, long outputs cut) and, without `shown` (the legacy layout's timeline), always.
     const inHistory = (e: ContextEvent): boolean => seen === '' || [e.input, e.response].some((p) => p.trim() !== '' && seen.includes(norm(p.slice(0, 200))));
     const minSimilarity = this.setting('core.memory.prompt_doc_min_similarity');
+    // Whole turns, as the prompt's history masks them (kernel/prompt.ts maskPrivate): the answer to another
+    // person's sensitive question is as private as the question, though its own words do not say so.
+    const windowEvents = this.window.all().map((w) => w.event);
+    const masked = maskPrivate(windowEvents, speaker);
+    const privateEvents = new Set(windowEvents.filter((e, i) => masked[i] !== e).map((e) => e.id));
     const keep = (s: RecallSource): boolean => {
       if (s.kind === 'document') {
         const d = s.doc;
@@ -371,7 +377,7 @@ export class MemorySystem implements KernelMemory {
       }
       const e = s.event;
       // This turn's own events are the prompt's user message (and its tool calls).
-      if (skip(`event:${e.id}`) || this.turnEvents.has(e.id) || !docVisible(eventAsDoc(e), speaker)) return false;
+      if (skip(`event:${e.id}`) || this.turnEvents.has(e.id) || privateEvents.has(e.id) || !docVisible(eventAsDoc(e), speaker)) return false;
       if (covered?.has(e.id)) return this.window.similarity(input, e.id) >= minSimilarity;
       return !inHistory(e);
     };

@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
-import type { PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { judgeDecode, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
 import {
   DEFAULT_DURATION_LIMITS,
   dictionaryPhoneCounts,
@@ -80,12 +80,12 @@ test('wordsInSilence: a word that begins after the last speech frame, or ends be
   const extent = { audioMs: 2700, speechMs: 1860, trailingSilenceMs: 510 };
   const w = (start: number, filler = false): { start: number; filler: boolean } => ({ start, filler });
   const said = [w(0, true), w(21), w(47), w(97), w(113), w(151), w(160), w(173), w(225, true)];
-  assert.equal(wordsInSilence(said, 270, extent), false, 'every word inside the speech');
-  assert.equal(wordsInSilence([...said, w(245), w(259)], 270, extent), true, '"to two" decoded from the room noise after the last word');
-  assert.equal(wordsInSilence([w(0, true), w(21), w(200), w(260, true)], 270, extent), false, 'a word that begins before the last speech frame and runs into the silence is speech');
-  assert.equal(wordsInSilence([w(0, true), w(21), w(219 + WORD_IN_SILENCE_MS / 10 - 1)], 270, extent), false, `a word up to ${WORD_IN_SILENCE_MS} ms late is allowed`);
-  assert.equal(wordsInSilence([w(0), w(5, true), w(40)], 270, extent), true, 'a word that ends 280 ms before the first speech frame');
-  assert.equal(wordsInSilence([w(0), w(250, true)], 270, { audioMs: 2700, speechMs: 0, trailingSilenceMs: 2700 }), false, 'no speech frame: nothing to place words against');
+  assert.deepEqual(wordsInSilence(said, 270, extent), [], 'every word inside the speech');
+  assert.deepEqual(wordsInSilence([...said, w(245), w(259)], 270, extent), [9, 10], '"to two" decoded from the room noise after the last word');
+  assert.deepEqual(wordsInSilence([w(0, true), w(21), w(200), w(260, true)], 270, extent), [], 'a word that begins before the last speech frame and runs into the silence is speech');
+  assert.deepEqual(wordsInSilence([w(0, true), w(21), w(219 + WORD_IN_SILENCE_MS / 10 - 1)], 270, extent), [], `a word up to ${WORD_IN_SILENCE_MS} ms late is allowed`);
+  assert.deepEqual(wordsInSilence([w(0), w(5, true), w(40)], 270, extent), [0], 'a word that ends 280 ms before the first speech frame');
+  assert.deepEqual(wordsInSilence([w(0), w(250, true)], 270, { audioMs: 2700, speechMs: 0, trailingSilenceMs: 2700 }), [], 'no speech frame: nothing to place words against');
 });
 
 test('dictionaryPhoneCounts reads a CMU dictionary (first pronunciation) and sentencePhones sums it', () => {
@@ -219,4 +219,23 @@ test('the grammar carries the phone counts of its dictionary', async () => {
   const counts = dictionaryPhoneCounts(await readFile(path.join(info.dir, 'command.dict'), 'utf8'));
   assert.equal(counts.get('door'), 3);
   assert.equal(counts.get('front'), 5);
+});
+
+test('a word made from the silence rejects the decode only when the meaning rests on it', () => {
+  const vocab = {
+    entities: [{ id: 'l1', name: 'Ceiling', domain: 'light', area: 'Office' }],
+    areas: ['Office'],
+  };
+  // Speech from 300 to 1200 ms of 1800 ms; words start every 100 ms from frame 30, the last ones as given.
+  const extent = { audioMs: 1800, speechMs: 900, trailingSilenceMs: 600 };
+  const judge = (words: Array<[string, number]>) => {
+    const main = { total: -1000, ascr: -1000, lscr: 0, frames: 180, words: words.map(([word, start]) => ({ word, start, ascr: -10, lscr: 0 })) };
+    return judgeDecode({ main, mainStderr: '', garbage: { ...main, ascr: main.ascr } } as never, { engine: 'pocketsphinx', vocab, maxScoreGap: 17.5, droppedMs: 0, extent, phones: new Map([['resume', 5], ['the', 2], ['turn', 3], ['off', 2], ['lights', 4], ['in', 2], ['office', 4], ['to', 2], ['two', 2]]), durationLimits: { minMsPerPhone: 1, maxMsPerPhone: 1000, minTrailingSilenceMs: 0 } });
+  };
+  const resume = judge([['<sil>', 0], ['resume', 30], ['the', 140], ['<sil>', 160]]);
+  assert.equal(resume.result.rejected, false, '"the" from the noise after "resume" changes nothing');
+  assert.ok(resume.result.intent, 'resume is a command');
+  const lights = judge([['<sil>', 0], ['turn', 30], ['off', 40], ['the', 50], ['lights', 60], ['in', 80], ['the', 90], ['office', 100], ['to', 140], ['two', 150]]);
+  assert.equal(lights.result.rejected, true, '"to two" from the noise would make it a brightness command');
+  assert.equal(lights.details.durationMisfit, 'word_in_silence');
 });

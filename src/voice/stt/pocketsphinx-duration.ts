@@ -123,7 +123,7 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
 
 /**
  * Why a length does not fit; undefined when it fits. 'word_in_silence': a
- * word of the sentence was placed where the audio holds no speech
+ * word the meaning rests on was placed where the audio holds no speech
  * (wordsInSilence).
  */
 export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'word_in_silence';
@@ -141,23 +141,26 @@ export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'word_in_silence
 export const WORD_IN_SILENCE_MS = 100;
 
 /**
- * Whether a decoded word (fillers such as `<sil>` and `[NOISE]` excluded by
- * the caller) lies in the audio's silence: it begins more than `marginMs`
- * after the last speech frame of `extent`, or ends more than `marginMs`
- * before its first. Such a word was made from noise: the sentence it
- * completes was not said. `words`: start frames (10 ms) in the decoded
- * audio, each word ending where the next begins and the last at `frames`.
+ * The decoded words (fillers such as `<sil>` and `[NOISE]` marked by the
+ * caller, never counted) that lie in the audio's silence: each begins more
+ * than `marginMs` after the last speech frame of `extent`, or ends more than
+ * `marginMs` before its first. Such a word was made from noise. `words`:
+ * start frames (10 ms) in the decoded audio, each word ending where the next
+ * begins and the last at `frames`. Returns their indexes in `words` (empty
+ * when none, or when `extent` has no speech frame to place them against).
  */
-export function wordsInSilence(words: ReadonlyArray<{ start: number; filler: boolean }>, frames: number, extent: SpeechExtent, marginMs = WORD_IN_SILENCE_MS): boolean {
-  if (extent.speechMs <= 0) return false;
+export function wordsInSilence(words: ReadonlyArray<{ start: number; filler: boolean }>, frames: number, extent: SpeechExtent, marginMs = WORD_IN_SILENCE_MS): number[] {
+  if (extent.speechMs <= 0) return [];
   const speechEnd = extent.audioMs - extent.trailingSilenceMs;
   const speechStart = speechEnd - extent.speechMs;
-  return words.some((w, i) => {
-    if (w.filler) return false;
+  const out: number[] = [];
+  words.forEach((w, i) => {
+    if (w.filler) return;
     const startMs = w.start * 10;
     const endMs = (words[i + 1]?.start ?? frames) * 10;
-    return startMs > speechEnd + marginMs || endMs < speechStart - marginMs;
+    if (startMs > speechEnd + marginMs || endMs < speechStart - marginMs) out.push(i);
   });
+  return out;
 }
 
 /**

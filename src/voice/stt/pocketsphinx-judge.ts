@@ -169,6 +169,24 @@ function unheardName(m: IntentMatch): IntentMatch | null {
 }
 
 /**
+ * Whether words the decoder placed in the silence around the speech
+ * (wordsInSilence) carry part of `intent`: the sentence without them does
+ * not mean the same command. "turn all of lights in the office to two" with
+ * "to two" made from the room noise after the last word is no command
+ * without it (rejected); "resume the" with a "the" made from noise still
+ * means "resume" (kept).
+ */
+function meaningRestsOnSilence(main: HypsegUtterance, extent: SpeechExtent, intent: IntentMatch, vocab: Vocabulary): boolean {
+  const silent = new Set(wordsInSilence(main.words.map((w) => ({ start: w.start, filler: isFiller(w.word) })), main.frames, extent));
+  if (silent.size === 0) return false;
+  const rest = main.words.filter((w, i) => !silent.has(i) && !isFiller(w.word)).map((w) => w.word.replace(/\(\d+\)$/, ''));
+  if (rest.some((w) => isPhoneWord(w))) return true;
+  const words = rest.length > 1 && LEADING_WORDS.includes(rest[0]!) ? rest.slice(1) : rest;
+  const m = words.length > 0 ? matchIntent(words.join(' '), vocab, 'en') : null;
+  return !m || !sameMeaning(m, intent);
+}
+
+/**
  * Turn a pair's output into an SttResult for engine `engine`: `vocab` is the
  * vocabulary the grammar was built from, `maxScoreGap` the rejection
  * threshold, `droppedMs` what the audio clean-up cut from the start.
@@ -218,7 +236,7 @@ export function judgeDecode(
     if (phones > 0) details.msPerPhone = opts.extent.speechMs / phones;
     if (text && opts.durationLimits !== false) {
       details.durationMisfit = durationMisfit(opts.extent, phones, opts.durationLimits);
-      if (!details.durationMisfit && main && wordsInSilence(main.words.map((w) => ({ start: w.start, filler: isFiller(w.word) })), main.frames, opts.extent)) details.durationMisfit = 'word_in_silence';
+      if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
     }
   }
   const maxGap = opts.maxScoreGap;
