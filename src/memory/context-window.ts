@@ -220,15 +220,7 @@ export class ContextWindow {
     const head = this.entries.slice(0, this.entries.length - protectedCount);
     const keepCount = Math.max(0, topK - protectedCount);
     const qtf = tfVector(input);
-    const idfCache = new Map<string, number>();
-    const idfOf = (t: string): number => {
-      let v = idfCache.get(t);
-      if (v === undefined) {
-        v = this.docs.idfOf(t) || Math.log(2 + this.docs.count());
-        idfCache.set(t, v);
-      }
-      return v;
-    };
+    const idfOf = this.cachedIdf();
     const scored = head.map((e) => ({ e, s: cosine(qtf, e.tf, idfOf) }));
     scored.sort((a, b) => b.s - a.s || b.e.event.time - a.e.event.time);
     const archive = scored.slice(keepCount).map((x) => x.e);
@@ -295,19 +287,27 @@ export class ContextWindow {
     return entry ? cosine(tfVector(query), entry.tf, (t) => this.docs.idfOf(t)) : 0;
   }
 
-  /** Rank window events against `query` by cosine (the recall ranking's window channel, recall.ts). */
-  rank(query: string, limit: number): Array<{ entry: WindowEntry; score: number }> {
-    const qtf = tfVector(query);
-    // One lookup per term, not per term and event (the window's events share most of their words).
-    const idfCache = new Map<string, number>();
-    const idfOf = (t: string): number => {
-      let v = idfCache.get(t);
+  /**
+   * The documents' IDF of a term (unknown terms: log(2 + documents)), looked
+   * up once per term for one ranking: the window's events share most of
+   * their words, so a lookup per term and event would repeat itself.
+   */
+  private cachedIdf(): (term: string) => number {
+    const cache = new Map<string, number>();
+    return (t) => {
+      let v = cache.get(t);
       if (v === undefined) {
         v = this.docs.idfOf(t) || Math.log(2 + this.docs.count());
-        idfCache.set(t, v);
+        cache.set(t, v);
       }
       return v;
     };
+  }
+
+  /** Rank window events against `query` by cosine (the recall ranking's window channel, recall.ts). */
+  rank(query: string, limit: number): Array<{ entry: WindowEntry; score: number }> {
+    const qtf = tfVector(query);
+    const idfOf = this.cachedIdf();
     return this.entries
       .map((entry) => ({ entry, score: cosine(qtf, entry.tf, idfOf) }))
       .filter((x) => x.score > 0)

@@ -200,3 +200,17 @@ export async function launchChromiumTrusting(spki: string, opts: { background?: 
   }
   return browser;
 }
+
+/** A web box with three signed-in sessions: Alice's, Bob's and an unnamed one (the household's), as cookies. */
+export interface HouseholdBox {
+  box: WebBox;
+  alice: string;
+  bob: string;
+  household: string;
+}
+
+/** startWebBox, then a sign-in link each for Alice, Bob and nobody in particular (the privacy tests' three viewers). */
+export async function startHouseholdBox(): Promise<HouseholdBox> {
+  const box = await startWebBox();
+  return { box, alice: await box.scriptLogin('Alice'), bob: await box.scriptLogin('Bob'), household: await box.scriptLogin() };
+}

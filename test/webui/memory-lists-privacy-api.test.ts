@@ -11,15 +11,14 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readNdjson, startWebBox, type WebBox } from './helpers.js';
+import { readNdjson, startHouseholdBox, type WebBox } from './helpers.js';
 
 let box: WebBox;
 let alice: string;
 let bob: string;
 let household: string;
 before(async () => {
-  box = await startWebBox();
-  [alice, bob, household] = [await box.scriptLogin('Alice'), await box.scriptLogin('Bob'), await box.scriptLogin()];
+  ({ box, alice, bob, household } = await startHouseholdBox());
 });
 after(async () => box.close());
 

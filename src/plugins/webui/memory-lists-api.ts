@@ -14,7 +14,7 @@
  * for anyone. Forgetting a document is POST /memory/forget {"document": id}
  * (memory-api.ts), through the model's memory_forget.
  */
-import type { DocRow, DocStore } from '../../memory/documents.js';
+import type { DocRow, DocStore, NewDoc } from '../../memory/documents.js';
 import { docVisible } from '../../memory/memory-system.js';
 import type { KnowledgeBase, KnowledgeEntry } from '../../knowledge/store.js';
 import type { Viewer } from '../../memory/social.js';
@@ -31,18 +31,8 @@ const DOC_TEXT_MAX = 600;
 /** Documents read per page at most while skipping those the viewer may not see (then the page ends early, with `next`). */
 const DOC_SCAN_MAX = 2000;
 
-/** A document as the page lists it (times in ms since the epoch; texts cut at DOC_TEXT_MAX). */
-export interface DocumentView {
-  id: number;
-  time: number;
-  /** `user`, `agent`, `tool`, `cold_storage` (archived turns) or `note` (doc_commit). */
-  kind: string;
-  source: string;
-  speaker?: string;
-  title?: string;
-  input: string;
-  response: string;
-}
+/** A document as the page lists it (times in ms since the epoch; texts cut at DOC_TEXT_MAX; kind: `user`, `agent`, `tool`, `cold_storage` (archived turns) or `note` (doc_commit)). */
+export type DocumentView = { id: number } & Pick<NewDoc, 'time' | 'kind' | 'source' | 'speaker' | 'title' | 'input' | 'response'>;
 
 /** GET /memory/documents's answer: one page, and `next` (the `before` of the following page) when there may be more. */
 export interface DocumentPage {
