@@ -1,8 +1,10 @@
 /**
  * Benchmark (issue 4): stop latency while a reply is streaming from the LLM
  * and being spoken. The real service runs with the Ollama adapter against our
- * LLM test server (a long reply at 20 tokens/s) and the real speaker driver
- * playing through `aplay -D null`. Each run waits until the first sentence is
+ * LLM test server (a long reply at 20 tokens/s) and the real speaker driver,
+ * its `aplay` a stand-in that takes audio in real time as a sound card does
+ * (test/support/paced-aplay.py; `aplay -D null` took a sentence in 15 ms,
+ * so most stops found no player playing). Each run waits until the first sentence is
  * playing, presses stop, and measures from the stop to
  *  (a) the LLM test server seeing its socket closed (server side), and
  *  (b) the aplay process having exited, seen from outside the service by
@@ -44,15 +46,24 @@
  * it makes the same stops without pages (both phases): `_no_pages` figures of the same run,
  * and `_ratio` (with pages / without). On the device the pages run on
  * phones and laptops; here they would share the machine's cores with the
- * service, so Chromium runs under `nice -n 19` and SCHED_IDLE
- * (stop.activity_browser_niced; test/webui/helpers.ts BACKGROUND_CHROMIUM),
- * and Playwright drives them from a process of its own
- * (test/support/activity-pages-process.ts), not from the bench's process,
- * which is the service's: what is measured is the service's own cost per
- * page (serialising, writing, TLS), not how fast this machine renders ten
- * pages or how busy Playwright keeps an event loop.
+ * service, so Chromium runs under `nice -n 19` and SCHED_IDLE, on the last
+ * CPU only (stop.activity_browser_niced; test/webui/helpers.ts
+ * BACKGROUND_CHROMIUM), and Playwright drives them from a process of its
+ * own (test/support/activity-pages-process.ts), put in the background the
+ * same way once the pages are open, not from the bench's process, which is
+ * the service's: what is measured is the service's own cost per page
+ * (serialising, writing, TLS), not how fast this machine renders ten pages.
+ * Even so the browser shares the machine: with ten pages on all CPUs, the
+ * service waited up to 17 ms for a CPU inside stopNow's synchronous 0.3 ms.
+ *
+ * stop.sync_p99 is stopNow's own time (it closes the LLM socket and kills
+ * the player synchronously) and stop.sync_runqueue_wait_p99 how much of it
+ * the service was runnable but waiting for a CPU (/proc/thread-self/
+ * schedstat): a tail there is the machine's scheduling, not the service's
+ * work.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
@@ -119,6 +130,11 @@ export async function run(): Promise<void> {
   const inProcess = process.env.HOMEAGENT_BENCH_LLM_IN_PROCESS === '1';
   const llmOpts = { defaultReply: { content: story, tokensPerSecond: 20 } };
   const llm = inProcess ? await startLlmTestServer(llmOpts) : await startLlmTestServerProcess(llmOpts);
+  // `aplay` on the PATH: the paced stand-in (see the header), for the service's player processes only.
+  const pacedDir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-bench-aplay-'));
+  writeFileSync(path.join(pacedDir, 'aplay'), `#!/bin/sh\nexec ${existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'} ${fileURLToPath(new URL('../support/paced-aplay.py', import.meta.url))} "$@"\n`, { mode: 0o755 });
+  const pathBefore = process.env.PATH;
+  process.env.PATH = `${pacedDir}:${pathBefore ?? ''}`;
   const broker = await startMosquitto();
   const sim = new DeviceSimulator(broker.url);
   await sim.start();
@@ -142,9 +158,11 @@ export async function run(): Promise<void> {
   const speaker = app.voice?.speaker;
   if (!speaker) throw new Error('no voice pipeline');
   /** Stop figures of one set of runs. */
-  type Figures = { llm: number[]; spk: number[]; seen: number[]; endedBefore: number };
-  const main: Figures = { llm: [], spk: [], seen: [], endedBefore: 0 };
-  const baseline: Figures = { llm: [], spk: [], seen: [], endedBefore: 0 };
+  /** Stop figures of one set of runs; `sync`: stopNow's own (synchronous) time, `syncWait`: of it, waiting for a CPU. */
+  type Figures = { llm: number[]; spk: number[]; seen: number[]; sync: number[]; syncWait: number[]; endedBefore: number };
+  const figures = (): Figures => ({ llm: [], spk: [], seen: [], sync: [], syncWait: [], endedBefore: 0 });
+  const main = figures();
+  const baseline = figures();
   const watcher = await startExitWatcher();
   let homeCommands = 0;
   app.kernel.bus.subscribe('_bench_', 'plugin.home.command', () => void homeCommands++);
@@ -188,8 +206,11 @@ export async function run(): Promise<void> {
       }
       const closed = llm.nextSocketClosed();
       const exited = new Promise<bigint>((resolve) => speaker.once('stopped', () => resolve(process.hrtime.bigint())));
+      const wait0 = runQueueWaitNs();
       const t0 = process.hrtime.bigint();
       app.kernel.stopNow('bench');
+      const t1 = process.hrtime.bigint();
+      const wait1 = runQueueWaitNs();
       const [c, e, gone] = await Promise.all([closed, exited, ended]);
       if (gone.gone) throw new Error(`run ${i}: the player had ended before the stop`);
       if (!queue) {
@@ -198,6 +219,8 @@ export async function run(): Promise<void> {
         if (gone.at >= t0) into.spk.push(Number(gone.at - t0) / 1e6);
         else into.endedBefore++;
         into.seen.push(Number(e - t0) / 1e6);
+        into.sync.push(Number(t1 - t0) / 1e6);
+        if (wait0 !== undefined && wait1 !== undefined) into.syncWait.push((wait1 - wait0) / 1e6);
       }
       await turn;
       for (const q of queued) {
@@ -232,12 +255,14 @@ export async function run(): Promise<void> {
     await llm.close();
     watcher.close();
     rmSync(dir, { recursive: true, force: true });
+    process.env.PATH = pathBefore;
+    rmSync(pacedDir, { recursive: true, force: true });
   }
   const figure = (name: string, xs: number[], p: number, note = ''): void => {
     const v = pct(xs, p);
     console.log(`stop.${name}: ${v.toFixed(2)} ms${note}`);
     if (pages === 0) return;
-    const b = pct(baseline[name.startsWith('llm') ? 'llm' : name.startsWith('speaker_seen') ? 'seen' : 'spk'], p);
+    const b = pct(baseline[name.startsWith('llm') ? 'llm' : name.startsWith('speaker_seen') ? 'seen' : name.startsWith('sync_runqueue') ? 'syncWait' : name.startsWith('sync') ? 'sync' : 'spk'], p);
     console.log(`stop.${name}_no_pages: ${b.toFixed(2)} ms (the same run's first ${2 * runs} runs, before the pages opened)`);
     console.log(`stop.${name}_ratio: ${(v / b).toFixed(2)} (with ${pages} pages / without)`);
   };
@@ -249,6 +274,8 @@ export async function run(): Promise<void> {
   console.log(`stop.speaker_runs: ${main.spk.length} runs (${main.endedBefore} left out: the sentence watched ended on its own just before the stop)`);
   figure('speaker_seen_p50', main.seen, 50, " (the player's exit as the service's event loop hears it)");
   figure('speaker_seen_p99', main.seen, 99);
+  figure('sync_p99', main.sync, 99, ' (stopNow itself: the LLM socket closed, the player killed, queued inputs cancelled)');
+  if (main.syncWait.length) figure('sync_runqueue_wait_p99', main.syncWait, 99, " (of stopNow's time, the service runnable but waiting for a CPU: /proc/thread-self/schedstat)");
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
   console.log(`stop.llm_server: ${inProcess ? 'in the service process (its close seen only when the service\'s event loop is free)' : 'own process, as Ollama'}`);
@@ -256,9 +283,22 @@ export async function run(): Promise<void> {
   console.log(`stop.hung_plugin_restarts: ${Math.max(0, (hung?.stats.spawns ?? 1) - 1)} restarts`);
   if (pages > 0) {
     console.log(`stop.activity_pages: ${pages} Chromium pages on the WebUI's Activity page`);
-    console.log(`stop.activity_browser_niced: 1 (Chromium runs under \`${BACKGROUND_CHROMIUM}\`: on a real deployment the pages render on phones and laptops, not on the box's cores; Playwright drives them from its own process)`);
+    console.log(`stop.activity_browser_niced: 1 (Chromium runs under \`${BACKGROUND_CHROMIUM}\`: on a real deployment the pages render on phones and laptops, not on the box's cores; Playwright drives them from its own process, in the background too once they are open)`);
   }
   if (queuedActions !== 0) throw new Error(`${queuedActions} queued actions ran after stop`);
+}
+
+/**
+ * Nanoseconds this thread has waited on a run queue so far (the second
+ * field of /proc/thread-self/schedstat: runnable, but another task had the
+ * CPU); undefined where the file is missing (kernel without schedstats).
+ */
+function runQueueWaitNs(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Resolve once `cond` holds, polled every 50 ms (start-up only: device discovery has no single event); 30 s deadline. */

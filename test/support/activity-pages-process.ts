@@ -12,7 +12,8 @@
  * in, opens Activity and reports `ready`. It closes the browser and exits
  * on `close`, or when the parent goes away.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 type ParentMessage = { type: 'open'; links: string[]; spki: string; background: boolean } | { type: 'close' };
@@ -59,7 +60,7 @@ export async function startActivityPages(links: string[], spki: string, backgrou
 }
 
 async function childMain(): Promise<void> {
-  const { launchChromiumTrusting } = await import('../webui/helpers.js');
+  const { launchChromiumTrusting, BROWSER_CPU } = await import('../webui/helpers.js');
   let browser: import('playwright-core').Browser | undefined;
   const send = (m: ChildMessage): void => void process.send?.(m);
   const finish = async (): Promise<void> => {
@@ -82,6 +83,10 @@ async function childMain(): Promise<void> {
           await page.getByRole('link', { name: 'Activity' }).click();
           await page.locator('.activity').waitFor();
         }
+        // Signed in and watching: from now on this process only keeps the browser open. On a real
+        // deployment nothing drives the household's pages; in the background, the protocol messages
+        // the pages still send it do not take the service's cores either.
+        if (m.background) backgroundSelf(BROWSER_CPU);
         send({ type: 'ready', pages: m.links.length });
       } catch (err) {
         send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
@@ -89,6 +94,13 @@ async function childMain(): Promise<void> {
       }
     })();
   });
+}
+
+/** This process (every thread) at the lowest CPU priority: SCHED_IDLE and nice 19, as BACKGROUND_CHROMIUM runs the browser. */
+function backgroundSelf(BROWSER_CPU: number | undefined): void {
+  execFileSync('chrt', ['-a', '--idle', '-p', '0', String(process.pid)]);
+  if (BROWSER_CPU !== undefined) execFileSync('taskset', ['-a', '-p', '-c', String(BROWSER_CPU), String(process.pid)], { stdio: 'ignore' });
+  os.setPriority(19);
 }
 
 if (process.argv.includes('--child')) void childMain();

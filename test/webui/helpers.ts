@@ -159,8 +159,11 @@ export async function readNdjson(res: http.IncomingMessage, onLine?: (line: any)
 /** Debian's Chromium, as the browser tests drive it. */
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** How the benches run Chromium in the background: `nice -n 19` and the SCHED_IDLE policy (see launchChromium). */
-export const BACKGROUND_CHROMIUM = 'chrt --idle 0 nice -n 19';
+/** The CPU the benches leave to the browser (the last one), when the machine has more than one; undefined on one CPU. */
+export const BROWSER_CPU: number | undefined = os.cpus().length > 1 ? os.cpus().length - 1 : undefined;
+
+/** How the benches run Chromium in the background: on BROWSER_CPU only, `nice -n 19` and the SCHED_IDLE policy (see launchChromium). */
+export const BACKGROUND_CHROMIUM = `${BROWSER_CPU !== undefined ? `taskset -c ${BROWSER_CPU} ` : ''}chrt --idle 0 nice -n 19`;
 
 /**
  * Launch Debian's Chromium headless (playwright-core) trusting `box`'s
