@@ -60,7 +60,10 @@
  * the player synchronously) and stop.sync_runqueue_wait_p99 how much of it
  * the service was runnable but waiting for a CPU (/proc/thread-self/
  * schedstat): a tail there is the machine's scheduling, not the service's
- * work.
+ * work. stop.cpu_after_stop_p50/p99: the CPU time the service's event-loop
+ * thread spent in the 50 ms after the stop, its own work at a stop (with
+ * pages: telling ten pages), which the dying player and the LLM server
+ * wait behind when they share its CPU.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -159,8 +162,8 @@ export async function run(): Promise<void> {
   if (!speaker) throw new Error('no voice pipeline');
   /** Stop figures of one set of runs. */
   /** Stop figures of one set of runs; `sync`: stopNow's own (synchronous) time, `syncWait`: of it, waiting for a CPU. */
-  type Figures = { llm: number[]; spk: number[]; seen: number[]; sync: number[]; syncWait: number[]; endedBefore: number };
-  const figures = (): Figures => ({ llm: [], spk: [], seen: [], sync: [], syncWait: [], endedBefore: 0 });
+  type Figures = { llm: number[]; spk: number[]; seen: number[]; sync: number[]; syncWait: number[]; cpuAfter: number[]; endedBefore: number };
+  const figures = (): Figures => ({ llm: [], spk: [], seen: [], sync: [], syncWait: [], cpuAfter: [], endedBefore: 0 });
   const main = figures();
   const baseline = figures();
   const watcher = await startExitWatcher();
@@ -207,11 +210,17 @@ export async function run(): Promise<void> {
       const closed = llm.nextSocketClosed();
       const exited = new Promise<bigint>((resolve) => speaker.once('stopped', () => resolve(process.hrtime.bigint())));
       const wait0 = runQueueWaitNs();
+      const cpu0 = cpuNs();
+      // The service's CPU time over the 50 ms after the stop (its event loop's thread): its own work at a stop.
+      const cpuAfter = new Promise<number | undefined>((resolve) => setTimeout(() => {
+        const cpu1 = cpuNs();
+        resolve(cpu0 !== undefined && cpu1 !== undefined ? (cpu1 - cpu0) / 1e6 : undefined);
+      }, 50));
       const t0 = process.hrtime.bigint();
       app.kernel.stopNow('bench');
       const t1 = process.hrtime.bigint();
       const wait1 = runQueueWaitNs();
-      const [c, e, gone] = await Promise.all([closed, exited, ended]);
+      const [c, e, gone, cpu] = await Promise.all([closed, exited, ended, cpuAfter]);
       if (gone.gone) throw new Error(`run ${i}: the player had ended before the stop`);
       if (!queue) {
         into.llm.push(Number(c.at - t0) / 1e6);
@@ -221,6 +230,7 @@ export async function run(): Promise<void> {
         into.seen.push(Number(e - t0) / 1e6);
         into.sync.push(Number(t1 - t0) / 1e6);
         if (wait0 !== undefined && wait1 !== undefined) into.syncWait.push((wait1 - wait0) / 1e6);
+        if (cpu !== undefined) into.cpuAfter.push(cpu);
       }
       await turn;
       for (const q of queued) {
@@ -262,7 +272,7 @@ export async function run(): Promise<void> {
     const v = pct(xs, p);
     console.log(`stop.${name}: ${v.toFixed(2)} ms${note}`);
     if (pages === 0) return;
-    const b = pct(baseline[name.startsWith('llm') ? 'llm' : name.startsWith('speaker_seen') ? 'seen' : name.startsWith('sync_runqueue') ? 'syncWait' : name.startsWith('sync') ? 'sync' : 'spk'], p);
+    const b = pct(baseline[name.startsWith('llm') ? 'llm' : name.startsWith('speaker_seen') ? 'seen' : name.startsWith('sync_runqueue') ? 'syncWait' : name.startsWith('sync') ? 'sync' : name.startsWith('cpu_after') ? 'cpuAfter' : 'spk'], p);
     console.log(`stop.${name}_no_pages: ${b.toFixed(2)} ms (the same run's first ${2 * runs} runs, before the pages opened)`);
     console.log(`stop.${name}_ratio: ${(v / b).toFixed(2)} (with ${pages} pages / without)`);
   };
@@ -275,6 +285,10 @@ export async function run(): Promise<void> {
   figure('speaker_seen_p50', main.seen, 50, " (the player's exit as the service's event loop hears it)");
   figure('speaker_seen_p99', main.seen, 99);
   figure('sync_p99', main.sync, 99, ' (stopNow itself: the LLM socket closed, the player killed, queued inputs cancelled)');
+  if (main.cpuAfter.length) {
+    figure('cpu_after_stop_p50', main.cpuAfter, 50, " (the service's event-loop thread's CPU time in the 50 ms after the stop)");
+    figure('cpu_after_stop_p99', main.cpuAfter, 99);
+  }
   if (main.syncWait.length) figure('sync_runqueue_wait_p99', main.syncWait, 99, " (of stopNow's time, the service runnable but waiting for a CPU: /proc/thread-self/schedstat)");
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
@@ -294,8 +308,17 @@ export async function run(): Promise<void> {
  * CPU); undefined where the file is missing (kernel without schedstats).
  */
 function runQueueWaitNs(): number | undefined {
+  return schedstat(1);
+}
+
+/** Nanoseconds this thread has run on a CPU so far (the first field of /proc/thread-self/schedstat); undefined without the file. */
+function cpuNs(): number | undefined {
+  return schedstat(0);
+}
+
+function schedstat(field: 0 | 1): number | undefined {
   try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[field]);
   } catch {
     return undefined;
   }
