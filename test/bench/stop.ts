@@ -68,7 +68,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import path from 'node:path';
 import { startApp } from '../../src/service/app.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
@@ -173,6 +173,16 @@ export async function run(): Promise<void> {
   const pages = Number(process.env.HOMEAGENT_BENCH_ACTIVITY_PAGES ?? 0);
   // How late the service's event loop ran during the stops (a stall there delays every stop).
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  // Garbage-collection pauses during the runs (the longest, and its kind), to tell a GC from other event-loop stalls.
+  let gcPhase: 'baseline' | 'main' | undefined;
+  const gcMax = { baseline: { ms: 0, kind: 0 }, main: { ms: 0, kind: 0 } };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const slot = gcPhase && gcMax[gcPhase];
+      if (slot && e.duration > slot.ms) Object.assign(slot, { ms: e.duration, kind: (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0 });
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   let baselineLoop: { p99: number; max: number } | undefined;
   let closePages: (() => Promise<void>) | undefined;
   let hung: ProcessPlugin | undefined;
@@ -242,14 +252,18 @@ export async function run(): Promise<void> {
     // With pages, the baseline has the same two phases, before the pages open.
     if (pages > 0) {
       loopDelay.enable();
+      gcPhase = 'baseline';
       for (let i = 0; i < 2 * runs; i++) await stopOnce(2 * runs + i, i >= runs, baseline);
+      gcPhase = undefined;
       loopDelay.disable();
       baselineLoop = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
       loopDelay.reset();
       closePages = await watchActivity(app, pages);
     }
     loopDelay.enable();
+    gcPhase = 'main';
     for (let i = 0; i < 2 * runs; i++) await stopOnce(i, i >= runs, main);
+    gcPhase = undefined;
     loopDelay.disable();
     // The barrier: one command after the last stop; the broker sees it after anything sent before it.
     const before = sim.commands.length;
@@ -258,6 +272,7 @@ export async function run(): Promise<void> {
     // Commands seen by the broker or sent by the box's own account (whichever is more), plus timers started; the barrier is not one of them.
     queuedActions = Math.max(sim.commands.length, homeCommands) - 1 + (app.timers.service?.status().length ?? 0);
   } finally {
+    gcObserver.disconnect();
     await closePages?.();
     await app.stop();
     await sim.stop();
@@ -277,6 +292,8 @@ export async function run(): Promise<void> {
     console.log(`stop.${name}_ratio: ${(v / b).toFixed(2)} (with ${pages} pages / without)`);
   };
   console.log(`stop.event_loop_delay_p99: ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms (max ${(loopDelay.max / 1e6).toFixed(2)} ms; the service's event loop during the runs${pages > 0 ? `; without pages ${baselineLoop!.p99.toFixed(2)} ms, max ${baselineLoop!.max.toFixed(2)} ms` : ''})`);
+  const gcKind = (k: number): string => ({ [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact', [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' })[k] ?? `kind ${k}`;
+  console.log(`stop.gc_pause_max: ${gcMax.main.ms.toFixed(2)} ms (${gcKind(gcMax.main.kind)}; the longest garbage collection during the runs${pages > 0 ? `; without pages ${gcMax.baseline.ms.toFixed(2)} ms, ${gcKind(gcMax.baseline.kind)}` : ''})`);
   figure('llm_abort_p50', main.llm, 50);
   figure('llm_abort_p99', main.llm, 99);
   figure('speaker_p50', main.spk, 50);
