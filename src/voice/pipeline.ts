@@ -118,7 +118,7 @@ export class VoicePlugin implements Plugin {
   /** Captures fed from a recording (feedUtterance) rather than the microphone. */
   private readonly fed = new WeakSet<Capture>();
   /** Per capture: the outcome of the utterance heard after it, once one starts (an early end; beginContinuation). */
-  private readonly continuations = new WeakMap<Capture, { promise: Promise<UtteranceOutcome>; resolve: (o: Promise<UtteranceOutcome>) => void; started: boolean }>();
+  private readonly continuations = new WeakMap<Capture, { promise: Promise<UtteranceOutcome>; resolve: (o: Promise<UtteranceOutcome>) => void; next?: { capture: Capture; outcome: Promise<UtteranceOutcome> } }>();
   private stopped = true;
   private activeTurns = 0;
   private expectReply = false;
@@ -314,14 +314,19 @@ export class VoicePlugin implements Plugin {
    * fed what the early capture kept since, listening no longer than the
    * silence that would have ended the first one plus
    * plugin.voice.pause_ms; only silence is "nothing" (no "didn't catch that").
+   * Started once per early capture, by whichever comes first: a fed
+   * recording's next chunk or the capture's own result (afterCapture); the
+   * other gets the same one, so the rest of a recording always reaches it
+   * (when the result came first, the chunks went on to the ended capture
+   * and the continuation, fed nothing more, never ended).
    */
   private beginContinuation(prev: Capture): { capture: Capture; outcome: Promise<UtteranceOutcome> } | undefined {
+    const link = this.continuations.get(prev);
+    if (!link || link.next) return link?.next;
     const s = this.sdk!.settings();
     const wait = voiceSetting<number>(s, 'silence_ms') + voiceSetting<number>(s, 'pause_ms');
-    const link = this.continuations.get(prev);
-    if (!link || link.started) return undefined;
-    link.started = true;
     const next = this.beginCapture('continuation', { noSpeechTimeoutMs: wait });
+    link.next = next;
     if (this.fed.has(prev)) this.fed.add(next.capture);
     for (const pcm of prev.takeAfter()) next.capture.feed(pcm);
     link.resolve(next.outcome);
@@ -387,7 +392,7 @@ export class VoicePlugin implements Plugin {
     this.capture = capture;
     let resolveNext!: (o: Promise<UtteranceOutcome>) => void;
     const nextPromise = new Promise<UtteranceOutcome>((r) => (resolveNext = r));
-    this.continuations.set(capture, { promise: nextPromise, resolve: resolveNext, started: false });
+    this.continuations.set(capture, { promise: nextPromise, resolve: resolveNext });
     const listenId = String(++this.listenSeq);
     this.captureId = listenId;
     this.report({ event: 'listen_start', listen_id: listenId, answer: overrides.answer === true });

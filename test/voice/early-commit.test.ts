@@ -180,6 +180,24 @@ test('a sure result at the first pause is acted on at once; the speech that goes
   assert.ok(after === undefined || after.status === 'no_speech', 'only quiet followed');
 });
 
+test('three commands in one breath, the second also acted on at its pause: the third is heard too (its utterance is the one the rest of the recording goes to)', { timeout: 30_000 }, async () => {
+  // The second (a continuation) ends early and its result comes before the recording's next chunk, so the
+  // pipeline starts the third utterance itself. The rest of the recording once went on to the ended second one,
+  // and the third, fed nothing, never ended: `homeagent listen` hung (seen in the full test run under load).
+  const stt = new SpeculatingStt([heard('turn on standing light'), heard('lock the front door'), heard('run party time')], (n) => n < 2);
+  const { sdk, plugin } = await setup(stt);
+  const pcm = Buffer.concat([noise(300, -65, 1), tone(700, -12), noise(500, -65, 2), tone(600, -12, 330), noise(500, -65, 3), tone(600, -12, 440), noise(1500, -65, 4)]);
+  const out = await plugin.feedUtterance(pcm);
+  const second = await out.continuation!;
+  assert.equal(second.timings.end_reason, 'early');
+  const third = await second.continuation!;
+  assert.equal(third.status, 'injected');
+  assert.equal(third.text, 'run party time');
+  assert.deepEqual(sdk.inputs.map((i) => i.text), ['turn on standing light', 'lock the front door', 'run party time'], 'all three, in order');
+  const heardMs = Buffer.concat(stt.sessions[2]!).length / 32;
+  assert.ok(heardMs >= 600, `the third utterance got its audio (${heardMs} ms)`);
+});
+
 test('a result that is not sure waits for the full silence as before: one utterance, one input', async () => {
   const stt = new SpeculatingStt([heard('turn on standing light and lock the front door')], () => false);
   const { sdk, plugin } = await setup(stt);
