@@ -160,7 +160,6 @@ export async function run(): Promise<void> {
   });
   const speaker = app.voice?.speaker;
   if (!speaker) throw new Error('no voice pipeline');
-  /** Stop figures of one set of runs. */
   /** Stop figures of one set of runs; `sync`: stopNow's own (synchronous) time, `syncWait`: of it, waiting for a CPU. */
   type Figures = { llm: number[]; spk: number[]; seen: number[]; sync: number[]; syncWait: number[]; cpuAfter: number[]; endedBefore: number };
   const figures = (): Figures => ({ llm: [], spk: [], seen: [], sync: [], syncWait: [], cpuAfter: [], endedBefore: 0 });
@@ -283,30 +282,31 @@ export async function run(): Promise<void> {
     process.env.PATH = pathBefore;
     rmSync(pacedDir, { recursive: true, force: true });
   }
-  const figure = (name: string, xs: number[], p: number, note = ''): void => {
-    const v = pct(xs, p);
+  /** Print the p-th percentile of `key` (with pages: beside the baseline's and their ratio). */
+  const figure = (name: string, key: Exclude<keyof Figures, 'endedBefore'>, p: number, note = ''): void => {
+    const v = pct(main[key], p);
     console.log(`stop.${name}: ${v.toFixed(2)} ms${note}`);
     if (pages === 0) return;
-    const b = pct(baseline[name.startsWith('llm') ? 'llm' : name.startsWith('speaker_seen') ? 'seen' : name.startsWith('sync_runqueue') ? 'syncWait' : name.startsWith('sync') ? 'sync' : name.startsWith('cpu_after') ? 'cpuAfter' : 'spk'], p);
+    const b = pct(baseline[key], p);
     console.log(`stop.${name}_no_pages: ${b.toFixed(2)} ms (the same run's first ${2 * runs} runs, before the pages opened)`);
-    console.log(`stop.${name}_ratio: ${(v / b).toFixed(2)} (with ${pages} pages / without)`);
+    if (b > 0) console.log(`stop.${name}_ratio: ${(v / b).toFixed(2)} (with ${pages} pages / without)`);
   };
   console.log(`stop.event_loop_delay_p99: ${(loopDelay.percentile(99) / 1e6).toFixed(2)} ms (max ${(loopDelay.max / 1e6).toFixed(2)} ms; the service's event loop during the runs${pages > 0 ? `; without pages ${baselineLoop!.p99.toFixed(2)} ms, max ${baselineLoop!.max.toFixed(2)} ms` : ''})`);
   const gcKind = (k: number): string => ({ [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact', [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks' })[k] ?? `kind ${k}`;
   console.log(`stop.gc_pause_max: ${gcMax.main.ms.toFixed(2)} ms (${gcKind(gcMax.main.kind)}; the longest garbage collection during the runs${pages > 0 ? `; without pages ${gcMax.baseline.ms.toFixed(2)} ms, ${gcKind(gcMax.baseline.kind)}` : ''})`);
-  figure('llm_abort_p50', main.llm, 50);
-  figure('llm_abort_p99', main.llm, 99);
-  figure('speaker_p50', main.spk, 50);
-  figure('speaker_p99', main.spk, 99);
+  figure('llm_abort_p50', 'llm', 50);
+  figure('llm_abort_p99', 'llm', 99);
+  figure('speaker_p50', 'spk', 50);
+  figure('speaker_p99', 'spk', 99);
   console.log(`stop.speaker_runs: ${main.spk.length} runs (${main.endedBefore} left out: the sentence watched ended on its own just before the stop)`);
-  figure('speaker_seen_p50', main.seen, 50, " (the player's exit as the service's event loop hears it)");
-  figure('speaker_seen_p99', main.seen, 99);
-  figure('sync_p99', main.sync, 99, ' (stopNow itself: the LLM socket closed, the player killed, queued inputs cancelled)');
+  figure('speaker_seen_p50', 'seen', 50, " (the player's exit as the service's event loop hears it)");
+  figure('speaker_seen_p99', 'seen', 99);
+  figure('sync_p99', 'sync', 99, ' (stopNow itself: the LLM socket closed, the player killed, queued inputs cancelled)');
   if (main.cpuAfter.length) {
-    figure('cpu_after_stop_p50', main.cpuAfter, 50, " (the service's event-loop thread's CPU time in the 50 ms after the stop)");
-    figure('cpu_after_stop_p99', main.cpuAfter, 99);
+    figure('cpu_after_stop_p50', 'cpuAfter', 50, " (the service's event-loop thread's CPU time in the 50 ms after the stop)");
+    figure('cpu_after_stop_p99', 'cpuAfter', 99);
   }
-  if (main.syncWait.length) figure('sync_runqueue_wait_p99', main.syncWait, 99, " (of stopNow's time, the service runnable but waiting for a CPU: /proc/thread-self/schedstat)");
+  if (main.syncWait.length) figure('sync_runqueue_wait_p99', 'syncWait', 99, " (of stopNow's time, the service runnable but waiting for a CPU: /proc/thread-self/schedstat)");
   console.log(`stop.queued_actions_after_stop: ${queuedActions} actions`);
   console.log(`stop.runs: ${runs} runs, and ${runs} with queued commands`);
   console.log(`stop.llm_server: ${inProcess ? 'in the service process (its close seen only when the service\'s event loop is free)' : 'own process, as Ollama'}`);

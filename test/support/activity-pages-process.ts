@@ -96,10 +96,10 @@ async function childMain(): Promise<void> {
   });
 }
 
-/** This process (every thread) at the lowest CPU priority: SCHED_IDLE and nice 19, as BACKGROUND_CHROMIUM runs the browser. */
-function backgroundSelf(BROWSER_CPU: number | undefined): void {
+/** This process (every thread) at the lowest CPU priority: SCHED_IDLE and nice 19, on `cpu` when given, as BACKGROUND_CHROMIUM runs the browser. */
+function backgroundSelf(cpu: number | undefined): void {
   execFileSync('chrt', ['-a', '--idle', '-p', '0', String(process.pid)]);
-  if (BROWSER_CPU !== undefined) execFileSync('taskset', ['-a', '-p', '-c', String(BROWSER_CPU), String(process.pid)], { stdio: 'ignore' });
+  if (cpu !== undefined) execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' });
   os.setPriority(19);
 }
 
