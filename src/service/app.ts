@@ -271,9 +271,13 @@ export async function startApp(opts: AppOptions): Promise<App> {
 
   await kernel.start();
   disk.start();
-  for (const s of kernel.host.status()) if (s.state === 'failed') log.error({ plugin: s.name, err: s.error }, 'plugin failed to start; the others run');
+  const failed = kernel.host.status().filter((s) => s.state === 'failed');
+  for (const s of failed) log.error({ plugin: s.name, err: s.error }, 'plugin failed to start; the others run');
 
-  void notifyReady(`listening; LLM ${providers.status().sources[0]?.model ?? 'none'}`);
+  const llmModel = providers.status().sources[0]?.model ?? 'none';
+  // The line to wait for in a log (systemd hears READY=1 below): every plugin has started or failed by now.
+  log.info({ socket: socketPath, llm_model: llmModel, plugins_failed: failed.length }, 'ready');
+  void notifyReady(`listening; LLM ${llmModel}`);
   watchdog = startWatchdog();
   return app;
 }

@@ -125,3 +125,36 @@ test('config set while the service is starting: every write lands, none fails', 
     done();
   }
 });
+
+test('run --no-console logs "ready" once, when the service answers (the line to wait for when it runs in the background)', async () => {
+  const { dir, socket, done } = tmp();
+  const service = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, '--socket', socket, 'run', '--no-console'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...HERMETIC, NODE_ENV: 'production', HOMEAGENT_LOG_LEVEL: 'info', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__PLUGIN__WEBUI__PORT: '0' },
+  });
+  let out = '';
+  try {
+    const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`no "ready" line within 120 s:\n${out.slice(-2000)}`)), 120_000);
+      const onData = (d: Buffer): void => {
+        out += d.toString();
+        const line = out.split('\n').find((l) => /"msg":"ready"/.test(l));
+        if (line) {
+          clearTimeout(deadline);
+          resolve(JSON.parse(line) as Record<string, unknown>);
+        }
+      };
+      service.stdout.on('data', onData);
+      service.stderr.on('data', onData);
+      service.once('exit', (code) => reject(new Error(`the service exited (${code}) before it was ready:\n${out.slice(-2000)}`)));
+    });
+    assert.equal(ready.socket, socket);
+    assert.equal(ready.plugins_failed, 0);
+    assert.equal(await probeService(socket), 'running', 'it answers once it says ready');
+    assert.equal(out.split('\n').filter((l) => /"msg":"ready"/.test(l)).length, 1, 'said once');
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((r) => (service.exitCode !== null ? r(null) : service.once('exit', r)));
+    done();
+  }
+});
