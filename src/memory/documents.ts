@@ -550,6 +550,11 @@ export class DocStore {
       .all({ time: before.time, id: before.id, limit }) as DocRow[];
   }
 
+  /** Document `id` while it is not yet distilled; undefined once distilled or forgotten. */
+  undistilled(id: number): DocRow | undefined {
+    return this.db.prepare(`SELECT ${DOC_COLUMNS} FROM docs WHERE id = ? AND distilled = 0`).get(id) as DocRow | undefined;
+  }
+
   /** Mark a document as distilled into the graph (it stays searchable). */
   markDistilled(id: number): void {
     this.db.prepare('UPDATE docs SET distilled = 1 WHERE id = ?').run(id);

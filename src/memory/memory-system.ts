@@ -24,7 +24,9 @@ import type { ToolDef } from '../kernel/stage-types.js';
 import { KnowledgeBase } from '../knowledge/store.js';
 import { knowledgeTools } from '../knowledge/tools.js';
 import { ContextWindow, type ToolMemoryPolicy } from './context-window.js';
+import type Database from 'better-sqlite3';
 import { getMeta, openMemoryDb, setMeta, type Db } from './db.js';
+import { TimeSlice } from '../kernel/time-slice.js';
 import { docToTriples, ruleTriples } from './distiller.js';
 import { DocStore, type DocRow, type RankWeights } from './documents.js';
 import { prepareRecall, recallText, type RecallHit, type RecallOptions, type RecallQuery, type RecallRules, type RecallSource } from './recall.js';
@@ -68,6 +70,8 @@ export interface MemorySystemOptions {
   onForgotten?: (r: ForgetResult) => void;
   /** Recall rules turned off (RecallRules; the LoCoMo bench's ablation, the service passes none). */
   recallRules?: Partial<RecallRules>;
+  /** Longest stretch (ms) a loop's tick holds the event loop between items (src/kernel/time-slice.ts; default SLICE_BUDGET_MS; tests: 0). */
+  sliceBudgetMs?: number;
 }
 
 /** What to forget (issue 18): the words of "Forget that I ..." (`about`), an entity by name, and/or whole turns by input id. */
@@ -227,6 +231,10 @@ export class MemorySystem implements KernelMemory {
   private turnEvents = new Set<string>();
   private lastInput = '';
   private closed = false;
+  /** Loop ticks in progress, by loop (runLoopOnce). */
+  private readonly ticking = new Map<LoopName, Promise<Record<string, number>>>();
+  /** Statements prepared once (stmt). */
+  private readonly statements = new Map<string, Database.Statement>();
   private readonly forgetListeners: Array<(r: ForgetResult) => void> = [];
   /** Turns asking to forget: their own later events (tool calls, reply) are not recorded. */
   private readonly forgetting = new Set<string>();
@@ -484,6 +492,13 @@ export class MemorySystem implements KernelMemory {
   /** Register a tool's NoMemory flag and cleaner (applied to its future events). */
   registerToolMemoryPolicy(tool: string, policy: ToolMemoryPolicy): void {
     this.policies.set(tool, policy);
+  }
+
+  /** `sql` prepared once for this database (statements run on every loop item). */
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
+    return st;
   }
 
   /** Flush access counts and close the database (the loops' plugin is stopped before). Idempotent. */
@@ -752,7 +767,7 @@ export class MemorySystem implements KernelMemory {
    */
   holdSensitive(triples: readonly Triple[], origin: string): Triple[] {
     const now: Triple[] = [];
-    const ins = this.db.prepare(
+    const ins = this.stmt(
       `INSERT INTO fact_candidates(time, origin, subject, subject_type, relation, object, object_type, confidence, sentence, owner)
        VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(subject, relation, object) DO UPDATE SET time = excluded.time, sentence = excluded.sentence`,
@@ -1108,21 +1123,35 @@ export class MemorySystem implements KernelMemory {
 
   // ---- heartbeat loops ----------------------------------------------------
 
-  /** Run one tick of a loop now. Errors are logged, never thrown. Resolves with what the tick did ({closed: 1} after close()). */
-  async runLoopOnce(name: LoopName): Promise<Record<string, number>> {
+  /**
+   * Run one tick of a loop now. Errors are logged, never thrown. Resolves
+   * with what the tick did ({closed: 1} after close()). A tick of a loop
+   * whose tick is still running is that same tick (the rules and archive
+   * ticks yield to the event loop between items, so a second one could
+   * otherwise take the same items).
+   */
+  runLoopOnce(name: LoopName): Promise<Record<string, number>> {
+    const running = this.ticking.get(name);
+    if (running) return running;
+    const p = this.runTick(name).finally(() => this.ticking.delete(name));
+    this.ticking.set(name, p);
+    return p;
+  }
+
+  private async runTick(name: LoopName): Promise<Record<string, number>> {
     if (this.closed) return { closed: 1 };
     try {
       switch (name) {
         case 'distill':
           return this.tickDistill();
         case 'archive':
-          return this.tickArchive();
+          return await this.tickArchive();
         case 'merge':
           return this.tickMerge();
         case 'review':
           return this.tickReview();
         case 'rules':
-          return this.tickRules();
+          return await this.tickRules();
       }
     } catch (err) {
       this.log.error({ err, loop: name }, 'memory loop tick failed');
@@ -1136,36 +1165,62 @@ export class MemorySystem implements KernelMemory {
     return { archived };
   }
 
-  private tickArchive(): Record<string, number> {
+  /**
+   * Distil cold documents into the graph, one document a transaction,
+   * yielding to the event loop between them (TimeSlice). A document forgotten
+   * or distilled meanwhile is skipped: it is read again inside its transaction.
+   */
+  private async tickArchive(): Promise<Record<string, number>> {
     if (this.fullReason !== undefined) return { full: 1 };
     const now = this.now();
     this.docs.flushAccess(now);
     const before = now - this.setting('core.memory.cold_doc_hours') * 3_600_000;
     const cold = this.docs.cold(before, this.setting('core.memory.cold_doc_max_access'), 500);
+    const slice = new TimeSlice(this.opts.sliceBudgetMs);
     let relations = 0;
-    for (const d of cold) {
-      const text = [d.title, d.input, d.response].filter((s) => s !== '').join('\n');
-      const triples = this.holdSensitive(d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined), 'archive');
-      if (triples.length > 0) relations += this.graph.commit(triples, now, d.id).relations;
-      this.docs.markDistilled(d.id);
-    }
-    return { cold: cold.length, relations };
-  }
-
-  private tickRules(): Record<string, number> {
-    const rows = this.db.prepare('SELECT seq, speaker, text FROM rule_queue ORDER BY seq LIMIT 1000').all() as Array<{ seq: number; speaker: string | null; text: string }>;
-    let relations = 0;
-    const del = this.db.prepare('DELETE FROM rule_queue WHERE seq = ?');
-    for (const r of rows) {
-      const triples = this.holdSensitive(ruleTriples(r.text, r.speaker ?? undefined), 'rules');
+    let done = 0;
+    for (const { id } of cold) {
+      await slice.pace();
+      if (this.closed) return { cold: done, relations, closed: 1 };
       this.db
         .transaction(() => {
-          if (triples.length > 0) relations += this.graph.commit(triples, this.now()).relations;
-          del.run(r.seq);
+          const d = this.docs.undistilled(id);
+          if (!d) return;
+          const text = [d.title, d.input, d.response].filter((x) => x !== '').join('\n');
+          const triples = this.holdSensitive(d.kind === 'agent' ? [] : docToTriples(text, d.speaker ?? undefined), 'archive');
+          if (triples.length > 0) relations += this.graph.commit(triples, this.now(), d.id).relations;
+          this.docs.markDistilled(d.id);
+          done++;
         })
         .immediate();
     }
-    return { utterances: rows.length, relations };
+    return { cold: done, relations };
+  }
+
+  /**
+   * Distil queued utterances (the rule distiller), one a transaction,
+   * yielding to the event loop between them (TimeSlice). An utterance
+   * forgotten meanwhile is no longer queued and is skipped: its row is
+   * deleted first, and only a row that was still there is distilled.
+   */
+  private async tickRules(): Promise<Record<string, number>> {
+    const rows = this.db.prepare('SELECT seq, speaker, text FROM rule_queue ORDER BY seq LIMIT 1000').all() as Array<{ seq: number; speaker: string | null; text: string }>;
+    const slice = new TimeSlice(this.opts.sliceBudgetMs);
+    let relations = 0;
+    let done = 0;
+    for (const r of rows) {
+      await slice.pace();
+      if (this.closed) return { utterances: done, relations, closed: 1 };
+      this.db
+        .transaction(() => {
+          if (this.stmt('DELETE FROM rule_queue WHERE seq = ?').run(r.seq).changes === 0) return;
+          const triples = this.holdSensitive(ruleTriples(r.text, r.speaker ?? undefined), 'rules');
+          if (triples.length > 0) relations += this.graph.commit(triples, this.now()).relations;
+          done++;
+        })
+        .immediate();
+    }
+    return { utterances: done, relations };
   }
 
   private tickMerge(): Record<string, number> {

@@ -96,7 +96,7 @@ export async function callTool(tools: ToolDef[], name: string, args: Record<stri
 }
 
 /** Build a MemorySystem over a temp dir with fakes; returns it with its helpers. */
-export function makeMemory(opts: { dir: string; clock?: Pick<Clock, 'now'>; enqueue?: (t: string) => void; settings?: SettingsAPI; seedDir?: string }): MemorySystem {
+export function makeMemory(opts: { dir: string; clock?: Pick<Clock, 'now'>; enqueue?: (t: string) => void; settings?: SettingsAPI; seedDir?: string; sliceBudgetMs?: number }): MemorySystem {
   return new MemorySystem({
     dataDir: opts.dir,
     settings: opts.settings ?? fakeSettings(),
@@ -104,6 +104,7 @@ export function makeMemory(opts: { dir: string; clock?: Pick<Clock, 'now'>; enqu
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.enqueue ? { enqueueConsolidation: opts.enqueue } : {}),
     knowledgeSeedDir: opts.seedDir ?? path.join(opts.dir, 'no-seeds'),
+    ...(opts.sliceBudgetMs !== undefined ? { sliceBudgetMs: opts.sliceBudgetMs } : {}),
   });
 }
 
