@@ -42,7 +42,7 @@ export const SLOW_CLIENT_BYTES = 1024 * 1024;
 /** Largest serialised activity event (bytes); longer strings in one are cut. */
 const MAX_EVENT_BYTES = 32 * 1024;
 /** Turns whose privacy is remembered for live events (the backlog's entries hold their own turn's). */
-const TURNS_KEPT = 256;
+export const TURNS_KEPT = 256;
 /** Characters of a reply's end kept to find a sensitive word split across `llm.delta` pieces (longer than any such phrase). */
 const DELTA_TAIL = 64;
 
@@ -107,6 +107,16 @@ export class EventStreams {
   /** Open streams (tests: a page that stopped reading is dropped). */
   get size(): number {
     return this.clients.size;
+  }
+
+  /** Activity events kept for a page that opens later (at most ACTIVITY_BACKLOG). */
+  get backlogSize(): number {
+    return this.backlog.length;
+  }
+
+  /** Turns whose privacy is remembered for live events (at most TURNS_KEPT). */
+  get turnsTracked(): number {
+    return this.turns.size;
   }
 
   /**

@@ -465,6 +465,11 @@ export class WebUIPlugin implements Plugin {
     return this.streams.size;
   }
 
+  /** Activity events kept for a page that opens later (at most ACTIVITY_BACKLOG; the WebUI bench prints it). */
+  get activityBacklog(): number {
+    return this.streams.backlogSize;
+  }
+
   private armHeartbeat(): void {
     this.heartbeat = this.clock.setTimeout(() => {
       this.streams.keepAlive();
