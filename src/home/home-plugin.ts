@@ -16,7 +16,7 @@ import { HomeAgentError } from '../kernel/errors.js';
 import { detectLanguage } from '../kernel/language.js';
 import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
-import { carriedIntent, fitsVocabulary } from '../intents/recognised.js';
+import { carriedIntent, carriedIntents, fitsVocabulary } from '../intents/recognised.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
@@ -295,8 +295,10 @@ export class HomePlugin implements Plugin {
         }
       }
       if (!match) {
-        // Two commands in one breath: both halves must be sentences of the grammar, else the LLM has it all.
-        const parts = await this.compound(ctx.raw_message, vocab);
+        // Two commands in one breath: the recogniser's halves while they fit the home, else the text cut in two;
+        // both halves must be sentences of the grammar, else the LLM has it all.
+        const carried = carriedIntents(input.meta);
+        const parts = carried?.every((m) => fitsVocabulary(m, vocab)) ? carried.map((m) => ({ match: m, text: m.text })) : await this.compound(ctx.raw_message, vocab);
         if (!parts) {
           // Not a command: an open "which timer?" question is not being answered.
           intents.forgetQuestion();

@@ -103,14 +103,25 @@ function isExactName(e: Entity, said: string): boolean {
 
 /** True when every word of `said` is a word of one of `e`'s names (rule 2). */
 function isPartialName(e: Entity, said: string): boolean {
+  return partOfAName(namesOf(e), said);
+}
+
+/**
+ * Rule 2 of the module comment on a device's `names` (its name and
+ * aliases): every word of `said` is a word of one of them (a trailing plural
+ * "s" ignored; for Chinese, the characters appear in one). The speech
+ * grammar's parts of names (src/intents/grammar.ts) are chosen by the same
+ * rule.
+ */
+export function partOfAName(names: readonly string[], said: string): boolean {
   const n = norm(said);
   if (!n) return false;
   if (hasHan(n)) {
     const compact = n.replace(/\s+/g, '');
-    return namesOf(e).some((x) => norm(x).replace(/\s+/g, '').includes(compact));
+    return names.some((x) => norm(x).replace(/\s+/g, '').includes(compact));
   }
   const want = words(n);
-  return namesOf(e).some((x) => {
+  return names.some((x) => {
     const have = new Set(words(x));
     return want.every((w) => have.has(w));
   });

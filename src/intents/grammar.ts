@@ -13,7 +13,8 @@ import { tokenise } from './normalise.js';
 import { compiledTemplates, type CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { HomeAgentError } from '../kernel/errors.js';
-import { LEADING_WORDS, buildFsg } from './fsg.js';
+import { partOfAName } from '../home/resolve.js';
+import { DEFAULT_JOINT_PROB, LEADING_WORDS, buildFsg } from './fsg.js';
 import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 
@@ -29,6 +30,12 @@ export interface SpeechGrammar {
    * after one acted on at its pause (issue 15).
    */
   continuationFsg: string;
+  /**
+   * The compound grammar: the command grammar with a joint ("and", "then")
+   * from the end of every sentence back to its start, for telling two
+   * commands said in one breath (fsg.ts DEFAULT_JOINT_PROB).
+   */
+  compoundFsg: string;
   /** Every word the grammar can produce, sorted, for the pronouncing dictionary. */
   words: string[];
 }
@@ -90,10 +97,49 @@ export function rangeAlternatives(min: number, max: number): string[] {
   return alts;
 }
 
+/** Words a part of a name is never made of alone. */
+const PARTIAL_NAME_STOP_WORDS = new Set(['the', 'a', 'an', 'of', 'and', 'in', 'on', 'to', 'my', 'our']);
+
+/**
+ * Parts of the home's names for the grammar's free-name sentences (issue 15
+ * "Names": "the standing" for the Standing Light): every run of consecutive
+ * words of a multi-word name or alias, shorter than it, that is not only
+ * small words, no room's name and no device's whole name, and that fits
+ * exactly one device by the resolver's rule (src/home/resolve.ts
+ * partOfAName). The text matcher marks such a match `name_free` and the
+ * resolver places it, as it does typed text. Without these the decoder
+ * forced a part of a name into the nearest whole sentence ("turn off the
+ * standing" heard as "turn office fan pink"). A part several devices share
+ * ("door") is left out: said alone it would be one device only by the
+ * command's kind ("unlock the door": the one lock), so "unlock the back
+ * door", a door the home lacks, could be heard as it and open the front
+ * door; typed, such a part still asks which.
+ */
+export function partialNameAlternatives(vocab: Vocabulary): string[] {
+  const whole = new Set(nameEntries(vocab, undefined, 'en').map((e) => e.tokens.join(' ')));
+  const areas = new Set(areaEntries(vocab, 'en').map((e) => e.tokens.join(' ')));
+  const out = new Set<string>();
+  for (const e of nameEntries(vocab, undefined, 'en')) {
+    const t = e.tokens;
+    for (let len = 1; len < t.length; len++) {
+      for (let i = 0; i + len <= t.length; i++) {
+        const part = t.slice(i, i + len);
+        const key = part.join(' ');
+        if (part.every((w) => PARTIAL_NAME_STOP_WORDS.has(w)) || whole.has(key) || areas.has(key)) continue;
+        if (vocab.entities.filter((v) => partOfAName([v.name, ...(v.aliases ?? [])], key)).length !== 1) continue;
+        const words = entryWords({ tokens: part, out: key });
+        if (words) out.add(words);
+      }
+    }
+  }
+  return [...out].sort();
+}
+
 /**
  * Spoken alternatives of a slot list for the grammar: vocabulary names
  * (restricted by `requires`), rooms, list names, a template list, or a
- * wildcard list's grammar values, or FILLER_SLOT for a filler list (unless `filler` is false).
+ * wildcard list's grammar values, or FILLER_SLOT and the parts of the home's names for a filler list
+ * (neither when `filler` is false).
  * Empty when nothing can be said there.
  */
 export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listName: string, requires: NameRequirement | undefined, filler = true): string[] {
@@ -104,7 +150,7 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
   else {
     const l = c.set.lists[listName];
     if (!l) return [];
-    if (l.grammarFiller) return filler ? [FILLER_SLOT] : [];
+    if (l.grammarFiller) return filler ? [FILLER_SLOT, ...partialNameAlternatives(vocab)] : [];
     entries = l.wildcard ? (l.grammarValues ?? []).map((v) => ({ tokens: tokenise(v, 'en'), out: v })) : templateListEntries(l, 'en');
   }
   return [...new Set(entries.map(entryWords).filter((w): w is string => w !== null))];
@@ -113,10 +159,11 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
 /**
  * Build the command grammar (JSGF text and the equivalent FSG) and its word list from the English
  * templates and `vocab`; `weights` price the filler path for unknown names (filler.ts), null leaves
- * the filler out (the sentences that need it with it; for comparison in benchmarks). Names that are not English words (Chinese names)
- * are left out of the grammar; the text matcher still knows them.
+ * the filler out (the sentences that need it with it; for comparison in benchmarks); `jointProb` is the compound
+ * grammar's probability of a second command after a whole sentence (fsg.ts DEFAULT_JOINT_PROB). Names that are
+ * not English words (Chinese names) are left out of the grammar; the text matcher still knows them.
  */
-export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = DEFAULT_FILLER_WEIGHTS): SpeechGrammar {
+export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = DEFAULT_FILLER_WEIGHTS, jointProb = DEFAULT_JOINT_PROB): SpeechGrammar {
   const c = compiledTemplates('en');
   const defined = new Map<string, string | null>();
   const order: string[] = [];
@@ -207,6 +254,7 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
   const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
   const continuationFsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS)!;
+  const compoundFsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb)!;
   for (const w of LEADING_WORDS) used.add(w);
-  return { jsgf, fsg, continuationFsg, words: [...used].sort() };
+  return { jsgf, fsg, continuationFsg, compoundFsg, words: [...used].sort() };
 }

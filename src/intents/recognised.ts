@@ -24,7 +24,28 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function carriedIntent(meta: Readonly<Record<string, unknown>> | undefined): IntentMatch | undefined {
   const stt = meta?.stt;
   if (!isRecord(stt)) return undefined;
-  const m = stt.intent;
+  return wellFormedMatch(stt.intent);
+}
+
+/**
+ * The two (or more) commands said in one breath an input's meta carries at
+ * `meta.stt.intents` (SttResult.intents), in the order said; undefined when
+ * there are none or any is not a well-formed match (checked as carriedIntent
+ * checks one).
+ */
+export function carriedIntents(meta: Readonly<Record<string, unknown>> | undefined): IntentMatch[] | undefined {
+  const stt = meta?.stt;
+  if (!isRecord(stt) || !Array.isArray(stt.intents) || stt.intents.length < 2) return undefined;
+  const out: IntentMatch[] = [];
+  for (const m of stt.intents) {
+    const ok = wellFormedMatch(m);
+    if (!ok) return undefined;
+    out.push(ok);
+  }
+  return out;
+}
+
+function wellFormedMatch(m: unknown): IntentMatch | undefined {
   if (!isRecord(m)) return undefined;
   if (typeof m.intent !== 'string' || !INTENT_NAMES.includes(m.intent)) return undefined;
   if (typeof m.text !== 'string' || (m.language !== 'en' && m.language !== 'zh')) return undefined;

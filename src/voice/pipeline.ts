@@ -452,7 +452,7 @@ export class VoicePlugin implements Plugin {
     const done = this.waitFirstAudio(timings);
     const meta = {
       utterance_id,
-      stt: { engine: stt.engine, confidence: stt.confidence, ...(stt.intent ? { intent: stt.intent } : {}), ...(stt.finish_ms !== undefined ? { finish_ms: stt.finish_ms } : {}) },
+      stt: { engine: stt.engine, confidence: stt.confidence, ...(stt.intent ? { intent: stt.intent } : {}), ...(stt.intents ? { intents: stt.intents } : {}), ...(stt.finish_ms !== undefined ? { finish_ms: stt.finish_ms } : {}) },
       trigger,
     };
     const barge = this.bargedIn && this.activeTurns > 0;

@@ -8,14 +8,14 @@
  *  oov_name     the same sentence shapes naming devices the home lacks
  *  partial      part of a name that fits one device ("open the sliding"): that device's command is right
  *               (issue 15 "Names"), no action is no wrong either (the grammar has no partial names)
- *  two          two commands in one breath (the grammar takes one command per utterance)
+ *  two          two commands in one breath: both commands, in order, are right (the grammar's joint, src/intents/fsg.ts)
  *  unrelated    long sentences that are no command
  * An utterance's action is what the recognised intent would do: none when it
  * is rejected, when its name is unheard (the filler, src/intents/filler.ts)
  * or free words, or when the intent only answers (state, time, weather,
  * timer status); otherwise the intent with its slots. A wrong action is an
- * action that is not exactly the sentence's own command (for oov_name, two and
- * unrelated, any action). The filler weights were chosen on the TUNE voices;
+ * action that is not exactly the sentence's own command (for two, one of its
+ * two commands; for oov_name and unrelated, any action). The filler weights were chosen on the TUNE voices;
  * the figures are those of the REPORT voices:
  *  voice.synth_wrong_action_rate       wrong actions / all utterances (report voices)
  *  voice.synth_effect_right            in_vocab utterances recognised as their own intent and slots (report voices)
@@ -27,6 +27,7 @@
  * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
@@ -39,6 +40,8 @@ import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
 import { feed } from '../voice-stt/wav.js';
 import { mix, noise } from '../voice/helpers.js';
 import { speak } from '../support/espeak.js';
+import { resolveTarget } from '../../src/home/resolve.js';
+import type { Entity } from '../../src/home/entities.js';
 
 
 type Kind = 'in_vocab' | 'oov_name' | 'partial' | 'two' | 'unrelated';
@@ -114,17 +117,56 @@ export const REPORT_VOICES = ['en-gb-x-rp', 'en-gb', 'en-us+m3', 'en-gb-x-gbclan
 
 const ANSWER_ONLY = new Set(['HassGetState', 'HassClimateGetTemperature', 'HassGetCurrentTime', 'HassGetCurrentDate', 'HassGetWeather', 'HassTimerStatus', 'HassNevermind']);
 
-/** What the recognised result would do: undefined for nothing (rejected, unheard or free name, an answer). */
-export function actionOf(r: SttResult): IntentMatch | undefined {
-  const m = r.intent;
-  if (r.rejected || !m) return undefined;
-  if (m.slots[NAME_UNHEARD] !== undefined || m.slots[NAME_FREE] !== undefined) return undefined;
-  if (ANSWER_ONLY.has(m.intent)) return undefined;
-  return m;
+/**
+ * What one recognised command would do in the fixture home: undefined for
+ * nothing (an unheard name, an answer, a free name the resolver does not
+ * place on one device). A free name (a part of a name, "the standing") is
+ * placed as the service places it (src/home/resolve.ts resolveTarget, with
+ * the command's kind): the command on that device.
+ */
+function acts(m: IntentMatch): IntentMatch | undefined {
+  if (m.slots[NAME_UNHEARD] !== undefined || ANSWER_ONLY.has(m.intent)) return undefined;
+  if (m.slots[NAME_FREE] === undefined) return m;
+  const { [NAME_FREE]: _free, domain, name, ...rest } = m.slots;
+  const r = resolveTarget(fixtureEntities(), { name: String(name), ...(typeof domain === 'string' ? { domain } : {}) });
+  return r.kind === 'one' ? { ...m, slots: { ...rest, name: r.entity.name } } : undefined;
 }
 
-const same = (a: IntentMatch | null | undefined, b: IntentMatch | null | undefined): boolean =>
-  !!a && !!b && a.intent === b.intent && JSON.stringify(a.slots) === JSON.stringify(b.slots);
+let entities: Entity[] | undefined;
+/** The fixture home's devices as the resolver reads them (id, component, name, aliases, area). */
+function fixtureEntities(): Entity[] {
+  entities ??= fixtureVocabulary().entities.map((e) => ({ id: e.id, component: e.domain, name: e.name, aliases: e.aliases ?? [], area: e.area }) as unknown as Entity);
+  return entities;
+}
+
+/** The result is `want` itself: its command (a free name placed on its device), or its answer. */
+function rightOf(r: SttResult, want: IntentMatch | null): boolean {
+  if (r.rejected || !r.intent) return false;
+  return same(r.intent.slots[NAME_FREE] !== undefined ? acts(r.intent) : r.intent, want);
+}
+
+/** What the recognised result would do: undefined for nothing (rejected, unheard or unplaced free name, an answer). */
+export function actionOf(r: SttResult): IntentMatch | undefined {
+  return r.rejected || !r.intent ? undefined : acts(r.intent);
+}
+
+/** Every action of the result: its command's, or each of two commands in one breath (SttResult.intents). */
+export function actionsOf(r: SttResult): IntentMatch[] {
+  if (r.rejected) return [];
+  const all = r.intents ?? (r.intent ? [r.intent] : []);
+  return all.map(acts).filter((m): m is IntentMatch => m !== undefined);
+}
+
+/** The same command: intent and slots (a kind the device's name already implies, `domain`, aside when both name one). */
+const same = (a: IntentMatch | null | undefined, b: IntentMatch | null | undefined): boolean => {
+  if (!a || !b || a.intent !== b.intent) return false;
+  const slots = (m: IntentMatch): string => {
+    const { domain, ...rest } = m.slots;
+    const kept = m.slots.name !== undefined ? rest : { ...rest, ...(domain !== undefined ? { domain } : {}) };
+    return JSON.stringify(Object.fromEntries(Object.entries(kept).sort(([x], [y]) => x.localeCompare(y))));
+  };
+  return slots(a) === slots(b);
+};
 
 interface Utterance {
   kind: Kind;
@@ -155,14 +197,23 @@ interface Tally {
   inVocabRight: number;
   oov: number;
   oovAnswered: number;
+  /** Two commands in one breath, and those recognised as both their commands in order. */
+  two: number;
+  twoRight: number;
+  /** Parts of names, and those placed on the device they fit. */
+  partial: number;
+  partialRight: number;
   notes: string[];
 }
 
-async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights): Promise<Tally> {
+/** HOMEAGENT_SYNTH_DUMP=FILE: each decode with the default grammar as a JSON line (its details, for choosing rejection rules on the tune voices). */
+const dump = process.env.HOMEAGENT_SYNTH_DUMP;
+
+async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights, jointProb?: number): Promise<Tally> {
   const vocab = fixtureVocabulary();
-  const engine = new PocketsphinxStt(filler === true ? {} : { fillerWeights: filler === false ? null : filler });
+  const engine = new PocketsphinxStt({ ...(filler === true ? {} : { fillerWeights: filler === false ? null : filler }), ...(jointProb !== undefined ? { jointProb } : {}) });
   await engine.setVocabulary(vocab);
-  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, notes: [] };
+  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, two: 0, twoRight: 0, partial: 0, partialRight: 0, notes: [] };
   try {
     let i = 0;
     for (const u of utterances) {
@@ -170,15 +221,32 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
       feed(mix(u.pcm, noise(u.pcm.length / 32, -50, ++i)), (b) => session.write(b));
       const r = await session.end();
       const want = u.kind === 'in_vocab' ? matchIntent(u.sentence, vocab, 'en') : u.kind === 'partial' ? matchIntent(PARTIAL_MEANS[u.sentence]!, vocab, 'en') : null;
-      const act = actionOf(r);
+      // Two commands in one breath: each half's command is right, in the order said.
+      const halvesWanted = u.kind === 'two' ? u.sentence.split(/ and (?:then )?/).map((h) => matchIntent(h, vocab, 'en')) : [];
+      const wants = u.kind === 'two' ? halvesWanted : [want];
+      const wrongActs = actionsOf(r).filter((a) => !wants.some((w) => same(a, w)));
       t.n++;
-      if (act && !same(act, want)) {
+      if (dump && filler === true) {
+        const d = engine.lastDetails;
+        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), scoreGap: d?.scoreGap, msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
+        appendFileSync(dump, JSON.stringify(line) + '\n');
+      }
+      if (wrongActs.length > 0) {
         t.wrong++;
         t.notes.push(`# wrong action (${u.kind}, ${u.voice}): "${u.sentence}" heard "${r.text}"`);
       }
       if (u.kind === 'in_vocab') {
         t.inVocab++;
-        if (same(r.rejected ? undefined : r.intent, want)) t.inVocabRight++;
+        if (rightOf(r, want)) t.inVocabRight++;
+      }
+      if (u.kind === 'partial') {
+        t.partial++;
+        if (rightOf(r, want)) t.partialRight++;
+      }
+      if (u.kind === 'two') {
+        t.two++;
+        const halves = r.rejected ? undefined : r.intents;
+        if (halves?.length === 2 && same(halves[0], halvesWanted[0]) && same(halves[1], halvesWanted[1])) t.twoRight++;
       }
       if (u.kind === 'oov_name') {
         t.oov++;
@@ -196,6 +264,17 @@ const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).to
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-synth-'));
   try {
+    const joints = process.env.HOMEAGENT_SYNTH_JOINT;
+    if (joints) {
+      // Choosing the joint's probability (two commands in one breath, src/intents/fsg.ts): each value on the tune voices only.
+      const tuneSet = await synthesise(dir, TUNE_VOICES);
+      for (const v of joints.split(',').map(Number)) {
+        const t = await decodeAll(tuneSet, true, v);
+        console.log(`# tune joint ${v}: wrong ${pct(t.wrong, t.n)}, effect right ${pct(t.inVocabRight, t.inVocab)}, two right ${pct(t.twoRight, t.two)}, partial right ${pct(t.partialRight, t.partial)}, unknown answered ${pct(t.oovAnswered, t.oov)}`);
+        for (const n of t.notes) console.log(`#   ${n.slice(2)}`);
+      }
+      return;
+    }
     const grid = process.env.HOMEAGENT_SYNTH_TUNE;
     if (grid) {
       // Choosing the weights: each ENTRY:PHONE pair on the tune voices only.
@@ -218,6 +297,8 @@ export async function run(): Promise<void> {
     console.log(`voice.synth_wrong_action_rate: ${pct(r.wrong, r.n)}`);
     console.log(`voice.synth_effect_right: ${pct(r.inVocabRight, r.inVocab)}`);
     console.log(`voice.synth_unknown_name_answered: ${pct(r.oovAnswered, r.oov)}`);
+    console.log(`voice.synth_partial_name_right: ${pct(r.partialRight, r.partial)} (a part of a name that fits one device acted on that device)`);
+    console.log(`voice.synth_two_commands_right: ${pct(r.twoRight, r.two)} (two commands in one breath recognised as both, in order)`);
     if (tune) console.log(`voice.synth_wrong_action_rate_tune: ${pct(tune.wrong, tune.n)}`);
     if (tune) console.log(`voice.synth_effect_right_tune: ${pct(tune.inVocabRight, tune.inVocab)}`);
     console.log(`voice.synth_wrong_action_rate_nofiller: ${pct(base.wrong, base.n)}`);

@@ -20,7 +20,7 @@ import { startRig, type Rig } from './harness.js';
 const VOICE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/fixtures/voice/en');
 
 /** The meta the voice pipeline gives a recognised utterance (src/voice/pipeline.ts). */
-function voiceMeta(stt: { engine: string; confidence: number; intent?: IntentMatch }): Record<string, unknown> {
+function voiceMeta(stt: { engine: string; confidence: number; intent?: IntentMatch; intents?: IntentMatch[] }): Record<string, unknown> {
   return { utterance_id: 'utt_1', stt, trigger: 'wake' };
 }
 
@@ -86,6 +86,26 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     assert.deepEqual(matched, [stale.text], 'the text was matched against the current home instead');
     assert.equal(r.response, "I don't know a device called the floor lamp.", 'matched as a name the home does not have, and said so');
     assert.equal(sent().length, before);
+  });
+
+  test('two commands in one breath: the recogniser\'s two matches are both placed, then run in order', async () => {
+    const a = matchIntent('turn on the tv', rig.plugin.registry!.vocabulary(), 'en')!;
+    const b = matchIntent('turn off lights in the office', rig.plugin.registry!.vocabulary(), 'en')!;
+    const text = 'turn on the tv and turn off lights in the office';
+    const before = sent().length;
+    const r = await rig.sdk.runInput(text, { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intents: [a, b] }) });
+    assert.deepEqual(matched, [text], 'the whole text is tried once as one command; the halves are the recogniser\'s, not cut again');
+    const topics = sent().slice(before).map((c) => c.topic);
+    assert.equal(topics[0], 'home/tv/set', 'in the order said');
+    assert.deepEqual(topics.slice(1).sort(), ['zigbee2mqtt/Office Ceiling/set', 'zigbee2mqtt/office/desk lamp/set']);
+    assert.match(r.response ?? '', /TV/);
+    // A half naming a device the home no longer has: the text is cut and matched against the current home instead.
+    matched.length = 0;
+    const stale: IntentMatch = { intent: 'HassTurnOn', slots: { name: 'Floor Lamp', domain: 'light' }, text: 'turn on the floor lamp', language: 'en' };
+    const mid = sent().length;
+    await rig.sdk.runInput('turn on the tv and turn on the floor lamp', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intents: [a, stale] }) });
+    assert.ok(matched.includes('turn on the floor lamp'), `the halves were matched again: ${matched.join(' | ')}`);
+    assert.deepEqual(sent().slice(mid), [], 'one half cannot be placed: neither acts');
   });
 
   test('a carried intent that is not a well-formed match is ignored and the text matched', async () => {

@@ -41,3 +41,20 @@ test('writeDictionary writes a subset with alternates and generated words', asyn
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('the home\'s name words also get the British pronunciation when the American dictionary lacks it', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-dict-'));
+  try {
+    const file = path.join(dir, 'x.dict');
+    await writeDictionary(['garage', 'door', 'open', 'light'], file, { accentWords: ['garage', 'door', 'light', 'kitchen'] });
+    const text = await readFile(file, 'utf8');
+    assert.match(text, /^garage G ER AA ZH$/m, 'the dictionary\'s own first');
+    assert.match(text, /^garage\(2\) G AE R IH JH$/m, 'then "GA-ridge"');
+    assert.match(text, /^light L AY T$/m);
+    assert.doesNotMatch(text, /^light\(2\)/m, 'no alternate where en-gb says it the same');
+    assert.doesNotMatch(text, /^open\(2\)/m, 'only name words get accents');
+    assert.doesNotMatch(text, /^kitchen/m, 'only words of the grammar are written');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -18,8 +18,10 @@
  * ten commands whose speech lasts over 1 s cut at 0.9 s 2/10 -> 10/10 (before,
  * the cut "lock the front door" locked it and the cut weather question was
  * "next"), said twice 0/18 -> 8/18 (the rest come out as a longer sentence of
- * the grammar whose length fits: "lock the front door in the bedroom"; that
- * is left to the two-commands-in-one-breath work).
+ * the grammar whose length fits: "lock the front door in the bedroom"). Since
+ * the compound grammar's decoder (two commands in one breath), a command said
+ * twice that it hears as two is rejected as well ('said_twice', or
+ * 'joint_in_pause' when its "and" was made of the pause between the two).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -238,4 +240,25 @@ test('a word made from the silence rejects the decode only when the meaning rest
   const lights = judge([['<sil>', 0], ['turn', 30], ['off', 40], ['the', 50], ['lights', 60], ['in', 80], ['the', 90], ['office', 100], ['to', 140], ['two', 150]]);
   assert.equal(lights.result.rejected, true, '"to two" from the noise would make it a brightness command');
   assert.equal(lights.details.durationMisfit, 'word_in_silence');
+});
+
+test('a number word squeezed into less time than it takes to say is not heard: the decode is rejected', async () => {
+  const { squeezedNumbers, MIN_NUMBER_WORD_MS_PER_PHONE } = await import('../../src/voice/stt/pocketsphinx-duration.js');
+  const { isNumberWord } = await import('../../src/intents/numbers.js');
+  const phones = new Map([['set', 3], ['to', 2], ['eighty', 3], ['fifty', 5], ['percent', 6], ['ten', 3]]);
+  // The real "set Bed Light brightness to 50 percent" as decoded: "eighty" in 12 frames (40 ms per phone).
+  const squeezed = [{ word: 'set', start: 0 }, { word: 'to', start: 143 }, { word: 'eighty', start: 157 }, { word: 'percent', start: 169 }];
+  assert.deepEqual(squeezedNumbers(squeezed, 296, phones, isNumberWord), [2]);
+  // "ten" in 19 frames (63 ms per phone, as in the real timer recording) is heard; so is a long last word.
+  assert.deepEqual(squeezedNumbers([{ word: 'to', start: 0 }, { word: 'ten', start: 10 }, { word: 'percent', start: 29 }], 40, phones, isNumberWord), []);
+  assert.equal(MIN_NUMBER_WORD_MS_PER_PHONE, 60);
+  // Other words are not judged by it (a short "to" is normal), nor words missing from the dictionary.
+  assert.deepEqual(squeezedNumbers([{ word: 'to', start: 0 }, { word: 'unknown', start: 1 }, { word: 'ten', start: 2 }], 30, phones, isNumberWord), []);
+  // Through the judge: the same path is rejected with the reason.
+  const vocab = { entities: [{ id: 'b', name: 'Bed Light', domain: 'light' }], areas: [] };
+  const main = { total: -1, ascr: -1000, lscr: 0, frames: 296, words: [{ word: 'set', start: 28, ascr: -1, lscr: 0 }, { word: 'bed', start: 60, ascr: -1, lscr: 0 }, { word: 'light', start: 76, ascr: -1, lscr: 0 }, { word: 'brightness', start: 98, ascr: -1, lscr: 0 }, { word: 'to', start: 143, ascr: -1, lscr: 0 }, { word: 'eighty', start: 157, ascr: -1, lscr: 0 }, { word: 'percent', start: 169, ascr: -1, lscr: 0 }] };
+  const extent = { audioMs: 2960, speechMs: 2000, trailingSilenceMs: 600 };
+  const j = judgeDecode({ main, mainStderr: '', garbage: { ...main } }, { engine: 'pocketsphinx', vocab, maxScoreGap: 17.5, droppedMs: 0, extent, phones: new Map([...phones, ['bed', 3], ['light', 3], ['brightness', 8]]), durationLimits: { minMsPerPhone: 1, maxMsPerPhone: 1000, minTrailingSilenceMs: 0 } });
+  assert.equal(j.result.rejected, true);
+  assert.equal(j.details.durationMisfit, 'number_squeezed');
 });

@@ -127,7 +127,7 @@ test('pause(): the final pass runs during the silence wait and end() takes its r
   const plain = e.start();
   feed(pcm, (b) => plain.write(b));
   const want = await plain.end();
-  assert.equal(starts(), 2, 'one pair (grammar + garbage) per plain utterance');
+  assert.equal(starts(), 3, 'one set (command grammar, phone loop, compound grammar) per plain utterance');
   const s = e.start();
   feed(pcm, (b) => s.write(b));
   s.pause!();
@@ -140,7 +140,7 @@ test('pause(): the final pass runs during the silence wait and end() takes its r
   assert.equal(got.text, want.text);
   assert.equal(got.rejected, want.rejected);
   assert.deepEqual(got.intent, want.intent);
-  assert.equal(starts(), 4, 'end() took the speculative result: no decoder was started for it');
+  assert.equal(starts(), 6, 'end() took the speculative result: no decoder was started for it');
   await e.close();
   await rm(dir, { recursive: true, force: true });
 });

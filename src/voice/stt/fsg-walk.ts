@@ -8,7 +8,9 @@
  *
  * Reads pocketsphinx's FSG text format (FSG_BEGIN, NUM_STATES, START_STATE,
  * FINAL_STATE, `TRANSITION from to prob word`; the grammar src/intents/fsg.ts
- * writes: no null arcs, one final state with no way out).
+ * writes: no null arcs, one final state with no way out, and a joint state
+ * whose arcs back to the start state open a second command; those arcs are
+ * not a longer sentence).
  */
 
 /** A parsed FSG: arcs by state and word. */
@@ -69,7 +71,11 @@ export function standing(fsg: FsgIndex, words: readonly string[]): SentenceStand
     if (next.size === 0) return { complete: false, continuable: false, next: [] };
     states = next;
   }
+  // Arcs back to the start are the joint to a second command (fsg.ts serialise): the sentence does not go on there.
   const next = new Set<string>();
-  for (const s of states) if (s !== fsg.final) for (const w of fsg.arcs.get(s)?.keys() ?? []) next.add(w);
+  for (const s of states) {
+    if (s === fsg.final) continue;
+    for (const [w, to] of fsg.arcs.get(s) ?? []) if (to.some((t) => t !== fsg.start)) next.add(w);
+  }
   return { complete: states.has(fsg.final), continuable: next.size > 0, next: [...next].sort() };
 }

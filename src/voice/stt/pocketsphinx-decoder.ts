@@ -1,6 +1,7 @@
 /**
  * The pocketsphinx decoder processes: a pair of `pocketsphinx_batch` runs
- * (the command grammar, and the garbage phone loop when rejection is on)
+ * (the command grammar, and the garbage phone loop when rejection is on;
+ * with a third on the compound grammar, two commands in one breath)
  * that load the model and grammar at once and then wait on a named pipe (their
  * `-ctl` file) for the utterance; decode() writes the audio, hands its id
  * over, and reads both `-hypseg` results. Each decoder leads its own process
@@ -32,6 +33,12 @@ export interface DecoderSettings {
   decoderArgs: readonly string[];
   /** Search settings of the garbage decoder; undefined: no garbage decoder (rejection off). */
   garbageArgs: readonly string[] | undefined;
+  /**
+   * Search settings of a third decoder on the compound grammar (compound.fsg:
+   * two commands in one breath, issue 15) run beside the command grammar (not
+   * for the continuation grammar); undefined: none.
+   */
+  compoundArgs: readonly string[] | undefined;
 }
 
 /** What one decode of a pair read back. */
@@ -42,6 +49,10 @@ export interface PairOutput {
   mainStderr: string;
   /** The garbage decoder's best path (undefined without it). */
   garbage: HypsegUtterance | undefined;
+  /** The compound grammar decoder's best path (undefined without it, or when it found none). */
+  compound?: HypsegUtterance;
+  /** The tail of the compound decoder's log. */
+  compoundStderr?: string;
 }
 
 /** Spawn one decoder as the leader of its own process group (so killDecoderProcess ends it and nothing else). */
@@ -155,6 +166,7 @@ export class DecoderPair {
     readonly grammar: Grammar,
     private readonly main: Decoder,
     private readonly garbage: Decoder | undefined,
+    private readonly compound: Decoder | undefined,
   ) {}
 
   /**
@@ -166,6 +178,10 @@ export class DecoderPair {
   static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void, fsgFile: 'command.fsg' | 'continuation.fsg' = 'command.fsg'): Promise<DecoderPair> {
     const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
     const garbageCtl = settings.garbageArgs === undefined ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
+    const withCompound = settings.compoundArgs !== undefined && fsgFile === 'command.fsg';
+    // Every pipe before the first spawn: from the first spawn to the Decoders' listeners nothing may wait (a spawn
+    // error is emitted on the next tick and would be lost).
+    const compoundCtl = withCompound ? await openFifo(path.join(dir, 'compound.ctl')) : undefined;
     const common = (ctl: string, seg: string): string[] => [
       '-hmm', settings.hmm,
       '-ctl', ctl,
@@ -192,9 +208,20 @@ export class DecoderPair {
       ]);
       track(garbageProc);
     }
+    let compound: Decoder | undefined;
+    if (compoundCtl) {
+      const compoundProc = spawnDecoder(settings.binary, [
+        ...common(path.join(dir, 'compound.ctl'), path.join(dir, 'compound.seg')),
+        ...(settings.compoundArgs ?? []),
+        '-dict', path.join(grammar.dir, 'command.dict'),
+        '-fsg', path.join(grammar.dir, 'compound.fsg'),
+      ]);
+      track(compoundProc);
+      compound = new Decoder(compoundProc, settings.binary, compoundCtl);
+    }
     const main = new Decoder(mainProc, settings.binary, mainCtl);
     const garbage = garbageProc && garbageCtl ? new Decoder(garbageProc, settings.binary, garbageCtl) : undefined;
-    return new DecoderPair(dir, grammar, main, garbage);
+    return new DecoderPair(dir, grammar, main, garbage, compound);
   }
 
   /**
@@ -207,8 +234,12 @@ export class DecoderPair {
     for (const d of this.decoders()) await d.send('utt\n');
     for (const d of this.decoders()) await d.closeAfterRead();
     await Promise.all(this.decoders().map((d) => d.done));
-    const [main, garbage] = await Promise.all([readSeg(path.join(this.dir, 'grammar.seg')), this.garbage ? readSeg(path.join(this.dir, 'garbage.seg')) : undefined]);
-    return { main, mainStderr: this.main.stderr, garbage };
+    const [main, garbage, compound] = await Promise.all([
+      readSeg(path.join(this.dir, 'grammar.seg')),
+      this.garbage ? readSeg(path.join(this.dir, 'garbage.seg')) : undefined,
+      this.compound ? readSeg(path.join(this.dir, 'compound.seg')) : undefined,
+    ]);
+    return { main, mainStderr: this.main.stderr, garbage, ...(this.compound ? { compound, compoundStderr: this.compound.stderr } : {}) };
   }
 
   /**
@@ -238,6 +269,6 @@ export class DecoderPair {
   }
 
   private decoders(): Decoder[] {
-    return this.garbage ? [this.main, this.garbage] : [this.main];
+    return [this.main, this.garbage, this.compound].filter((d): d is Decoder => d !== undefined);
   }
 }

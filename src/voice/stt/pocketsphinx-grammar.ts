@@ -15,7 +15,7 @@
 import { appendFile, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildGrammar } from '../../intents/index.js';
+import { buildGrammar, tokenise } from '../../intents/index.js';
 import { MODEL_PHONES, isPhoneWord, phoneDictionary, phoneWord, type FillerWeights } from '../../intents/filler.js';
 import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
@@ -36,7 +36,7 @@ export interface Grammar {
 
 /** What setVocabulary produced. */
 export interface GrammarInfo {
-  /** Directory with command.fsg, command.jsgf, command.dict, garbage.fsg, garbage.dict. */
+  /** Directory with command.fsg, continuation.fsg, compound.fsg, command.jsgf, command.dict, garbage.fsg, garbage.dict. */
   dir: string;
   words: number;
   /** Words whose pronunciation was generated with espeak-ng. */
@@ -59,6 +59,14 @@ export interface GrammarFilesOptions {
   workDir?: string;
   /** Prices of the filler path for unknown names (src/intents/filler.ts). */
   fillerWeights?: FillerWeights | null;
+  /** The compound grammar's probability of a second command after a whole sentence (src/intents/fsg.ts DEFAULT_JOINT_PROB). */
+  jointProb?: number;
+}
+
+/** The words of the home's device names, aliases and rooms (lower case), which get accent alternates in the dictionary. */
+function nameWords(vocab: Vocabulary): string[] {
+  const names = [...vocab.entities.flatMap((e) => [e.name, ...(e.aliases ?? [])]), ...vocab.areas];
+  return [...new Set(names.flatMap((n) => tokenise(n, 'en')))];
 }
 
 /** The garbage grammar: one state looping over every phone (as one-phone words), and its dictionary. */
@@ -103,9 +111,10 @@ export class GrammarFiles {
       const root = await this.ensureRoot();
       const dir = path.join(root, `g${++this.generation}`);
       await mkdir(dir, { recursive: true });
-      const g = buildGrammar(vocab, this.opts.fillerWeights);
+      const g = buildGrammar(vocab, this.opts.fillerWeights, this.opts.jointProb);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
       await writeFile(path.join(dir, 'continuation.fsg'), g.continuationFsg);
+      await writeFile(path.join(dir, 'compound.fsg'), g.compoundFsg);
       await writeFile(path.join(dir, 'command.jsgf'), g.jsgf);
       const garbage = garbageGrammar();
       await writeFile(path.join(dir, 'garbage.fsg'), garbage.fsg);
@@ -115,6 +124,7 @@ export class GrammarFiles {
       const report = await writeDictionary(words, path.join(dir, 'command.dict'), {
         dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
         espeakBinary: this.opts.espeakBinary,
+        accentWords: nameWords(vocab),
       });
       if (words.length < g.words.length) await appendFile(path.join(dir, 'command.dict'), phoneDictionary());
       if (Object.keys(report.generated).length > 0) log.info({ generated: report.generated }, 'generated pronunciations');

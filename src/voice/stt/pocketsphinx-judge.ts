@@ -10,7 +10,10 @@
  * of grammar. No path to the final state, or a transcript no template
  * matches, is a rejection too. So is speech whose length does not fit the
  * matched sentence, a word placed where the audio holds no speech, or
- * audio cut while speech went on (pocketsphinx-duration.ts).
+ * audio cut while speech went on, or a number word squeezed into less time
+ * than it takes to say (pocketsphinx-duration.ts). When the compound
+ * grammar's decoder heard two whole commands, its path is judged instead of
+ * the command grammar's (SttResult.intents).
  */
 import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { IntentMatch, Vocabulary } from '../../intents/types.js';
@@ -21,7 +24,9 @@ import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
 import { LEADING_WORDS } from '../../intents/fsg.js';
-import { durationMisfit, sentencePhones, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
+import { compoundCuts } from '../../home/compound.js';
+import { durationMisfit, sentencePhones, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
+import { isNumberWord } from '../../intents/numbers.js';
 
 /**
  * Default rejection threshold: acoustic score units per 10 ms frame by which
@@ -56,6 +61,47 @@ export interface PocketsphinxDetails {
   durationMisfit?: DurationMisfit;
   /** Where the hypothesis stands in the grammar (fsg-walk.ts); undefined when not checked. */
   standing?: SentenceStanding;
+  /** The compound grammar's decode (two commands in one breath) was judged, not the command grammar's. */
+  compound?: boolean;
+  /** Each word's own score gap against the free phone loop over the same frames (wordScoreGaps); undefined without the garbage decoder. */
+  wordGaps?: WordGap[];
+}
+
+/** One word of the grammar path with its local score gap. */
+export interface WordGap {
+  word: string;
+  /** First frame (10 ms) of the word. */
+  start: number;
+  /** Frames the word spans. */
+  frames: number;
+  /** (free-loop ascr over the word's frames - the word's ascr) / frames: how much worse the grammar's word fits its stretch than any phones would. */
+  gap: number;
+}
+
+/**
+ * Per-word score gaps of a grammar path `main` against the free phone loop
+ * `garbage` decoded on the same audio: the loop's acoustic score over a
+ * word's frames (each loop segment's score spread evenly over its frames)
+ * minus the word's own, per frame. The utterance's mean gap hides one wrong
+ * word among many right ones ("fifty" heard as "eighty"); this shows it.
+ * Fillers (silence, noise) are left out.
+ */
+export function wordScoreGaps(main: HypsegUtterance, garbage: HypsegUtterance): WordGap[] {
+  const spans = (u: HypsegUtterance) => u.words.map((w, i) => ({ ...w, end: (u.words[i + 1]?.start ?? u.frames) - 1 }));
+  const loop = spans(garbage);
+  const out: WordGap[] = [];
+  for (const w of spans(main)) {
+    if (isFiller(w.word)) continue;
+    const frames = w.end - w.start + 1;
+    if (frames <= 0) continue;
+    let ref = 0;
+    for (const g of loop) {
+      const overlap = Math.min(g.end, w.end) - Math.max(g.start, w.start) + 1;
+      if (overlap > 0) ref += (g.ascr * overlap) / (g.end - g.start + 1);
+    }
+    out.push({ word: w.word, start: w.start, frames, gap: (ref - w.ascr) / frames });
+  }
+  return out;
 }
 
 /**
@@ -187,6 +233,48 @@ function meaningRestsOnSilence(main: HypsegUtterance, extent: SpeechExtent, inte
 }
 
 /**
+ * The two commands of `heard` said in one breath: the first cut at a joint
+ * word (src/home/compound.ts compoundCuts) where both halves match as
+ * commands of `vocab`, in the order said; undefined when no cut does. A half
+ * whose name was the filler's unheard word does not count (the whole is then
+ * not placed: neither acts).
+ */
+export function compoundIntents(heard: string, vocab: Vocabulary): IntentMatch[] | undefined {
+  return compoundCut(heard, vocab)?.intents;
+}
+
+/** compoundIntents with where the joint is: `joint`, the index of its first word among `heard`'s words. */
+function compoundCut(heard: string, vocab: Vocabulary): { intents: IntentMatch[]; joint: number } | undefined {
+  for (const [a, b] of compoundCuts(heard, 'en')) {
+    const first = matchIntent(a, vocab, 'en');
+    const second = first ? matchIntent(b, vocab, 'en') : null;
+    if (first && second) return { intents: [first, second], joint: a.split(' ').length };
+  }
+  return undefined;
+}
+
+/**
+ * The joint word (the `joint`-th word of `path` that is no filler) lies
+ * mostly (half its length or more) in a pause of `extent`: the decoder made
+ * it of silence between two sentences.
+ */
+function jointInPause(path: HypsegUtterance, joint: number, extent: SpeechExtent): boolean {
+  const spoken = path.words.map((w, i) => ({ w, end: path.words[i + 1]?.start ?? path.frames })).filter((x) => !isFiller(x.w.word));
+  const j = spoken[joint];
+  if (!j) return false;
+  const from = j.w.start * 10;
+  const to = j.end * 10;
+  let silent = 0;
+  for (const [a, b] of extent.pauses ?? []) silent += Math.max(0, Math.min(b, to) - Math.max(a, from));
+  return to > from && silent * 2 >= to - from;
+}
+
+/** Any word of the grammar path placed where the audio holds no speech (wordsInSilence). */
+function anyWordInSilence(main: HypsegUtterance, extent: SpeechExtent): boolean {
+  return wordsInSilence(main.words.map((w) => ({ start: w.start, filler: isFiller(w.word) })), main.frames, extent).length > 0;
+}
+
+/**
  * Turn a pair's output into an SttResult for engine `engine`: `vocab` is the
  * vocabulary the grammar was built from, `maxScoreGap` the rejection
  * threshold, `droppedMs` what the audio clean-up cut from the start.
@@ -194,6 +282,9 @@ function meaningRestsOnSilence(main: HypsegUtterance, extent: SpeechExtent, inte
  * dictionary's phone counts) and `durationLimits`, a hypothesis whose speech
  * length does not fit its words, or audio that was cut, is rejected too
  * (pocketsphinx-duration.ts); `durationLimits: false` turns that check off.
+ * With `out.compound` (the compound grammar's path) holding two whole
+ * commands, that path is judged instead, and the result carries both matches
+ * in `intents` (or is rejected: neither acts).
  * Confidence: 1 well inside the threshold, 0.5 at it, towards 0 beyond it.
  */
 export function judgeDecode(
@@ -210,6 +301,26 @@ export function judgeDecode(
     standing?: (words: readonly string[]) => SentenceStanding;
   },
 ): { result: SttResult; details: PocketsphinxDetails } {
+  // Two commands in one breath: when the compound grammar's decoder heard two whole commands, its path is
+  // judged (as one path, by every rule below) instead of the command grammar's, which forced them into one
+  // ("… kitchen lights on the office"). Two commands that do not pass are not taken for the one the command
+  // grammar made of them either: nothing acts.
+  if (out.compound) {
+    const words = hypsegText(out.compound).split(' ').filter(Boolean);
+    const heard = words.join(' ');
+    const two = words.length > 0 && !words.some(isPhoneWord) && !matchIntent(heard, opts.vocab, 'en') ? compoundCut(heard, opts.vocab) : undefined;
+    if (two) {
+      const j = judgeDecode({ main: out.compound, mainStderr: out.compoundStderr ?? '', garbage: out.garbage }, opts);
+      const details: PocketsphinxDetails = { ...j.details, compound: true };
+      // The joint must have been said: not a word the decoder put in a pause between two sentences (a command said
+      // twice: "lock the front door … lock the front door"). Nor is one command twice two commands.
+      if (opts.extent && jointInPause(out.compound, two.joint, opts.extent)) details.durationMisfit ??= 'joint_in_pause';
+      if (sameMeaning(two.intents[0]!, two.intents[1]!)) details.durationMisfit ??= 'said_twice';
+      if (j.result.intents && !j.result.rejected && details.durationMisfit === undefined) return { result: j.result, details };
+      const { intent: _none, intents: _neither, ...rest } = j.result;
+      return { result: { ...rest, text: '', rejected: true }, details };
+    }
+  }
   const { main, mainStderr, garbage } = out;
   const hypothesis = main ? hypsegText(main) : '';
   const grammarMismatch = /Final result does not match the grammar/.test(mainStderr);
@@ -225,9 +336,12 @@ export function judgeDecode(
   // short speech the grammar does not cover, absorbed by the filler) is too little understood: rejected.
   const nameFits = longestRun <= MAX_NAME_PHONES && (main ? longestPhoneRunMs(main) : 0) <= MAX_NAME_MS && words.length - 1 >= MIN_CARRIER_WORDS;
   const intent = matched && unheard ? (nameFits ? unheardName(matched) : null) : matched;
+  // Two commands in one breath (the compound grammar's joint, fsg.ts): both halves whole sentences; a name the home lacks in either is not placed.
+  const parts = text && !grammarMismatch && !matched && !unheard ? compoundIntents(heard, opts.vocab) : undefined;
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
+  if (main && garbage) details.wordGaps = wordScoreGaps(main, garbage);
   if (opts.standing && hypothesis) details.standing = opts.standing(hypothesis.split(' ').filter(Boolean));
   if (opts.extent && opts.phones) {
     const phones = sentencePhones(hypothesis.split(' ').filter(Boolean), opts.phones);
@@ -237,11 +351,13 @@ export function judgeDecode(
     if (text && opts.durationLimits !== false) {
       details.durationMisfit = durationMisfit(opts.extent, phones, opts.durationLimits);
       if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
+      if (!details.durationMisfit && main && parts && anyWordInSilence(main, opts.extent)) details.durationMisfit = 'word_in_silence';
+      if (!details.durationMisfit && main && squeezedNumbers(main.words, main.frames, opts.phones, isNumberWord).length > 0) details.durationMisfit = 'number_squeezed';
     }
   }
   const maxGap = opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
-  const rejected = !text || grammarMismatch || intent === null || outOfGrammar || details.durationMisfit !== undefined;
+  const rejected = !text || grammarMismatch || (intent === null && !parts) || outOfGrammar || details.durationMisfit !== undefined;
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
   const result: SttResult = {
     text: rejected ? '' : text,
@@ -249,6 +365,7 @@ export function judgeDecode(
     rejected,
     engine: opts.engine,
     ...(intent && !rejected ? { intent } : {}),
+    ...(parts && !rejected ? { intents: parts } : {}),
   };
   return { result, details };
 }

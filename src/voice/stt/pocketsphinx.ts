@@ -19,6 +19,12 @@
  * while the endpointer still waits for the rest of its silence, and end()
  * takes that result when no speech came in between (PocketsphinxSession).
  *
+ * A third decoder runs the compound grammar (the command grammar with a
+ * joint, "and"/"then", after every sentence, src/intents/fsg.ts) on the same
+ * audio: when it hears two whole commands, its path is judged instead, so
+ * "turn on the kitchen lights and lock the front door" is two commands, not
+ * "turn on the kitchen lights on the office" (issue 15).
+ *
  * A grammar accepts anything as its nearest sentence, so a second measure
  * decides rejection: a garbage decoder runs on the same audio, a free loop
  * of the model's phones (context-dependent, the same acoustic model and
@@ -80,6 +86,20 @@ export const DEFAULT_FRONTEND_ARGS: readonly string[] = ['-remove_noise', 'yes',
  */
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '2', '-beam', '1e-80', '-pbeam', '1e-80', '-wbeam', '1e-60', '-maxhmmpf', '3000'];
 
+/**
+ * Search settings of the compound grammar's decoder (two commands in one
+ * breath): those of the command grammar. Its joint keeps the grammar's first
+ * words active after every sentence, which doubles its decode time (0.083
+ * against 0.040 × real time on a 2.4 s recording here), and on two cores the
+ * third decoder delays every result: voice.first_audio_command_from_last_sound
+ * p50 704 ms against 626 without it. A cap of 800 active HMMs per frame
+ * (0.048 × real time, p50 649 ms) missed two more blends on the report voices
+ * of test/bench/voice-synth.ts (voice.synth_wrong_action_rate 1.6 % against
+ * 0.5 %; the tune voices gave 6.8 % with either, so this choice looked at the
+ * report voices): a wrong action costs more than 55 ms, so the cap stays.
+ */
+export const DEFAULT_COMPOUND_ARGS: readonly string[] = DEFAULT_DECODER_ARGS;
+
 /** Search settings of the garbage (free phone loop) decoder. */
 export const DEFAULT_GARBAGE_ARGS: readonly string[] = ['-lw', '2', '-beam', '1e-80', '-pbeam', '1e-80', '-wbeam', '1e-60'];
 
@@ -118,6 +138,15 @@ export interface PocketsphinxOptions {
   espeakBinary?: string;
   /** Prices of the grammar's filler path for names the home does not have (src/intents/filler.ts); default DEFAULT_FILLER_WEIGHTS; null: no filler (benchmark baseline). */
   fillerWeights?: FillerWeights | null;
+  /** The compound grammar's probability of a second command after a whole sentence ("… and lock the front door"; src/intents/fsg.ts DEFAULT_JOINT_PROB). */
+  jointProb?: number;
+  /**
+   * Decode each utterance on the compound grammar too, with a third decoder
+   * process, to hear two commands said in one breath (issue 15); default
+   * true. False: one command per utterance (as before; the benchmark's
+   * baseline).
+   */
+  compound?: boolean;
   /** Kill a decoder that has not finished this long after end(); default 30000 ms. */
   finishTimeoutMs?: number;
   /** Mark a sure speculative result `early` (SttResult.early; issue 15 "Grammar-aware endpointing"); default true. */
@@ -159,13 +188,14 @@ export class PocketsphinxStt implements SttEngine {
   lastDetails: PocketsphinxDetails | undefined;
 
   constructor(private readonly opts: PocketsphinxOptions = {}) {
-    this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir, fillerWeights: opts.fillerWeights });
+    this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir, fillerWeights: opts.fillerWeights, jointProb: opts.jointProb });
     this.decoders = {
       binary: opts.binary ?? 'pocketsphinx_batch',
       hmm: path.join(opts.modelDir ?? DEBIAN_MODEL_DIR, 'en-us'),
       frontendArgs: opts.frontendArgs ?? DEFAULT_FRONTEND_ARGS,
       decoderArgs: opts.decoderArgs ?? DEFAULT_DECODER_ARGS,
       garbageArgs: opts.rejection?.enabled === false ? undefined : (opts.rejection?.garbageArgs ?? DEFAULT_GARBAGE_ARGS),
+      compoundArgs: opts.compound === false ? undefined : (opts.decoderArgs ?? DEFAULT_COMPOUND_ARGS),
     };
   }
 

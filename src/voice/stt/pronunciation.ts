@@ -121,7 +121,7 @@ export function espeakPhonemes(text: string, opts: { binary?: string; voice?: st
  * Generated ARPAbet pronunciation of one word (lower case) from espeak-ng.
  * Rejects with PronunciationError (ESPEAK_UNAVAILABLE, NO_PRONUNCIATION).
  */
-export async function generatePronunciation(word: string, opts: { binary?: string } = {}): Promise<string> {
+export async function generatePronunciation(word: string, opts: { binary?: string; voice?: string } = {}): Promise<string> {
   const phones = espeakToArpabet(await espeakPhonemes(word, opts));
   if (phones.length === 0) throw new PronunciationError('NO_PRONUNCIATION', `espeak-ng gave no phonemes for "${word}"`);
   return phones.join(' ');
@@ -136,14 +136,25 @@ export interface DictionaryReport {
 }
 
 /**
+ * Voices whose espeak-ng pronunciation of a name word is added as an
+ * alternate when the dictionary has no such one (issue 15): the CMU
+ * dictionary is American, and a British "garage" (G AE R IH JH) was heard as
+ * a name the home lacks on the tune voices of test/bench/voice-synth.ts
+ * (en-gb-scotland, en-029), as on the report voices.
+ */
+export const ACCENT_VOICES: readonly string[] = ['en-gb'];
+
+/**
  * Write a dictionary subset for `words` to `file` (CMU format, alternates as
  * "word(2)"): dictionary pronunciations where they exist, espeak-ng-generated
- * ones otherwise. Rejects with PronunciationError.
+ * ones otherwise; each word of `accentWords` (the home's names) also gets the
+ * pronunciation of every voice of `accents` (default ACCENT_VOICES) that is
+ * not already among its own. Rejects with PronunciationError.
  */
 export async function writeDictionary(
   words: string[],
   file: string,
-  opts: { dictionary?: string; espeakBinary?: string } = {},
+  opts: { dictionary?: string; espeakBinary?: string; accentWords?: readonly string[]; accents?: readonly string[] } = {},
 ): Promise<DictionaryReport> {
   const dict = await lookupPronunciations(words, opts.dictionary);
   const lines: string[] = [];
@@ -151,8 +162,13 @@ export async function writeDictionary(
   const missing = words.filter((w) => !dict.has(w));
   const made = await Promise.all(missing.map((w) => generatePronunciation(w, { binary: opts.espeakBinary })));
   missing.forEach((w, i) => (generated[w] = made[i]!));
+  const inGrammar = new Set(words);
+  const accentWords = [...new Set(opts.accentWords ?? [])].filter((w) => inGrammar.has(w));
+  const accents = opts.accents ?? ACCENT_VOICES;
+  const accented = await Promise.all(accentWords.flatMap((w) => accents.map(async (voice) => [w, await generatePronunciation(w, { binary: opts.espeakBinary, voice })] as const)));
   for (const w of [...new Set(words)].sort()) {
-    const prons = dict.get(w) ?? [generated[w]!];
+    const prons = [...(dict.get(w) ?? [generated[w]!])];
+    for (const [aw, p] of accented) if (aw === w && !prons.includes(p)) prons.push(p);
     prons.forEach((p, i) => lines.push(`${i === 0 ? w : `${w}(${i + 1})`} ${p}`));
   }
   await writeFile(file, `${lines.join('\n')}\n`);

@@ -17,6 +17,13 @@ export interface SttResult {
   engine: string;
   /** Set by grammar engines when the transcript matched an intent template. */
   intent?: IntentMatch;
+  /**
+   * Set by grammar engines instead of `intent` for two commands in one breath
+   * ("turn on the kitchen light and lock the front door"): each half's match,
+   * in the order said; `text` holds both. The home plugin places both before
+   * either acts (issue 15).
+   */
+  intents?: IntentMatch[];
   /** Wall time spent after end() was called, ms. */
   finish_ms?: number;
   /**

@@ -1,0 +1,109 @@
+/**
+ * Two commands in one breath in the recogniser's verdict (issue 15): a
+ * grammar path through the joint (src/intents/fsg.ts) is accepted only when
+ * both halves are commands of the home, and then carries both matches in
+ * order (SttResult.intents) for the home plugin to place before either acts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compoundIntents, judgeDecode } from '../../src/voice/stt/pocketsphinx-judge.js';
+import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
+import { carriedIntents } from '../../src/intents/recognised.js';
+import { VOCAB } from '../intents/vocab.js';
+
+/** A grammar path of `words`, 20 frames each, scored as well as the phone loop. */
+function path(words: string[]): HypsegUtterance {
+  return { total: -1000, ascr: -1000, lscr: 0, frames: words.length * 20 + 20, words: words.map((word, i) => ({ word, start: 10 + i * 20, ascr: -50, lscr: 0 })) };
+}
+
+function judge(sentence: string) {
+  const main = path(sentence.split(' '));
+  return judgeDecode({ main, mainStderr: '', garbage: { ...main } }, { engine: 'pocketsphinx', vocab: VOCAB, maxScoreGap: 17.5, droppedMs: 0 }).result;
+}
+
+test('two whole commands joined by "and" or "then": accepted with both matches, in the order said', () => {
+  const r = judge('turn on the kitchen light and lock the back door');
+  assert.equal(r.rejected, false);
+  assert.equal(r.intent, undefined, 'no single intent: the home plugin places both');
+  assert.deepEqual(r.intents?.map((m) => [m.intent, m.slots.name]), [
+    ['HassTurnOn', 'Kitchen Light'],
+    ['HassTurnOn', 'Back Door'],
+  ]);
+  assert.equal(r.text, 'turn on the kitchen light and lock the back door');
+  const then = judge('lock the back door then turn off the kitchen light');
+  assert.deepEqual(then.intents?.map((m) => m.intent), ['HassTurnOn', 'HassTurnOff']);
+  // Through the bus as plain data, read back for the home plugin.
+  const meta = JSON.parse(JSON.stringify({ stt: { engine: 'pocketsphinx', intents: r.intents } }));
+  assert.deepEqual(carriedIntents(meta), r.intents);
+  assert.equal(carriedIntents({ stt: { intents: [r.intents![0]] } }), undefined, 'one is no pair');
+  assert.equal(carriedIntents({ stt: { intents: [r.intents![0], { intent: 'MakeCoffee' }] } }), undefined, 'a malformed half spoils both');
+});
+
+test('one command with "and" inside it stays one command', () => {
+  const r = judge('set a timer for three hours and ten minutes');
+  assert.equal(r.rejected, false);
+  assert.equal(r.intent?.intent, 'HassStartTimer');
+  assert.equal(r.intents, undefined);
+});
+
+test('a half that is no command, or a name the home lacks in a half, and neither is taken', () => {
+  assert.equal(judge('turn on the kitchen light and make me a sandwich').rejected, true);
+  assert.equal(compoundIntents('turn on the kitchen light and make me a sandwich', VOCAB), undefined);
+  // The filler spelt the second name in phones: an unheard name is not placed, so the whole is not either.
+  const r = judge('turn on the kitchen light and lock the ph_g ph_aa ph_r ph_d ph_ah ph_n');
+  assert.equal(r.rejected, true);
+  assert.equal(r.intents, undefined);
+});
+
+test('the compound decoder\'s two commands win over the one command the command grammar forced them into', () => {
+  const blend = path('turn on the kitchen light in the study'.split(' '));
+  const two = path('turn on the kitchen light and lock the back door'.split(' '));
+  const opts = { engine: 'pocketsphinx', vocab: VOCAB, maxScoreGap: 17.5, droppedMs: 0 };
+  const j = judgeDecode({ main: blend, mainStderr: '', garbage: { ...two }, compound: two, compoundStderr: '' }, opts);
+  assert.equal(j.details.compound, true);
+  assert.deepEqual(j.result.intents?.map((m) => m.slots.name), ['Kitchen Light', 'Back Door']);
+  // Two commands the rejection measure does not take (the path trails the phone loop by 30 per frame): neither
+  // they nor the blend act.
+  const poor = { ...two, ascr: two.ascr - 30 * two.frames };
+  const r = judgeDecode({ main: blend, mainStderr: '', garbage: { ...two }, compound: poor, compoundStderr: '' }, opts).result;
+  assert.equal(r.rejected, true);
+  assert.equal(r.intent, undefined);
+  assert.equal(r.intents, undefined);
+  // One command on the compound decoder too (no joint on its path): the command grammar's decode is judged as before.
+  const one = path('turn on the kitchen light'.split(' '));
+  const single = judgeDecode({ main: one, mainStderr: '', garbage: { ...one }, compound: one, compoundStderr: '' }, opts);
+  assert.equal(single.details.compound, undefined);
+  assert.equal(single.result.intent?.slots.name, 'Kitchen Light');
+});
+
+test('a joint the decoder made of a pause, and one command twice, are not two commands: neither acts', () => {
+  const opts = { engine: 'pocketsphinx', vocab: VOCAB, maxScoreGap: 17.5, droppedMs: 0 };
+  const blend = path('turn on the kitchen light in the study'.split(' '));
+  const two = path('turn on the kitchen light and lock the back door'.split(' '));
+  // "and" is the sixth word: frames 110..130 (1100..1300 ms); a pause of the audio covers it.
+  const extent = { audioMs: two.frames * 10, speechMs: 1800, trailingSilenceMs: 100 };
+  const said = judgeDecode({ main: blend, mainStderr: '', garbage: { ...two }, compound: two, compoundStderr: '' }, { ...opts, extent: { ...extent, pauses: [[500, 560]] } });
+  assert.equal(said.result.intents?.length, 2, 'a pause elsewhere does not matter');
+  const silent = judgeDecode({ main: blend, mainStderr: '', garbage: { ...two }, compound: two, compoundStderr: '' }, { ...opts, extent: { ...extent, pauses: [[1080, 1320]] } });
+  assert.equal(silent.result.rejected, true);
+  assert.equal(silent.details.durationMisfit, 'joint_in_pause');
+  assert.equal(silent.result.intent, undefined, 'not the blend either');
+  const twice = path('lock the back door and lock the back door'.split(' '));
+  const again = judgeDecode({ main: path('lock the back door'.split(' ')), mainStderr: '', garbage: { ...twice }, compound: twice, compoundStderr: '' }, opts);
+  assert.equal(again.result.rejected, true);
+  assert.equal(again.details.durationMisfit, 'said_twice');
+});
+
+test('the speech extent lists the pauses inside the speech', async () => {
+  const { speechExtent, PAUSE_MIN_MS } = await import('../../src/voice/stt/pocketsphinx-duration.js');
+  const tone = (ms: number): Buffer => {
+    const b = Buffer.alloc(ms * 32);
+    for (let i = 0; i < ms * 16; i++) b.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16000)), i * 2);
+    return b;
+  };
+  const quiet = (ms: number): Buffer => Buffer.alloc(ms * 32);
+  const e = speechExtent(Buffer.concat([quiet(300), tone(400), quiet(300), tone(400), quiet(50), tone(300), quiet(400)]));
+  assert.equal(PAUSE_MIN_MS, 100);
+  assert.deepEqual(e.pauses, [[700, 1000]], 'the 300 ms pause; the 50 ms one is no pause');
+  assert.equal(speechExtent(Buffer.concat([quiet(300), tone(400), quiet(300)])).pauses, undefined);
+});
