@@ -251,10 +251,18 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
     for (const w of rhs.split(/[\s()[\]|;+]+/)) if (w) used.add(w);
   }
   const jsgf = ['#JSGF V1.0;', '', 'grammar homeagent;', '', ...bodies, ''].join('\n');
-  const fsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS);
+  // One resolution per list and requirement for all three FSGs (a free name's parts are worked out once, not per sentence).
+  const resolved = new Map<string, string[]>();
+  const resolve = (list: string, req: NameRequirement | undefined): string[] => {
+    const key = `${list}|${requirementKey(req)}`;
+    let alts = resolved.get(key);
+    if (!alts) resolved.set(key, (alts = slotAlternatives(c, vocab, list, req, weights !== null)));
+    return alts;
+  };
+  const fsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
-  const continuationFsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS)!;
-  const compoundFsg = buildFsg(c, (list, req) => slotAlternatives(c, vocab, list, req, weights !== null), weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb)!;
+  const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS)!;
+  const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb)!;
   for (const w of LEADING_WORDS) used.add(w);
   return { jsgf, fsg, continuationFsg, compoundFsg, words: [...used].sort() };
 }

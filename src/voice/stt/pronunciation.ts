@@ -165,10 +165,11 @@ export async function writeDictionary(
   const inGrammar = new Set(words);
   const accentWords = [...new Set(opts.accentWords ?? [])].filter((w) => inGrammar.has(w));
   const accents = opts.accents ?? ACCENT_VOICES;
-  const accented = await Promise.all(accentWords.flatMap((w) => accents.map(async (voice) => [w, await generatePronunciation(w, { binary: opts.espeakBinary, voice })] as const)));
+  const byWord = await Promise.all(accentWords.map((w) => Promise.all(accents.map((voice) => generatePronunciation(w, { binary: opts.espeakBinary, voice })))));
+  const accented = new Map(accentWords.map((w, i) => [w, byWord[i]!] as const));
   for (const w of [...new Set(words)].sort()) {
     const prons = [...(dict.get(w) ?? [generated[w]!])];
-    for (const [aw, p] of accented) if (aw === w && !prons.includes(p)) prons.push(p);
+    for (const p of accented.get(w) ?? []) if (!prons.includes(p)) prons.push(p);
     prons.forEach((p, i) => lines.push(`${i === 0 ? w : `${w}(${i + 1})`} ${p}`));
   }
   await writeFile(file, `${lines.join('\n')}\n`);
