@@ -101,11 +101,28 @@ export function rangeAlternatives(min: number, max: number): string[] {
 const PARTIAL_NAME_STOP_WORDS = new Set(['the', 'a', 'an', 'of', 'and', 'in', 'on', 'to', 'my', 'our']);
 
 /**
+ * Nouns of a device's kind, never a part of a name on their own: a name the
+ * home lacks mostly ends in one ("the back door", "the garden lamp"), and
+ * with the bare noun in the grammar the decoder dropped the word it did not
+ * know and placed the rest on the home's one door (a newcomer's "unlock the
+ * back door" became "unlock the door": the Front Door, after a yes). The
+ * templates' kind lists (domain_words, cover_words) and the kinds they lack.
+ */
+function kindNouns(c: CompiledTemplates): Set<string> {
+  const out = new Set(['door', 'doors', 'gate', 'window', 'windows', 'lock', 'sensor', 'plug', 'socket', 'heater', 'thermostat', 'speaker', 'tv', 'valve', 'blind', 'curtain', 'shutter', 'light', 'lights']);
+  for (const name of ['domain_words', 'cover_words']) {
+    const l = c.set.lists[name];
+    if (l) for (const e of templateListEntries(l, 'en')) for (const t of e.tokens) out.add(t);
+  }
+  return out;
+}
+
+/**
  * Parts of the home's names for the grammar's free-name sentences (issue 15
  * "Names": "the standing" for the Standing Light): every run of consecutive
  * words of a multi-word name or alias, shorter than it, that is not only
- * small words, no room's name and no device's whole name, and that fits
- * exactly one device by the resolver's rule (src/home/resolve.ts
+ * small words, no kind noun alone (kindNouns), no room's name and no
+ * device's whole name, and that fits exactly one device by the resolver's rule (src/home/resolve.ts
  * partOfAName). The text matcher marks such a match `name_free` and the
  * resolver places it, as it does typed text. Without these the decoder
  * forced a part of a name into the nearest whole sentence ("turn off the
@@ -116,6 +133,7 @@ const PARTIAL_NAME_STOP_WORDS = new Set(['the', 'a', 'an', 'of', 'and', 'in', 'o
  * door; typed, such a part still asks which.
  */
 export function partialNameAlternatives(vocab: Vocabulary): string[] {
+  const kinds = kindNouns(compiledTemplates('en'));
   const whole = new Set(nameEntries(vocab, undefined, 'en').map((e) => e.tokens.join(' ')));
   const areas = new Set(areaEntries(vocab, 'en').map((e) => e.tokens.join(' ')));
   const out = new Set<string>();
@@ -125,7 +143,7 @@ export function partialNameAlternatives(vocab: Vocabulary): string[] {
       for (let i = 0; i + len <= t.length; i++) {
         const part = t.slice(i, i + len);
         const key = part.join(' ');
-        if (part.every((w) => PARTIAL_NAME_STOP_WORDS.has(w)) || whole.has(key) || areas.has(key)) continue;
+        if (part.every((w) => PARTIAL_NAME_STOP_WORDS.has(w)) || (len === 1 && kinds.has(key)) || whole.has(key) || areas.has(key)) continue;
         if (vocab.entities.filter((v) => partOfAName([v.name, ...(v.aliases ?? [])], key)).length !== 1) continue;
         const words = entryWords({ tokens: part, out: key });
         if (words) out.add(words);

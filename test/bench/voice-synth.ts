@@ -24,7 +24,9 @@
  *  voice.synth_wrong_action_rate_nofiller  report voices with no filler in the grammar (the grammar before
  *                                      issue 15's names), and the ratio of the two
  * `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices; `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
- * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen).
+ * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen);
+ * `HOMEAGENT_SYNTH_JOINT=0.05,0.1` the same for the compound grammar's joint probability and
+ * `HOMEAGENT_SYNTH_COMPOUND_MARGIN=0,2,4` for how sure two commands in one breath must be (COMPOUND_MARGIN).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { appendFileSync } from 'node:fs';
@@ -94,6 +96,8 @@ export const CONFUSION_SET: Record<Kind, string[]> = {
     'turn off the tv and then open the garage door',
     'set a timer for five minutes and turn off the bed light',
     'lock the front door and close the garage door',
+    // A newcomer's: at the plain threshold it came out as "... light to red and lock the front door" and acted.
+    'turn off the kitchen lights then unlock the front door',
   ],
   unrelated: [
     'yesterday we drove to the coast and had lunch in a small restaurant near the harbour before walking back along the cliffs',
@@ -173,6 +177,22 @@ interface Utterance {
   sentence: string;
   voice: string;
   pcm: Int16Array;
+  /** utteranceSeed(voice, sentence): its rate and its noise. */
+  seed: number;
+}
+
+/**
+ * A stable number for one utterance of the set (FNV-1a of voice and sentence): its speaking rate and its room
+ * noise follow from it, so a sentence added to the set changes no other utterance's audio (they followed the
+ * position in the set, and one added sentence reshuffled every later rate and noise).
+ */
+export function utteranceSeed(voice: string, sentence: string): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${voice}|${sentence}`) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
 }
 
 async function synthesise(dir: string, voices: string[]): Promise<Utterance[]> {
@@ -181,9 +201,9 @@ async function synthesise(dir: string, voices: string[]): Promise<Utterance[]> {
   for (const voice of voices) {
     for (const [kind, sentences] of Object.entries(CONFUSION_SET) as Array<[Kind, string[]]>) {
       for (const sentence of sentences) {
-        k++;
-        const { pcm } = await speak(dir, String(k), sentence, { voice, rate: 145 + (k % 4) * 15 });
-        out.push({ kind, sentence, voice, pcm });
+        const seed = utteranceSeed(voice, sentence);
+        const { pcm } = await speak(dir, String(++k), sentence, { voice, rate: 145 + (seed % 4) * 15 });
+        out.push({ kind, sentence, voice, pcm, seed });
       }
     }
   }
@@ -209,26 +229,29 @@ interface Tally {
 /** HOMEAGENT_SYNTH_DUMP=FILE: each decode with the default grammar as a JSON line (its details, for choosing rejection rules on the tune voices). */
 const dump = process.env.HOMEAGENT_SYNTH_DUMP;
 
-async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights, jointProb?: number): Promise<Tally> {
+async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights, jointProb?: number, compoundMargin?: number): Promise<Tally> {
   const vocab = fixtureVocabulary();
-  const engine = new PocketsphinxStt({ ...(filler === true ? {} : { fillerWeights: filler === false ? null : filler }), ...(jointProb !== undefined ? { jointProb } : {}) });
+  const engine = new PocketsphinxStt({
+    ...(filler === true ? {} : { fillerWeights: filler === false ? null : filler }),
+    ...(jointProb !== undefined ? { jointProb } : {}),
+    ...(compoundMargin !== undefined ? { rejection: { compoundMargin } } : {}),
+  });
   await engine.setVocabulary(vocab);
   const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, two: 0, twoRight: 0, partial: 0, partialRight: 0, notes: [] };
   try {
-    let i = 0;
     for (const u of utterances) {
       const session = engine.start();
-      feed(mix(u.pcm, noise(u.pcm.length / 32, -50, ++i)), (b) => session.write(b));
+      feed(mix(u.pcm, noise(u.pcm.length / 32, -50, u.seed)), (b) => session.write(b));
       const r = await session.end();
       const want = u.kind === 'in_vocab' ? matchIntent(u.sentence, vocab, 'en') : u.kind === 'partial' ? matchIntent(PARTIAL_MEANS[u.sentence]!, vocab, 'en') : null;
       // Two commands in one breath: each half's command is right, in the order said.
-      const halvesWanted = u.kind === 'two' ? u.sentence.split(/ and (?:then )?/).map((h) => matchIntent(h, vocab, 'en')) : [];
+      const halvesWanted = u.kind === 'two' ? u.sentence.split(/ (?:and (?:then )?|then )/).map((h) => matchIntent(h, vocab, 'en')) : [];
       const wants = u.kind === 'two' ? halvesWanted : [want];
       const wrongActs = actionsOf(r).filter((a) => !wants.some((w) => same(a, w)));
       t.n++;
       if (dump && filler === true) {
         const d = engine.lastDetails;
-        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), scoreGap: d?.scoreGap, msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
+        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), scoreGap: d?.scoreGap, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
         appendFileSync(dump, JSON.stringify(line) + '\n');
       }
       if (wrongActs.length > 0) {
@@ -271,6 +294,17 @@ export async function run(): Promise<void> {
       for (const v of joints.split(',').map(Number)) {
         const t = await decodeAll(tuneSet, true, v);
         console.log(`# tune joint ${v}: wrong ${pct(t.wrong, t.n)}, effect right ${pct(t.inVocabRight, t.inVocab)}, two right ${pct(t.twoRight, t.two)}, partial right ${pct(t.partialRight, t.partial)}, unknown answered ${pct(t.oovAnswered, t.oov)}`);
+        for (const n of t.notes) console.log(`#   ${n.slice(2)}`);
+      }
+      return;
+    }
+    const margins = process.env.HOMEAGENT_SYNTH_COMPOUND_MARGIN;
+    if (margins) {
+      // Choosing how sure two commands in one breath must be (pocketsphinx-judge.ts COMPOUND_MARGIN): each value on the tune voices only.
+      const tuneSet = await synthesise(dir, TUNE_VOICES);
+      for (const v of margins.split(',').map(Number)) {
+        const t = await decodeAll(tuneSet, true, undefined, v);
+        console.log(`# tune compound margin ${v}: wrong ${pct(t.wrong, t.n)}, effect right ${pct(t.inVocabRight, t.inVocab)}, two right ${pct(t.twoRight, t.two)}, partial right ${pct(t.partialRight, t.partial)}, unknown answered ${pct(t.oovAnswered, t.oov)}`);
         for (const n of t.notes) console.log(`#   ${n.slice(2)}`);
       }
       return;

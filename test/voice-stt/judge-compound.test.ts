@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compoundIntents, judgeDecode } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { compoundIntents, judgeDecode, roomContradicts } from '../../src/voice/stt/pocketsphinx-judge.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import { carriedIntents } from '../../src/intents/recognised.js';
 import { VOCAB } from '../intents/vocab.js';
@@ -69,6 +69,17 @@ test('the compound decoder\'s two commands win over the one command the command 
   assert.equal(r.rejected, true);
   assert.equal(r.intent, undefined);
   assert.equal(r.intents, undefined);
+  // Inside the threshold but not COMPOUND_MARGIN inside it (a gap of 15 per frame against 17.5 - 3): two
+  // commands in one breath are held to a stricter bar than one (a newcomer's "turn off the kitchen light
+  // then unlock the front door" came out as "... light to red and lock the front door" at the plain threshold).
+  const near = { ...two, ascr: two.ascr - 15 * two.frames };
+  const unsure = judgeDecode({ main: blend, mainStderr: '', garbage: { ...two }, compound: near, compoundStderr: '' }, opts);
+  assert.equal(unsure.details.compoundUnsure, true);
+  assert.equal(unsure.result.rejected, true);
+  assert.equal(unsure.result.intents, undefined);
+  assert.equal(unsure.result.intent, undefined, 'nor the blend');
+  const clear = { ...two, ascr: two.ascr - 14 * two.frames };
+  assert.equal(judgeDecode({ main: blend, mainStderr: '', garbage: { ...two }, compound: clear, compoundStderr: '' }, opts).result.intents?.length, 2, 'a gap of 14 is sure');
   // One command on the compound decoder too (no joint on its path): the command grammar's decode is judged as before.
   const one = path('turn on the kitchen light'.split(' '));
   const single = judgeDecode({ main: one, mainStderr: '', garbage: { ...one }, compound: one, compoundStderr: '' }, opts);
@@ -106,4 +117,22 @@ test('the speech extent lists the pauses inside the speech', async () => {
   assert.equal(PAUSE_MIN_MS, 100);
   assert.deepEqual(e.pauses, [[700, 1000]], 'the 300 ms pause; the 50 ms one is no pause');
   assert.equal(speechExtent(Buffer.concat([quiet(300), tone(400), quiet(300)])).pauses, undefined);
+});
+
+test('a device named with a room it is not in was not all said: neither one command nor two act', () => {
+  // "lock the front door and close the garage door" came out as "lock the front door on the living room".
+  const r = judge('turn on the kitchen light in the study');
+  assert.equal(r.rejected, true);
+  assert.equal(r.intent, undefined);
+  assert.equal(judge('turn on the kitchen light in the kitchen').rejected, false, 'its own room is fine');
+  assert.equal(judge('turn on the reading lamp in the study').rejected, false);
+  const m = (name: string, area: string, free = false) => ({ intent: 'HassTurnOn', slots: { name, area, ...(free ? { name_free: 1 } : {}) }, text: '', language: 'en' });
+  assert.equal(roomContradicts(m('Book Light', 'Kitchen'), VOCAB), true, 'an alias too');
+  assert.equal(roomContradicts(m('Book Light', 'Study'), VOCAB), false);
+  assert.equal(roomContradicts(m('reading', 'Kitchen', true), VOCAB), false, 'a free name is the resolver\'s to place');
+  const shared = { entities: [{ id: 'a', name: 'Ceiling', domain: 'light', area: 'Kitchen' }, { id: 'b', name: 'Ceiling', domain: 'light', area: 'Bedroom' }], areas: ['Kitchen', 'Bedroom', 'Study'] };
+  assert.equal(roomContradicts(m('Ceiling', 'Bedroom'), shared), false, 'a name two rooms share: either room');
+  assert.equal(roomContradicts(m('Ceiling', 'Study'), shared), true);
+  const roomless = { entities: [{ id: 'a', name: 'Fan', domain: 'fan' }], areas: ['Study'] };
+  assert.equal(roomContradicts(m('Fan', 'Study'), roomless), false, 'a device with no room: nothing to contradict');
 });

@@ -133,6 +133,8 @@ export interface PocketsphinxOptions {
      * DEFAULT_DURATION_LIMITS, false: off. Applies even when `enabled` is false.
      */
     duration?: DurationLimits | false;
+    /** How far inside maxScoreGap two commands in one breath must score to act; default COMPOUND_MARGIN (pocketsphinx-judge.ts). */
+    compoundMargin?: number;
   };
   /** espeak-ng binary for generated pronunciations. */
   espeakBinary?: string;
@@ -223,7 +225,7 @@ export class PocketsphinxStt implements SttEngine {
       },
       startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p), fsgFile),
       judge: (g, out, droppedMs, extent) =>
-        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, standing: (words) => grammarStanding(g, fsgFile, words) }),
+        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, compoundMargin: this.opts.rejection?.compoundMargin, standing: (words) => grammarStanding(g, fsgFile, words) }),
       early: (g, result, details) => {
         const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab, undefined, (words) => grammarStanding(g, fsgFile, words));
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');
