@@ -21,8 +21,14 @@ export interface DecisionRecord {
   /** What for: "unlock Front Door". */
   what: string;
   decision: Decision;
-  /** How the answer came: 'voice' (an input), 'button', 'api' (confirm()), or 'timer'. */
-  by: 'voice' | 'button' | 'api' | 'timer' | 'gate';
+  /**
+   * How the answer came: 'input' (a spoken or typed yes/no on the question's
+   * channel, named in `channel`), 'button', 'api' (confirm()), 'timer' (no
+   * answer in time) or 'gate' (superseded, undeliverable, the person moved on).
+   */
+  by: 'input' | 'button' | 'api' | 'timer' | 'gate';
+  /** The channel the answering input came on ('voice', 'console', 'webui:…'); only when `by` is 'input'. */
+  channel?: string;
   /** ms since epoch. */
   at: number;
 }
@@ -116,6 +122,11 @@ export class ConfirmationGate {
     return this.current !== undefined;
   }
 
+  /** True while a question asked on `channel` waits for its answer. */
+  pendingOn(channel: string): boolean {
+    return this.current?.channel === channel;
+  }
+
   /** The open question's request, if any. */
   get open(): ConfirmRequest | undefined {
     if (!this.current) return undefined;
@@ -164,14 +175,18 @@ export class ConfirmationGate {
    * Treat an input text as the answer when a question is open and the text
    * is a yes/no. Returns undefined when the text is not one (the question
    * stays open); otherwise the answer and the reply for that turn (the
-   * follow-up's text, or a short acknowledgement).
+   * follow-up's text, or a short acknowledgement). `channel`: the input's;
+   * a yes/no on another channel than the question's is no answer to it (a
+   * "yes" typed on the console to something else never unlocks the door the
+   * voice asked about). Omitted: any channel (the caller already checked).
    */
-  answer(text: string): { yes: boolean; reply: Promise<string> } | undefined {
+  answer(text: string, channel?: string): { yes: boolean; reply: Promise<string> } | undefined {
     const p = this.current;
     if (!p) return undefined;
+    if (channel !== undefined && channel !== p.channel) return undefined;
     const yn = parseYesNo(text);
     if (yn === undefined) return undefined;
-    this.settle(yn, yn ? 'confirmed' : 'denied', 'voice');
+    this.settle(yn, yn ? 'confirmed' : 'denied', 'input', channel ?? p.channel);
     const zh = p.lang === 'zh';
     const ack = yn ? (zh ? '好的。' : 'OK.') : zh ? '好的，不做了。' : 'OK, I won\'t do it.';
     const reply = (p.result ?? Promise.resolve(undefined)).then((t) => t ?? ack, () => ack);
@@ -188,12 +203,12 @@ export class ConfirmationGate {
     } else this.settle(false, 'denied', 'gate');
   }
 
-  private settle(ok: boolean, decision: Decision, by: DecisionRecord['by']): void {
+  private settle(ok: boolean, decision: Decision, by: DecisionRecord['by'], channel?: string): void {
     const p = this.current;
     if (!p) return;
     this.current = undefined;
     this.opts.clock.clearTimeout(p.timer);
-    const rec: DecisionRecord = { who: p.who, what: p.what, decision, by, at: this.opts.clock.now() };
+    const rec: DecisionRecord = { who: p.who, what: p.what, decision, by, ...(channel !== undefined ? { channel } : {}), at: this.opts.clock.now() };
     this.decisions.push(rec);
     if (this.decisions.length > 100) this.decisions.shift();
     this.opts.log.info(rec, `risky action ${decision}`);

@@ -266,13 +266,14 @@ export class HomePlugin implements Plugin {
     sdk.registerStage('on_input', async (ctx: StageContext) => {
       const input = ctx.input;
       if (input.meta?.timer_expired === true || input.channel.startsWith('_')) return;
-      const answer = gate.answer(ctx.raw_message);
+      const answer = gate.answer(ctx.raw_message, input.channel);
       if (answer) {
         ctx.response = await answer.reply;
         return;
       }
-      // Anything else than yes/no while a question is open: the person moved on; the risky action is off.
-      if (gate.pending) gate.cancel();
+      // Anything else than yes/no on the question's channel while it is open: the person moved on; the risky
+      // action is off. Another channel's input is someone else's turn: the question stays open.
+      if (gate.pendingOn(input.channel)) gate.cancel();
       if (!get<boolean>('plugin.home.local_intents')) return;
       // Right after start-up the broker may still be handing over the home: wait for it (bounded).
       await this.awaitHome();
@@ -353,7 +354,7 @@ export class HomePlugin implements Plugin {
       void sdk
         .awaitInput({ channel: ctx.input.channel, timeout_ms: get<number>('plugin.home.confirm_timeout_ms'), accept: (t) => parseYesNo(t) !== undefined, signal: answered.signal })
         .then((inp) => {
-          if (inp) gate.answer(inp.text);
+          if (inp) gate.answer(inp.text, inp.channel);
         });
       const ok = await gate.request({
         who: `${ctx.input.user ?? ctx.input.source} via LLM`,

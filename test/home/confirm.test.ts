@@ -44,9 +44,25 @@ describe('confirmation of risky actions', () => {
     assert.deepEqual(cmds, [{ topic: 'home/front_door/set', payload: 'UNLOCK' }]);
     const d = rig.plugin.gate?.decisions.at(-1);
     assert.equal(d?.decision, 'confirmed');
-    assert.equal(d?.by, 'voice');
+    assert.equal(d?.by, 'input');
+    assert.equal(d?.channel, 'console');
     assert.equal(d?.who, 'test');
     assert.equal(d?.what, 'unlock Front Door');
+  });
+
+  test('a yes on another channel is no answer: the question asked by voice stays open, and only its own channel settles it', async () => {
+    const ask = await rig.sdk.runInput('unlock the front door', { channel: 'voice' });
+    assert.match(ask.response ?? '', /really want to unlock the Front Door/);
+    const other = await rig.sdk.runInput('yes', { channel: 'console' });
+    assert.notEqual(other.response, 'Unlocked the Front Door.', 'the console\'s yes did not unlock');
+    await nothingPublished(rig);
+    assert.equal(rig.plugin.gate?.pendingOn('voice'), true, 'still waiting for the voice');
+    const yes = await rig.sdk.runInput('yes', { channel: 'voice' });
+    assert.equal(yes.response, 'Unlocked the Front Door.');
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/front_door/set', payload: 'UNLOCK' }]);
+    const d = rig.plugin.gate?.decisions.at(-1);
+    assert.equal(d?.by, 'input');
+    assert.equal(d?.channel, 'voice');
   });
 
   test('"no" leaves the door locked', async () => {

@@ -544,7 +544,7 @@ export class McpClientPlugin implements Plugin {
     void sdk
       .awaitInput({ channel: ctx.input.channel, timeout_ms: this.confirmTimeoutMs(), accept: (t) => parseYesNo(t) !== undefined, signal: answered.signal })
       .then((input) => {
-        if (input) gate.answer(input.text);
+        if (input) gate.answer(input.text, input.channel);
       });
     let ok: boolean;
     try {
