@@ -309,6 +309,27 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
   return report;
 }
 
+/**
+ * Write a listened file's spoken reply next to the others as
+ * `<input name>.<UTC yyyymmdd-hhmmss>[-n].reply.wav` and return its path: a
+ * file listened to again (the same `yes.wav` for every question) keeps each
+ * reply instead of overwriting the last one. Created exclusively (`wx`), so
+ * two replies in one second get -2, -3, ….
+ */
+export function writeReplyWav(outDir: string, name: string, wav: Buffer, now = new Date()): string {
+  const base = path.basename(name).replace(/\.wav$/i, '');
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  for (let n = 1; ; n++) {
+    const file = path.join(outDir, `${base}.${stamp}${n > 1 ? `-${n}` : ''}.reply.wav`);
+    try {
+      writeFileSync(file, wav, { flag: 'wx' });
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
 async function listenOne(
   plugin: VoicePlugin,
   speaker: TeeSpeaker,
@@ -358,8 +379,7 @@ async function listenOne(
     const audio = speaker.endCapture();
     let wavPath: string | undefined;
     if (audio) {
-      wavPath = path.join(outDir, `${name.replace(/\.wav$/i, '')}.reply.wav`);
-      writeFileSync(wavPath, encodeWav(audio.pcm, { sampleRate: audio.sampleRate, channels: 1 }));
+      wavPath = writeReplyWav(outDir, name, encodeWav(audio.pcm, { sampleRate: audio.sampleRate, channels: 1 }));
     }
     const settings = sdk.settings();
     const notUnderstood = settings.get<string>(settings.get<string>('plugin.voice.language') === 'zh' ? 'plugin.voice.message_not_understood_zh' : 'plugin.voice.message_not_understood');
