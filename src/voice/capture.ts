@@ -62,8 +62,14 @@ export class Capture {
   private streaming: boolean;
   private finished = false;
   private audioBytes = 0;
-  /** Bumped by every pause and resume: a speculation for an older pause is void. */
+  /** Bumped by every lull, pause (one not after a lull of its gap) and resume: a speculation for an older one is void. */
   private pauseSeq = 0;
+  /** The pauseSeq of the last lull: its gap's pause only marks the silence long enough (`held`). */
+  private lullSeq = -1;
+  /** The current gap's silence reached pause_ms: a sure result may be acted on. */
+  private held = false;
+  /** The current gap's speculation was sure (SttResult.early). */
+  private sure: { seq: number; speechEndMs: number } | undefined;
   private speechStartMs: number | undefined;
   /** Set when the capture ended at a pause on a sure result: audio fed afterwards is kept in `after`. */
   private early = false;
@@ -158,17 +164,35 @@ export class Capture {
       }
       return;
     }
-    if (ev.type === 'pause' || ev.type === 'resume') {
+    if (ev.type === 'lull' || ev.type === 'pause' || ev.type === 'resume') {
       if (this.finished || !this.streaming) return;
-      const seq = ++this.pauseSeq;
       if (ev.type === 'resume') {
+        ++this.pauseSeq;
+        this.held = false;
         this.session.resume?.();
         return;
       }
-      this.session.pause?.();
+      // The pause after a lull of the same gap: the pass runs already; the silence is now long enough to act.
+      if (ev.type === 'pause' && this.lullSeq === this.pauseSeq) {
+        this.held = true;
+        this.commitIfSure();
+        return;
+      }
+      const seq = ++this.pauseSeq;
+      if (ev.type === 'lull') {
+        // The final pass starts now, on the audio so far with its silence drawn out to the pause's (SttPauseOptions).
+        this.lullSeq = seq;
+        this.session.pause?.({ silenceMs: ev.decided_at_ms - ev.speech_end_ms, padToMs: ev.decided_at_ms - ev.speech_end_ms + Math.max(0, (this.o.endpointer.pauseMs ?? 400) - (this.o.endpointer.speculateMs ?? 0)) });
+      } else {
+        this.held = true;
+        this.session.pause?.();
+      }
       if (this.o.earlyCommit && !this.o.pushToTalk && this.session.speculation) {
         void this.session.speculation().then((r) => {
-          if (r?.early && !this.finished && seq === this.pauseSeq) this.commitEarly(ev.speech_end_ms);
+          if (r?.early && !this.finished && seq === this.pauseSeq) {
+            this.sure = { seq, speechEndMs: ev.speech_end_ms };
+            this.commitIfSure();
+          }
         });
       }
       return;
@@ -188,6 +212,11 @@ export class Capture {
       (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
       (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
     );
+  }
+
+  /** Act on the current gap's sure speculation once its silence reached pause_ms (a lull's pass may be sure before). */
+  private commitIfSure(): void {
+    if (this.held && this.sure?.seq === this.pauseSeq && !this.finished) this.commitEarly(this.sure.speechEndMs);
   }
 
   /**

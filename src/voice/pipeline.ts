@@ -384,6 +384,7 @@ export class VoicePlugin implements Plugin {
       endpointer: {
         silenceMs: voiceSetting<number>(s, 'silence_ms'),
         pauseMs: voiceSetting<number>(s, 'pause_ms'),
+        speculateMs: voiceSetting<number>(s, 'speculate_ms'),
         maxUtteranceMs: voiceSetting<number>(s, 'max_utterance_ms'),
         noSpeechTimeoutMs: overrides.noSpeechTimeoutMs ?? voiceSetting<number>(s, 'no_speech_timeout_ms'),
         thresholdDb: voiceSetting<number>(s, 'vad_threshold_db'),

@@ -28,6 +28,15 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
       'Silence after which the recogniser starts its final pass speculatively, ms (kept when only silence follows, dropped when speech goes on; 0 or >= silence_ms: off). The pass then sees this much audio after the last word. Lower: faster answers, but short words with little audio after them score closer to the rejection threshold (see test/bench/voice-stt.ts).',
   },
   {
+    key: `${P}speculate_ms`,
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 5000,
+    description:
+      'Silence after which the recogniser starts its final pass, before pause_ms: it decodes the audio so far with its silence drawn out to pause_ms (the room noise it just heard, repeated), so the result is ready when pause_ms of silence is reached and may be acted on then (early_commit). Speech that goes on voids the pass. 0 or >= pause_ms: the pass starts at pause_ms.',
+  },
+  {
     key: `${P}early_commit`,
     type: 'boolean',
     default: true,

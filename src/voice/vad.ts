@@ -11,8 +11,11 @@
  * Rules, all in audio time (ms of samples pushed, never wall time, so the
  * same audio always gives the same answer):
  * - speech starts after `minSpeechMs` of speech frames (one gap frame allowed);
- * - after `pauseMs` without speech a 'pause' event tells the recogniser it
- *   may start its final pass; speech after it gives 'resume';
+ * - after `speculateMs` without speech a 'lull' event lets the recogniser
+ *   start its final pass on what was said so far, and after `pauseMs` a
+ *   'pause' event says the silence is long enough to act on a sure result
+ *   (without `speculateMs` the pass starts at the 'pause'); speech after
+ *   either gives 'resume';
  * - the utterance ends after `silenceMs` without speech ('silence'), or
  *   `maxUtteranceMs` after speech started ('max_length');
  * - with no speech at all for `noSpeechTimeoutMs` it ends with 'no_speech',
@@ -29,6 +32,8 @@ export interface EndpointerOptions {
   silenceMs?: number;
   /** Silence after which a 'pause' event lets the recogniser start its final pass early, ms (default 400; 0 or >= silenceMs: no pause events). */
   pauseMs?: number;
+  /** Silence after which a 'lull' event lets the recogniser start that pass before the 'pause', ms (default 0: none; only below pauseMs). */
+  speculateMs?: number;
   /** Longest utterance after speech started, ms (default 15000). */
   maxUtteranceMs?: number;
   /** Give up when no speech started within this much audio, ms (default 8000). */
@@ -56,9 +61,11 @@ export type EndReason = 'silence' | 'max_length' | 'no_speech' | 'stream_end' | 
 /** What the endpointer found. Positions are ms of audio from the first sample pushed. */
 export type EndpointEvent =
   | { type: 'speech_start'; at_ms: number }
+  /** `speculateMs` of silence inside an utterance: it may be ending (speech_end_ms: the last speech frame's end). */
+  | { type: 'lull'; speech_end_ms: number; decided_at_ms: number }
   /** `pauseMs` of silence inside an utterance: it may be over (speech_end_ms: the last speech frame's end). */
   | { type: 'pause'; speech_end_ms: number; decided_at_ms: number }
-  /** Speech again after a 'pause'. */
+  /** Speech again after a 'lull' or a 'pause'. */
   | { type: 'resume'; at_ms: number }
   | {
       type: 'end';
@@ -115,6 +122,8 @@ export class Endpointer {
   private lastSpeechEnd = 0;
   /** A 'pause' was sent for the current gap. */
   private paused = false;
+  /** A 'lull' was sent for the current gap. */
+  private lulled = false;
 
   constructor(opts: EndpointerOptions = {}) {
     this.o = {
@@ -122,6 +131,7 @@ export class Endpointer {
       frameMs: opts.frameMs ?? 20,
       silenceMs: opts.silenceMs ?? 800,
       pauseMs: opts.pauseMs ?? 400,
+      speculateMs: opts.speculateMs ?? 0,
       maxUtteranceMs: opts.maxUtteranceMs ?? 15000,
       noSpeechTimeoutMs: opts.noSpeechTimeoutMs ?? 8000,
       minSpeechMs: opts.minSpeechMs ?? 120,
@@ -228,8 +238,9 @@ export class Endpointer {
     // in speech
     const events: EndpointEvent[] = [];
     if (speech) {
-      if (this.paused) events.push({ type: 'resume', at_ms: start });
+      if (this.paused || this.lulled) events.push({ type: 'resume', at_ms: start });
       this.paused = false;
+      this.lulled = false;
       this.lastSpeechEnd = end;
       this.gap = 0;
     } else {
@@ -243,7 +254,12 @@ export class Endpointer {
       this.state = 'done';
       return [...events, { type: 'end', reason: 'max_length', speech_start_ms: this.speechStart, speech_end_ms: this.lastSpeechEnd, decided_at_ms: end }];
     }
-    if (!this.paused && this.o.pauseMs > 0 && this.o.pauseMs < this.o.silenceMs && this.gap * fm >= this.o.pauseMs) {
+    const pausing = this.o.pauseMs > 0 && this.o.pauseMs < this.o.silenceMs;
+    if (!this.lulled && pausing && this.o.speculateMs > 0 && this.o.speculateMs < this.o.pauseMs && this.gap * fm >= this.o.speculateMs) {
+      this.lulled = true;
+      events.push({ type: 'lull', speech_end_ms: this.lastSpeechEnd, decided_at_ms: end });
+    }
+    if (!this.paused && pausing && this.gap * fm >= this.o.pauseMs) {
       this.paused = true;
       events.push({ type: 'pause', speech_end_ms: this.lastSpeechEnd, decided_at_ms: end });
     }

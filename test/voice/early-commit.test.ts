@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { buildGrammar } from '../../src/intents/index.js';
 import { parseFsg, standing } from '../../src/voice/stt/fsg-walk.js';
 import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
-import type { SttEngine, SttResult, SttSession, SttStartOptions } from '../../src/voice/stt/types.js';
+import type { SttEngine, SttPauseOptions, SttResult, SttSession, SttStartOptions } from '../../src/voice/stt/types.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import type { Vocabulary } from '../../src/intents/types.js';
 import { VoicePlugin } from '../../src/voice/pipeline.js';
@@ -114,6 +114,8 @@ test('acted on at the pause when every word that may follow keeps the same comma
 class SpeculatingStt implements SttEngine {
   readonly name = 'spec';
   readonly pauses: number[] = [];
+  /** What each pause() was told (SttPauseOptions; undefined: a pause at pause_ms). */
+  readonly pauseOpts: Array<SttPauseOptions | undefined> = [];
   readonly sessions: Buffer[][] = [];
   readonly continuation: boolean[] = [];
   constructor(
@@ -131,9 +133,10 @@ class SpeculatingStt implements SttEngine {
       write: (pcm) => void audio.push(pcm),
       end: async () => result,
       abort: () => undefined,
-      pause: () => {
+      pause: (o) => {
         paused = true;
         this.pauses.push(n);
+        this.pauseOpts.push(o);
       },
       resume: () => {
         paused = false;
@@ -143,8 +146,8 @@ class SpeculatingStt implements SttEngine {
   }
 }
 
-async function setup(stt: SttEngine) {
-  const sdk = new FakeSdk({ name: 'voice', settings: { 'plugin.voice.no_speech_timeout_ms': 3000 } });
+async function setup(stt: SttEngine, settings: Record<string, unknown> = {}) {
+  const sdk = new FakeSdk({ name: 'voice', settings: { 'plugin.voice.no_speech_timeout_ms': 3000, ...settings } });
   const plugin = new VoicePlugin({ microphone: new FakeMic(), speaker: new FakeSpeaker(), stt, tts: new FakeTts(), wake: null });
   await plugin.start(sdk);
   cleanups.push(() => plugin.stop());
@@ -217,4 +220,53 @@ test('plugin.voice.early_commit false: never acted on at the pause', async () =>
   const out = await plugin.feedUtterance(twoCommands());
   assert.equal(out.timings.end_reason, 'silence');
   assert.equal(sdk.inputs.length, 1);
+});
+
+test('speculate_ms: the pass starts at the lull on the audio with its silence drawn out to pause_ms, and a sure result is acted on at the pause, not before', async () => {
+  const stt = new SpeculatingStt([heard('turn on standing light'), heard('lock the front door')], (n) => n === 0);
+  const { sdk, plugin } = await setup(stt, { 'plugin.voice.speculate_ms': 200, 'plugin.voice.pause_ms': 400 });
+  const out = await plugin.feedUtterance(twoCommands());
+  assert.equal(out.timings.end_reason, 'early');
+  const wait = out.timings.endpoint_wait_ms!;
+  assert.ok(wait >= 400 && wait < 800, `acted once pause_ms of silence was heard, not at the lull (${wait} ms after the last sound)`);
+  const o = stt.pauseOpts[0];
+  assert.ok(o, 'the first pass was started at the lull, with padding');
+  assert.ok(o.silenceMs >= 200 && o.silenceMs < 260, `the silence heard at the lull: ${o.silenceMs} ms`);
+  assert.equal(o.padToMs - o.silenceMs, 200, 'drawn out by pause_ms - speculate_ms');
+  assert.equal((await out.continuation!).text, 'lock the front door', 'the rest is the next utterance');
+  assert.deepEqual(sdk.inputs.map((i) => i.text), ['turn on standing light', 'lock the front door']);
+});
+
+test('speculate_ms: a sure pass at a lull that speech ends before pause_ms is void; the utterance goes on', async () => {
+  const stt = new SpeculatingStt([heard('turn on standing light')], () => true);
+  const { sdk, plugin } = await setup(stt, { 'plugin.voice.speculate_ms': 200, 'plugin.voice.pause_ms': 400 });
+  // A 300 ms gap: a lull, no pause.
+  const pcm = Buffer.concat([noise(300, -65, 1), tone(700, -12), noise(300, -65, 2), tone(600, -12, 330), noise(1500, -65, 3)]);
+  const out = await plugin.feedUtterance(pcm);
+  assert.equal(out.status, 'injected');
+  assert.ok(stt.pauses.length >= 2, `a pass at the short gap's lull and one at the end (${stt.pauses.length})`);
+  const first = Buffer.concat(stt.sessions[0]!).length / 32;
+  assert.ok(first >= 1500, `not acted on at the short gap: the utterance heard both bursts (${first} ms)`);
+  assert.deepEqual(sdk.inputs.map((i) => i.text), ['turn on standing light'], 'one input');
+});
+
+test('padSilence adds the quietest 100 ms of the audio, repeated, up to padToMs', async () => {
+  const { padSilence } = await import('../../src/voice/stt/pocketsphinx-session.js');
+  const loud = (ms: number, v: number): Buffer => {
+    const b = Buffer.alloc(ms * 32);
+    for (let i = 0; i < ms * 16; i++) b.writeInt16LE(i % 2 ? v : -v, i * 2);
+    return b;
+  };
+  const quiet = Buffer.alloc(3200);
+  for (let i = 0; i < 1600; i++) quiet.writeInt16LE((i % 7) - 3, i * 2);
+  // 200 ms of room before the speech, 300 ms of speech, 100 ms of its fading end.
+  const raw = Buffer.concat([loud(100, 40), quiet, loud(300, 8000), loud(100, 300)]);
+  const padded = padSilence(raw, { silenceMs: 100, padToMs: 350 });
+  assert.equal(padded.length / 32, 600 + 250, '250 ms more');
+  assert.deepEqual(padded.subarray(0, raw.length), raw, 'the audio itself unchanged');
+  assert.deepEqual(padded.subarray(raw.length, raw.length + 3200), quiet, 'the quietest 100 ms, not the fading end');
+  assert.deepEqual(padded.subarray(raw.length + 6400), quiet.subarray(0, 1600), 'repeated and cut to length');
+  assert.equal(padSilence(raw, { silenceMs: 100, padToMs: 100 }), raw, 'enough already');
+  const short = Buffer.alloc(1000);
+  assert.equal(padSilence(short, { silenceMs: 10, padToMs: 400 }), short, 'under 100 ms: no quiet stretch to repeat');
 });

@@ -130,3 +130,27 @@ test('pause events: one per gap after pause_ms of silence, resume when speech go
   assert.equal(run(p.pcm, { silenceMs: 800, pauseMs: 0 }).events.filter((e) => e.type === 'pause').length, 0);
   assert.equal(run(p.pcm, { silenceMs: 800, pauseMs: 800 }).events.filter((e) => e.type === 'pause').length, 0);
 });
+
+test('lull events: the final pass may start after speculate_ms, before the pause; speech after a lull alone is a resume too', () => {
+  const p = pad(loadRecording('set a timer for 3 hours and 10 minutes.wav'), 1000, 3000, -60);
+  const { events, end } = run(p.pcm, { silenceMs: 800, pauseMs: 400, speculateMs: 160 });
+  const gaps = events.filter((e) => e.type === 'lull' || e.type === 'pause' || e.type === 'resume').map((e) => e.type);
+  // Every gap opens with a lull; a pause may follow it; a resume closes it unless it is the last.
+  assert.equal(gaps[0], 'lull');
+  for (let i = 1; i < gaps.length; i++) {
+    if (gaps[i] === 'pause') assert.equal(gaps[i - 1], 'lull', `a pause follows its gap's lull: ${gaps.join(' ')}`);
+    if (gaps[i] === 'lull') assert.equal(gaps[i - 1], 'resume', `a new gap's lull follows a resume: ${gaps.join(' ')}`);
+  }
+  const lastLull = events.findLast((e) => e.type === 'lull');
+  const lastPause = events.findLast((e) => e.type === 'pause');
+  assert.ok(lastLull?.type === 'lull' && lastPause?.type === 'pause');
+  assert.equal(lastLull.speech_end_ms, end.speech_end_ms);
+  assert.equal(lastLull.decided_at_ms - lastLull.speech_end_ms, 160, 'after exactly speculate_ms');
+  assert.equal(lastPause.decided_at_ms - lastPause.speech_end_ms, 400, 'the pause still after pause_ms');
+  assert.ok(events.filter((e) => e.type === 'lull').length >= events.filter((e) => e.type === 'pause').length);
+  // Off (0, or not below the pause): no lulls, and the pauses are the same as without.
+  assert.equal(run(p.pcm, { silenceMs: 800, pauseMs: 400 }).events.filter((e) => e.type === 'lull').length, 0);
+  assert.equal(run(p.pcm, { silenceMs: 800, pauseMs: 400, speculateMs: 400 }).events.filter((e) => e.type === 'lull').length, 0);
+  const pausesWithout = run(p.pcm, { silenceMs: 800, pauseMs: 400 }).events.filter((e) => e.type === 'pause');
+  assert.deepEqual(events.filter((e) => e.type === 'pause'), pausesWithout);
+});

@@ -15,7 +15,7 @@
  * The session sees the engine only through SessionPorts: the grammar, a
  * lease on its files, a way to start a pair, the verdict, and settings.
  */
-import type { SttEndOptions, SttResult, SttSession } from './types.js';
+import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './types.js';
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import type { PocketsphinxDetails } from './pocketsphinx-judge.js';
@@ -25,6 +25,50 @@ import { SttAbortedError } from './errors.js';
 
 /** Utterances shorter than this (ms of audio) are not decoded: rejected at once. */
 export const MIN_UTTERANCE_MS = 150;
+
+/** Length of the stretch of room noise padSilence repeats, ms. */
+const PAD_SOURCE_MS = 100;
+
+/**
+ * `raw` (16 kHz mono s16le) with room noise added after it until the silence
+ * after the speech is `padToMs` (SttPauseOptions): the quietest
+ * PAD_SOURCE_MS of the audio (10 ms steps), repeated. Not the audio's own
+ * last `silenceMs`: the first ms after the last speech frame still hold the
+ * word's fading end, and repeated they sounded like more speech (a short
+ * "pause" was rejected). Unchanged when the silence is long enough already
+ * or the audio too short to hold a quiet stretch. Whole samples only.
+ */
+export function padSilence(raw: Buffer, { silenceMs, padToMs }: SttPauseOptions): Buffer {
+  const missing = Math.floor((padToMs - silenceMs) * 16) * 2;
+  const step = 160; // samples in 10 ms
+  const win = (PAD_SOURCE_MS / 10) | 0;
+  const frames = Math.floor(raw.length / 2 / step);
+  if (missing <= 0 || frames < win) return raw;
+  const energy: number[] = [];
+  for (let f = 0; f < frames; f++) {
+    let e = 0;
+    for (let k = 0; k < step; k++) {
+      const v = raw.readInt16LE((f * step + k) * 2);
+      e += v * v;
+    }
+    energy.push(e);
+  }
+  let sum = 0;
+  for (let f = 0; f < win; f++) sum += energy[f]!;
+  let best = sum;
+  let at = 0;
+  for (let f = win; f < frames; f++) {
+    sum += energy[f]! - energy[f - win]!;
+    if (sum < best) {
+      best = sum;
+      at = f - win + 1;
+    }
+  }
+  const quiet = raw.subarray(at * step * 2, (at + win) * step * 2);
+  const pad = Buffer.alloc(missing);
+  for (let off = 0; off < missing; off += quiet.length) quiet.copy(pad, off, 0, Math.min(quiet.length, missing - off));
+  return Buffer.concat([raw, pad]);
+}
 
 /** What a session needs from its engine. */
 export interface SessionPorts {
@@ -90,10 +134,13 @@ export class PocketsphinxSession implements SttSession {
     this.bytes += pcm.length;
   }
 
-  /** Speech paused: decode the audio so far now (see the module comment). */
-  pause(): void {
+  /**
+   * Speech paused: decode the audio so far now (see the module comment),
+   * with its trailing silence repeated up to `opts.padToMs` (padSilence).
+   */
+  pause(opts?: SttPauseOptions): void {
     if (this.aborted || this.ended || this.speculative || this.bytes < MIN_UTTERANCE_MS * 32) return;
-    this.speculative = this.startDecode(this.takeIdle(), false);
+    this.speculative = this.startDecode(this.takeIdle(), false, opts);
   }
 
   /** Speech went on after pause(): the speculative decode is void. Ignored after end(). */
@@ -172,8 +219,8 @@ export class PocketsphinxSession implements SttSession {
     return taken;
   }
 
-  private startDecode(pair: Promise<DecoderPair | undefined>, final: boolean): Decode {
-    const raw = Buffer.concat(this.chunks);
+  private startDecode(pair: Promise<DecoderPair | undefined>, final: boolean, pad?: SttPauseOptions): Decode {
+    const raw = pad ? padSilence(Buffer.concat(this.chunks), pad) : Buffer.concat(this.chunks);
     const decode = { pair: undefined } as Decode;
     decode.result = pair.then(async (p) => {
       if (!p || this.aborted) throw new SttAbortedError();

@@ -46,6 +46,20 @@ export interface SttEndOptions {
   endedByPerson?: boolean;
 }
 
+/** How the audio handed to SttSession.pause() ends. */
+export interface SttPauseOptions {
+  /** The audio so far ends with this much silence after the last speech, ms. */
+  silenceMs: number;
+  /**
+   * Decode it as if this much silence followed the speech, ms: the engine
+   * adds the room's noise (pocketsphinx: the quietest stretch of the
+   * utterance, repeated) until it does. A final pass started at a short lull then sees the
+   * trailing silence the pass at the full pause would have seen (a word with
+   * little audio after it scores worse), while the person is still silent.
+   */
+  padToMs: number;
+}
+
 /** One utterance being decoded while the person speaks. */
 export interface SttSession {
   /** Feed PCM (16 kHz mono s16le) as it arrives. */
@@ -61,7 +75,7 @@ export interface SttSession {
    * resume(), only silence came after, and that result is the answer. This
    * is how decoding finishes during the endpointer's longer silence wait.
    */
-  pause?(): void;
+  pause?(opts?: SttPauseOptions): void;
   /** Optional hint: speech went on after pause(); work started by pause() is void. */
   resume?(): void;
   /**
