@@ -342,6 +342,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
         if (result.status === 'error' && !result.reply) out(`error: ${String(result.error ?? 'the turn failed')}`);
         else out(String(result.reply || `(${String(result.status)})`));
         if (Array.isArray(result.tools) && result.tools.length) for (const t of result.tools as Array<Record<string, unknown>>) out(`  tool ${String(t.name)} ${JSON.stringify(t.arguments)} -> ${String(t.result).slice(0, 200)}`);
+        if (Array.isArray(result.actions)) for (const a of result.actions) out(`  did: ${String(a)}`);
         return;
       }
       break;

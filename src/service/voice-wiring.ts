@@ -30,7 +30,7 @@ import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
 import type { Vocabulary } from '../intents/types.js';
 import { probeAlsa } from '../../hal/common/alsa.js';
-import { formatDuration } from '../plugins/timers/timer-service.js';
+import { watchActions } from '../plugins/control/actions.js';
 
 /** One recording's report. */
 export interface ListenReport {
@@ -350,15 +350,7 @@ async function listenOne(
   if (pcm.length < 320) {
     return { file: name, transcript: '', rejected: false, status: 'error', error: 'the WAV file has no audio (a header with no samples)', actions: [], reply: '', timings: {} };
   }
-  const actions: string[] = [];
-  const offMqtt = sdk.subscribe('plugin.home.command', (c) => void actions.push(`mqtt ${c.topic} ${c.payload}`));
-  const offTimers = sdk.subscribe('plugin.timers.changed', (c) => void actions.push(`timer${c.name ? ` ${c.name}` : ''} ${c.change}: ${formatDuration(c.seconds, 'en')}`));
-  const offLists = sdk.subscribe('plugin.lists.changed', (c) => void actions.push(`${c.list} list ${c.change}: ${c.text}`));
-  const off = (): void => {
-    offMqtt();
-    offTimers();
-    offLists();
-  };
+  const { actions, off } = watchActions(sdk);
   speaker.startCapture();
   try {
     const outcome = await plugin.feedUtterance(pcm, { realtime, ...(user ? { user } : {}) });

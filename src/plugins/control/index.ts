@@ -21,6 +21,7 @@ import { LineSplitter, type ControlRequest, type ControlResponse } from '../../c
 import { envNameFor } from '../../config/registry.js';
 import { onLogProblem } from '../../kernel/log.js';
 import { normalisePersonName, validatePersonName } from '../../kernel/people.js';
+import { watchActions } from './actions.js';
 
 /** Options of the control plugin. */
 export interface ControlOptions {
@@ -150,8 +151,16 @@ export class ControlPlugin implements Plugin {
         }
       }
       let id: string | undefined;
+      // What this input's turn did (device commands, timers, list items), listed with the reply as `listen` lists
+      // them: a command handled locally calls no tool, so the tools alone showed nothing done.
+      let running = false;
+      const offTurn = [
+        sdk.subscribe('turn.started', (e) => void (e.turn === id && (running = true))),
+        sdk.subscribe('turn.finished', (e) => void (e.turn === id && (running = false))),
+      ];
+      const seen = watchActions(sdk, () => running);
       try {
-        return await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, {
+        const result = await sdk.injectInput(typeof args.channel === 'string' ? args.channel : 'cli', text, {
           ...(user ? { user } : {}),
           // A caller that hangs up before its turn begins takes its input with it (nothing acts late for nobody).
           signal: io.signal,
@@ -160,7 +169,10 @@ export class ControlPlugin implements Plugin {
             this.askers.set(inputId, io);
           },
         });
+        return { ...result, actions: [...seen.actions] };
       } finally {
+        seen.off();
+        for (const off of offTurn) off();
         if (id !== undefined) this.askers.delete(id);
       }
     });

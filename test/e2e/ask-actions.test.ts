@@ -1,0 +1,39 @@
+/**
+ * `homeagent ask` lists what the box did, as `homeagent listen` does: a
+ * command handled locally calls no tool, so a newcomer typing "turn on the
+ * kitchen lights" saw the reply and nothing else. Through the running
+ * service against the fixture home (real Mosquitto, the device simulator).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from '../../src/cli/client.js';
+import { printResult } from '../../src/cli/format.js';
+import { startE2E, type E2E } from '../support/e2e-home.js';
+
+let box: E2E;
+before(async () => {
+  box = await startE2E();
+});
+after(async () => {
+  await box?.close();
+});
+
+const ask = async (text: string): Promise<{ reply: string; actions: string[] }> =>
+  (await request(box.app.socketPath, 'ask', { text }, undefined, { timeoutMs: 30_000 })) as { reply: string; actions: string[] };
+
+test('ask lists the device commands, timers and list items its turn made, and nothing of other turns', async () => {
+  const on = await ask('turn on the kitchen lights');
+  assert.match(on.reply, /Kitchen Lights/);
+  assert.equal(on.actions.length, 1, JSON.stringify(on.actions));
+  assert.match(on.actions[0]!, /^mqtt home\/kitchen\/light\/set .*ON/);
+  const timer = await ask('set a timer for 5 minutes');
+  assert.deepEqual(timer.actions, ['timer started: 5 minutes']);
+  const milk = await ask('add milk to the shopping list');
+  assert.deepEqual(milk.actions, ['shopping list added: milk']);
+  const time = await ask('what time is it');
+  assert.deepEqual(time.actions, [], 'a question changes nothing');
+  // Readable: one "did:" line per action under the reply.
+  const lines: string[] = [];
+  printResult('ask', on, false, (s: string) => void lines.push(s));
+  assert.ok(lines.some((l) => /^ {2}did: mqtt home\/kitchen\/light\/set/.test(l)), lines.join('\n'));
+});
