@@ -304,6 +304,19 @@ export function pluginsText(rows: Array<Record<string, unknown>>, now: number): 
  * 'data' for streamed lines) as text, or as one JSON line with `json`.
  * `now`: ms since epoch that clock times and back-offs are relative to.
  */
+/**
+ * The lines under an `ask` reply: each tool the model used (`  tool NAME
+ * ARGS -> RESULT`, the result cut at 200 characters) and each thing the turn
+ * did (`  did: mqtt TOPIC PAYLOAD`, a timer or list change; the control
+ * plugin's `actions`). Printed whether or not the reply was streamed.
+ */
+export function askDetails(result: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  if (Array.isArray(result.tools)) for (const t of result.tools as Array<Record<string, unknown>>) lines.push(`  tool ${String(t.name)} ${JSON.stringify(t.arguments)} -> ${String(t.result).slice(0, 200)}`);
+  if (Array.isArray(result.actions)) for (const a of result.actions) lines.push(`  did: ${String(a)}`);
+  return lines;
+}
+
 export function printResult(cmd: string, result: unknown, json: boolean, out: Out = stdout, now = Date.now()): void {
   if (cmd === 'devices') result = withPercent(result);
   if (json) return out(JSON.stringify(result));
@@ -341,8 +354,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       if (isRecord(result)) {
         if (result.status === 'error' && !result.reply) out(`error: ${String(result.error ?? 'the turn failed')}`);
         else out(String(result.reply || `(${String(result.status)})`));
-        if (Array.isArray(result.tools) && result.tools.length) for (const t of result.tools as Array<Record<string, unknown>>) out(`  tool ${String(t.name)} ${JSON.stringify(t.arguments)} -> ${String(t.result).slice(0, 200)}`);
-        if (Array.isArray(result.actions)) for (const a of result.actions) out(`  did: ${String(a)}`);
+        for (const line of askDetails(result)) out(line);
         return;
       }
       break;

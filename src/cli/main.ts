@@ -14,7 +14,7 @@ import { defaultSocketPath, probeService, request } from './client.js';
 import { resolveDataDir } from '../service/paths.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
-import { printResult } from './format.js';
+import { askDetails, printResult } from './format.js';
 import { MAX_REQUEST_BYTES } from './protocol.js';
 import type { KeysResult } from '../service/update.js';
 import type { InstallPreview } from '../plugins/external/loader.js';
@@ -168,8 +168,8 @@ program
     await callResult('ask', { text: t.join(' '), ...(o.as !== undefined ? { as: o.as } : {}) }, onData, (result) => {
       if (midLine) process.stdout.write('\n');
       if (json() || !streamed) return printResult('ask', result, json());
-      const r = result as { status?: string; error?: string; tools?: Array<Record<string, unknown>> };
-      for (const tool of r.tools ?? []) process.stdout.write(`  tool ${String(tool.name)} ${JSON.stringify(tool.arguments)} -> ${String(tool.result).slice(0, 200)}\n`);
+      const r = result as { status?: string; error?: string };
+      for (const line of askDetails(result as Record<string, unknown>)) process.stdout.write(`${line}\n`);
       if (r.status === 'error' && r.error) process.stderr.write(`homeagent ask: ${r.error}\n`);
     });
   });

@@ -274,6 +274,14 @@ export class HomePlugin implements Plugin {
       // Anything else than yes/no on the question's channel while it is open: the person moved on; the risky
       // action is off. Another channel's input is someone else's turn: the question stays open.
       if (gate.pendingOn(input.channel)) gate.cancel();
+      else if (gate.pending && parseYesNo(ctx.raw_message) !== undefined) {
+        // A yes or no from elsewhere answers nothing here; say where the question waits (a newcomer's console "yes"
+        // went to the language model instead).
+        const where = gate.open!.channel;
+        const named = where === 'speaker' ? 'out loud on the box' : where === 'cli' ? 'on the command line' : where === 'console' ? 'on the console' : where.startsWith('webui') ? 'in the WebUI' : `on ${where}`;
+        ctx.response = detectLanguage(ctx.raw_message) === 'zh' ? `这个问题是在 ${where} 上问的，请在那里回答。` : `That question was asked ${named}; answer it there.`;
+        return;
+      }
       if (!get<boolean>('plugin.home.local_intents')) return;
       // Right after start-up the broker may still be handing over the home: wait for it (bounded).
       await this.awaitHome();

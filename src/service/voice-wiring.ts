@@ -196,6 +196,7 @@ export class VoiceServicePlugin implements Plugin {
     this.unsubs.push(announceMute(sdk));
     await pipeline.start(sdk);
     this.wakeInfo = logWakeWays(sdk, readWakeConfig(settings));
+    warnSpeculation(settings, log);
     sdk.registerCommand('listen', (args, io) => this.listen(sdk, args, io));
   }
 
@@ -310,6 +311,38 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
 }
 
 /**
+ * Say at start-up when the EXPERIMENTAL plugin.voice.speculate_ms is on (set
+ * and below pause_ms): measured on the real recordings it answered sooner
+ * but cut words that end quietly, and acted once on a misheard command
+ * (README, the setting's row).
+ */
+export function warnSpeculation(settings: SettingsAPI, log: Logger): void {
+  const speculate = voiceSetting<number>(settings, 'speculate_ms');
+  const pause = voiceSetting<number>(settings, 'pause_ms');
+  if (speculate > 0 && speculate < pause) {
+    log.warn({ speculate_ms: speculate, pause_ms: pause }, 'EXPERIMENTAL plugin.voice.speculate_ms is on: answers come sooner, but a word that ends quietly may be cut and misheard (a wrong action was measured on the real recordings); 0 turns it off');
+  }
+}
+
+/** Longest part of a reply file's name taken from the listened file's name, in UTF-8 bytes (file systems allow 255). */
+const REPLY_BASE_MAX_BYTES = 100;
+
+/**
+ * The part of a reply file's name that comes from the listened file's
+ * `name` (any string a client sent): its last path part without `.wav`,
+ * without control characters (a NUL made the write fail after the command
+ * had acted), not starting with a dot, cut to REPLY_BASE_MAX_BYTES on a
+ * character boundary (a 240-character name gave ENAMETOOLONG, also after
+ * acting); 'utterance' when nothing is left.
+ */
+export function replyBaseName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  let base = path.basename(name.replace(/[\u0000-\u001f\u007f]/g, '')).replace(/\.wav$/i, '').replace(/^\.+/, '');
+  while (Buffer.byteLength(base) > REPLY_BASE_MAX_BYTES) base = [...base].slice(0, -1).join('');
+  return base || 'utterance';
+}
+
+/**
  * Write a listened file's spoken reply next to the others as
  * `<input name>.<UTC yyyymmdd-hhmmss>[-n].reply.wav` and return its path: a
  * file listened to again (the same `yes.wav` for every question) keeps each
@@ -317,7 +350,7 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
  * two replies in one second get -2, -3, ….
  */
 export function writeReplyWav(outDir: string, name: string, wav: Buffer, now = new Date()): string {
-  const base = path.basename(name).replace(/\.wav$/i, '');
+  const base = replyBaseName(name);
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   for (let n = 1; ; n++) {
     const file = path.join(outDir, `${base}.${stamp}${n > 1 ? `-${n}` : ''}.reply.wav`);
@@ -371,7 +404,12 @@ async function listenOne(
     const audio = speaker.endCapture();
     let wavPath: string | undefined;
     if (audio) {
-      wavPath = writeReplyWav(outDir, name, encodeWav(audio.pcm, { sampleRate: audio.sampleRate, channels: 1 }));
+      // The turn has acted by now: a reply that cannot be written (a full disk) loses the file, never the report.
+      try {
+        wavPath = writeReplyWav(outDir, name, encodeWav(audio.pcm, { sampleRate: audio.sampleRate, channels: 1 }));
+      } catch (err) {
+        sdk.log.warn({ err: errorMessage(err), dir: outDir }, 'cannot write the spoken reply of a listened file');
+      }
     }
     const settings = sdk.settings();
     const notUnderstood = settings.get<string>(settings.get<string>('plugin.voice.language') === 'zh' ? 'plugin.voice.message_not_understood_zh' : 'plugin.voice.message_not_understood');

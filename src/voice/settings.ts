@@ -34,7 +34,7 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
     min: 0,
     max: 5000,
     description:
-      'Silence after which the recogniser starts its final pass, before pause_ms: it decodes the audio so far with its silence drawn out to pause_ms (the room noise it just heard, repeated), so the result is ready when pause_ms of silence is reached and may be acted on then (early_commit). Speech that goes on voids the pass. 0 or >= pause_ms: the pass starts at pause_ms.',
+      'EXPERIMENTAL (logged at start when on). Silence after which the recogniser starts its final pass, before pause_ms: it decodes the audio so far with its silence drawn out to pause_ms (the room noise it just heard, repeated), so the result is ready when pause_ms of silence is reached and may be acted on then (early_commit). Speech that goes on voids the pass. 0 or >= pause_ms: the pass starts at pause_ms.',
   },
   {
     key: `${P}early_commit`,

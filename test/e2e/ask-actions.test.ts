@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from '../../src/cli/client.js';
-import { printResult } from '../../src/cli/format.js';
+import { cli } from '../cli/run-cli.js';
 import { startE2E, type E2E } from '../support/e2e-home.js';
 
 let box: E2E;
@@ -32,8 +32,15 @@ test('ask lists the device commands, timers and list items its turn made, and no
   assert.deepEqual(milk.actions, ['shopping list added: milk']);
   const time = await ask('what time is it');
   assert.deepEqual(time.actions, [], 'a question changes nothing');
-  // Readable: one "did:" line per action under the reply.
-  const lines: string[] = [];
-  printResult('ask', on, false, (s: string) => void lines.push(s));
-  assert.ok(lines.some((l) => /^ {2}did: mqtt home\/kitchen\/light\/set/.test(l)), lines.join('\n'));
+});
+
+test('the homeagent command prints them under the streamed reply: one "did:" line per action', async () => {
+  // A newcomer found none: the streamed path printed the tools only (printResult was reached only when nothing streamed).
+  const r = await cli(['--socket', box.app.socketPath, 'ask', 'turn off the kitchen lights']);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(lines[0]!, /Kitchen Lights/, r.stdout);
+  assert.ok(lines.some((l) => /^ {2}did: mqtt home\/kitchen\/light\/set .*OFF/.test(l)), r.stdout);
+  const q = await cli(['--socket', box.app.socketPath, 'ask', 'what time is it']);
+  assert.ok(!q.stdout.includes('did:'), q.stdout);
 });

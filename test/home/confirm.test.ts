@@ -54,7 +54,7 @@ describe('confirmation of risky actions', () => {
     const ask = await rig.sdk.runInput('unlock the front door', { channel: 'voice' });
     assert.match(ask.response ?? '', /really want to unlock the Front Door/);
     const other = await rig.sdk.runInput('yes', { channel: 'console' });
-    assert.notEqual(other.response, 'Unlocked the Front Door.', 'the console\'s yes did not unlock');
+    assert.equal(other.response, 'That question was asked on voice; answer it there.', 'the console\'s yes did not unlock, and says where the question waits');
     await nothingPublished(rig);
     assert.equal(rig.plugin.gate?.pendingOn('voice'), true, 'still waiting for the voice');
     const yes = await rig.sdk.runInput('yes', { channel: 'voice' });

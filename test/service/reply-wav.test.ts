@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeReplyWav } from '../../src/service/voice-wiring.js';
+import { replyBaseName, writeReplyWav } from '../../src/service/voice-wiring.js';
 
 test('a reply per listen, named by the input and the time; the same name in the same second gets -2', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ha-reply-'));
@@ -23,6 +23,15 @@ test('a reply per listen, named by the input and the time; the same name in the 
     const c = writeReplyWav(dir, '../../etc/evil.WAV', Buffer.from('x'), at);
     assert.equal(path.dirname(c), dir, 'a path in the name does not leave the folder');
     assert.equal(readdirSync(dir).length, 3);
+    // Names a client may send that no file system takes as they are (a newcomer's: the command acted, then the
+    // write failed and the report was lost).
+    const long = writeReplyWav(dir, `${'B'.repeat(240)}.wav`, Buffer.from('x'), at);
+    assert.ok(Buffer.byteLength(path.basename(long)) < 255, path.basename(long));
+    assert.equal(path.basename(writeReplyWav(dir, 'a\u0000b.wav', Buffer.from('x'), at)), 'ab.20261203-070509.reply.wav');
+    assert.equal(path.basename(writeReplyWav(dir, '', Buffer.from('x'), at)), 'utterance.20261203-070509.reply.wav');
+    assert.equal(path.basename(writeReplyWav(dir, '..', Buffer.from('x'), at)), 'utterance.20261203-070509-2.reply.wav');
+    assert.equal(replyBaseName('.hidden.wav'), 'hidden');
+    assert.equal(Buffer.byteLength(replyBaseName('灯'.repeat(60))), 99, 'cut on a character boundary');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

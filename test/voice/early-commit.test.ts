@@ -270,3 +270,17 @@ test('padSilence adds the quietest 100 ms of the audio, repeated, up to padToMs'
   const short = Buffer.alloc(1000);
   assert.equal(padSilence(short, { silenceMs: 10, padToMs: 400 }), short, 'under 100 ms: no quiet stretch to repeat');
 });
+
+test('speculate_ms on (below pause_ms) is said at start-up as EXPERIMENTAL; off, nothing is said', async () => {
+  const { warnSpeculation } = await import('../../src/service/voice-wiring.js');
+  const { MemoryLogger } = await import('../support/fake-sdk.js');
+  const said = (settings: Record<string, unknown>): string[] => {
+    const sdk = new FakeSdk({ name: 'voice', settings });
+    const log = new MemoryLogger();
+    warnSpeculation(sdk.settingsApi, log);
+    return log.messages('warn');
+  };
+  assert.deepEqual(said({}), [], 'off by default');
+  assert.deepEqual(said({ 'plugin.voice.speculate_ms': 400 }), [], 'not below pause_ms: off');
+  assert.ok(said({ 'plugin.voice.speculate_ms': 150 }).some((m) => /^EXPERIMENTAL plugin\.voice\.speculate_ms is on/.test(m)));
+});
