@@ -227,9 +227,12 @@ export class ConfigRegistry implements SettingsAPI {
     switch (def.type) {
       case 'number':
       case 'integer': {
-        const n = Number(raw);
-        if (raw.trim() === '' || Number.isNaN(n)) throw new ConfigError(def.key, `expected ${def.type}, got "${raw}"`);
-        return this.check(def, n, 'value');
+        // Decimal only: Number() also takes "0x10", "0b1", "Infinity" and, for an integer, "1e3". A number may have
+        // an exponent (thresholds such as 1e-30); surrounding spaces are dropped.
+        const t = raw.trim();
+        const shape = def.type === 'integer' ? /^[-+]?\d+$/ : /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+        if (!shape.test(t)) throw new ConfigError(def.key, `expected ${def.type === 'integer' ? 'integer (decimal digits)' : 'number (decimal, e.g. 0.5 or 1e-30)'}, got "${raw}"`);
+        return this.check(def, Number(t), 'value');
       }
       case 'boolean':
         if (/^(1|true|yes|on)$/i.test(raw)) return true;

@@ -54,6 +54,16 @@ test('validation errors name the key and the expected type', () => {
   expectErr(() => c.get('plugin.ghost.key'), /unknown setting/);
   expectErr(() => c.set('badkey', 1), /keys look like/);
   expectErr(() => c.setFromString('core.agent.max_tool_rounds', 'x'), /expected integer/);
+  // Decimal only: Number() took these (a newcomer's "0x10" became 16, "1e3" 1000).
+  for (const bad of ['0x10', '1e1', '0b1', 'Infinity', '1.5', '']) expectErr(() => c.setFromString('core.agent.max_tool_rounds', bad), /expected integer \(decimal digits\)/);
+  c.setFromString('core.agent.max_tool_rounds', ' 7 ');
+  assert.equal(c.get('core.agent.max_tool_rounds'), 7, 'spaces around are dropped');
+  c.register({ key: 'plugin.t.threshold', type: 'number', default: 1, description: 'a number' });
+  for (const [raw, v] of [['1e-30', 1e-30], ['.5', 0.5], ['-2.25', -2.25], ['3.', 3]] as const) {
+    c.setFromString('plugin.t.threshold', raw);
+    assert.equal(c.get('plugin.t.threshold'), v, raw);
+  }
+  for (const bad of ['0x10', 'Infinity', 'NaN', '1e', '--1']) expectErr(() => c.setFromString('plugin.t.threshold', bad), /expected number \(decimal/);
   c.setFromString('core.agent.max_tool_rounds', '7');
   assert.equal(c.get('core.agent.max_tool_rounds'), 7);
   c.close();
