@@ -182,7 +182,8 @@ export class Capture {
       if (ev.type === 'lull') {
         // The final pass starts now, on the audio so far with its silence drawn out to the pause's (SttPauseOptions).
         this.lullSeq = seq;
-        this.session.pause?.({ silenceMs: ev.decided_at_ms - ev.speech_end_ms, padToMs: ev.decided_at_ms - ev.speech_end_ms + Math.max(0, (this.o.endpointer.pauseMs ?? 400) - (this.o.endpointer.speculateMs ?? 0)) });
+        const silenceMs = ev.decided_at_ms - ev.speech_end_ms;
+        this.session.pause?.({ silenceMs, padToMs: silenceMs + this.ep.pauseMs - this.ep.speculateMs });
       } else {
         this.held = true;
         this.session.pause?.();

@@ -144,6 +144,16 @@ export class Endpointer {
     this.historyLen = Math.max(1, Math.round(this.o.floorWindowMs / this.o.frameMs));
   }
 
+  /** Silence after which a 'pause' comes, ms (the option, defaulted). */
+  get pauseMs(): number {
+    return this.o.pauseMs;
+  }
+
+  /** Silence after which a 'lull' comes, ms (0: none). */
+  get speculateMs(): number {
+    return this.o.speculateMs;
+  }
+
   /** Audio consumed so far, ms. */
   get positionMs(): number {
     return this.frames * this.o.frameMs;
