@@ -251,7 +251,7 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
       t.n++;
       if (dump && filler === true) {
         const d = engine.lastDetails;
-        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), scoreGap: d?.scoreGap, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
+        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), scoreGap: d?.scoreGap, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, oppositeMargin: d?.oppositeMargin, oppositeClose: d?.oppositeClose, msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
         appendFileSync(dump, JSON.stringify(line) + '\n');
       }
       if (wrongActs.length > 0) {

@@ -98,7 +98,7 @@ class Decoder {
   constructor(
     readonly proc: ChildProcess,
     binary: string,
-    ctl: FileHandle,
+    ctl: FileHandle | undefined,
   ) {
     this.ctl = ctl;
     let markReading = (): void => undefined;
@@ -152,6 +152,60 @@ class Decoder {
   kill(): void {
     killDecoderProcess(this.proc);
   }
+}
+
+/**
+ * Align each of `sentences` (word lists of the grammar's dictionary) on the
+ * audio `dir`/utt.raw, the one a DecoderPair decoded: one
+ * `pocketsphinx_batch` per sentence, all at once, each on a linear FSG of its
+ * words (fillers and silences where they fit, -fsgusefiller; pronunciation
+ * variants, -fsgusealtpron). Returns each sentence's path in order (its
+ * acoustic score `ascr` and `frames`), undefined where the aligner found
+ * none. For the opposite-word check (pocketsphinx-judge.ts OPPOSITE_WORDS).
+ * `track` sees every process (the engine kills what is left at close());
+ * a run that has not finished within `timeoutMs` is killed.
+ * @throws SttUnavailableError when the binary is missing; SttFailedError when a run fails.
+ */
+export async function alignSentences(
+  settings: DecoderSettings,
+  dir: string,
+  dict: string,
+  sentences: readonly (readonly string[])[],
+  track: (p: ChildProcess) => void,
+  timeoutMs: number,
+): Promise<Array<HypsegUtterance | undefined>> {
+  return Promise.all(
+    sentences.map(async (words, i) => {
+      const fsg = path.join(dir, `align-${i}.fsg`);
+      const ctl = path.join(dir, `align-${i}.ctl`);
+      const seg = path.join(dir, `align-${i}.seg`);
+      const n = words.length;
+      const transitions = words.map((w, k) => `TRANSITION ${k} ${k + 1} 1.0 ${w}`).join('\n');
+      await writeFile(fsg, `FSG_BEGIN align\nNUM_STATES ${n + 1}\nSTART_STATE 0\nFINAL_STATE ${n}\n${transitions}\nFSG_END\n`);
+      await writeFile(ctl, 'utt\n');
+      const proc = spawnDecoder(settings.binary, [
+        '-hmm', settings.hmm,
+        '-ctl', ctl,
+        '-cepdir', dir,
+        '-cepext', '.raw',
+        '-adcin', 'yes',
+        '-hypseg', seg,
+        ...settings.frontendArgs,
+        ...settings.decoderArgs,
+        '-dict', dict,
+        '-fsg', fsg,
+      ]);
+      track(proc);
+      const run = new Decoder(proc, settings.binary, undefined);
+      const timer = setTimeout(() => run.kill(), timeoutMs);
+      try {
+        await run.done;
+      } finally {
+        clearTimeout(timer);
+      }
+      return readSeg(seg);
+    }),
+  );
 }
 
 /**
@@ -254,6 +308,11 @@ export class DecoderPair {
         if (err instanceof SttUnavailableError) throw err;
       },
     );
+  }
+
+  /** The grammar decoder's dictionary (for alignSentences). */
+  get dict(): string {
+    return path.join(this.grammar.dir, 'command.dict');
   }
 
   /** SIGKILL both decoders. */

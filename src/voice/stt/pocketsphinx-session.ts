@@ -18,7 +18,8 @@
 import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './types.js';
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
-import type { PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { opposedVerdict, oppositeSentences, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
 import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
 import { SttAbortedError } from './errors.js';
@@ -80,6 +81,12 @@ export interface SessionPorts {
   startPair(g: Grammar): Promise<DecoderPair>;
   /** The verdict on one decode of `g`; `droppedMs` is what the audio clean-up cut, `extent` where speech is in the decoded audio. */
   judge(g: Grammar, out: PairOutput, droppedMs: number, extent: SpeechExtent): { result: SttResult; details: PocketsphinxDetails };
+  /**
+   * Align word sequences on the audio `pair` just decoded (pocketsphinx-decoder.ts
+   * alignSentences), for the opposite-word check (pocketsphinx-judge.ts
+   * OPPOSITE_WORDS); undefined: the check is off.
+   */
+  align?(pair: DecoderPair, sentences: readonly (readonly string[])[]): Promise<Array<HypsegUtterance | undefined>>;
   /** Clean the audio before decoding (audio-prep.ts). */
   prepareAudio: boolean;
   /** Kill a pair that has not finished this long after its decode started, ms. */
@@ -273,10 +280,28 @@ export class PocketsphinxSession implements SttSession {
           details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
         };
       }
-      return this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs, { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}), ...(this.endedByPerson && !atPause ? { endedByPerson: true } : {}) });
+      const judged = this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs, { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}), ...(this.endedByPerson && !atPause ? { endedByPerson: true } : {}) });
+      return await this.checkOpposites(pair, judged);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The opposite-word check (pocketsphinx-judge.ts OPPOSITE_WORDS) of a
+   * result that would act: its words and each with a lock word swapped are
+   * aligned on the same audio (still in the pair's directory), and it acts
+   * only when the heard words win by OPPOSITE_MARGIN. An alignment that
+   * fails leaves the command unsure: rejected.
+   */
+  private async checkOpposites(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+    const acts = !judged.result.rejected && (judged.result.intent !== undefined || (judged.result.intents?.length ?? 0) > 0);
+    if (!acts || !this.ports.align) return judged;
+    const sentences = oppositeSentences(judged.details.hypothesis);
+    if (sentences.length < 2) return judged;
+    const aligned = await this.ports.align(pair, sentences).catch(() => undefined);
+    if (this.aborted) throw new SttAbortedError();
+    return opposedVerdict(judged, aligned);
   }
 
   /** Kill a pair's decoders and remove its directory (once). */

@@ -54,7 +54,7 @@ import type { Vocabulary } from '../../intents/types.js';
 import type { SttEngine, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
-import { DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
+import { alignSentences, DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
 import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { parseFsg, standing, type FsgIndex, type SentenceStanding } from './fsg-walk.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
@@ -135,6 +135,12 @@ export interface PocketsphinxOptions {
     duration?: DurationLimits | false;
     /** How far inside maxScoreGap two commands in one breath must score to act; default COMPOUND_MARGIN (pocketsphinx-judge.ts). */
     compoundMargin?: number;
+    /**
+     * Check a heard lock word against its opposite ("lock"/"unlock") by
+     * aligning both sentences on the audio (pocketsphinx-judge.ts
+     * OPPOSITE_WORDS, OPPOSITE_MARGIN); default true. Applies even when `enabled` is false.
+     */
+    opposites?: boolean;
   };
   /** espeak-ng binary for generated pronunciations. */
   espeakBinary?: string;
@@ -231,6 +237,7 @@ export class PocketsphinxStt implements SttEngine {
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');
         return ok;
       },
+      ...(this.opts.rejection?.opposites === false ? {} : { align: (pair: DecoderPair, sentences: readonly (readonly string[])[]) => alignSentences(this.decoders, pair.dir, pair.dict, sentences, (p) => this.track(p), this.opts.finishTimeoutMs ?? 30_000) }),
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
       engine: this.name,

@@ -1,0 +1,87 @@
+/**
+ * The opposite-word check (issue 15 "Never the wrong action";
+ * src/voice/stt/pocketsphinx-judge.ts OPPOSITE_WORDS): which sentences are
+ * aligned, how their scores compare, and the verdict. The check on audio is
+ * test/e2e/voice-opposites.test.ts; its alignments on real pocketsphinx are
+ * tested below with an espeak-ng voice.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { OPPOSITE_MARGIN, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { alignSentences } from '../../src/voice/stt/pocketsphinx-decoder.js';
+import { DEFAULT_DECODER_ARGS, DEFAULT_FRONTEND_ARGS, PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
+import { SttUnavailableError } from '../../src/voice/stt/errors.js';
+import { fixtureVocabulary } from './home-vocab.js';
+import { speak } from '../support/espeak.js';
+import { mix, noise } from '../voice/helpers.js';
+import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
+
+test('the sentences aligned: the heard words (variants and fillers left out), then one per lock word with it swapped', () => {
+  assert.deepEqual(oppositeSentences('<sil> lock the(2) front door <sil>'), [
+    ['lock', 'the', 'front', 'door'],
+    ['unlock', 'the', 'front', 'door'],
+  ]);
+  assert.deepEqual(oppositeSentences('turn off the kitchen lights and unlock the front door'), [
+    ['turn', 'off', 'the', 'kitchen', 'lights', 'and', 'unlock', 'the', 'front', 'door'],
+    ['turn', 'off', 'the', 'kitchen', 'lights', 'and', 'lock', 'the', 'front', 'door'],
+  ]);
+  assert.equal(oppositeSentences('turn on the kitchen lights').length, 1, 'nothing to check');
+  assert.equal(oppositeSentences('is the front door locked').length, 1, '"locked" is a state asked about, not a lock word');
+  const two = oppositeSentences('lock the front door and unlock the back door');
+  assert.equal(two.length, 3, 'each lock word has its own rival');
+});
+
+test('the margin: the heard sentence ahead of its best rival, per frame of its own alignment', () => {
+  assert.equal(oppositeMargin([{ ascr: -1000, frames: 100 }, { ascr: -1100, frames: 100 }]), 1);
+  assert.equal(oppositeMargin([{ ascr: -1000, frames: 100 }, { ascr: -1100, frames: 100 }, { ascr: -990, frames: 100 }]), -0.1, 'the best rival counts');
+  assert.equal(oppositeMargin([{ ascr: -1000, frames: 100 }, undefined]), Infinity, 'a rival the aligner could not place is none');
+  assert.equal(oppositeMargin([undefined, { ascr: -1000, frames: 100 }]), -Infinity, 'the heard words not aligned: not sure');
+});
+
+function judged(): { result: SttResult; details: PocketsphinxDetails } {
+  return {
+    result: { text: 'lock the front door', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassTurnOn', slots: { name: 'Front Door', domain: 'lock' } } },
+    details: { hypothesis: 'lock the front door', grammarMismatch: false, frames: 100 },
+  };
+}
+
+test('the verdict: under OPPOSITE_MARGIN (or not measured) nothing acts; at or over it the result stands', () => {
+  const close = opposedVerdict(judged(), [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN - 0.1), frames: 100 }]);
+  assert.equal(close.result.rejected, true);
+  assert.equal(close.result.text, '');
+  assert.equal(close.result.intent, undefined);
+  assert.equal(close.details.oppositeClose, true);
+  assert.ok(close.details.oppositeMargin! < OPPOSITE_MARGIN);
+  const unmeasured = opposedVerdict(judged(), undefined);
+  assert.equal(unmeasured.result.rejected, true, 'an alignment that failed leaves it unsure');
+  const clear = opposedVerdict(judged(), [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN + 0.5), frames: 100 }]);
+  assert.equal(clear.result.rejected, false);
+  assert.equal(clear.result.intent?.intent, 'HassTurnOn');
+  assert.equal(clear.details.oppositeClose, undefined);
+  const twoCommands = opposedVerdict({ ...judged(), result: { ...judged().result, intent: undefined, intents: [judged().result.intent!, judged().result.intent!] } }, [{ ascr: -1000, frames: 100 }, { ascr: -1000, frames: 100 }]);
+  assert.equal(twoCommands.result.intents, undefined, 'two commands: neither acts');
+});
+
+test('alignments on real pocketsphinx: the said lock word scores ahead of its opposite', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-align-'));
+  const engine = new PocketsphinxStt({ workDir: path.join(dir, 'work') });
+  try {
+    await engine.setVocabulary(fixtureVocabulary());
+    const { pcm } = await speak(dir, 'unlock', 'unlock the front door', { voice: 'en-us' });
+    await writeFile(path.join(dir, 'utt.raw'), prepareUtterance(mix(pcm, noise(pcm.length / 32, -50, 7))).pcm);
+    const settings = { binary: 'pocketsphinx_batch', hmm: '/usr/share/pocketsphinx/model/en-us/en-us', frontendArgs: DEFAULT_FRONTEND_ARGS, decoderArgs: DEFAULT_DECODER_ARGS, garbageArgs: undefined, compoundArgs: undefined };
+    const dict = path.join(dir, 'work', 'g1', 'command.dict');
+    const aligned = await alignSentences(settings, dir, dict, oppositeSentences('unlock the front door'), () => undefined, 30_000);
+    assert.equal(aligned.length, 2);
+    assert.ok(aligned[0] && aligned[1], 'both aligned');
+    assert.ok(oppositeMargin(aligned) > OPPOSITE_MARGIN, `"unlock" ahead of "lock": ${oppositeMargin(aligned)}`);
+    await assert.rejects(alignSentences({ ...settings, binary: 'no-such-pocketsphinx' }, dir, dict, [['lock']], () => undefined, 30_000), SttUnavailableError);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
