@@ -398,7 +398,7 @@ async function listenOne(
       const t = o.turn ? await o.turn : undefined;
       await o.done;
       for (const x of t?.tools ?? []) actions.push(`tool ${x.name}(${JSON.stringify(x.arguments)})${x.denied ? ' denied' : x.is_error ? ' failed' : ''}`);
-      if (o.status !== 'no_speech') then.push({ transcript: o.text, status: o.status, reply: t?.reply ?? '' });
+      if (o.status !== 'no_speech') then.push({ transcript: o.text, status: o.status, reply: t?.reply ?? o.said ?? '' });
       next = o.continuation;
     }
     const audio = speaker.endCapture();
@@ -419,7 +419,7 @@ async function listenOne(
       rejected: outcome.status === 'rejected' || outcome.status === 'no_speech',
       status: outcome.status,
       actions,
-      reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : notUnderstood,
+      reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
       end_reason: timings.end_reason,

@@ -93,6 +93,8 @@ export interface UtteranceOutcome {
   turn?: Promise<TurnResult>;
   /** Resolves when the answer (or the "didn't catch that") has been spoken; timings are then complete. */
   done: Promise<UtteranceTimings>;
+  /** What the box said instead of a turn when nothing was taken (rejected, error, no_speech): its "didn't catch that" message. */
+  said?: string;
   /**
    * When this utterance was acted on at its first pause (end_reason 'early'):
    * the utterance heard after it (speech that went on, "… and lock the front
@@ -440,8 +442,9 @@ export class VoicePlugin implements Plugin {
         this.log?.warn({ err: errorMessage(r.stt_error) }, 'voice: speech recognition failed');
         this.report({ event: 'failure', message: errorMessage(r.stt_error) });
       }
-      const done = this.sayNotUnderstood(timings);
-      const out: UtteranceOutcome = { ...base, status, text: '', done };
+      const said = this.notUnderstoodMessage(r.stt?.unsure_between);
+      const done = this.sayNotUnderstood(timings, said);
+      const out: UtteranceOutcome = { ...base, status, text: '', done, said };
       if (r.stt) out.stt = r.stt;
       if (r.stt_error !== undefined) out.error = errorMessage(r.stt_error);
       return out;
@@ -485,12 +488,23 @@ export class VoicePlugin implements Plugin {
     return { ...base, status: 'injected', text: stt.text, stt, turn: settled, done: full };
   }
 
-  /** Speak the "didn't catch that" message in the configured language; resolves when spoken. */
-  private async sayNotUnderstood(timings: UtteranceTimings): Promise<UtteranceTimings> {
+  /**
+   * The "didn't catch that" message in the configured language. `unsure`
+   * (SttResult.unsure_between, English engines): the two words the recogniser
+   * could not tell apart, said instead ("Sorry, I didn't catch whether to lock
+   * or unlock. Please say it again.").
+   */
+  private notUnderstoodMessage(unsure?: [string, string]): string {
     const s = this.sdk!.settings();
-    const lang = voiceSetting<string>(s, 'language');
+    if (/^(zh|cmn)/i.test(voiceSetting<string>(s, 'language'))) return voiceSetting<string>(s, 'message_not_understood_zh');
+    if (unsure) return `Sorry, I didn't catch whether to ${unsure[0]} or ${unsure[1]}. Please say it again.`;
+    return voiceSetting<string>(s, 'message_not_understood');
+  }
+
+  /** Speak `msg` (default notUnderstoodMessage()) in the configured language; resolves when spoken. */
+  private async sayNotUnderstood(timings: UtteranceTimings, msg = this.notUnderstoodMessage()): Promise<UtteranceTimings> {
+    const lang = voiceSetting<string>(this.sdk!.settings(), 'language');
     const zh = /^(zh|cmn)/i.test(lang);
-    const msg = zh ? voiceSetting<string>(s, 'message_not_understood_zh') : voiceSetting<string>(s, 'message_not_understood');
     const first = this.waitFirstAudio(timings);
     void this.speech!.say(msg, { language: zh ? 'zh' : lang });
     await this.speech!.idle();

@@ -50,20 +50,29 @@ function judged(): { result: SttResult; details: PocketsphinxDetails } {
 }
 
 test('the verdict: under OPPOSITE_MARGIN (or not measured) nothing acts; at or over it the result stands', () => {
-  const close = opposedVerdict(judged(), [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN - 0.1), frames: 100 }]);
+  const S = oppositeSentences('lock the front door');
+  const close = opposedVerdict(judged(), S, [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN - 0.1), frames: 100 }]);
   assert.equal(close.result.rejected, true);
   assert.equal(close.result.text, '');
   assert.equal(close.result.intent, undefined);
   assert.equal(close.details.oppositeClose, true);
   assert.ok(close.details.oppositeMargin! < OPPOSITE_MARGIN);
-  const unmeasured = opposedVerdict(judged(), undefined);
+  assert.deepEqual(close.result.unsure_between, ['lock', 'unlock'], 'the words it could not tell apart');
+  const unmeasured = opposedVerdict(judged(), S, undefined);
   assert.equal(unmeasured.result.rejected, true, 'an alignment that failed leaves it unsure');
-  const clear = opposedVerdict(judged(), [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN + 0.5), frames: 100 }]);
+  const clear = opposedVerdict(judged(), S, [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN + 0.5), frames: 100 }]);
   assert.equal(clear.result.rejected, false);
   assert.equal(clear.result.intent?.intent, 'HassTurnOn');
   assert.equal(clear.details.oppositeClose, undefined);
-  const twoCommands = opposedVerdict({ ...judged(), result: { ...judged().result, intent: undefined, intents: [judged().result.intent!, judged().result.intent!] } }, [{ ascr: -1000, frames: 100 }, { ascr: -1000, frames: 100 }]);
+  assert.equal(clear.result.unsure_between, undefined);
+  const twoS = oppositeSentences('lock the front door and unlock the back door');
+  const twoCommands = opposedVerdict({ ...judged(), result: { ...judged().result, intent: undefined, intents: [judged().result.intent!, judged().result.intent!] } }, twoS, [
+    { ascr: -1000, frames: 100 },
+    { ascr: -1200, frames: 100 },
+    { ascr: -1010, frames: 100 },
+  ]);
   assert.equal(twoCommands.result.intents, undefined, 'two commands: neither acts');
+  assert.deepEqual(twoCommands.result.unsure_between, ['unlock', 'lock'], 'the closest rival names the word');
 });
 
 test('alignments on real pocketsphinx: the said lock word scores ahead of its opposite', async () => {

@@ -180,24 +180,42 @@ export function wordScoreGaps(main: HypsegUtterance, garbage: HypsegUtterance): 
 }
 
 /**
- * The opposite-word check's verdict on a judged decode: `aligned` holds the
- * alignments of oppositeSentences(details.hypothesis), in order, or is
- * undefined when they could not be made (the check could not be done, so the
- * command is not sure). A result whose margin (oppositeMargin) is under
- * `margin` (default OPPOSITE_MARGIN) is rejected, every intent dropped, with
- * details.oppositeClose; otherwise it is returned as it was, with
+ * The opposite-word check's verdict on a judged decode: `sentences` are
+ * oppositeSentences(details.hypothesis) and `aligned` their alignments, in
+ * order, or undefined when they could not be made (the check could not be
+ * done, so the command is not sure). A result whose margin (oppositeMargin)
+ * is under `margin` (default OPPOSITE_MARGIN) is rejected, every intent
+ * dropped, with details.oppositeClose and `unsure_between` [heard word, its
+ * opposite] (of the closest rival); otherwise it is returned as it was, with
  * details.oppositeMargin.
  */
 export function opposedVerdict(
   judged: { result: SttResult; details: PocketsphinxDetails },
+  sentences: readonly (readonly string[])[],
   aligned: ReadonlyArray<Pick<HypsegUtterance, 'ascr' | 'frames'> | undefined> | undefined,
   margin = OPPOSITE_MARGIN,
 ): { result: SttResult; details: PocketsphinxDetails } {
   const m = aligned ? oppositeMargin(aligned) : -Infinity;
   const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m };
   if (m >= margin) return { result: judged.result, details };
+  // The rival that came closest (the first one when none could be measured), and the word it swapped.
+  const heard = aligned?.[0];
+  let closest = 1;
+  if (aligned && heard) {
+    for (let i = 2; i < aligned.length; i++) {
+      const a = aligned[i];
+      const b = aligned[closest];
+      if (a && (!b || a.ascr > b.ascr)) closest = i;
+    }
+  }
+  const at = (sentences[0] ?? []).findIndex((w, i) => sentences[closest]?.[i] !== w);
+  const word = sentences[0]?.[at];
+  const unsure: [string, string] | undefined = word !== undefined && OPPOSITE_WORDS[word] !== undefined ? [word, OPPOSITE_WORDS[word]!] : undefined;
   const { intent: _none, intents: _neither, ...rest } = judged.result;
-  return { result: { ...rest, text: '', rejected: true, confidence: Math.min(rest.confidence, 0.5) }, details: { ...details, oppositeClose: true } };
+  return {
+    result: { ...rest, text: '', rejected: true, confidence: Math.min(rest.confidence, 0.5), ...(unsure ? { unsure_between: unsure } : {}) },
+    details: { ...details, oppositeClose: true },
+  };
 }
 
 /**

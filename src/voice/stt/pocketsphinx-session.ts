@@ -301,7 +301,7 @@ export class PocketsphinxSession implements SttSession {
     if (sentences.length < 2) return judged;
     const aligned = await this.ports.align(pair, sentences).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
-    return opposedVerdict(judged, aligned);
+    return opposedVerdict(judged, sentences, aligned);
   }
 
   /** Kill a pair's decoders and remove its directory (once). */

@@ -24,6 +24,13 @@ export interface SttResult {
    * either acts (issue 15).
    */
   intents?: IntentMatch[];
+  /**
+   * Set on a rejected result when the engine heard a command with one of two
+   * opposite words and could not tell which was said: [heard, opposite]
+   * (e.g. ['lock', 'unlock']; pocketsphinx-judge.ts OPPOSITE_WORDS). The box
+   * says which words it could not tell apart instead of a bare "didn't catch that".
+   */
+  unsure_between?: [string, string];
   /** Wall time spent after end() was called, ms. */
   finish_ms?: number;
   /**
