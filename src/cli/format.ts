@@ -245,12 +245,32 @@ export function timerChangeText(c: Record<string, unknown>): string {
   return `timer${name} ${String(c.change)}: ${duration(Number(c.seconds ?? 0))} (id ${String(c.id)})`;
 }
 
+/** How a risky action's question was settled, in words: "yes on voice", "no by the button", "no answer in time". */
+function decisionHow(p: Record<string, unknown>): string {
+  const answer = p.decision === 'confirmed' ? 'yes' : 'no';
+  switch (p.by) {
+    case 'input':
+      return `${answer} on ${String(p.channel ?? '?')}`;
+    case 'button':
+      return `${answer} by the button`;
+    case 'api':
+      return `${answer} by the API`;
+    case 'timer':
+      return 'no answer in time';
+    default:
+      return p.decision === 'superseded' ? 'another question came' : 'dropped';
+  }
+}
+
 function logLine(r: Record<string, unknown>): string {
   const at = clockTime(String(r.at));
   const p = isRecord(r.payload) ? r.payload : {};
   switch (r.event) {
     case 'plugin.home.command':
       return `${at} mqtt  ${String(p.topic)} ${String(p.payload)}`;
+    case 'plugin.home.decision':
+      // "risky unlock Front Door: confirmed (yes on voice; asked by voice)"
+      return `${at} risky ${String(p.what)}: ${String(p.decision)} (${decisionHow(p)}; asked by ${String(p.who)})`;
     case 'plugin.timers.changed':
       return `${at} ${timerChangeText(p)}`;
     case 'plugin.lists.changed':

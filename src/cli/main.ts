@@ -220,7 +220,7 @@ program
       if (p.transcript) process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript)}\n`);
     });
   });
-program.command('logs').description('follow live events: inputs, replies, MQTT commands sent, warnings and errors (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, json())));
+program.command('logs').description('follow live events: inputs, replies, MQTT commands sent, risky actions settled, warnings and errors (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, json())));
 
 const config = program.command('config').description('read and change settings (through the service, or settings.db directly when it is not running)');
 config.command('get <key>').description('the value of one setting').action((key: string) => serviceOrLocal('config.get', { key }));

@@ -107,6 +107,8 @@ export interface ConfirmationGateOptions {
   timeoutMs: () => number;
   /** Deliver the question to a channel. */
   ask: (channel: string, question: string) => Promise<void>;
+  /** Told of every settled question, after it is logged (the home plugin publishes plugin.home.decision); a throw is logged, never lost into the gate. */
+  onDecision?: (rec: DecisionRecord) => void;
 }
 
 /** See module comment. */
@@ -212,6 +214,11 @@ export class ConfirmationGate {
     this.decisions.push(rec);
     if (this.decisions.length > 100) this.decisions.shift();
     this.opts.log.info(rec, `risky action ${decision}`);
+    try {
+      this.opts.onDecision?.(rec);
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'cannot report a risky action decision');
+    }
     p.resolve(ok);
     if (p.followUp) p.result = p.followUp(ok);
     else p.result = undefined;

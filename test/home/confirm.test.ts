@@ -9,6 +9,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { parseYesNo } from '../../src/home/index.js';
+import { printResult } from '../../src/cli/format.js';
 import { startRig, waitFor, type Rig } from './harness.js';
 
 async function nothingPublished(rig: Rig): Promise<void> {
@@ -48,6 +49,12 @@ describe('confirmation of risky actions', () => {
     assert.equal(d?.channel, 'console');
     assert.equal(d?.who, 'test');
     assert.equal(d?.what, 'unlock Front Door');
+    // On the bus for `homeagent logs`, and how it prints there.
+    const ev = rig.sdk.published.filter((e) => e.type === 'plugin.home.decision').at(-1)?.payload;
+    assert.deepEqual(ev, d);
+    const lines: string[] = [];
+    printResult('log', { event: 'plugin.home.decision', at: new Date(d!.at).toISOString(), payload: ev }, false, (s) => lines.push(s));
+    assert.match(lines[0]!, /^(\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d risky unlock Front Door: confirmed \(yes on console; asked by test\)$/);
   });
 
   test('a yes on another channel is no answer: the question asked by voice stays open, and only its own channel settles it', async () => {

@@ -35,7 +35,7 @@ export interface ControlOptions {
 /**
  * What `homeagent logs` follows: inputs, the turn events (src/kernel/turn-events.ts) but the bulky or per-token
  * ones (context.projected, llm.requested, llm.delta), the kernel's own events, the MQTT commands the home
- * plugin sent (plugin.home.command), the timers started, changed or cancelled (plugin.timers.changed) and the list items added,
+ * plugin sent (plugin.home.command) and how its risky actions' questions were settled (plugin.home.decision), the timers started, changed or cancelled (plugin.timers.changed) and the list items added,
  * removed or completed (plugin.lists.changed); the `logs` command adds every warning and error logged (event `log`).
  */
 const LOG_EVENTS: EventType[] = [
@@ -45,6 +45,7 @@ const LOG_EVENTS: EventType[] = [
   'assistant_state',
   'stop',
   'plugin.home.command',
+  'plugin.home.decision',
   'plugin.timers.changed',
   'plugin.lists.changed',
 ];
