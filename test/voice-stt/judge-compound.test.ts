@@ -134,5 +134,8 @@ test('a device named with a room it is not in was not all said: neither one comm
   assert.equal(roomContradicts(m('Ceiling', 'Bedroom'), shared), false, 'a name two rooms share: either room');
   assert.equal(roomContradicts(m('Ceiling', 'Study'), shared), true);
   const roomless = { entities: [{ id: 'a', name: 'Fan', domain: 'fan' }], areas: ['Study'] };
-  assert.equal(roomContradicts(m('Fan', 'Study'), roomless), false, 'a device with no room: nothing to contradict');
+  assert.equal(roomContradicts(m('Fan', 'Study'), roomless), true, 'a device with no room is in no room said');
+  const some = { entities: [{ id: 'a', name: 'Fan', domain: 'fan' }, { id: 'b', name: 'Fan', domain: 'fan', area: 'Study' }], areas: ['Study', 'Kitchen'] };
+  assert.equal(roomContradicts(m('Fan', 'Study'), some), false, 'one of its namesakes is there');
+  assert.equal(roomContradicts(m('Fan', 'Kitchen'), some), true);
 });

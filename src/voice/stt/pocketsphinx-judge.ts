@@ -399,21 +399,24 @@ function jointInPause(path: HypsegUtterance, joint: number, extent: SpeechExtent
 
 /**
  * A spoken command that names a device (by its whole name or an alias) and
- * a room, where every device of that name has a room and none is that one:
- * the decoder made the room of other speech ("lock the front door and close
- * the garage door" heard as "lock the front door on the living room"; "…
- * and then open …" as "turn off the tv on office and open …"). Typed, the
- * resolver lets the name win; spoken, words that contradict each other were
- * not all said, so nothing acts. A name several devices share in different
- * rooms is fine with any of their rooms.
+ * a room no device of that name is in: the decoder made the room of other
+ * speech ("lock the front door and close the garage door" heard as "lock the
+ * front door on the living room"; "… and then open …" as "turn off the tv on
+ * office and open …"). Typed, the resolver lets the name win; spoken, words
+ * that contradict each other were not all said, so nothing acts. A name
+ * several devices share in different rooms is fine with any of their rooms.
+ * A device with no room is in no room said (Home Assistant's intent matching
+ * also finds no device for a name and an area it is not in): the fixture
+ * home's Front Door has none, and its "… on the living room" locked it while
+ * the garage door said after it was dropped.
  */
 export function roomContradicts(m: IntentMatch, vocab: Vocabulary): boolean {
   const { name, area } = m.slots;
   if (typeof name !== 'string' || typeof area !== 'string' || m.slots[NAME_FREE] !== undefined) return false;
   const key = name.trim().toLowerCase();
   const named = vocab.entities.filter((e) => [e.name, ...(e.aliases ?? [])].some((n) => n.trim().toLowerCase() === key));
-  if (named.length === 0 || named.some((e) => !e.area)) return false;
-  return !named.some((e) => e.area!.trim().toLowerCase() === area.trim().toLowerCase());
+  if (named.length === 0) return false;
+  return !named.some((e) => e.area !== undefined && e.area.trim().toLowerCase() === area.trim().toLowerCase());
 }
 
 /** Any word of the grammar path placed where the audio holds no speech (wordsInSilence). */
