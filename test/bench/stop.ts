@@ -126,6 +126,23 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
+/**
+ * The `Nice=` of systemd/homeagent.service (undefined when it sets none), given to this thread, which runs the
+ * service; HOMEAGENT_BENCH_NICE=0 keeps the default priority (for comparison). Returns what was applied, or why not.
+ */
+function applyServiceNice(): string {
+  const unit = readFileSync(fileURLToPath(new URL('../../systemd/homeagent.service', import.meta.url)), 'utf8');
+  const fromUnit = /^Nice=(-?\d+)\s*$/m.exec(unit)?.[1];
+  const want = process.env.HOMEAGENT_BENCH_NICE ?? fromUnit;
+  if (want === undefined) return 'none (the unit sets no Nice=)';
+  try {
+    os.setPriority(Number(want));
+    return `${want}${process.env.HOMEAGENT_BENCH_NICE !== undefined ? ' (HOMEAGENT_BENCH_NICE)' : " (the unit's Nice=)"}`;
+  } catch (err) {
+    return `0 (cannot set ${want}: ${(err as Error).message}; lowering it needs root or CAP_SYS_NICE)`;
+  }
+}
+
 export async function run(): Promise<void> {
   const runs = Number(process.env.HOMEAGENT_BENCH_RUNS ?? 200);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-bench-stop-'));
@@ -141,6 +158,10 @@ export async function run(): Promise<void> {
   const broker = await startMosquitto();
   const sim = new DeviceSimulator(broker.url);
   await sim.start();
+  // The service's priority as systemd gives it on the device (Nice= of systemd/homeagent.service), set after the
+  // LLM server and the broker started (peers at the default priority, as Ollama and Mosquitto run there): the
+  // service's event-loop thread and what it spawns from now on (players, decoders, plugins).
+  const nice = applyServiceNice();
   const app = await startApp({
     dataDir: dir,
     console: false,
@@ -312,6 +333,7 @@ export async function run(): Promise<void> {
   console.log(`stop.llm_server: ${inProcess ? 'in the service process (its close seen only when the service\'s event loop is free)' : 'own process, as Ollama'}`);
   console.log(`stop.hung_plugin: ${hung ? 1 : 0} plugins (sandboxed: ${hung?.stats.sandboxed ? 'yes' : 'no'})`);
   console.log(`stop.hung_plugin_restarts: ${Math.max(0, (hung?.stats.spawns ?? 1) - 1)} restarts`);
+  console.log(`stop.service_nice: ${nice} (the service's thread, as systemd runs it; peers at the default)`);
   if (pages > 0) {
     console.log(`stop.activity_pages: ${pages} Chromium pages on the WebUI's Activity page`);
     console.log(`stop.activity_browser_niced: 1 (Chromium runs under \`${BACKGROUND_CHROMIUM}\`: on a real deployment the pages render on phones and laptops, not on the box's cores; Playwright drives them from its own process, in the background too once they are open)`);
