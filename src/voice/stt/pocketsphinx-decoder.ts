@@ -60,6 +60,11 @@ function spawnDecoder(bin: string, args: string[]): ChildProcess {
   return spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
 }
 
+/** The arguments every `pocketsphinx_batch` run shares: the model, utterance ids from `ctl`, raw audio `dir`/<id>.raw, the best path to `seg`, the front end. */
+function batchArgs(settings: DecoderSettings, dir: string, ctl: string, seg: string): string[] {
+  return ['-hmm', settings.hmm, '-ctl', ctl, '-cepdir', dir, '-cepext', '.raw', '-adcin', 'yes', '-hypseg', seg, ...settings.frontendArgs];
+}
+
 /** SIGKILL a decoder's process group (by its id, nothing else); nothing when it has exited. */
 export function killDecoderProcess(p: ChildProcess): void {
   if (p.pid === undefined || p.exitCode !== null || p.signalCode !== null) return;
@@ -183,18 +188,7 @@ export async function alignSentences(
       const transitions = words.map((w, k) => `TRANSITION ${k} ${k + 1} 1.0 ${w}`).join('\n');
       await writeFile(fsg, `FSG_BEGIN align\nNUM_STATES ${n + 1}\nSTART_STATE 0\nFINAL_STATE ${n}\n${transitions}\nFSG_END\n`);
       await writeFile(ctl, 'utt\n');
-      const proc = spawnDecoder(settings.binary, [
-        '-hmm', settings.hmm,
-        '-ctl', ctl,
-        '-cepdir', dir,
-        '-cepext', '.raw',
-        '-adcin', 'yes',
-        '-hypseg', seg,
-        ...settings.frontendArgs,
-        ...settings.decoderArgs,
-        '-dict', dict,
-        '-fsg', fsg,
-      ]);
+      const proc = spawnDecoder(settings.binary, [...batchArgs(settings, dir, ctl, seg), ...settings.decoderArgs, '-dict', dict, '-fsg', fsg]);
       track(proc);
       const run = new Decoder(proc, settings.binary, undefined);
       const timer = setTimeout(() => run.kill(), timeoutMs);
@@ -236,15 +230,7 @@ export class DecoderPair {
     // Every pipe before the first spawn: from the first spawn to the Decoders' listeners nothing may wait (a spawn
     // error is emitted on the next tick and would be lost).
     const compoundCtl = withCompound ? await openFifo(path.join(dir, 'compound.ctl')) : undefined;
-    const common = (ctl: string, seg: string): string[] => [
-      '-hmm', settings.hmm,
-      '-ctl', ctl,
-      '-cepdir', dir,
-      '-cepext', '.raw',
-      '-adcin', 'yes',
-      '-hypseg', seg,
-      ...settings.frontendArgs,
-    ];
+    const common = (ctl: string, seg: string): string[] => batchArgs(settings, dir, ctl, seg);
     const mainProc = spawnDecoder(settings.binary, [
       ...common(path.join(dir, 'grammar.ctl'), path.join(dir, 'grammar.seg')),
       ...settings.decoderArgs,
