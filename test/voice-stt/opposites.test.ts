@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { OPPOSITE_MARGIN, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
@@ -32,7 +32,12 @@ test('the sentences aligned: the heard words (variants and fillers left out), th
   assert.equal(oppositeSentences('turn on the kitchen lights').length, 1, 'nothing to check');
   assert.equal(oppositeSentences('is the front door locked').length, 1, '"locked" is a state asked about, not a lock word');
   const two = oppositeSentences('lock the front door and unlock the back door');
-  assert.equal(two.length, 3, 'each lock word has its own rival');
+  assert.equal(two.length, 3, 'each command\'s lock word has its own rival');
+  assert.deepEqual(oppositeSentences('please unlock the front door lock'), [
+    ['please', 'unlock', 'the', 'front', 'door', 'lock'],
+    ['please', 'lock', 'the', 'front', 'door', 'lock'],
+  ], 'a lock word in a name is no verb: not swapped');
+  assert.equal(oppositeSentences('is the front door lock locked').length, 1, 'a question has no lock verb');
 });
 
 test('the margin: the heard sentence ahead of its best rival, per frame of its own alignment', () => {
@@ -60,6 +65,7 @@ test('the verdict: under OPPOSITE_MARGIN (or not measured) nothing acts; at or o
   assert.deepEqual(close.result.unsure_between, ['lock', 'unlock'], 'the words it could not tell apart');
   const unmeasured = opposedVerdict(judged(), S, undefined);
   assert.equal(unmeasured.result.rejected, true, 'an alignment that failed leaves it unsure');
+  assert.equal(unmeasured.result.unsure_between, undefined, 'but not because the words sounded alike: the plain reply');
   const clear = opposedVerdict(judged(), S, [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN + 0.5), frames: 100 }]);
   assert.equal(clear.result.rejected, false);
   assert.equal(clear.result.intent?.intent, 'HassTurnOn');
@@ -88,6 +94,11 @@ test('alignments on real pocketsphinx: the said lock word scores ahead of its op
     assert.equal(aligned.length, 2);
     assert.ok(aligned[0] && aligned[1], 'both aligned');
     assert.ok(oppositeMargin(aligned) > OPPOSITE_MARGIN, `"unlock" ahead of "lock": ${oppositeMargin(aligned)}`);
+    // 0.3 s cannot hold the sentence: no path (pocketsphinx writes a line of 0 frames), which is no rival.
+    const short = path.join(dir, 'short');
+    await mkdir(short);
+    await writeFile(path.join(short, 'utt.raw'), prepareUtterance(mix(pcm, noise(pcm.length / 32, -50, 7))).pcm.subarray(0, 9600));
+    assert.deepEqual(await alignSentences(settings, short, dict, [['unlock', 'the', 'front', 'door']], () => undefined, 30_000), [undefined]);
     await assert.rejects(alignSentences({ ...settings, binary: 'no-such-pocketsphinx' }, dir, dict, [['lock']], () => undefined, 30_000), SttUnavailableError);
   } finally {
     await engine.close();

@@ -166,7 +166,7 @@ class Decoder {
  * words (fillers and silences where they fit, -fsgusefiller; pronunciation
  * variants, -fsgusealtpron). Returns each sentence's path in order (its
  * acoustic score `ascr` and `frames`), undefined where the aligner found
- * none. For the opposite-word check (pocketsphinx-judge.ts OPPOSITE_WORDS).
+ * none (it still writes a line of 0 frames then). For the opposite-word check (pocketsphinx-judge.ts OPPOSITE_WORDS).
  * `track` sees every process (the engine kills what is left at close());
  * a run that has not finished within `timeoutMs` is killed.
  * @throws SttUnavailableError when the binary is missing; SttFailedError when a run fails.
@@ -197,7 +197,10 @@ export async function alignSentences(
       } finally {
         clearTimeout(timer);
       }
-      return readSeg(seg);
+      // No path through the sentence: pocketsphinx still writes a line (frames 0) and logs that the grammar was not matched.
+      const path_ = await readSeg(seg);
+      if (!path_ || path_.frames <= 0 || path_.words.length === 0 || /Final result does not match the grammar/.test(run.stderr)) return undefined;
+      return path_;
     }),
   );
 }

@@ -107,12 +107,18 @@ export const OPPOSITE_WORDS: Readonly<Record<string, string>> = { lock: 'unlock'
  */
 export const OPPOSITE_MARGIN = 0.4;
 
+/** Words after which a command's verb may come: a command opens with "please", the second of two with "and" or "then". */
+const BEFORE_VERB = new Set(['please', 'and', 'then']);
+
 /**
  * The sentences to align for the opposite-word check of `hypothesis` (a
  * decoder's words, pronunciation variants such as "the(2)" allowed): the
  * heard words first (fillers and silences left out: the aligner puts them
- * where they fit), then one sentence per OPPOSITE_WORDS word with that word
- * swapped. Just the heard words (length 1) when there is nothing to check.
+ * where they fit), then one sentence per OPPOSITE_WORDS word in a verb's
+ * place (first, or after "please", "and", "then") with that word swapped. A
+ * lock word in a name ("the front door lock") or a question ("is the front
+ * door lock locked") is no command's verb and is not swapped. Just the
+ * heard words (length 1) when there is nothing to check.
  */
 export function oppositeSentences(hypothesis: string): string[][] {
   const words = hypothesis
@@ -122,7 +128,8 @@ export function oppositeSentences(hypothesis: string): string[][] {
   const out = [words];
   words.forEach((w, i) => {
     const other = OPPOSITE_WORDS[w];
-    if (other !== undefined) out.push(words.map((x, j) => (j === i ? other : x)));
+    const verbPlace = i === 0 || BEFORE_VERB.has(words[i - 1]!);
+    if (other !== undefined && verbPlace) out.push(words.map((x, j) => (j === i ? other : x)));
   });
   return out;
 }
@@ -198,6 +205,11 @@ export function opposedVerdict(
   const m = aligned ? oppositeMargin(aligned) : -Infinity;
   const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m };
   if (m >= margin) return { result: judged.result, details };
+  if (!aligned) {
+    // Not measured (the aligner failed): unsure, but not because the words sounded alike; the plain "didn't catch that".
+    const { intent: _none, intents: _neither, ...rest } = judged.result;
+    return { result: { ...rest, text: '', rejected: true, confidence: Math.min(rest.confidence, 0.5) }, details: { ...details, oppositeClose: true } };
+  }
   // The rival that came closest (the first one when none could be measured), and the word it swapped.
   const heard = aligned?.[0];
   let closest = 1;

@@ -163,6 +163,9 @@ export interface PocketsphinxOptions {
 
 const earlyLog = createLogger('stt:pocketsphinx');
 
+/** Longest an opposite-word alignment may run, ms (they take about 50 ms; a hung one must not hold the answer for finishTimeoutMs). */
+const ALIGN_TIMEOUT_MS = 3000;
+
 const fsgCache = new WeakMap<Grammar, Map<string, FsgIndex | null>>();
 
 /**
@@ -237,7 +240,14 @@ export class PocketsphinxStt implements SttEngine {
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');
         return ok;
       },
-      ...(this.opts.rejection?.opposites === false ? {} : { align: (pair: DecoderPair, sentences: readonly (readonly string[])[]) => alignSentences(this.decoders, pair.dir, pair.dict, sentences, (p) => this.track(p), this.opts.finishTimeoutMs ?? 30_000) }),
+      ...(this.opts.rejection?.opposites === false ? {} : {
+            align: (pair: DecoderPair, sentences: readonly (readonly string[])[]) =>
+              alignSentences(this.decoders, pair.dir, pair.dict, sentences, (p) => this.track(p), Math.min(ALIGN_TIMEOUT_MS, this.opts.finishTimeoutMs ?? 30_000)).catch((err: unknown) => {
+                // The command is then not acted on (unsure); say why in the log, not by blaming the speech.
+                earlyLog.warn({ err: (err as Error).message, sentences: sentences.map((w) => w.join(' ')) }, 'opposite-word check failed: the lock command is not acted on');
+                throw err;
+              }),
+          }),
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
       engine: this.name,
