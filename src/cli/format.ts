@@ -255,6 +255,8 @@ function decisionHow(p: Record<string, unknown>): string {
       return `${answer} by the button`;
     case 'api':
       return `${answer} by the API`;
+    case 'stop':
+      return 'stopped';
     case 'timer':
       return 'no answer in time';
     default:

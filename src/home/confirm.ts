@@ -23,10 +23,10 @@ export interface DecisionRecord {
   decision: Decision;
   /**
    * How the answer came: 'input' (a spoken or typed yes/no on the question's
-   * channel, named in `channel`), 'button', 'api' (confirm()), 'timer' (no
+   * channel, named in `channel`), 'button', 'api' (confirm()), 'stop' (the stop button or command), 'timer' (no
    * answer in time) or 'gate' (superseded, undeliverable, the person moved on).
    */
-  by: 'input' | 'button' | 'api' | 'timer' | 'gate';
+  by: 'input' | 'button' | 'api' | 'stop' | 'timer' | 'gate';
   /** The channel the answering input came on ('voice', 'console', 'webui:…'); only when `by` is 'input'. */
   channel?: string;
   /** ms since epoch. */
@@ -201,7 +201,7 @@ export class ConfirmationGate {
     if (quiet) {
       const p = this.current;
       p.followUp = undefined;
-      this.settle(false, 'denied', 'api');
+      this.settle(false, 'denied', 'stop');
     } else this.settle(false, 'denied', 'gate');
   }
 

@@ -92,7 +92,7 @@ export interface PluginEvents {
    * src/home/confirm.ts: a risky action's question was settled (DecisionRecord: who asked, what for, the decision,
    * how the answer came and on which channel, ms since the epoch). `homeagent logs` shows it.
    */
-  'plugin.home.decision': { who: string; what: string; decision: 'confirmed' | 'denied' | 'timeout' | 'superseded'; by: 'input' | 'button' | 'api' | 'timer' | 'gate'; channel?: string; at: number };
+  'plugin.home.decision': { who: string; what: string; decision: 'confirmed' | 'denied' | 'timeout' | 'superseded'; by: 'input' | 'button' | 'api' | 'stop' | 'timer' | 'gate'; channel?: string; at: number };
   /**
    * src/home: a device's state or availability changed (a state message from MQTT, its availability topic, or the
    * broker connection): the device as `homeagent devices` lists it. The WebUI's Devices page shows it live.

@@ -80,6 +80,22 @@ describe('confirmation of risky actions', () => {
     assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'denied');
   });
 
+  test('a stop drops the open question, quietly, and the log says it was a stop', async () => {
+    await rig.sdk.runInput('unlock the front door');
+    assert.equal(rig.plugin.gate?.pending, true);
+    rig.sdk.publish('stop', { source: 'button', cancelled_inputs: 0 });
+    assert.equal(rig.plugin.gate?.pending, false);
+    const d = rig.plugin.gate?.decisions.at(-1);
+    assert.equal(d?.decision, 'denied');
+    assert.equal(d?.by, 'stop');
+    const lines: string[] = [];
+    printResult('log', { event: 'plugin.home.decision', at: new Date(d!.at).toISOString(), payload: d }, false, (s) => lines.push(s));
+    assert.match(lines[0]!, /risky unlock Front Door: denied \(stopped; asked by test\)$/);
+    const late = await rig.sdk.runInput('yes');
+    assert.equal(late.response, undefined, 'a yes after the stop answers nothing');
+    await nothingPublished(rig);
+  });
+
   test('no answer within the timeout is a no', async () => {
     await rig.sdk.runInput('open the garage door');
     assert.equal(rig.plugin.gate?.pending, true);
