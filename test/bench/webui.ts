@@ -147,7 +147,8 @@ async function dayWithPages(box: Awaited<ReturnType<typeof startWebBox>>, browse
     await page.goto(`${box.base}/${hash}`);
     pages.push(page);
   }
-  await pages[0]!.getByText('live').first().waitFor();
+  // The Activity page first draws the backlog (ACTIVITY_BACKLOG events): on a loaded machine that took over 30 s once.
+  await pages[0]!.getByText('live').first().waitFor({ timeout: 120_000 });
   const m2 = settledMemory(box);
   await turns(2 * DAY_TURNS);
   // The Activity page shows the last turn: it read the stream to the end.
