@@ -1,7 +1,7 @@
-/** Audio clean-up before decoding (src/voice/stt/audio-prep.ts): DC removal and a dropped leading burst. */
+/** Audio clean-up before decoding (src/voice/stt/audio-prep.ts): DC removal, dither, the floor fill and a dropped leading burst. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
+import { FLOOR_FILL_DB, prepareUtterance } from '../../src/voice/stt/audio-prep.js';
 
 /** s16le PCM from segments of [ms, amplitude] filled with a deterministic 440 Hz tone (0 = low noise). */
 function pcm(segments: Array<[number, number]>): Buffer {
@@ -50,4 +50,34 @@ test('DC offset is removed', () => {
 
 test('empty input gives empty output', () => {
   assert.equal(prepareUtterance(Buffer.alloc(0)).pcm.length, 0);
+});
+
+/** RMS of s16le samples [from, to), dBFS. */
+function rmsDb(b: Buffer, from = 0, to = b.length / 2): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += b.readInt16LE(i * 2) ** 2;
+  return 20 * Math.log10(Math.sqrt(sum / Math.max(1, to - from)) / 32768);
+}
+
+test('exact digital silence between words is filled up to FLOOR_FILL_DB, the same every run; the words are untouched', () => {
+  // 500 ms of zeros, 1 s of tone, 500 ms of zeros (an espeak-ng file, a gated USB microphone).
+  const input = Buffer.alloc(32000 * 2);
+  for (let i = 8000; i < 24000; i++) input.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16000)), i * 2);
+  const a = prepareUtterance(input).pcm;
+  assert.ok(Math.abs(rmsDb(a, 0, 8000) - FLOOR_FILL_DB) < 1.5, `the silence now sits at ${rmsDb(a, 0, 8000).toFixed(1)} dBFS`);
+  assert.ok(Math.abs(rmsDb(a, 8000, 24000) - rmsDb(input, 8000, 24000)) < 0.01, 'the tone keeps its level');
+  assert.ok(a.equals(prepareUtterance(input).pcm), 'deterministic');
+  assert.equal(prepareUtterance(input, { floorDb: -Infinity, dither: false }).pcm.equals(input), true, 'both off: as it came');
+});
+
+test('a room\'s own noise above FLOOR_FILL_DB gets nothing but the 1-LSB dither', () => {
+  // pcm()'s quiet segments carry +-20 LSB of noise (about -69 dBFS); four times that is about -57 dBFS.
+  const input = pcm([[300, 0], [800, 8000], [300, 0]]);
+  const louder = Buffer.alloc(input.length);
+  for (let i = 0; i < input.length / 2; i++) louder.writeInt16LE(input.readInt16LE(i * 2) * 4, i * 2);
+  assert.ok(rmsDb(louder, 0, 4800) > FLOOR_FILL_DB);
+  const out = prepareUtterance(louder).pcm;
+  let most = 0;
+  for (let i = 0; i < out.length / 2; i++) most = Math.max(most, Math.abs(out.readInt16LE(i * 2) - louder.readInt16LE(i * 2)));
+  assert.ok(most <= 2, `changed by at most the dither (and DC rounding): ${most} LSB`);
 });
