@@ -68,6 +68,12 @@ export interface IntentRequest {
    * cancel a timer, or ask for a yes.
    */
   dryRun?: boolean;
+  /**
+   * Every action of this command asks for a yes first, as a risky one does:
+   * the recogniser could not tell its verb from the opposite
+   * (IntentMatch.unsure_between).
+   */
+  askFirst?: boolean;
 }
 
 /** What a dry run returns where the real run would act. */
@@ -142,6 +148,7 @@ export class LocalIntents {
    */
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
+    if (match.unsure_between) req = { ...req, askFirst: true };
     const lang = req.lang ?? toLang(match.language);
     if (TIMER_INTENTS.has(match.intent)) {
       if (!req.dryRun) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
@@ -346,8 +353,9 @@ export class LocalIntents {
 
   /**
    * Send `action` to every target: unavailable ones are skipped and named,
-   * risky sets ask first (the question is this turn's reply; the answer turn
-   * gets the outcome), failures are reported.
+   * risky sets (every set, with req.askFirst) ask first (the question is
+   * this turn's reply; the answer turn gets the outcome), failures are
+   * reported.
    */
   private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots): Promise<string> {
     if (req.dryRun) return WOULD_ACT;
@@ -364,7 +372,7 @@ export class LocalIntents {
         else problems.push(this.failure(e, action, err, lang));
       }
     }
-    const risky = ready.filter((e) => this.d.controller.isRisky(e, action));
+    const risky = req.askFirst ? ready : ready.filter((e) => this.d.controller.isRisky(e, action));
     const execute = async (): Promise<string> => {
       if (req.signal?.aborted) return '';
       const results = await Promise.allSettled(ready.map((e) => this.d.controller.control(e.id, action, req.who)));

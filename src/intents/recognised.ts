@@ -55,7 +55,8 @@ function wellFormedMatch(m: unknown): IntentMatch | undefined {
     if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) slots[k] = v;
     else if (v !== undefined) return undefined;
   }
-  return { intent: m.intent, slots, text: m.text, language: m.language };
+  const unsure = Array.isArray(m.unsure_between) && m.unsure_between.length === 2 && m.unsure_between.every((w) => typeof w === 'string') ? { unsure_between: [m.unsure_between[0], m.unsure_between[1]] as [string, string] } : {};
+  return { intent: m.intent, slots, text: m.text, language: m.language, ...unsure };
 }
 
 /**

@@ -64,4 +64,13 @@ export interface IntentMatch {
   text: string;
   /** 'en' | 'zh'. */
   language: string;
+  /**
+   * Set by a speech engine on a command whose verb it heard but cannot tell
+   * from its opposite in this place: [heard, opposite] (['lock', 'unlock']
+   * after "and" or "then", whose N can hide the "un"; pocketsphinx-judge.ts
+   * HIDDEN_OPPOSITES). The command asks for a yes before it acts, as a risky
+   * one does (src/home/local-intents.ts), so saying no to "lock the Front
+   * Door?" undoes the mishearing and nothing was done wrong.
+   */
+  unsure_between?: [string, string];
 }

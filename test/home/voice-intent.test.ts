@@ -108,6 +108,30 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     assert.deepEqual(sent().slice(mid), [], 'one half cannot be placed: neither acts');
   });
 
+  test('a command the recogniser could not tell from its opposite (unsure_between) asks for a yes before it acts, alone or as the second of two', async () => {
+    const vocab = rig.plugin.registry!.vocabulary();
+    const tv = matchIntent('turn on the tv', vocab, 'en')!;
+    const lock = { ...matchIntent('lock the front door', vocab, 'en')!, unsure_between: ['lock', 'unlock'] as [string, string] };
+    const before = sent().length;
+    const r = await rig.sdk.runInput('turn on the tv then lock the front door', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intents: [tv, lock] }) });
+    assert.deepEqual(sent().slice(before), [{ topic: 'home/tv/set', payload: 'ON' }], 'the sure half acts, the unsure one waits');
+    assert.match(r.response ?? '', /^Turned on the TV\. Do you really want to lock the Front Door\? Please say yes or no\.$/);
+    await rig.sdk.runInput('yes', { channel: 'speaker' });
+    assert.deepEqual(sent().slice(before + 1).map((c) => [c.topic, c.payload]), [['home/front_door/set', 'LOCK']], 'a yes locks it');
+    // Alone, and answered no: nothing is sent.
+    const mid = sent().length;
+    const one = await rig.sdk.runInput('lock the front door', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: lock }) });
+    assert.match(one.response ?? '', /lock the Front Door\? Please say yes or no/);
+    const no = await rig.sdk.runInput('no', { channel: 'speaker' });
+    assert.match(no.response ?? '', /did not lock the Front Door/);
+    assert.deepEqual(sent().slice(mid), []);
+    // A malformed flag is dropped with nothing else lost: the command acts as heard.
+    const bad = { ...matchIntent('turn off the tv', vocab, 'en')!, unsure_between: ['off'] as unknown as [string, string] };
+    const last = sent().length;
+    await rig.sdk.runInput('turn off the tv', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: bad }) });
+    assert.deepEqual(sent().slice(last), [{ topic: 'home/tv/set', payload: 'OFF' }]);
+  });
+
   test('a carried intent that is not a well-formed match is ignored and the text matched', async () => {
     const before = sent().length;
     const r = await rig.sdk.runInput('turn on the tv', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: { intent: 'NotAnIntent', slots: {}, text: 'x', language: 'en' } }) });

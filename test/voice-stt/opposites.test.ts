@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { OPPOSITE_MARGIN, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { OPPOSITE_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
 import { alignSentences } from '../../src/voice/stt/pocketsphinx-decoder.js';
 import { DEFAULT_DECODER_ARGS, DEFAULT_FRONTEND_ARGS, PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
@@ -79,6 +79,30 @@ test('the verdict: under OPPOSITE_MARGIN (or not measured) nothing acts; at or o
   ]);
   assert.equal(twoCommands.result.intents, undefined, 'two commands: neither acts');
   assert.deepEqual(twoCommands.result.unsure_between, ['unlock', 'lock'], 'the closest rival names the word');
+});
+
+test('"lock" right after "and" or "then" (whose N can hide the "un" of "unlock") is kept but asks first; elsewhere it acts as heard', () => {
+  assert.deepEqual(hiddenOpposites('turn off the kitchen lights then lock the front door'), [['lock', 'unlock']]);
+  assert.deepEqual(hiddenOpposites('<sil> and lock(2) the front door'), [['lock', 'unlock']], 'the next utterance after an early commit');
+  assert.deepEqual(hiddenOpposites('lock the front door and turn on the kitchen lights'), [], 'a lock word first has no joint to hide in');
+  assert.deepEqual(hiddenOpposites('turn on the tv and unlock the front door'), [], '"unlock" asks anyway (risky), and nothing hides a syllable it lacks');
+  const tv = { intent: 'HassTurnOn', slots: { name: 'TV' }, text: 'turn on the tv', language: 'en' };
+  const lock = { intent: 'HassTurnOn', slots: { name: 'Front Door', domain: 'lock' }, text: 'lock the front door', language: 'en' };
+  const two: SttResult = { text: 'turn on the tv then lock the front door', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intents: [tv, lock] };
+  const marked = markHiddenOpposites(two, hiddenOpposites(two.text));
+  assert.deepEqual(marked.intents?.map((m) => m.unsure_between), [undefined, ['lock', 'unlock']], 'only the command that opens with the word');
+  const one: SttResult = { text: 'lock the front door', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: lock };
+  assert.equal(markHiddenOpposites(one, hiddenOpposites('lock the front door')), one, 'nothing hidden: the same result');
+  // Through the verdict: a pair that passes the margin still marks its hidden verb.
+  const base = judged();
+  const heard = 'turn on the tv then lock the front door';
+  const S = oppositeSentences(heard);
+  const v = opposedVerdict({ result: { ...base.result, text: heard, intent: undefined, intents: [tv, lock] }, details: { ...base.details, hypothesis: heard } }, S, [
+    { ascr: -1000, frames: 100 },
+    { ascr: -1000 - 100 * (OPPOSITE_MARGIN + 2), frames: 100 },
+  ]);
+  assert.equal(v.result.rejected, false);
+  assert.deepEqual(v.result.intents?.[1]?.unsure_between, ['lock', 'unlock']);
 });
 
 test('alignments on real pocketsphinx: the said lock word scores ahead of its opposite', async () => {

@@ -77,6 +77,8 @@ export interface PocketsphinxDetails {
   oppositeMargin?: number;
   /** oppositeMargin was under OPPOSITE_MARGIN (or could not be measured): rejected, neither meaning acts. */
   oppositeClose?: boolean;
+  /** The opposite-word check's alignments (heard words first), for diagnostics (HOMEAGENT_SYNTH_DUMP). */
+  oppositeAligned?: Array<Pick<HypsegUtterance, 'ascr' | 'frames' | 'words'> | null>;
 }
 
 /**
@@ -106,6 +108,58 @@ export const OPPOSITE_WORDS: Readonly<Record<string, string>> = { lock: 'unlock'
  * 0.36, the right single ones by 0.53 and more.
  */
 export const OPPOSITE_MARGIN = 0.4;
+
+/**
+ * Verbs whose opposite is the same word behind a syllable that ends in N
+ * (heard -> opposite): after "and" or "then", which end in N themselves, the
+ * aligner cannot tell the two apart. Measured on the tune voices (en-us,
+ * en-us+f3, en-gb-scotland, en-029; 7 rates, 2 lead-ins, with and without
+ * room noise; the fixture home's grammar): "turn off the kitchen lights then
+ * unlock the front door" heard as "... then lock ..." led its opposite by 0.6
+ * to 2.7 per frame, right "then/and unlock" by -0.4 to 2.2, and the
+ * words' durations did not separate them either. Such a verb is not
+ * refused but asks for a yes first (IntentMatch.unsure_between).
+ */
+export const HIDDEN_OPPOSITES: Readonly<Record<string, string>> = { lock: 'unlock' };
+
+/** Joint words that end in N, before which a HIDDEN_OPPOSITES verb's opposite may hide. */
+const NASAL_JOINTS = new Set(['and', 'then']);
+
+/**
+ * The words of `hypothesis` (pronunciation variants and fillers dropped)
+ * that are a HIDDEN_OPPOSITES verb right after "and" or "then": [heard,
+ * opposite] for each, in order.
+ */
+export function hiddenOpposites(hypothesis: string): Array<[string, string]> {
+  const words = hypothesis
+    .split(' ')
+    .filter((w) => w && !isFiller(w))
+    .map((w) => w.replace(/\(\d+\)$/, ''));
+  const out: Array<[string, string]> = [];
+  words.forEach((w, i) => {
+    const other = HIDDEN_OPPOSITES[w];
+    if (other !== undefined && i > 0 && NASAL_JOINTS.has(words[i - 1]!)) out.push([w, other]);
+  });
+  return out;
+}
+
+/**
+ * `result` with every intent whose command opens with a verb of `hidden`
+ * (hiddenOpposites) marked unsure_between, so it asks before it acts.
+ */
+export function markHiddenOpposites(result: SttResult, hidden: ReadonlyArray<[string, string]>): SttResult {
+  if (hidden.length === 0) return result;
+  const mark = (m: IntentMatch): IntentMatch => {
+    const verb = m.text.split(' ').find((w) => w && w !== 'please');
+    const pair = hidden.find(([heard]) => heard === verb);
+    return pair ? { ...m, unsure_between: [pair[0], pair[1]] } : m;
+  };
+  return {
+    ...result,
+    ...(result.intent ? { intent: mark(result.intent) } : {}),
+    ...(result.intents ? { intents: result.intents.map(mark) } : {}),
+  };
+}
 
 /** Words after which a command's verb may come: a command opens with "please", the second of two with "and" or "then". */
 const BEFORE_VERB = new Set(['please', 'and', 'then']);
@@ -203,8 +257,8 @@ export function opposedVerdict(
   margin = OPPOSITE_MARGIN,
 ): { result: SttResult; details: PocketsphinxDetails } {
   const m = aligned ? oppositeMargin(aligned) : -Infinity;
-  const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m };
-  if (m >= margin) return { result: judged.result, details };
+  const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m, ...(aligned ? { oppositeAligned: aligned.map((a) => (a && 'words' in a ? (a as HypsegUtterance) : null)) } : {}) };
+  if (m >= margin) return { result: markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis)), details };
   if (!aligned) {
     // Not measured (the aligner failed): unsure, but not because the words sounded alike; the plain "didn't catch that".
     const { intent: _none, intents: _neither, ...rest } = judged.result;
