@@ -124,6 +124,17 @@ test('alignments on real pocketsphinx: the said lock word scores ahead of its op
     await writeFile(path.join(short, 'utt.raw'), prepareUtterance(mix(pcm, noise(pcm.length / 32, -50, 7))).pcm.subarray(0, 9600));
     assert.deepEqual(await alignSentences(settings, short, dict, [['unlock', 'the', 'front', 'door']], () => undefined, 30_000), [undefined]);
     await assert.rejects(alignSentences({ ...settings, binary: 'no-such-pocketsphinx' }, dir, dict, [['lock']], () => undefined, 30_000), SttUnavailableError);
+    // An aborted session's alignments are killed, not left to run out: every process started ends at once.
+    const stopper = new AbortController();
+    const started: import('node:child_process').ChildProcess[] = [];
+    const run = alignSentences(settings, dir, dict, oppositeSentences('unlock the front door'), (p) => {
+      // Abort once both runs are under way.
+      if (started.push(p) === 2) stopper.abort();
+    }, 30_000, stopper.signal);
+    await assert.rejects(run);
+    assert.equal(started.length, 2);
+    const ends = await Promise.all(started.map((p) => (p.exitCode !== null || p.signalCode !== null ? p.signalCode : new Promise((r) => p.once('exit', (_c, sig) => r(sig))))));
+    assert.ok(ends.every((sig) => sig !== null), `killed, not left to finish: ${JSON.stringify(ends)}`);
   } finally {
     await engine.close();
     await rm(dir, { recursive: true, force: true });

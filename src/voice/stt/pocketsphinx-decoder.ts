@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseHypsegLine, type HypsegUtterance } from './pocketsphinx-log.js';
-import { SttFailedError, SttUnavailableError } from './errors.js';
+import { SttAbortedError, SttFailedError, SttUnavailableError } from './errors.js';
 import type { Grammar } from './pocketsphinx-grammar.js';
 
 const execFileP = promisify(execFile);
@@ -168,8 +168,10 @@ class Decoder {
  * acoustic score `ascr` and `frames`), undefined where the aligner found
  * none (it still writes a line of 0 frames then). For the opposite-word check (pocketsphinx-judge.ts OPPOSITE_WORDS).
  * `track` sees every process (the engine kills what is left at close());
- * a run that has not finished within `timeoutMs` is killed.
- * @throws SttUnavailableError when the binary is missing; SttFailedError when a run fails.
+ * a run that has not finished within `timeoutMs`, or when `signal` aborts
+ * (the session was aborted), is killed; once `signal` has aborted, no run
+ * starts (SttAbortedError).
+ * @throws SttUnavailableError when the binary is missing; SttFailedError when a run fails (or was killed).
  */
 export async function alignSentences(
   settings: DecoderSettings,
@@ -178,6 +180,7 @@ export async function alignSentences(
   sentences: readonly (readonly string[])[],
   track: (p: ChildProcess) => void,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<Array<HypsegUtterance | undefined>> {
   return Promise.all(
     sentences.map(async (words, i) => {
@@ -188,14 +191,20 @@ export async function alignSentences(
       const transitions = words.map((w, k) => `TRANSITION ${k} ${k + 1} 1.0 ${w}`).join('\n');
       await writeFile(fsg, `FSG_BEGIN align\nNUM_STATES ${n + 1}\nSTART_STATE 0\nFINAL_STATE ${n}\n${transitions}\nFSG_END\n`);
       await writeFile(ctl, 'utt\n');
+      // Aborted while the files were written: start nothing.
+      if (signal?.aborted) throw new SttAbortedError();
       const proc = spawnDecoder(settings.binary, [...batchArgs(settings, dir, ctl, seg), ...settings.decoderArgs, '-dict', dict, '-fsg', fsg]);
       track(proc);
       const run = new Decoder(proc, settings.binary, undefined);
       const timer = setTimeout(() => run.kill(), timeoutMs);
+      const stop = (): void => run.kill();
+      if (signal?.aborted) stop();
+      else signal?.addEventListener('abort', stop, { once: true });
       try {
         await run.done;
       } finally {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', stop);
       }
       // No path through the sentence: pocketsphinx still writes a line (frames 0) and logs that the grammar was not matched.
       const path_ = await readSeg(seg);

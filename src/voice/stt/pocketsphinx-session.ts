@@ -86,7 +86,7 @@ export interface SessionPorts {
    * alignSentences), for the opposite-word check (pocketsphinx-judge.ts
    * OPPOSITE_WORDS); undefined: the check is off.
    */
-  align?(pair: DecoderPair, sentences: readonly (readonly string[])[]): Promise<Array<HypsegUtterance | undefined>>;
+  align?(pair: DecoderPair, sentences: readonly (readonly string[])[], signal: AbortSignal): Promise<Array<HypsegUtterance | undefined>>;
   /** Clean the audio before decoding (audio-prep.ts). */
   prepareAudio: boolean;
   /** Kill a pair that has not finished this long after its decode started, ms. */
@@ -112,6 +112,8 @@ export class PocketsphinxSession implements SttSession {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private aborted = false;
+  /** Aborted with the session: kills its opposite-word alignments. */
+  private readonly stopper = new AbortController();
   private ended = false;
   /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe); undefined once taken. */
   private idle: Promise<DecoderPair | undefined> | undefined;
@@ -188,6 +190,7 @@ export class PocketsphinxSession implements SttSession {
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
+    this.stopper.abort();
     this.chunks.length = 0;
     void this.releaseAll().then(() => this.done());
   }
@@ -299,7 +302,7 @@ export class PocketsphinxSession implements SttSession {
     if (!acts || !this.ports.align) return judged;
     const sentences = oppositeSentences(judged.details.hypothesis);
     if (sentences.length < 2) return judged;
-    const aligned = await this.ports.align(pair, sentences).catch(() => undefined);
+    const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
     return opposedVerdict(judged, sentences, aligned);
   }

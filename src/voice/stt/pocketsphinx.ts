@@ -241,8 +241,8 @@ export class PocketsphinxStt implements SttEngine {
         return ok;
       },
       ...(this.opts.rejection?.opposites === false ? {} : {
-            align: (pair: DecoderPair, sentences: readonly (readonly string[])[]) =>
-              alignSentences(this.decoders, pair.dir, pair.dict, sentences, (p) => this.track(p), Math.min(ALIGN_TIMEOUT_MS, this.opts.finishTimeoutMs ?? 30_000)).catch((err: unknown) => {
+            align: (pair: DecoderPair, sentences: readonly (readonly string[])[], signal: AbortSignal) =>
+              alignSentences(this.decoders, pair.dir, pair.dict, sentences, (p) => this.track(p), Math.min(ALIGN_TIMEOUT_MS, this.opts.finishTimeoutMs ?? 30_000), signal).catch((err: unknown) => {
                 // The command is then not acted on (unsure); say why in the log, not by blaming the speech.
                 earlyLog.warn({ err: (err as Error).message, sentences: sentences.map((w) => w.join(' ')) }, 'opposite-word check failed: the lock command is not acted on');
                 throw err;
