@@ -1,16 +1,19 @@
 /**
  * A lock word heard for its opposite (issue 15 "Never the wrong action";
- * src/voice/stt/pocketsphinx-judge.ts OPPOSITE_WORDS), through the running
- * service as `homeagent listen` feeds it: espeak-ng (Debian) speaks in the
- * voices of the confusion bench (test/bench/voice-synth.ts) at the bench's
- * own rate and room noise for each sentence (utteranceSeed), and the
+ * src/voice/stt/pocketsphinx-judge.ts OPPOSITE_WORDS, HIDDEN_OPPOSITES),
+ * through the running service as `homeagent listen` feeds it: espeak-ng
+ * (Debian) speaks in voices of the confusion bench (test/bench/voice-synth.ts),
+ * at a given rate and lead-in, with or without the bench's room noise, and the
  * service's pocketsphinx decodes it with the grammar of the fixture home.
- * en-029 says "unlock the front door" so that the grammar's decoder hears
- * "lock the front door" at a sure score gap (12.0): the two sentences aligned
- * on the audio score within OPPOSITE_MARGIN of each other, so nothing is
- * locked and the box says it could not tell lock from unlock. The same voice's "lock the
- * front door" and en-us's "unlock the front door" (which asks first: a lock
- * is risky) still act.
+ * en-029's "unlock the front door" is heard as "lock the front door" at a sure
+ * score gap: the two sentences aligned on the audio score within
+ * OPPOSITE_MARGIN of each other, so nothing is locked and the box says it
+ * could not tell lock from unlock. The same voice's "lock the front door" and
+ * en-us's "unlock the front door" (which asks first: a lock is risky) still
+ * act. en-us's clean "turn off the kitchen lights then unlock the front door"
+ * is heard as "... then lock ...", the "un" hidden in the N of "then", and
+ * the lock asks first; a tester's clean file that locked the demo home's door
+ * locks nothing.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,18 +24,20 @@ import { encodeWav } from '../../hal/common/wav.js';
 import { mix, noise } from '../voice/helpers.js';
 import { startE2E, type E2E } from '../support/e2e-home.js';
 import { speak } from '../support/espeak.js';
-import { utteranceSeed } from '../bench/voice-synth.js';
+import { ROOM_NOISE_DB } from '../bench/voice-synth.js';
 
 let box: E2E;
 let dir = '';
 
-/** `sentence` in `voice` as the confusion bench makes it (rate and noise from utteranceSeed): a WAV file. */
-async function asTheBenchSaysIt(sentence: string, voice: string): Promise<string> {
-  const seed = utteranceSeed(voice, sentence);
-  const name = `${voice}-${sentence.replace(/\W+/g, '_')}`;
-  const { pcm } = await speak(dir, name, sentence, { voice, rate: 145 + (seed % 4) * 15 });
-  const file = path.join(dir, `${name}-room.wav`);
-  await writeFile(file, encodeWav(mix(pcm, noise(pcm.length / 32, -50, seed)), { sampleRate: 16000, channels: 1 }));
+/**
+ * `sentence` spoken by espeak-ng `voice` at `rate` words a minute after `leadIn` s of silence, with the confusion
+ * bench's room noise (ROOM_NOISE_DB, a fixed seed) under it unless `clean`: a WAV file.
+ */
+async function spoken(sentence: string, voice: string, rate: number, leadIn: number, clean = false): Promise<string> {
+  const name = `${voice}-${rate}-${leadIn}-${clean ? 'clean' : 'room'}-${sentence.replace(/\W+/g, '_')}`;
+  const { pcm } = await speak(dir, name, sentence, { voice, rate, padBefore: leadIn });
+  const file = path.join(dir, `${name}-heard.wav`);
+  await writeFile(file, encodeWav(clean ? pcm : mix(pcm, noise(pcm.length / 32, ROOM_NOISE_DB, 5)), { sampleRate: 16000, channels: 1 }));
   return file;
 }
 
@@ -46,7 +51,7 @@ after(async () => {
 });
 
 test('"unlock" heard as "lock" (the two sentences score alike on the audio): nothing is locked, and the box says which words it could not tell apart', async () => {
-  const o = await box.listen(await asTheBenchSaysIt('unlock the front door', 'en-029'), false, 800);
+  const o = await box.listen(await spoken('unlock the front door', 'en-029', 190, 0.5), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
   assert.deepEqual(o.commands, [], `no command: ${seen}`);
   assert.equal(o.report.rejected, true, seen);
@@ -54,12 +59,29 @@ test('"unlock" heard as "lock" (the two sentences score alike on the audio): not
 });
 
 test('a lock word the audio clearly holds still acts: "lock" locks, "unlock" asks first', async () => {
-  const lock = await box.listen(await asTheBenchSaysIt('lock the front door', 'en-029'), false, 800);
+  const lock = await box.listen(await spoken('lock the front door', 'en-029', 175, 0.5), false, 800);
   const seenLock = `heard ${JSON.stringify(lock.report.transcript)}, replied ${JSON.stringify(lock.report.reply)}`;
   assert.deepEqual(lock.commands.map((c) => [c.topic, c.payload]), [['home/front_door/set', 'LOCK']], seenLock);
-  const unlock = await box.listen(await asTheBenchSaysIt('unlock the front door', 'en-us'), false, 800);
+  const unlock = await box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
   const seenUnlock = `heard ${JSON.stringify(unlock.report.transcript)}, replied ${JSON.stringify(unlock.report.reply)}`;
   assert.equal(unlock.report.transcript, 'unlock the front door', seenUnlock);
   assert.deepEqual(unlock.commands, [], `an unlock waits for a yes: ${seenUnlock}`);
   assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, seenUnlock);
+});
+
+test('"then unlock" heard as "then lock" (the "un" hidden in the N of "then"): the lights go off, the lock asks first', async () => {
+  const o = await box.listen(await spoken('turn off the kitchen lights then unlock the front door', 'en-us', 160, 0.05, true), false, 800);
+  const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+  assert.equal(o.report.transcript, 'turn off the kitchen lights then lock the front door', `the mishearing this test is about: ${seen}`);
+  assert.ok(!o.commands.some((c) => c.topic === 'home/front_door/set'), `nothing sent to the lock: ${seen}`);
+  assert.ok(o.commands.length > 0 && o.commands.every((c) => /"state":"OFF"|^OFF$/.test(c.payload)), `the kitchen lights were turned off: ${seen}`);
+  assert.match(o.report.reply ?? '', /Do you really want to lock the Front Door\? Please say yes or no\.$/, seen);
+});
+
+test('a tester\'s clean file (en-us at 190 words a minute, speech from the first sample) locks nothing', async () => {
+  const { wav } = await speak(dir, 'tester-unlock', 'unlock the front door', { voice: 'en-us', rate: 190, padBefore: 0, padAfter: 0 });
+  const o = await box.listen(wav, false, 0);
+  const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+  assert.deepEqual(o.commands, [], seen);
+  assert.ok(o.report.transcript !== 'lock the front door' || o.report.rejected, seen);
 });
