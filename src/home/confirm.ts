@@ -10,6 +10,7 @@ import type { Logger } from '../kernel/log-types.js';
 import type { Clock, TimerHandle } from '../kernel/clock.js';
 import type { Entity } from './entities.js';
 import type { ActionName } from './commands.js';
+import { NO_PHRASES_EN, YES_PHRASES_EN } from '../intents/answers.js';
 
 /** How a question was settled. */
 export type Decision = 'confirmed' | 'denied' | 'timeout' | 'superseded';
@@ -61,8 +62,10 @@ interface Pending extends ConfirmRequest {
   result?: Promise<string | undefined>;
 }
 
-const YES_EN = /^(yes|yeah|yep|yup|sure|ok|okay|confirm|confirmed|do it|go ahead|please do|yes please|affirmative|correct|of course)$/;
-const NO_EN = /^(no|nope|nah|don'?t|do not|cancel|stop|never ?mind|no thanks|negative|abort|not now)$/;
+/** A whole answer that is one of `phrases` (src/intents/answers.ts, which the answer grammar is made of). */
+const phraseRe = (phrases: readonly string[]): RegExp => new RegExp(`^(${phrases.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+const YES_EN = phraseRe(YES_PHRASES_EN);
+const NO_EN = phraseRe(NO_PHRASES_EN);
 const YES_ZH = /^(是|是的|对|对的|好|好的|确认|确定|可以|行|嗯|要|开吧|没问题)$/;
 const NO_ZH = /^(不|不要|不是|不用|取消|别|算了|否|不行|不可以)$/;
 

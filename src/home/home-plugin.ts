@@ -320,6 +320,8 @@ export class HomePlugin implements Plugin {
         try {
           const reply = await intents.handleAll(parts, { who: input.user ?? input.source, channel: input.channel, lang, signal: ctx.signal });
           if (reply !== undefined) ctx.response = reply;
+          // A part asked for a yes: the reply is a confirmation question (the voice box listens for the answer).
+          if (reply !== undefined && gate.pendingOn(input.channel)) ctx.response_meta = { ...ctx.response_meta, confirmation: true };
         } catch (err) {
           if (err instanceof HomeAgentError) ctx.response = err.message;
           else sdk.log.error({ err, parts: parts.map((p) => p.match.intent) }, 'local intents failed; leaving the input to the LLM');
@@ -333,6 +335,9 @@ export class HomePlugin implements Plugin {
         if (reply !== undefined) ctx.response = reply;
         // "Which timer do you mean?": the voice box listens for the answer without the wake word.
         if (reply !== undefined && intents.asking) ctx.response_meta = { expects_reply: true };
+        // A risky command asked for a yes: the reply is a confirmation question, answered yes or no (the voice box
+        // listens for it with its answer grammar, src/intents/answers.ts).
+        if (reply !== undefined && gate.pendingOn(input.channel)) ctx.response_meta = { ...ctx.response_meta, confirmation: true };
       } catch (err) {
         // Typed errors carry a message a person can act on (e.g. a timer longer than 7 days); anything else goes to the LLM.
         if (err instanceof HomeAgentError) ctx.response = err.message;

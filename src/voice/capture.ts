@@ -43,6 +43,8 @@ export interface CaptureOptions {
   earlyCommit?: boolean;
   /** The utterance right after one acted on at its pause: decoded with the continuation grammar (SttStartOptions.continuation). */
   continuation?: boolean;
+  /** A yes/no question waits for this utterance: decoded with the answer grammar (SttStartOptions.answer). */
+  answer?: boolean;
   now: () => number;
 }
 
@@ -85,7 +87,7 @@ export class Capture {
       };
     });
     this.ep = new Endpointer(o.endpointer);
-    this.session = startSession(o.stt, { ...(o.language ? { language: o.language } : {}), ...(o.continuation ? { continuation: true } : {}) });
+    this.session = startSession(o.stt, { ...(o.language ? { language: o.language } : {}), ...(o.continuation ? { continuation: true } : {}), ...(o.answer ? { answer: true } : {}) });
     this.streaming = o.pushToTalk === true;
   }
 

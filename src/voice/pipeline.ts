@@ -131,6 +131,15 @@ export class VoicePlugin implements Plugin {
   private bargedIn = false;
   /** The reply being delivered asks a yes/no confirmation: the follow-up listens for the answer. */
   private expectAnswer = false;
+  /**
+   * A yes/no confirmation was asked and not yet answered by voice: every
+   * utterance until then (the follow-up, a fed file, one after the wake
+   * word) is decoded with the answer grammar (SttStartOptions.answer).
+   * Cleared by an answer heard, a later reply that asks nothing, the
+   * question settled anywhere (plugin.home.decision: answered, timed out,
+   * dropped), and stop.
+   */
+  private answerOpen = false;
   /** The follow-up listening due after the reply now playing; cleared by stop, barge-in and mute. */
   private followupDue: { answer: boolean } | undefined;
   /** The microphone is switched off (plugin.voice.mute). */
@@ -200,6 +209,10 @@ export class VoicePlugin implements Plugin {
       }),
       sdk.subscribe('plugin.voice.mute', (p) => void this.setMuted(typeof p.muted === 'boolean' ? p.muted : !this.muted)),
       sdk.subscribe('plugin.voice.listen', (p) => this.onListenRequest(p.action, p.source)),
+      // A risky action's question settled (answered anywhere, timed out, dropped): commands are heard again.
+      sdk.subscribe('plugin.home.decision', () => {
+        this.answerOpen = false;
+      }),
     );
     const wake = this.deps.wake === null ? undefined : (this.deps.wake ?? createWakeDetector(settings));
     this.input = new AudioInput({
@@ -382,6 +395,7 @@ export class VoicePlugin implements Plugin {
       pushToTalk: trigger === 'ptt',
       earlyCommit: voiceSetting<boolean>(s, 'early_commit'),
       continuation: trigger === 'continuation',
+      answer: trigger !== 'continuation' && (overrides.answer === true || this.answerOpen),
       now: this.now,
       endpointer: {
         silenceMs: voiceSetting<number>(s, 'silence_ms'),
@@ -453,6 +467,7 @@ export class VoicePlugin implements Plugin {
     const stt = r.stt;
     const sdk = this.sdk!;
     ended('turn');
+    this.answerOpen = false;
     const done = this.waitFirstAudio(timings);
     const meta = {
       utterance_id,
@@ -552,7 +567,13 @@ export class VoicePlugin implements Plugin {
     }
     // the model flags a question (expects_reply); a confirmation (home plugin, meta.confirmation) waits for yes/no
     if (msg.meta.expects_reply === true || msg.meta.confirmation === true) this.expectReply = true;
-    if (msg.meta.confirmation === true) this.expectAnswer = true;
+    if (msg.meta.confirmation === true) {
+      this.expectAnswer = true;
+      this.answerOpen = true;
+    } else if (msg.kind !== 'sentence') {
+      // A reply that asks nothing: the question was settled (answered, timed out or dropped).
+      this.answerOpen = false;
+    }
     const lang = voiceSetting<string>(this.sdk!.settings(), 'language');
     if (msg.kind === 'sentence') {
       this.replyInput = id;
@@ -620,6 +641,7 @@ export class VoicePlugin implements Plugin {
     this.endReply();
     this.expectReply = false;
     this.expectAnswer = false;
+    this.answerOpen = false;
     this.followupDue = undefined;
     this.capture?.abort();
     await this.speech?.cut();

@@ -67,6 +67,12 @@ test('a lock word the audio clearly holds still acts: "lock" locks, "unlock" ask
   assert.equal(unlock.report.transcript, 'unlock the front door', seenUnlock);
   assert.deepEqual(unlock.commands, [], `an unlock waits for a yes: ${seenUnlock}`);
   assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, seenUnlock);
+  // A spoken "no" (the answer grammar, src/intents/answers.ts) drops it.
+  const no = await box.listen(await spoken('no', 'en-us', 160, 0.5), false, 800);
+  const seenNo = `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}, sent ${JSON.stringify(no.commands)}`;
+  assert.equal(no.report.transcript, 'no', seenNo);
+  assert.deepEqual(no.commands, [], seenNo);
+  assert.match(no.report.reply ?? '', /did not unlock the Front Door/, seenNo);
 });
 
 test('"then unlock" heard as "then lock" (the "un" hidden in the N of "then"): the lights go off, the lock asks first', async () => {
@@ -76,6 +82,10 @@ test('"then unlock" heard as "then lock" (the "un" hidden in the N of "then"): t
   assert.ok(!o.commands.some((c) => c.topic === 'home/front_door/set'), `nothing sent to the lock: ${seen}`);
   assert.ok(o.commands.length > 0 && o.commands.every((c) => /"state":"OFF"|^OFF$/.test(c.payload)), `the kitchen lights were turned off: ${seen}`);
   assert.match(o.report.reply ?? '', /Do you really want to lock the Front Door\? Please say yes or no\.$/, seen);
+  // The person meant unlock: "no", and the door is left as it was.
+  const no = await box.listen(await spoken('no thanks', 'en-us', 160, 0.5), false, 800);
+  assert.deepEqual(no.commands, [], `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}`);
+  assert.match(no.report.reply ?? '', /did not lock the Front Door/, JSON.stringify(no.report));
 });
 
 test('a tester\'s clean file (en-us at 190 words a minute, speech from the first sample) locks nothing', async () => {

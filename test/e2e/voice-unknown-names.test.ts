@@ -109,20 +109,20 @@ test('a part of a name that fits one device is that device; it never reaches ano
   assert.ok(right >= 2, `placed ${right} of ${parts.length}: ${heard.join('; ')}`);
 });
 
-test('two commands in one breath: both act, in the order said, and no blend of the two acts', async () => {
+test('two commands in one breath: both act, in the order said, and no blend of the two acts (a "lock" after "and" on a yes)', async () => {
   // en-us: its pair scores 5.2 behind the phone loop per frame, well inside COMPOUND_MARGIN's bar (17.5 - 3). In
   // en-gb the same pair scores 15.8: past that bar, and then neither acts (below); the report voices' rate is
-  // voice.synth_two_commands_right.
+  // voice.synth_two_commands_right. A "lock" right after "and" may be an "unlock" whose "un" hid in the N of "and"
+  // (pocketsphinx-judge.ts HIDDEN_OPPOSITES): it asks first, and a spoken yes locks.
   const o = await box.listen(await sayInRoom('turn on the kitchen lights and lock the front door', 'en-us'), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
   assert.equal(o.report.transcript, 'turn on the kitchen lights and lock the front door', seen);
-  assert.deepEqual(
-    o.commands.map((c) => c.topic),
-    ['home/kitchen/light/set', 'home/front_door/set'],
-    `the kitchen lights, then the front door; nothing else: ${seen}`,
-  );
+  assert.deepEqual(o.commands.map((c) => c.topic), ['home/kitchen/light/set'], `the kitchen lights first; nothing else yet: ${seen}`);
   assert.match(o.commands[0]!.payload, /ON/);
-  assert.match(o.commands[1]!.payload, /LOCK/);
+  assert.match(o.report.reply ?? '', /^Turned on the Kitchen Lights\. Do you really want to lock the Front Door\? Please say yes or no\.$/, seen);
+  const yes = await box.listen(await sayInRoom('yes', 'en-us'), false, 800);
+  const seenYes = `heard ${JSON.stringify(yes.report.transcript)}, replied ${JSON.stringify(yes.report.reply)}, sent ${JSON.stringify(yes.commands)}`;
+  assert.deepEqual(yes.commands.map((c) => [c.topic, c.payload]), [['home/front_door/set', 'LOCK']], `the yes locks it: ${seenYes}`);
 });
 
 test('two commands in one breath that are not sure enough: neither acts, and no blend of the two either', async () => {

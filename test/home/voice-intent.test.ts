@@ -116,12 +116,14 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     const r = await rig.sdk.runInput('turn on the tv then lock the front door', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intents: [tv, lock] }) });
     assert.deepEqual(sent().slice(before), [{ topic: 'home/tv/set', payload: 'ON' }], 'the sure half acts, the unsure one waits');
     assert.match(r.response ?? '', /^Turned on the TV\. Do you really want to lock the Front Door\? Please say yes or no\.$/);
+    assert.deepEqual(r.response_meta, { confirmation: true }, 'a confirmation question: the voice box listens for the yes or no (its answer grammar)');
     await rig.sdk.runInput('yes', { channel: 'speaker' });
     assert.deepEqual(sent().slice(before + 1).map((c) => [c.topic, c.payload]), [['home/front_door/set', 'LOCK']], 'a yes locks it');
     // Alone, and answered no: nothing is sent.
     const mid = sent().length;
     const one = await rig.sdk.runInput('lock the front door', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: lock }) });
     assert.match(one.response ?? '', /lock the Front Door\? Please say yes or no/);
+    assert.deepEqual(one.response_meta, { confirmation: true });
     const no = await rig.sdk.runInput('no', { channel: 'speaker' });
     assert.match(no.response ?? '', /did not lock the Front Door/);
     assert.deepEqual(sent().slice(mid), []);

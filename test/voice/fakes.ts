@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Microphone } from '../../src/voice/pipeline.js';
 import type { Speaker } from '../../src/voice/speech-queue.js';
 import type { TtsAudio, TtsEngine, TtsOptions } from '../../src/voice/tts/types.js';
-import type { SttEngine, SttResult, SttSession } from '../../src/voice/stt/types.js';
+import type { SttEngine, SttResult, SttSession, SttStartOptions } from '../../src/voice/stt/types.js';
 import { VoiceAbortError } from '../../src/voice/errors.js';
 import { SttAbortedError } from '../../src/voice/stt/errors.js';
 import { noise } from './helpers.js';
@@ -180,9 +180,12 @@ export class FakeTts implements TtsEngine {
 export class FakeStt implements SttEngine {
   readonly name = 'fake';
   readonly utterances: Buffer[] = [];
+  /** Each start()'s options, in order. */
+  readonly starts: Array<SttStartOptions | undefined> = [];
   aborted = 0;
   constructor(private readonly respond: (pcm: Buffer, language?: string) => SttResult | Promise<SttResult>) {}
-  start(opts?: { language?: string }): SttSession {
+  start(opts?: SttStartOptions): SttSession {
+    this.starts.push(opts);
     const parts: Buffer[] = [];
     let dropped = false;
     let ending: Promise<SttResult> | undefined;

@@ -258,6 +258,24 @@ test('a confirmation question (meta.confirmation) mid-turn: the box listens and 
   assert.deepEqual(sdk.states, ['listening', 'thinking', 'speaking', 'waiting_for_answer', 'thinking', 'speaking', 'idle']);
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', 'The Front Door is unlocked.']);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger, i.level]), [['unlock the front door', 'feed', 0], ['yes', 'followup', 0]]);
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true], 'the answer is decoded with the answer grammar');
+});
+
+test('a confirmation asked as a turn\'s reply: the next utterance, even a fed file, is heard with the answer grammar; once answered, commands again', async () => {
+  const said = ['unlock the front door', 'yes', 'turn on the tv'];
+  let n = 0;
+  const stt = new FakeStt(() => heard(said[n++]!));
+  const { sdk, plugin } = await setup({ stt, deps: { microphone: undefined } });
+  sdk.agent = (input) =>
+    input.text === 'unlock the front door'
+      ? streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true })
+      : streamReply(sdk, input, ['Done.']);
+  for (let i = 0; i < said.length; i++) {
+    await (await plugin.feedUtterance(utterance())).done;
+    await waitState(sdk, 'idle', i + 1);
+  }
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false]);
+  assert.deepEqual(sdk.inputs.map((i) => i.text), said);
 });
 
 test('a question mark alone does not trigger follow-up listening', async () => {

@@ -235,7 +235,7 @@ export class DecoderPair {
    * the grammar decoder's FSG in `grammar.dir` (continuation.fsg for the
    * utterance after an early commit, issue 15).
    */
-  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void, fsgFile: 'command.fsg' | 'continuation.fsg' = 'command.fsg'): Promise<DecoderPair> {
+  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void, fsgFile: 'command.fsg' | 'continuation.fsg' | 'answer.fsg' = 'command.fsg'): Promise<DecoderPair> {
     const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
     const garbageCtl = settings.garbageArgs === undefined ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
     const withCompound = settings.compoundArgs !== undefined && fsgFile === 'command.fsg';

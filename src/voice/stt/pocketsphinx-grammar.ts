@@ -2,7 +2,8 @@
  * The pocketsphinx recogniser's grammar files and work directory: one
  * generation of files per vocabulary (`g<N>/`: command.fsg, continuation.fsg
  * (the same sentences opening with an optional "and"/"then", for the utterance
- * after an early commit), command.jsgf, command.dict, garbage.fsg, garbage.dict), one fresh directory per decoder
+ * after an early commit), compound.fsg, answer.fsg (yes/no, while a question
+ * waits), command.jsgf, command.dict, garbage.fsg, garbage.dict), one fresh directory per decoder
  * pair (`u<N>-<pid>/`), and the leases that keep a replaced grammar's files
  * until the last session using them is done.
  *
@@ -12,6 +13,7 @@
  * pronunciations (pronunciation.ts). The garbage grammar is a free loop of
  * the acoustic model's phones, the rejection measure of pocketsphinx.ts.
  */
+import { answerFsg, answerWords } from '../../intents/answers.js';
 import { appendFile, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +38,7 @@ export interface Grammar {
 
 /** What setVocabulary produced. */
 export interface GrammarInfo {
-  /** Directory with command.fsg, continuation.fsg, compound.fsg, command.jsgf, command.dict, garbage.fsg, garbage.dict. */
+  /** Directory with command.fsg, continuation.fsg, compound.fsg, answer.fsg (src/intents/answers.ts), command.jsgf, command.dict, garbage.fsg, garbage.dict. */
   dir: string;
   words: number;
   /** Words whose pronunciation was generated with espeak-ng. */
@@ -116,17 +118,19 @@ export class GrammarFiles {
       await writeFile(path.join(dir, 'continuation.fsg'), g.continuationFsg);
       await writeFile(path.join(dir, 'compound.fsg'), g.compoundFsg);
       await writeFile(path.join(dir, 'command.jsgf'), g.jsgf);
+      await writeFile(path.join(dir, 'answer.fsg'), answerFsg());
       const garbage = garbageGrammar();
       await writeFile(path.join(dir, 'garbage.fsg'), garbage.fsg);
       await writeFile(path.join(dir, 'garbage.dict'), garbage.dict);
       // The filler's one-phone words (src/intents/filler.ts) are spelt by their phone, not looked up.
-      const words = g.words.filter((w) => !isPhoneWord(w));
+      const words = [...new Set([...g.words.filter((w) => !isPhoneWord(w)), ...answerWords()])].sort();
       const report = await writeDictionary(words, path.join(dir, 'command.dict'), {
         dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
         espeakBinary: this.opts.espeakBinary,
         accentWords: nameWords(vocab),
       });
-      if (words.length < g.words.length) await appendFile(path.join(dir, 'command.dict'), phoneDictionary());
+      // The phone words: the filler's, and the answer grammar's loop of anything else.
+      await appendFile(path.join(dir, 'command.dict'), phoneDictionary());
       if (Object.keys(report.generated).length > 0) log.info({ generated: report.generated }, 'generated pronunciations');
       const phones = dictionaryPhoneCounts(await readFile(path.join(dir, 'command.dict'), 'utf8'));
       return { g: { dir, vocab, phones }, info: { dir, words: g.words.length, generated: report.generated } };

@@ -25,8 +25,9 @@ import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
 import { LEADING_WORDS } from '../../intents/fsg.js';
 import { compoundCuts } from '../../home/compound.js';
-import { durationMisfit, sentencePhones, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
+import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
+import { spokenAnswer } from '../../intents/answers.js';
 
 /**
  * Default rejection threshold: acoustic score units per 10 ms frame by which
@@ -285,6 +286,23 @@ export function opposedVerdict(
 }
 
 /**
+ * Rejection threshold of the answer grammar (src/intents/answers.ts; score
+ * units per frame, as DEFAULT_MAX_SCORE_GAP): a yes or no whose path trails
+ * the phone loop by more is not taken. Short phrases fit much other speech
+ * at the command grammar's 17.5 (15 of 128 traps taken for an answer).
+ * Chosen on the tune voices of test/bench/voice-answers.ts: at 2, 37 of 40
+ * answers right, 5 of 128 traps taken, no false yes (at 4: 38 of 40 and 6).
+ */
+export const ANSWER_MAX_SCORE_GAP = 2;
+
+/**
+ * Most ms per phone of a spoken "no" (the command band's upper end is 170):
+ * espeak-ng's "no" at 130 to 160 words a minute took more than 170 and was
+ * refused. A false no only drops a question; a yes keeps the command band.
+ */
+export const ANSWER_NO_MAX_MS_PER_PHONE = 400;
+
+/**
  * How far inside the rejection threshold (DEFAULT_MAX_SCORE_GAP, score
  * units per frame) a speculative decode must be to be acted on at the first
  * pause (issue 15 "clearly ahead ... of the rejection path").
@@ -517,6 +535,8 @@ export function judgeDecode(
     standing?: (words: readonly string[]) => SentenceStanding;
     /** How far inside maxScoreGap two commands in one breath must score to act; default COMPOUND_MARGIN. */
     compoundMargin?: number;
+    /** The answer grammar was decoded (SttStartOptions.answer): a yes/no phrase (src/intents/answers.ts) is placed with no intent. */
+    answers?: boolean;
   },
 ): { result: SttResult; details: PocketsphinxDetails } {
   // Two commands in one breath: when the compound grammar's decoder heard two whole commands, its path is
@@ -554,13 +574,14 @@ export function judgeDecode(
   const words = collapsed.words.length > 1 && LEADING_WORDS.includes(collapsed.words[0]!.replace(/\(\d+\)$/, '')) ? collapsed.words.slice(1) : collapsed.words;
   const heard = words.join(' ');
   const text = heard ? normaliseText(heard, 'en').replaceAll(UNHEARD_TOKEN, '…') : '';
-  const matched = text && !grammarMismatch ? matchIntent(heard, opts.vocab, 'en') : null;
+  // An answer (yes/no) is no command: it is not matched, and its phrase is the text.
+  const matched = text && !grammarMismatch && !opts.answers ? matchIntent(heard, opts.vocab, 'en') : null;
   // More phones than a name takes, or a filler with less than two words of a sentence around it ("open ...":
   // short speech the grammar does not cover, absorbed by the filler) is too little understood: rejected.
   const nameFits = longestRun <= MAX_NAME_PHONES && (main ? longestPhoneRunMs(main) : 0) <= MAX_NAME_MS && words.length - 1 >= MIN_CARRIER_WORDS;
   const intent = matched && unheard ? (nameFits ? unheardName(matched) : null) : matched;
   // Two commands in one breath (the compound grammar's joint, fsg.ts): both halves whole sentences; a name the home lacks in either is not placed.
-  const parts = text && !grammarMismatch && !matched && !unheard ? compoundIntents(heard, opts.vocab) : undefined;
+  const parts = text && !grammarMismatch && !matched && !unheard && !opts.answers ? compoundIntents(heard, opts.vocab) : undefined;
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
@@ -572,16 +593,21 @@ export function judgeDecode(
     details.phones = phones;
     if (phones > 0) details.msPerPhone = opts.extent.speechMs / phones;
     if (text && opts.durationLimits !== false) {
-      details.durationMisfit = durationMisfit(opts.extent, phones, opts.durationLimits);
+      // A "no" is often drawn out (2 phones in half a second): a no may take up to ANSWER_NO_MAX_MS_PER_PHONE. A yes
+      // keeps the command band: ten seconds of other speech ("yesterday we drove ...") came out as a 3-phone "yes".
+      const limits = opts.answers && spokenAnswer(text) === false ? { ...(opts.durationLimits ?? DEFAULT_DURATION_LIMITS), maxMsPerPhone: ANSWER_NO_MAX_MS_PER_PHONE } : opts.durationLimits;
+      details.durationMisfit = durationMisfit(opts.extent, phones, limits);
       if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && parts && anyWordInSilence(main, opts.extent)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && squeezedNumbers(main.words, main.frames, opts.phones, isNumberWord).length > 0) details.durationMisfit = 'number_squeezed';
     }
   }
   if ([intent, ...(parts ?? [])].some((m) => m && roomContradicts(m, opts.vocab))) details.roomMisfit = true;
-  const maxGap = opts.maxScoreGap;
+  // An answer must fit its phrase far better than a command its sentence: a false yes confirms a risky action.
+  const maxGap = opts.answers ? Math.min(opts.maxScoreGap, ANSWER_MAX_SCORE_GAP) : opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
-  const rejected = !text || grammarMismatch || (intent === null && !parts) || outOfGrammar || details.durationMisfit !== undefined || details.roomMisfit === true;
+  const answered = opts.answers === true && spokenAnswer(text) !== undefined;
+  const rejected = !text || grammarMismatch || (intent === null && !parts && !answered) || outOfGrammar || details.durationMisfit !== undefined || details.roomMisfit === true;
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
   const result: SttResult = {
     text: rejected ? '' : text,

@@ -223,7 +223,8 @@ export class PocketsphinxStt implements SttEngine {
 
   /** Start one utterance. PCM: 16 kHz mono s16le. end() rejects with STT_NO_GRAMMAR before the first setVocabulary(). */
   start(opts?: SttStartOptions): SttSession {
-    const fsgFile = opts?.continuation ? 'continuation.fsg' : 'command.fsg';
+    const fsgFile = opts?.answer ? 'answer.fsg' : opts?.continuation ? 'continuation.fsg' : 'command.fsg';
+    const answers = opts?.answer === true;
     const maxScoreGap = this.opts.rejection?.maxScoreGap ?? DEFAULT_MAX_SCORE_GAP;
     const session: PocketsphinxSession = new PocketsphinxSession({
       grammar: this.files.current(),
@@ -234,7 +235,7 @@ export class PocketsphinxStt implements SttEngine {
       },
       startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p), fsgFile),
       judge: (g, out, droppedMs, extent) =>
-        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, compoundMargin: this.opts.rejection?.compoundMargin, standing: (words) => grammarStanding(g, fsgFile, words) }),
+        judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, compoundMargin: this.opts.rejection?.compoundMargin, standing: (words) => grammarStanding(g, fsgFile, words), answers }),
       early: (g, result, details) => {
         const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab, undefined, (words) => grammarStanding(g, fsgFile, words));
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');

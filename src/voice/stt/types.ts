@@ -103,6 +103,14 @@ export interface SttStartOptions {
    * "then". Engines without a grammar ignore it.
    */
   continuation?: boolean;
+  /**
+   * A yes/no question waits for this utterance (a risky action's
+   * confirmation): a grammar engine decodes it with the answer grammar
+   * (src/intents/answers.ts: "yes", "no thanks", "go ahead", ...) and
+   * returns the phrase as the text, with no intent. Engines without a
+   * grammar ignore it.
+   */
+  answer?: boolean;
 }
 
 /** An STT engine. */

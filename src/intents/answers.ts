@@ -1,0 +1,72 @@
+/**
+ * Spoken answers to a yes/no question (a risky action's confirmation, src/home/confirm.ts):
+ * the English phrases the confirmation gate takes, and the answer grammar that lets
+ * the offline recogniser hear them. The command grammar has no "yes" or "no" (a
+ * spoken "yes" came out as "the eggs one" and was rejected, so a risky command could
+ * only be confirmed by typing); while a question waits, the voice pipeline decodes
+ * the answer with this grammar instead (SttStartOptions.answer).
+ */
+
+/** English phrases that answer yes (lower case, words as the speech dictionary spells them). */
+export const YES_PHRASES_EN: readonly string[] = ['yes', 'yeah', 'yep', 'yup', 'sure', 'ok', 'okay', 'confirm', 'confirmed', 'do it', 'go ahead', 'please do', 'yes please', 'affirmative', 'correct', 'of course'];
+
+/** English phrases that answer no. */
+export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", 'dont', 'do not', 'cancel', 'stop', 'never mind', 'nevermind', 'no thanks', 'negative', 'abort', 'not now'];
+
+/**
+ * The phrases the answer grammar offers (a subset of the above). Left out,
+ * measured on espeak-ng voices in room noise (test/bench/voice-answers.ts):
+ * "do it", heard for a spoken "no", "nope" and "note" (a no taken for a yes);
+ * "go ahead", "yes please", "correct", "please do", "affirmative", which
+ * "pause", "what", "hello there", "yesterday", "next track" and "maybe later"
+ * were forced into (a yes nobody said); and "nah", "abort", "negative", "do
+ * not", "please"/"thanks" after a phrase, which took other short speech. A
+ * false yes confirms a risky action, a false no only drops it: the yes
+ * phrases are the fewest. Typed, every phrase above still answers.
+ */
+export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'yep', 'sure', 'okay', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now'];
+
+/** The answer grammar's phrases as word lists. */
+export function answerSentences(): string[][] {
+  return SPOKEN_ANSWERS_EN.map((p) => p.split(' '));
+}
+
+/**
+ * The answer grammar as a Sphinx FSG (the format of fsg.ts): from the start
+ * state, each phrase of answerSentences() as a chain of words to the one
+ * final state, every phrase equally likely.
+ */
+export function answerFsg(): string {
+  const sentences = answerSentences();
+  const transitions: string[] = [];
+  let states = 2; // 0 start, 1 final
+  const p = 1 / sentences.length;
+  for (const words of sentences) {
+    let from = 0;
+    words.forEach((w, i) => {
+      const last = i === words.length - 1;
+      const to = last ? 1 : states++;
+      transitions.push(`TRANSITION ${from} ${to} ${i === 0 ? p.toPrecision(6) : '1.0'} ${w}`);
+      from = to;
+    });
+  }
+  return ['FSG_BEGIN answer', `NUM_STATES ${states}`, 'START_STATE 0', 'FINAL_STATE 1', ...transitions, 'FSG_END', ''].join('\n');
+}
+
+/** Every word of the answer grammar, for the pronouncing dictionary. */
+export function answerWords(): string[] {
+  return [...new Set(answerSentences().flat())].sort();
+}
+
+/**
+ * Whether `text` (a recogniser's words) is one of the answer grammar's
+ * phrases: true for yes, false for no, undefined for neither.
+ */
+export function spokenAnswer(text: string): boolean | undefined {
+  const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const core = (words.at(-1) === 'please' || words.at(-1) === 'thanks') && words.length > 1 ? words.slice(0, -1) : words;
+  const phrase = core.join(' ');
+  if (YES_PHRASES_EN.includes(phrase)) return true;
+  if (NO_PHRASES_EN.includes(phrase)) return false;
+  return undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * Benchmark: spoken answers to a yes/no question (a risky action's
+ * confirmation), decoded by the real pocketsphinx with the answer grammar
+ * (src/intents/answers.ts SPOKEN_ANSWERS_EN; SttStartOptions.answer) as the
+ * voice box does while a question waits. espeak-ng (Debian) speaks yes/no
+ * phrases and, as traps, other speech a person or a television might make in
+ * that window (the confusion set's commands, unrelated sentences, short words
+ * that sound like answers: "note", "yesterday", "what"), with room noise
+ * (-50 dBFS). ANSWER_MAX_SCORE_GAP was chosen on the tune voices; the figures
+ * are the report voices' (test/bench/voice-synth.ts TUNE_VOICES, REPORT_VOICES):
+ *  voice.answers_right          answers heard as the answer said
+ *  voice.answers_false_yes      any utterance taken for a yes that was not one, over all utterances
+ *  voice.answers_traps_taken    traps taken for any answer (a no included), over the traps
+ * and the same with `_tune` for the tune voices.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { spokenAnswer } from '../../src/intents/answers.js';
+import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
+import { feed } from '../voice-stt/wav.js';
+import { mix, noise } from '../voice/helpers.js';
+import { speak } from '../support/espeak.js';
+import { CONFUSION_SET, REPORT_VOICES, TUNE_VOICES, utteranceSeed } from './voice-synth.js';
+
+/** Answers said (each a yes or a no of SPOKEN_ANSWERS_EN). */
+const ANSWERS = ['yes', 'no', 'yeah', 'no thanks', 'cancel', 'sure', 'nope', 'okay', 'yep', 'never mind'];
+/** Traps: speech that is no answer. */
+const TRAPS = [...CONFUSION_SET.in_vocab, ...CONFUSION_SET.unrelated.slice(0, 2), 'what', 'hello there', 'I said unlock it', 'yesterday', 'note', 'maybe later'];
+
+interface Tally {
+  answers: number;
+  answersRight: number;
+  traps: number;
+  trapsTaken: number;
+  falseYes: number;
+  n: number;
+  notes: string[];
+}
+
+async function measure(dir: string, voices: readonly string[]): Promise<Tally> {
+  const engine = new PocketsphinxStt();
+  await engine.setVocabulary(fixtureVocabulary());
+  const t: Tally = { answers: 0, answersRight: 0, traps: 0, trapsTaken: 0, falseYes: 0, n: 0, notes: [] };
+  let k = 0;
+  try {
+    for (const voice of voices) {
+      for (const [kind, list] of [['answer', ANSWERS], ['trap', TRAPS]] as const) {
+        for (const said of list) {
+          const seed = utteranceSeed(voice, said);
+          const { pcm } = await speak(dir, String(++k), said, { voice, rate: 145 + (seed % 4) * 15 });
+          const session = engine.start({ answer: true });
+          feed(mix(pcm, noise(pcm.length / 32, -50, seed)), (b) => session.write(b));
+          const r = await session.end();
+          const heard = r.rejected ? undefined : spokenAnswer(r.text);
+          const want = kind === 'answer' ? spokenAnswer(said) : undefined;
+          t.n++;
+          if (kind === 'answer') {
+            t.answers++;
+            if (heard === want) t.answersRight++;
+          } else {
+            t.traps++;
+            if (heard !== undefined) t.trapsTaken++;
+          }
+          if (heard === true && want !== true) {
+            t.falseYes++;
+            t.notes.push(`# false yes (${voice}): "${said}" heard "${r.text}"`);
+          }
+        }
+      }
+    }
+  } finally {
+    await engine.close();
+  }
+  return t;
+}
+
+const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).toFixed(1)} %`;
+
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-answers-'));
+  try {
+    const report = await measure(dir, REPORT_VOICES);
+    const tune = await measure(dir, TUNE_VOICES);
+    for (const n of [...report.notes, ...tune.notes.map((x) => x.replace('# false yes', '# false yes, tune'))]) console.log(n);
+    console.log(`# ${report.answers} answers and ${report.traps} traps on the report voices (${REPORT_VOICES.join(', ')})`);
+    console.log(`voice.answers_right: ${pct(report.answersRight, report.answers)}`);
+    console.log(`voice.answers_false_yes: ${pct(report.falseYes, report.n)}`);
+    console.log(`voice.answers_traps_taken: ${pct(report.trapsTaken, report.traps)}`);
+    console.log(`voice.answers_right_tune: ${pct(tune.answersRight, tune.answers)}`);
+    console.log(`voice.answers_false_yes_tune: ${pct(tune.falseYes, tune.n)}`);
+    console.log(`voice.answers_traps_taken_tune: ${pct(tune.trapsTaken, tune.traps)}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
