@@ -108,8 +108,13 @@ export interface ConfirmationGateOptions {
   clock: Clock;
   /** Seconds to wait for an answer (read at every question). */
   timeoutMs: () => number;
-  /** Deliver the question to a channel. */
+  /** Deliver the question to a channel (marked as a yes/no question: the voice box listens for the answer). */
   ask: (channel: string, question: string) => Promise<void>;
+  /**
+   * Deliver what came of a question (done, not done, timed out) to its
+   * channel: no question, so nobody listens for a yes. Default: `ask`.
+   */
+  tell?: (channel: string, text: string) => Promise<void>;
   /** Told of every settled question, after it is logged (the home plugin publishes plugin.home.decision); a throw is logged, never lost into the gate. */
   onDecision?: (rec: DecisionRecord) => void;
 }
@@ -171,7 +176,7 @@ export class ConfirmationGate {
     if (!p) return false;
     this.settle(yes, yes ? 'confirmed' : 'denied', by);
     void p.result?.then(async (text) => {
-      if (text) await this.opts.ask(p.channel, text);
+      if (text) await (this.opts.tell ?? this.opts.ask)(p.channel, text);
     }).catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'cannot deliver confirmation result'));
     return true;
   }
@@ -230,7 +235,7 @@ export class ConfirmationGate {
       const fallback = unansweredReply(p.what, decision === 'timeout', p.lang === 'zh');
       // A timeout is not a "no": the follow-up's reply to a no ("OK, I did not ...") is not what happened.
       void (p.result ?? Promise.resolve(undefined))
-        .then((t) => this.opts.ask(p.channel, decision === 'timeout' ? fallback : (t ?? fallback)))
+        .then((t) => (this.opts.tell ?? this.opts.ask)(p.channel, decision === 'timeout' ? fallback : (t ?? fallback)))
         .catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'cannot deliver confirmation result'));
     }
   }

@@ -230,6 +230,8 @@ export class HomePlugin implements Plugin {
       clock,
       timeoutMs: () => get<number>('plugin.home.confirm_timeout_ms'),
       ask: (channel, text) => sdk.sendOutput(channel, text, { confirmation: true }),
+      // The outcome is no question: the voice box goes back to hearing commands (a timeout's reply reopened the answer grammar).
+      tell: (channel, text) => sdk.sendOutput(channel, text),
       // For `homeagent logs`: who asked for what, and how it was settled.
       onDecision: (rec) => sdk.publish('plugin.home.decision', rec),
     });

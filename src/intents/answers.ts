@@ -19,12 +19,15 @@ export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", '
  * "do it", heard for a spoken "no", "nope" and "note" (a no taken for a yes);
  * "go ahead", "yes please", "correct", "please do", "affirmative", which
  * "pause", "what", "hello there", "yesterday", "next track" and "maybe later"
- * were forced into (a yes nobody said); and "nah", "abort", "negative", "do
- * not", "please"/"thanks" after a phrase, which took other short speech. A
+ * were forced into (a yes nobody said); "okay" and "yep", which share the
+ * vowel or the end of "no" and "nope" (a tester's en-029 "nope" at 137 words
+ * a minute was heard as "okay" and unlocked the door); and "nah", "abort",
+ * "negative", "do not", "please"/"thanks" after a phrase, which took other
+ * short speech. A
  * false yes confirms a risky action, a false no only drops it: the yes
  * phrases are the fewest. Typed, every phrase above still answers.
  */
-export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'yep', 'sure', 'okay', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now'];
+export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now'];
 
 /** The answer grammar's phrases as word lists. */
 export function answerSentences(): string[][] {

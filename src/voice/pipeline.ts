@@ -104,6 +104,13 @@ export interface UtteranceOutcome {
 }
 
 /** The voice pipeline plugin (name 'voice'). */
+/**
+ * Longest a yes/no question keeps the answer grammar on (VoicePipeline
+ * answerOpen), ms: four times plugin.home.confirm_timeout_ms's default (15 s).
+ * The question's own end (plugin.home.decision) normally ends it sooner.
+ */
+export const ANSWER_WINDOW_MS = 60_000;
+
 export class VoicePlugin implements Plugin {
   readonly name = 'voice';
   private sdk: PluginSDK | undefined;
@@ -137,9 +144,13 @@ export class VoicePlugin implements Plugin {
    * word) is decoded with the answer grammar (SttStartOptions.answer).
    * Cleared by an answer heard, a later reply that asks nothing, the
    * question settled anywhere (plugin.home.decision: answered, timed out,
-   * dropped), and stop.
+   * dropped), and stop; and at the latest ANSWER_WINDOW_MS after the
+   * question (a question settled where no decision is published must not
+   * leave the box deaf to commands).
    */
   private answerOpen = false;
+  /** When answerOpen lapses (this.now() time, ms). */
+  private answerOpenUntil = 0;
   /** The follow-up listening due after the reply now playing; cleared by stop, barge-in and mute. */
   private followupDue: { answer: boolean } | undefined;
   /** The microphone is switched off (plugin.voice.mute). */
@@ -395,7 +406,7 @@ export class VoicePlugin implements Plugin {
       pushToTalk: trigger === 'ptt',
       earlyCommit: voiceSetting<boolean>(s, 'early_commit'),
       continuation: trigger === 'continuation',
-      answer: trigger !== 'continuation' && (overrides.answer === true || this.answerOpen),
+      answer: trigger !== 'continuation' && (overrides.answer === true || (this.answerOpen && this.now() < this.answerOpenUntil)),
       now: this.now,
       endpointer: {
         silenceMs: voiceSetting<number>(s, 'silence_ms'),
@@ -570,6 +581,7 @@ export class VoicePlugin implements Plugin {
     if (msg.meta.confirmation === true) {
       this.expectAnswer = true;
       this.answerOpen = true;
+      this.answerOpenUntil = this.now() + ANSWER_WINDOW_MS;
     } else if (msg.kind !== 'sentence') {
       // A reply that asks nothing: the question was settled (answered, timed out or dropped).
       this.answerOpen = false;

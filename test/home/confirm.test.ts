@@ -106,6 +106,8 @@ describe('confirmation of risky actions', () => {
     const said = rig.sdk.outputs.filter((o) => /Garage Door/.test(o.content)).at(-1)?.content ?? '';
     assert.match(said, /question timed out/, 'a timeout says the question timed out');
     assert.doesNotMatch(said, /^OK, I did not/, 'not the reply to a "no"');
+    const told = rig.sdk.outputs.filter((o) => /Garage Door/.test(o.content)).at(-1);
+    assert.notEqual(told?.meta?.confirmation, true, 'the outcome is no question: the voice box must not listen for a yes to it');
     const late = await rig.sdk.runInput('yes');
     assert.equal(late.response, undefined, 'a late yes answers nothing');
     await nothingPublished(rig);

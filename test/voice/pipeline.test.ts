@@ -1,6 +1,6 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
+import { ANSWER_WINDOW_MS, VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
 import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js';
 import { Cap } from '../../src/kernel/output-types.js';
 import { FakeSdk, type FakeInput } from '../support/fake-sdk.js';
@@ -276,6 +276,26 @@ test('a confirmation asked as a turn\'s reply: the next utterance, even a fed fi
   }
   assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false]);
   assert.deepEqual(sdk.inputs.map((i) => i.text), said);
+});
+
+test('an unanswered confirmation does not leave the box deaf to commands: its end (plugin.home.decision) or ANSWER_WINDOW_MS brings the command grammar back', async () => {
+  let now = 0;
+  const stt = new FakeStt(() => heard('unlock the front door'));
+  const { sdk, plugin } = await setup({ stt, deps: { microphone: undefined, now: () => now } });
+  sdk.agent = (input) => streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true });
+  let k = 0;
+  const feedOne = async (): Promise<void> => {
+    await (await plugin.feedUtterance(utterance())).done;
+    await waitState(sdk, 'idle', ++k);
+  };
+  await feedOne(); // asks
+  sdk.publish('plugin.home.decision', { who: 'x', what: 'unlock Front Door', decision: 'timeout', by: 'timer', at: 0 });
+  await feedOne(); // heard with the command grammar again (and asks again)
+  now += ANSWER_WINDOW_MS - 1;
+  await feedOne(); // still within the window of the second question: the answer grammar (and it asks a third time)
+  now += ANSWER_WINDOW_MS;
+  await feedOne(); // the third question's window has lapsed with no decision published
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, false, true, false]);
 });
 
 test('a question mark alone does not trigger follow-up listening', async () => {

@@ -1,0 +1,43 @@
+/**
+ * The answer grammar on real pocketsphinx (src/intents/answers.ts,
+ * SttStartOptions.answer): a spoken yes is heard as a yes, and a tester's
+ * clean en-029 "nope" (137 words a minute, speech from the first sample),
+ * once heard as "okay" so that it unlocked the front door, is no yes.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { spokenAnswer } from '../../src/intents/answers.js';
+import { fixtureVocabulary } from './home-vocab.js';
+import { feed } from './wav.js';
+import { mix, noise } from '../voice/helpers.js';
+import { speak } from '../support/espeak.js';
+
+test('answers on real pocketsphinx: "yes" is a yes, "no thanks" a no, the tester\'s "nope" no yes, and a command no answer', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-answers-'));
+  const engine = new PocketsphinxStt({ workDir: path.join(dir, 'work') });
+  try {
+    await engine.setVocabulary(fixtureVocabulary());
+    const hear = async (said: string, voice: string, rate: number, room: boolean, padBefore = 0.5, padAfter = 0.6): Promise<{ text: string; rejected: boolean }> => {
+      const { pcm } = await speak(dir, `${voice}-${rate}-${said.replace(/\W+/g, '_')}`, said, { voice, rate, padBefore, padAfter });
+      const s = engine.start({ answer: true });
+      feed(room ? mix(pcm, noise(pcm.length / 32, -50, 3)) : pcm, (b) => s.write(b));
+      return s.end();
+    };
+    const yes = await hear('yes', 'en-us', 160, true);
+    assert.equal(yes.rejected, false, JSON.stringify(yes));
+    assert.equal(spokenAnswer(yes.text), true, JSON.stringify(yes));
+    const no = await hear('no thanks', 'en-gb', 160, true);
+    assert.equal(spokenAnswer(no.text), false, JSON.stringify(no));
+    const nope = await hear('nope', 'en-029', 137, false, 0, 0);
+    assert.notEqual(nope.rejected ? undefined : spokenAnswer(nope.text), true, `a "nope" taken for a yes: ${JSON.stringify(nope)}`);
+    const command = await hear('turn on the kitchen lights', 'en-us', 160, true);
+    assert.equal(command.rejected ? undefined : spokenAnswer(command.text), undefined, `a command taken for an answer: ${JSON.stringify(command)}`);
+  } finally {
+    await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
