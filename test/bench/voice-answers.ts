@@ -22,7 +22,7 @@ import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
 import { feed } from '../voice-stt/wav.js';
 import { mix, noise } from '../voice/helpers.js';
 import { speak } from '../support/espeak.js';
-import { CONFUSION_SET, REPORT_VOICES, TUNE_VOICES, utteranceSeed } from './voice-synth.js';
+import { CONFUSION_SET, REPORT_VOICES, TUNE_VOICES, pct, utteranceSeed } from './voice-synth.js';
 
 /** Answers said (each a yes or a no of SPOKEN_ANSWERS_EN). */
 const ANSWERS = ['yes', 'no', 'yeah', 'no thanks', 'cancel', 'sure', 'nope', 'okay', 'yep', 'never mind'];
@@ -75,8 +75,6 @@ async function measure(dir: string, voices: readonly string[]): Promise<Tally> {
   }
   return t;
 }
-
-const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).toFixed(1)} %`;
 
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-answers-'));

@@ -324,7 +324,8 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
   return t;
 }
 
-const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).toFixed(1)} %`;
+/** `a` of `b` as a percentage with one decimal ("12.5 %"). */
+export const pct = (a: number, b: number): string => `${((100 * a) / Math.max(1, b)).toFixed(1)} %`;
 
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-synth-'));
