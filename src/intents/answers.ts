@@ -23,9 +23,9 @@ export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", '
  * vowel or the end of "no" and "nope" (a tester's en-029 "nope" at 137 words
  * a minute was heard as "okay" and unlocked the door); and "nah", "abort",
  * "negative", "do not", "please"/"thanks" after a phrase, which took other
- * short speech. A
- * false yes confirms a risky action, a false no only drops it: the yes
- * phrases are the fewest. Typed, every phrase above still answers.
+ * short speech. A false yes confirms a risky action, a false no only drops
+ * it: the yes phrases are the fewest. Typed, every phrase above still
+ * answers.
  */
 export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now'];
 

@@ -103,14 +103,14 @@ export interface UtteranceOutcome {
   continuation?: Promise<UtteranceOutcome>;
 }
 
-/** The voice pipeline plugin (name 'voice'). */
 /**
- * Longest a yes/no question keeps the answer grammar on (VoicePipeline
+ * Longest a yes/no question keeps the answer grammar on (VoicePlugin
  * answerOpen), ms: four times plugin.home.confirm_timeout_ms's default (15 s).
  * The question's own end (plugin.home.decision) normally ends it sooner.
  */
 export const ANSWER_WINDOW_MS = 60_000;
 
+/** The voice pipeline plugin (name 'voice'). */
 export class VoicePlugin implements Plugin {
   readonly name = 'voice';
   private sdk: PluginSDK | undefined;

@@ -132,10 +132,7 @@ const NASAL_JOINTS = new Set(['and', 'then']);
  * opposite] for each, in order.
  */
 export function hiddenOpposites(hypothesis: string): Array<[string, string]> {
-  const words = hypothesis
-    .split(' ')
-    .filter((w) => w && !isFiller(w))
-    .map((w) => w.replace(/\(\d+\)$/, ''));
+  const words = heardWords(hypothesis);
   const out: Array<[string, string]> = [];
   words.forEach((w, i) => {
     const other = HIDDEN_OPPOSITES[w];
@@ -162,6 +159,14 @@ export function markHiddenOpposites(result: SttResult, hidden: ReadonlyArray<[st
   };
 }
 
+/** The words of a decoder's hypothesis: fillers and silences left out, pronunciation variants ("the(2)") as the word. */
+function heardWords(hypothesis: string): string[] {
+  return hypothesis
+    .split(' ')
+    .filter((w) => w && !isFiller(w))
+    .map((w) => w.replace(/\(\d+\)$/, ''));
+}
+
 /** Words after which a command's verb may come: a command opens with "please", the second of two with "and" or "then". */
 const BEFORE_VERB = new Set(['please', 'and', 'then']);
 
@@ -176,10 +181,7 @@ const BEFORE_VERB = new Set(['please', 'and', 'then']);
  * heard words (length 1) when there is nothing to check.
  */
 export function oppositeSentences(hypothesis: string): string[][] {
-  const words = hypothesis
-    .split(' ')
-    .filter((w) => w && !isFiller(w))
-    .map((w) => w.replace(/\(\d+\)$/, ''));
+  const words = heardWords(hypothesis);
   const out = [words];
   words.forEach((w, i) => {
     const other = OPPOSITE_WORDS[w];
