@@ -93,6 +93,8 @@ export class GrammarFiles {
   private readonly users = new Map<Grammar, number>();
   private readonly retired = new Set<Grammar>();
   private closed = false;
+  /** Builds and removals still writing or deleting files: close() waits for them (a build must not write into a directory being removed). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly opts: GrammarFilesOptions = {}) {}
 
@@ -135,7 +137,7 @@ export class GrammarFiles {
       const phones = dictionaryPhoneCounts(await readFile(path.join(dir, 'command.dict'), 'utf8'));
       return { g: { dir, vocab, phones }, info: { dir, words: g.words.length, generated: report.generated } };
     };
-    const p = build();
+    const p = this.tracked(build());
     const pending = p.then((r) => r.g);
     this.pending = pending;
     pending.catch(() => undefined);
@@ -200,6 +202,8 @@ export class GrammarFiles {
   async close(): Promise<void> {
     this.closed = true;
     this.pending = undefined;
+    // A build still writing (and the removal of what it built) ends before the files go.
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     if (this.root && !this.opts.workDir) await rm(this.root, { recursive: true, force: true });
     this.root = undefined;
     this.grammar = undefined;
@@ -208,6 +212,14 @@ export class GrammarFiles {
   /** Remove a replaced grammar's directory now, or when its last lease is released. */
   private retire(g: Grammar): void {
     if ((this.users.get(g) ?? 0) > 0) this.retired.add(g);
-    else void rm(g.dir, { recursive: true, force: true });
+    else void this.tracked(rm(g.dir, { recursive: true, force: true })).catch(() => undefined);
+  }
+
+  /** `p`, kept in inFlight until it settles. */
+  private tracked<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    const done = (): void => void this.inFlight.delete(p);
+    p.then(done, done);
+    return p;
   }
 }
