@@ -96,6 +96,11 @@ export class Capture {
     return this.finished;
   }
 
+  /** True when this utterance is decoded with the answer grammar (CaptureOptions.answer): a yes/no question waits for it. */
+  get answering(): boolean {
+    return this.o.answer === true;
+  }
+
   /** True when the capture ended early (at a pause, on a sure result): audio fed since is kept for the next utterance (takeAfter). */
   get endedEarly(): boolean {
     return this.early;

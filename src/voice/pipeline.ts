@@ -467,8 +467,15 @@ export class VoicePlugin implements Plugin {
         this.log?.warn({ err: errorMessage(r.stt_error) }, 'voice: speech recognition failed');
         this.report({ event: 'failure', message: errorMessage(r.stt_error) });
       }
-      const said = this.notUnderstoodMessage(r.stt?.unsure_between);
+      // Not a yes or no while a question waits for one: say so, and listen for the answer again.
+      const reAsk = status === 'rejected' && capture.answering && this.answerOpen && this.now() < this.answerOpenUntil;
+      const said = reAsk ? this.notUnderstoodAnswerMessage() : this.notUnderstoodMessage(r.stt?.unsure_between);
       const done = this.sayNotUnderstood(timings, said);
+      if (reAsk) {
+        this.expectReply = true;
+        this.expectAnswer = true;
+        void this.afterReply();
+      }
       const out: UtteranceOutcome = { ...base, status, text: '', done, said };
       if (r.stt) out.stt = r.stt;
       if (r.stt_error !== undefined) out.error = errorMessage(r.stt_error);
@@ -525,6 +532,17 @@ export class VoicePlugin implements Plugin {
     if (/^(zh|cmn)/i.test(voiceSetting<string>(s, 'language'))) return voiceSetting<string>(s, 'message_not_understood_zh');
     if (unsure) return `Sorry, I didn't catch whether to ${unsure[0]} or ${unsure[1]}. Please say it again.`;
     return voiceSetting<string>(s, 'message_not_understood');
+  }
+
+  /**
+   * What the box says when a yes/no question waits and what it heard was
+   * neither (the answer grammar rejected it): the "didn't catch that" message
+   * and a reminder of the answer it waits for (src/intents/answers.ts).
+   */
+  private notUnderstoodAnswerMessage(): string {
+    const s = this.sdk!.settings();
+    if (/^(zh|cmn)/i.test(voiceSetting<string>(s, 'language'))) return `${voiceSetting<string>(s, 'message_not_understood_zh')}请说是或者不是。`;
+    return `${voiceSetting<string>(s, 'message_not_understood')} Please say yes or no.`;
   }
 
   /** Speak `msg` (default notUnderstoodMessage()) in the configured language; resolves when spoken. */

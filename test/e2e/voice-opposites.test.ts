@@ -10,7 +10,8 @@
  * OPPOSITE_MARGIN of each other, so nothing is locked and the box says it
  * could not tell lock from unlock. The same voice's "lock the front door" and
  * en-us's "unlock the front door" (which asks first: a lock is risky) still
- * act. en-us's clean "turn off the kitchen lights then unlock the front door"
+ * act; a command said while the unlock waits for a yes is no answer (the box
+ * asks for a yes or no again). en-us's clean "turn off the kitchen lights then unlock the front door"
  * is heard as "... then lock ...", the "un" hidden in the N of "then", and
  * the lock asks first; a tester's clean file that locked the demo home's door
  * locks nothing.
@@ -68,6 +69,11 @@ test('a lock word the audio clearly holds still acts: "lock" locks, "unlock" ask
   assert.deepEqual(unlock.commands, [], `an unlock waits for a yes: ${seenUnlock}`);
   assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, seenUnlock);
   // A spoken "no" (the answer grammar, src/intents/answers.ts) drops it.
+  // A command while the question waits is no answer: the box says so, and the question stays open.
+  const other = await box.listen('turn on Standing Light.wav', false, 800);
+  const seenOther = `heard ${JSON.stringify(other.report.transcript)}, replied ${JSON.stringify(other.report.reply)}`;
+  assert.deepEqual(other.commands, [], seenOther);
+  assert.equal(other.report.reply, "Sorry, I didn't catch that. Please say yes or no.", seenOther);
   const no = await box.listen(await spoken('no', 'en-us', 160, 0.5), false, 800);
   const seenNo = `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}, sent ${JSON.stringify(no.commands)}`;
   assert.equal(no.report.transcript, 'no', seenNo);

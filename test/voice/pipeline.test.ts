@@ -261,6 +261,37 @@ test('a confirmation question (meta.confirmation) mid-turn: the box listens and 
   assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true], 'the answer is decoded with the answer grammar');
 });
 
+test('a confirmation question heard neither as yes nor no: the box says so, asks for a yes or no and listens for it again', async () => {
+  let n = 0;
+  const stt = new FakeStt(() => (++n === 1 ? heard('unlock the front door') : n === 2 ? rejected() : heard('yes')));
+  const { sdk, mic, speaker, plugin } = await setup({ stt });
+  sdk.agent = async (input) => {
+    const answer = sdk.awaitInput({ channel: 'speaker', timeout_ms: 10000, accept: (t) => t === 'yes' || t === 'no' });
+    await sdk.sendOutput('speaker', 'Do you really want to unlock the Front Door?', { confirmation: true });
+    const got = await answer;
+    return streamReply(sdk, input, [got?.text === 'yes' ? 'The Front Door is unlocked.' : 'I left it locked.']);
+  };
+  const first = await plugin.feedUtterance(utterance());
+  await waitState(sdk, 'waiting_for_answer');
+  await mic.say(utterance('next.wav')); // "turn on the tv", say: not an answer
+  await waitState(sdk, 'waiting_for_answer', 2);
+  await mic.say(utterance('next.wav'));
+  await first.done;
+  await waitState(sdk, 'idle');
+  assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', "Sorry, I didn't catch that. Please say yes or no.", 'The Front Door is unlocked.']);
+  assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger]), [['unlock the front door', 'feed'], ['yes', 'followup']]);
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, true], 'both tries are decoded with the answer grammar');
+});
+
+test('a command heard with the command grammar and rejected is the plain "didn\'t catch that", with no yes/no reminder and no listening after it', async () => {
+  const stt = new FakeStt(() => rejected());
+  const { sdk, speaker, plugin } = await setup({ stt });
+  await (await plugin.feedUtterance(utterance())).done;
+  await waitState(sdk, 'idle');
+  assert.deepEqual(speaker.texts, ["Sorry, I didn't catch that."]);
+  assert.equal(stt.starts.length, 1);
+});
+
 test('a confirmation asked as a turn\'s reply: the next utterance, even a fed file, is heard with the answer grammar; once answered, commands again', async () => {
   const said = ['unlock the front door', 'yes', 'turn on the tv'];
   let n = 0;
