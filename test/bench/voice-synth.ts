@@ -26,7 +26,7 @@
  *  voice.synth_wrong_action_rate_nofiller  report voices with no filler in the grammar (the grammar before
  *                                      issue 15's names), and the ratio of the two
  * `HOMEAGENT_SYNTH_CONDITIONS=narrow` speaks the set as it was before the wider rates and short lead-ins
- * (145 to 190 words a minute, 0.5 s lead-in), to compare like with like; `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices; `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
+ * (145 to 190 words a minute, 0.5 s lead-in), to compare like with like; `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices, `=tune` decodes the tune voices only (about 2 minutes: for trying a rule where it may be chosen); `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
  * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen);
  * `HOMEAGENT_SYNTH_JOINT=0.05,0.1` the same for the compound grammar's joint probability and
  * `HOMEAGENT_SYNTH_COMPOUND_MARGIN=0,2,4` for how sure two commands in one breath must be (COMPOUND_MARGIN).
@@ -362,6 +362,14 @@ export async function run(): Promise<void> {
         console.log(`# tune ${pair}: wrong ${pct(t.wrong, t.n)}, effect right ${pct(t.inVocabRight, t.inVocab)}, unknown answered ${pct(t.oovAnswered, t.oov)}`);
         for (const n of t.notes) console.log(`#   ${n.slice(2)}`);
       }
+      return;
+    }
+    if (process.env.HOMEAGENT_SYNTH_VOICES === 'tune') {
+      // Trying a rule: the tune voices only.
+      const t = await decodeAll(await synthesise(dir, TUNE_VOICES), true);
+      for (const n of t.notes) console.log(n);
+      console.log(`voice.synth_wrong_action_rate_tune: ${pct(t.wrong, t.n)}`);
+      console.log(`voice.synth_effect_right_tune: ${pct(t.inVocabRight, t.inVocab)}`);
       return;
     }
     const report = await synthesise(dir, REPORT_VOICES);
