@@ -29,15 +29,33 @@ export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", '
  */
 export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now'];
 
-/** The answer grammar's phrases as word lists. */
+/**
+ * Decoys: words that sound like a yes but are none, in the answer grammar
+ * beside the answers, so that the decoder has somewhere to put them; a decoy
+ * heard is no answer (spokenAnswer gives undefined), and the box asks for a
+ * yes or no again. A tester's espeak-ng "chess" and "I guess" (in noise)
+ * were heard as "yes" and confirmed an unlock. Chosen on the tune voices of
+ * test/bench/voice-answers.ts (its traps now hold "Jess", "chess",
+ * "I guess", "bless you", "less"): with no decoys 8.0 % of all utterances
+ * were a false yes and 87.5 % of answers were heard right; with these four,
+ * 2.7 % and 82.5 % (a "yeah" and a "yep" of en-029 lost); with twelve
+ * (these and "jess", "less", "mess", "dress", "yet", "yell", "year",
+ * "shore"), 2.1 % and 60 %: they took real answers. "Jess" is heard as "yes"
+ * with or without a "jess" decoy: to this acoustic model the two are one
+ * word. None for "no": a decoy such as "know" would take real no's, and a
+ * false no only drops the action.
+ */
+export const ANSWER_DECOYS_EN: readonly string[] = ['chess', 'guess', 'i guess', 'bless'];
+
+/** The answer grammar's phrases as word lists: the answers (SPOKEN_ANSWERS_EN), then the decoys (ANSWER_DECOYS_EN). */
 export function answerSentences(): string[][] {
-  return SPOKEN_ANSWERS_EN.map((p) => p.split(' '));
+  return [...SPOKEN_ANSWERS_EN, ...ANSWER_DECOYS_EN].map((p) => p.split(' '));
 }
 
 /**
  * The answer grammar as a Sphinx FSG (the format of fsg.ts): from the start
- * state, each phrase of answerSentences() as a chain of words to the one
- * final state, every phrase equally likely.
+ * state, each phrase of answerSentences() (answers and decoys) as a chain of
+ * words to the one final state, every phrase equally likely.
  */
 export function answerFsg(): string {
   const sentences = answerSentences();

@@ -468,7 +468,7 @@ export class VoicePlugin implements Plugin {
         this.report({ event: 'failure', message: errorMessage(r.stt_error) });
       }
       // Not a yes or no while a question waits for one: say so, and listen for the answer again.
-      const reAsk = status === 'rejected' && capture.answering && this.answerOpen && this.now() < this.answerOpenUntil;
+      const reAsk = status !== 'error' && capture.answering && this.answerOpen && this.now() < this.answerOpenUntil;
       const said = reAsk ? this.notUnderstoodAnswerMessage() : this.notUnderstoodMessage(r.stt?.unsure_between);
       const done = this.sayNotUnderstood(timings, said);
       if (reAsk) {

@@ -5,8 +5,10 @@
  * voice box does while a question waits. espeak-ng (Debian) speaks yes/no
  * phrases and, as traps, other speech a person or a television might make in
  * that window (the confusion set's commands, unrelated sentences, short words
- * that sound like answers: "note", "yesterday", "what"), with room noise
- * (-50 dBFS). ANSWER_MAX_SCORE_GAP was chosen on the tune voices; the figures
+ * that sound like answers: "note", "yesterday", "what", and a tester's
+ * near-homophones of "yes": "Jess", "chess", "I guess", "bless you", "less"),
+ * with room noise (-50 dBFS). Each answer missed is printed. ANSWER_MAX_SCORE_GAP and
+ * ANSWER_DECOYS_EN were chosen on the tune voices; the figures
  * are the report voices' (test/bench/voice-synth.ts TUNE_VOICES, REPORT_VOICES):
  *  voice.answers_right          answers heard as the answer said
  *  voice.answers_false_yes      any utterance taken for a yes that was not one, over all utterances
@@ -27,7 +29,7 @@ import { CONFUSION_SET, REPORT_VOICES, TUNE_VOICES, pct, utteranceSeed } from '.
 /** Answers said (each a yes or a no of SPOKEN_ANSWERS_EN). */
 const ANSWERS = ['yes', 'no', 'yeah', 'no thanks', 'cancel', 'sure', 'nope', 'okay', 'yep', 'never mind'];
 /** Traps: speech that is no answer. */
-const TRAPS = [...CONFUSION_SET.in_vocab, ...CONFUSION_SET.unrelated.slice(0, 2), 'what', 'hello there', 'I said unlock it', 'yesterday', 'note', 'maybe later'];
+const TRAPS = [...CONFUSION_SET.in_vocab, ...CONFUSION_SET.unrelated.slice(0, 2), 'what', 'hello there', 'I said unlock it', 'yesterday', 'note', 'maybe later', 'Jess', 'chess', 'I guess', 'bless you', 'less'];
 
 interface Tally {
   answers: number;
@@ -63,6 +65,7 @@ async function measure(dir: string, voices: readonly string[]): Promise<Tally> {
             t.traps++;
             if (heard !== undefined) t.trapsTaken++;
           }
+          if (kind === 'answer' && heard !== want) t.notes.push(`# missed answer (${voice}): "${said}" heard ${r.rejected ? 'nothing' : `"${r.text}"`}`);
           if (heard === true && want !== true) {
             t.falseYes++;
             t.notes.push(`# false yes (${voice}): "${said}" heard "${r.text}"`);

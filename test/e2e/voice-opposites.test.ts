@@ -13,7 +13,8 @@
  * act; a command said while the unlock waits for a yes is no answer (the box
  * asks for a yes or no again). en-us's clean "turn off the kitchen lights then unlock the front door"
  * is heard as "... then lock ...", the "un" hidden in the N of "then", and
- * the lock asks first; a tester's clean file that locked the demo home's door
+ * the lock asks first; en-029's "turn off all the lights in the kitchen" is
+ * heard as "turn on all of the lights ...", and that asks first too; a tester's clean file that locked the demo home's door
  * locks nothing.
  */
 import { test, before, after } from 'node:test';
@@ -32,13 +33,13 @@ let dir = '';
 
 /**
  * `sentence` spoken by espeak-ng `voice` at `rate` words a minute after `leadIn` s of silence, with the confusion
- * bench's room noise (ROOM_NOISE_DB, a fixed seed) under it unless `clean`: a WAV file.
+ * bench's room noise (ROOM_NOISE_DB, noise `seed`) under it unless `clean`: a WAV file.
  */
-async function spoken(sentence: string, voice: string, rate: number, leadIn: number, clean = false): Promise<string> {
-  const name = `${voice}-${rate}-${leadIn}-${clean ? 'clean' : 'room'}-${sentence.replace(/\W+/g, '_')}`;
+async function spoken(sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> {
+  const name = `${voice}-${rate}-${leadIn}-${clean ? 'clean' : `room${seed}`}-${sentence.replace(/\W+/g, '_')}`;
   const { pcm } = await speak(dir, name, sentence, { voice, rate, padBefore: leadIn });
   const file = path.join(dir, `${name}-heard.wav`);
-  await writeFile(file, encodeWav(clean ? pcm : mix(pcm, noise(pcm.length / 32, ROOM_NOISE_DB, 5)), { sampleRate: 16000, channels: 1 }));
+  await writeFile(file, encodeWav(clean ? pcm : mix(pcm, noise(pcm.length / 32, ROOM_NOISE_DB, seed)), { sampleRate: 16000, channels: 1 }));
   return file;
 }
 
@@ -92,6 +93,17 @@ test('"then unlock" heard as "then lock" (the "un" hidden in the N of "then"): t
   const no = await box.listen(await spoken('no thanks', 'en-us', 160, 0.5), false, 800);
   assert.deepEqual(no.commands, [], `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}`);
   assert.match(no.report.reply ?? '', /did not lock the Front Door/, JSON.stringify(no.report));
+});
+
+test('"turn off all the lights" heard as "turn on all of the lights" (the F of "off" taken for an "of"): nothing is switched, the box asks first, a "no" leaves them', async () => {
+  const o = await box.listen(await spoken('turn off all the lights in the kitchen', 'en-029', 160, 0.05, false, 1), false, 800);
+  const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+  assert.equal(o.report.transcript, 'turn on all of the lights in the kitchen', `the mishearing this test is about: ${seen}`);
+  assert.deepEqual(o.commands, [], seen);
+  assert.match(o.report.reply ?? '', /^Do you really want to turn on .*\? Please say yes or no\.$/, seen);
+  const no = await box.listen(await spoken('no', 'en-us', 160, 0.5), false, 800);
+  assert.deepEqual(no.commands, [], `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}`);
+  assert.match(no.report.reply ?? '', /^OK, I did not turn on /, JSON.stringify(no.report));
 });
 
 test('a tester\'s clean file (en-us at 190 words a minute, speech from the first sample) locks nothing', async () => {

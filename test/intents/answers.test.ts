@@ -6,19 +6,23 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_PHRASES_EN, YES_PHRASES_EN, answerFsg, answerSentences, answerWords, spokenAnswer } from '../../src/intents/answers.js';
+import { ANSWER_DECOYS_EN, NO_PHRASES_EN, SPOKEN_ANSWERS_EN, YES_PHRASES_EN, answerFsg, answerSentences, answerWords, spokenAnswer } from '../../src/intents/answers.js';
 import { parseYesNo } from '../../src/home/confirm.js';
 import { parseFsg, standing } from '../../src/voice/stt/fsg-walk.js';
 
-test('every phrase of the answer grammar is a yes or a no to the gate, and to the recogniser\'s judge the same one', () => {
-  for (const words of answerSentences()) {
-    const text = words.join(' ');
+test('every phrase of the answer grammar is a yes or a no to the gate, and to the recogniser\'s judge the same one; a decoy is neither', () => {
+  for (const text of SPOKEN_ANSWERS_EN) {
     const gate = parseYesNo(text);
     assert.notEqual(gate, undefined, `the gate takes "${text}"`);
     assert.equal(spokenAnswer(text), gate, `"${text}"`);
   }
   for (const p of YES_PHRASES_EN) assert.equal(parseYesNo(p), true, p);
   for (const p of NO_PHRASES_EN) assert.equal(parseYesNo(p), false, p);
+  for (const decoy of ANSWER_DECOYS_EN) {
+    assert.equal(spokenAnswer(decoy), undefined, `decoy "${decoy}"`);
+    assert.equal(parseYesNo(decoy), undefined, `decoy "${decoy}" typed`);
+    assert.ok(answerSentences().some((w) => w.join(' ') === decoy), `"${decoy}" is in the grammar`);
+  }
   assert.equal(spokenAnswer('turn on the tv'), undefined);
   assert.equal(spokenAnswer('please'), undefined, 'a bare "please" answers nothing');
   assert.equal(spokenAnswer(''), undefined);

@@ -81,9 +81,28 @@ test('the verdict: under OPPOSITE_MARGIN (or not measured) nothing acts; at or o
   assert.deepEqual(twoCommands.result.unsure_between, ['unlock', 'lock'], 'the closest rival names the word');
 });
 
+test('"turn on all" (the F of "off" lost in an "all" or "all of" not said) is kept but asks first; "turn on the", "turn off all" act as heard', () => {
+  const turnOnAll = [{ unsure_between: ['turn on', 'turn off'], opens: 'turn on all' }];
+  assert.deepEqual(hiddenOpposites('turn on all of(2) lights in the office'), turnOnAll);
+  assert.deepEqual(hiddenOpposites('turn on all the kitchen light'), turnOnAll, 'a tester\'s "turn off the kitchen light"');
+  assert.deepEqual(hiddenOpposites('turn on all the lights in the kitchen'), turnOnAll, 'the cost: a "turn on all the lights" said asks too');
+  assert.deepEqual(hiddenOpposites('please switch on all of the lights'), [{ unsure_between: ['switch on', 'switch off'], opens: 'switch on all' }]);
+  assert.deepEqual(hiddenOpposites('turn on the kitchen light'), []);
+  assert.deepEqual(hiddenOpposites('turn off all of the lights'), [], 'an "off" heard is no "on" hidden');
+  assert.deepEqual(hiddenOpposites('skip on all of'), [], '"on" of no turn/switch');
+  const lights = { intent: 'HassTurnOn', slots: { domain: 'light', area: 'Office' }, text: 'turn on all of lights in the office', language: 'en' };
+  const tv = { intent: 'HassTurnOff', slots: { name: 'TV' }, text: 'turn off the tv', language: 'en' };
+  const two: SttResult = { text: 'turn off the tv and turn on all of lights in the office', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intents: [tv, lights] };
+  const marked = markHiddenOpposites(two, hiddenOpposites(two.text));
+  assert.deepEqual(marked.intents?.map((m) => m.unsure_between), [undefined, ['turn on', 'turn off']], 'only the command heard with "on all"');
+  const plain: SttResult = { text: 'turn on the lights', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { ...lights, text: 'turn on the lights' } };
+  assert.equal(markHiddenOpposites(plain, hiddenOpposites(plain.text)), plain);
+});
+
 test('"lock" right after "and" or "then" (whose N can hide the "un" of "unlock") is kept but asks first; elsewhere it acts as heard', () => {
-  assert.deepEqual(hiddenOpposites('turn off the kitchen lights then lock the front door'), [['lock', 'unlock']]);
-  assert.deepEqual(hiddenOpposites('<sil> and lock(2) the front door'), [['lock', 'unlock']], 'the next utterance after an early commit');
+  const lockPair = [{ unsure_between: ['lock', 'unlock'], opens: 'lock' }];
+  assert.deepEqual(hiddenOpposites('turn off the kitchen lights then lock the front door'), lockPair);
+  assert.deepEqual(hiddenOpposites('<sil> and lock(2) the front door'), lockPair, 'the next utterance after an early commit');
   assert.deepEqual(hiddenOpposites('lock the front door and turn on the kitchen lights'), [], 'a lock word first has no joint to hide in');
   assert.deepEqual(hiddenOpposites('turn on the tv and unlock the front door'), [], '"unlock" asks anyway (risky), and nothing hides a syllable it lacks');
   const tv = { intent: 'HassTurnOn', slots: { name: 'TV' }, text: 'turn on the tv', language: 'en' };

@@ -5,7 +5,7 @@ import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js'
 import { Cap } from '../../src/kernel/output-types.js';
 import { FakeSdk, type FakeInput } from '../support/fake-sdk.js';
 import { FakeMic, FakeSpeaker, FakeStt, FakeTts, heard, rejected } from './fakes.js';
-import { loadRecording, pad, tone } from './helpers.js';
+import { loadRecording, noise, pad, tone } from './helpers.js';
 import { startWyomingTestServer, type WyomingTestServer } from '../support/wyoming-test-server.js';
 import { WyomingAsr } from '../../src/voice/stt/wyoming-asr.js';
 import { WyomingWake } from '../../src/voice/wyoming/wake-client.js';
@@ -281,6 +281,18 @@ test('a confirmation question heard neither as yes nor no: the box says so, asks
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', "Sorry, I didn't catch that. Please say yes or no.", 'The Front Door is unlocked.']);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger]), [['unlock the front door', 'feed'], ['yes', 'followup']]);
   assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, true], 'both tries are decoded with the answer grammar');
+});
+
+test('a fed file with no speech while a question waits gets the yes/no reminder too: the question is still open', async () => {
+  const stt = new FakeStt(() => heard('unlock the front door'));
+  const { sdk, speaker, plugin } = await setup({ stt, deps: { microphone: undefined } });
+  sdk.agent = (input) => streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true });
+  await (await plugin.feedUtterance(utterance())).done;
+  await waitState(sdk, 'idle', 1);
+  const silent = await plugin.feedUtterance(noise(4000, -60));
+  await silent.done;
+  assert.equal(silent.status, 'no_speech');
+  assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door? Please say yes or no.', "Sorry, I didn't catch that. Please say yes or no."]);
 });
 
 test('a command heard with the command grammar and rejected is the plain "didn\'t catch that", with no yes/no reminder and no listening after it', async () => {

@@ -28,6 +28,8 @@ export interface SpeechExtent {
   speechMs: number;
   /** Audio after the last speech frame, ms (the whole audio when no speech frame). */
   trailingSilenceMs: number;
+  /** Audio before the first speech frame, ms (the whole audio when no speech frame; absent where not measured). */
+  leadingSilenceMs?: number;
   /** The endpointer heard silence after this audio (a speculative pass at its pause): it is not cut, whatever trailingSilenceMs says. */
   silenceConfirmed?: boolean;
   /** The person ended the utterance (push-to-talk released, SttEndOptions.endedByPerson): not cut either. */
@@ -94,8 +96,8 @@ export function speechExtent(pcm: Buffer, opts: ExtentOptions = {}): SpeechExten
     }
     f = g;
   }
-  if (first < 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs };
-  return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), ...(pauses.length ? { pauses } : {}) };
+  if (first < 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs, leadingSilenceMs: audioMs };
+  return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), leadingSilenceMs: first * 10, ...(pauses.length ? { pauses } : {}) };
 }
 
 /**
@@ -133,9 +135,11 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
  * word the meaning rests on was placed where the audio holds no speech
  * (wordsInSilence). 'joint_in_pause': the "and"/"then" between two commands
  * lies in a pause (SpeechExtent.pauses), not said; 'said_twice': the two
- * commands are one command twice (pocketsphinx-judge.ts).
+ * commands are one command twice (pocketsphinx-judge.ts); 'cut_start': a
+ * spoken yes whose speech starts at the very start of the audio, so its first
+ * sound may be lost (pocketsphinx-judge.ts ANSWER_YES_MIN_LEAD_MS).
  */
-export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice';
+export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice';
 
 /**
  * Fewest ms per phone a number word of the decode may take (issue 15 "Never

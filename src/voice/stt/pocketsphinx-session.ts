@@ -18,7 +18,7 @@
 import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './types.js';
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
-import { opposedVerdict, oppositeSentences, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeSentences, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
 import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
@@ -295,13 +295,18 @@ export class PocketsphinxSession implements SttSession {
    * result that would act: its words and each with a lock word swapped are
    * aligned on the same audio (still in the pair's directory), and it acts
    * only when the heard words win by OPPOSITE_MARGIN. An alignment that
-   * fails leaves the command unsure: rejected.
+   * fails leaves the command unsure: rejected. A command whose opposite may
+   * hide in the sounds around a word (hiddenOpposites) is marked to ask first,
+   * aligned or not.
    */
   private async checkOpposites(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
     const acts = !judged.result.rejected && (judged.result.intent !== undefined || (judged.result.intents?.length ?? 0) > 0);
-    if (!acts || !this.ports.align) return judged;
+    if (!acts) return judged;
+    // No lock word to align: an opposite that may hide in the sounds around a word still asks first.
+    const unaligned = { ...judged, result: markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis)) };
+    if (!this.ports.align) return unaligned;
     const sentences = oppositeSentences(judged.details.hypothesis);
-    if (sentences.length < 2) return judged;
+    if (sentences.length < 2) return unaligned;
     const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
     return opposedVerdict(judged, sentences, aligned);
