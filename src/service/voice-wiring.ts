@@ -210,7 +210,11 @@ export class VoiceServicePlugin implements Plugin {
     this.stt = undefined;
   }
 
-  /** `homeagent listen`: args.files = [{name, data_b64}] (WAV), args.realtime; streams one line per recording. */
+  /**
+   * `homeagent listen`: args.files = [{name, data_b64}] (WAV), args.realtime; streams one line per recording.
+   * A client that disconnects ends it: no further file is fed, and another listen may start at once.
+   * @throws HomeAgentError VOICE_UNAVAILABLE, BAD_ARGUMENT, BUSY (another listen's client is still waiting).
+   */
   private async listen(sdk: PluginSDK, args: Record<string, unknown>, io: CommandIO): Promise<{ utterances: ListenReport[] }> {
     const pipeline = this.pipelineRef;
     const speaker = this.tee;
@@ -227,10 +231,22 @@ export class VoiceServicePlugin implements Plugin {
     const outDir = path.join(sdk.dataDir, 'listen');
     mkdirSync(outDir, { recursive: true });
     const reports: ListenReport[] = [];
+    // The client went away (the CLI was killed): no more files, and the next listen may start at once; what was
+    // heard goes on as it would (its reply is spoken, or cut by the next utterance as any barge-in).
+    const gone = new Promise<undefined>((resolve) => {
+      if (io.signal.aborted) resolve(undefined);
+      else io.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
     try {
       for (const f of files as Array<{ name?: unknown; data_b64?: unknown }>) {
+        if (io.signal.aborted) break;
         const name = typeof f.name === 'string' ? path.basename(f.name) : 'input.wav';
-        const report = await listenOne(pipeline, speaker, sdk, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true, user);
+        const one = listenOne(pipeline, speaker, sdk, name, Buffer.from(String(f.data_b64 ?? ''), 'base64'), outDir, args.realtime === true, user);
+        one.catch((err: unknown) => {
+          if (io.signal.aborted) sdk.log.warn({ err: errorMessage(err), file: name }, 'listen: a file the client no longer waits for failed');
+        });
+        const report = await Promise.race([one, gone]);
+        if (report === undefined) break;
         reports.push(report);
         io.send({ file: name, transcript: report.transcript, reply: report.reply });
       }

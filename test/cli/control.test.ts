@@ -208,3 +208,16 @@ test('listen over the socket: a WAV header with no samples is an error, never ru
     await assert.rejects(request(socket, 'listen', { files: [{ name: 'empty.wav', data_b64: empty }], user: ' ' }, undefined, { timeoutMs: 30_000 }), /"user" must be a person's name/);
   });
 });
+
+test('listen over the socket: a client that goes away (a killed CLI) frees the box for the next listen at once', async () => {
+  await withApp(async (socket) => {
+    // Three seconds of room noise fed at real time: the first client gives up after 300 ms.
+    const samples = Buffer.alloc(3 * 32000);
+    for (let i = 0; i < samples.length / 2; i++) samples.writeInt16LE(((i * 7919) % 200) - 100, i * 2);
+    const long = encodeWav(samples, { sampleRate: 16000, channels: 1 }).toString('base64');
+    await assert.rejects(request(socket, 'listen', { files: [{ name: 'long.wav', data_b64: long }, { name: 'again.wav', data_b64: long }], realtime: true }, undefined, { timeoutMs: 300 }), /TIMEOUT|no answer/);
+    const empty = encodeWav(Buffer.alloc(0), { sampleRate: 16000, channels: 1 }).toString('base64');
+    const r = (await request(socket, 'listen', { files: [{ name: 'empty.wav', data_b64: empty }] }, undefined, { timeoutMs: 30_000 })) as { utterances: Array<{ status: string }> };
+    assert.equal(r.utterances[0]!.status, 'error', 'the next listen ran (no "another listen is running")');
+  });
+});
