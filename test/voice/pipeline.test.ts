@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ANSWER_WINDOW_MS, VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
 import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js';
 import { Cap } from '../../src/kernel/output-types.js';
-import { FakeSdk, type FakeInput } from '../support/fake-sdk.js';
+import { FakeSdk, type FakeAgent, type FakeInput } from '../support/fake-sdk.js';
 import { FakeMic, FakeSpeaker, FakeStt, FakeTts, heard, rejected } from './fakes.js';
 import { loadRecording, noise, pad, tone } from './helpers.js';
 import { startWyomingTestServer, type WyomingTestServer } from '../support/wyoming-test-server.js';
@@ -240,16 +240,21 @@ test('follow-up through the expects_reply meta flag; silence then ends quietly (
   assert.equal(sdk.inputs.length, 1);
 });
 
-test('a confirmation question (meta.confirmation) mid-turn: the box listens and the yes reaches the waiting turn', async () => {
-  let n = 0;
-  const stt = new FakeStt(() => heard(++n === 1 ? 'unlock the front door' : 'yes'));
-  const { sdk, mic, speaker, plugin } = await setup({ stt });
-  sdk.agent = async (input) => {
+/** An agent whose turn asks whether to unlock (meta.confirmation) and waits for the spoken yes or no. */
+function unlockAsking(sdk: FakeSdk): FakeAgent {
+  return async (input) => {
     const answer = sdk.awaitInput({ channel: 'speaker', timeout_ms: 10000, accept: (t) => t === 'yes' || t === 'no' });
     await sdk.sendOutput('speaker', 'Do you really want to unlock the Front Door?', { confirmation: true });
     const got = await answer;
     return streamReply(sdk, input, [got?.text === 'yes' ? 'The Front Door is unlocked.' : 'I left it locked.']);
   };
+}
+
+test('a confirmation question (meta.confirmation) mid-turn: the box listens and the yes reaches the waiting turn', async () => {
+  let n = 0;
+  const stt = new FakeStt(() => heard(++n === 1 ? 'unlock the front door' : 'yes'));
+  const { sdk, mic, speaker, plugin } = await setup({ stt });
+  sdk.agent = unlockAsking(sdk);
   const first = await plugin.feedUtterance(utterance());
   await waitState(sdk, 'waiting_for_answer'); // the box listens for the yes/no (its own LED pattern)
   await mic.say(utterance('next.wav'));
@@ -265,12 +270,7 @@ test('a confirmation question heard neither as yes nor no: the box says so, asks
   let n = 0;
   const stt = new FakeStt(() => (++n === 1 ? heard('unlock the front door') : n === 2 ? rejected() : heard('yes')));
   const { sdk, mic, speaker, plugin } = await setup({ stt });
-  sdk.agent = async (input) => {
-    const answer = sdk.awaitInput({ channel: 'speaker', timeout_ms: 10000, accept: (t) => t === 'yes' || t === 'no' });
-    await sdk.sendOutput('speaker', 'Do you really want to unlock the Front Door?', { confirmation: true });
-    const got = await answer;
-    return streamReply(sdk, input, [got?.text === 'yes' ? 'The Front Door is unlocked.' : 'I left it locked.']);
-  };
+  sdk.agent = unlockAsking(sdk);
   const first = await plugin.feedUtterance(utterance());
   await waitState(sdk, 'waiting_for_answer');
   await mic.say(utterance('next.wav')); // "turn on the tv", say: not an answer
