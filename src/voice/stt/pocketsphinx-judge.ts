@@ -627,6 +627,8 @@ export function judgeDecode(
   const intent = matched && unheard ? (nameFits ? unheardName(matched) : null) : matched;
   // Two commands in one breath (the compound grammar's joint, fsg.ts): both halves whole sentences; a name the home lacks in either is not placed.
   const parts = text && !grammarMismatch && !matched && !unheard && !opts.answers ? compoundIntents(heard, opts.vocab) : undefined;
+  // The answer grammar's reading of the words: true yes, false no, undefined neither (or no answer grammar).
+  const answer = opts.answers ? spokenAnswer(text) : undefined;
   let scoreGap: number | undefined;
   if (main && garbage && main.frames > 0) scoreGap = (garbage.ascr - main.ascr) / main.frames;
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
@@ -640,9 +642,9 @@ export function judgeDecode(
     if (text && opts.durationLimits !== false) {
       // A "no" is often drawn out (2 phones in half a second): a no may take up to ANSWER_NO_MAX_MS_PER_PHONE. A yes
       // keeps the command band: ten seconds of other speech ("yesterday we drove ...") came out as a 3-phone "yes".
-      const limits = opts.answers && spokenAnswer(text) === false ? { ...(opts.durationLimits ?? DEFAULT_DURATION_LIMITS), maxMsPerPhone: ANSWER_NO_MAX_MS_PER_PHONE } : opts.durationLimits;
+      const limits = answer === false ? { ...(opts.durationLimits ?? DEFAULT_DURATION_LIMITS), maxMsPerPhone: ANSWER_NO_MAX_MS_PER_PHONE } : opts.durationLimits;
       details.durationMisfit = durationMisfit(opts.extent, phones, limits);
-      if (!details.durationMisfit && opts.answers && spokenAnswer(text) === true && (opts.extent.leadingSilenceMs ?? Infinity) < ANSWER_YES_MIN_LEAD_MS) details.durationMisfit = 'cut_start';
+      if (!details.durationMisfit && answer === true && (opts.extent.leadingSilenceMs ?? Infinity) < ANSWER_YES_MIN_LEAD_MS) details.durationMisfit = 'cut_start';
       if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && parts && anyWordInSilence(main, opts.extent)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && squeezedNumbers(main.words, main.frames, opts.phones, isNumberWord).length > 0) details.durationMisfit = 'number_squeezed';
@@ -652,7 +654,7 @@ export function judgeDecode(
   // An answer must fit its phrase far better than a command its sentence: a false yes confirms a risky action.
   const maxGap = opts.answers ? Math.min(opts.maxScoreGap, ANSWER_MAX_SCORE_GAP) : opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
-  const answered = opts.answers === true && spokenAnswer(text) !== undefined;
+  const answered = answer !== undefined;
   const rejected = !text || grammarMismatch || (intent === null && !parts && !answered) || outOfGrammar || details.durationMisfit !== undefined || details.roomMisfit === true;
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
   const result: SttResult = {
