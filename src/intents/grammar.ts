@@ -14,7 +14,7 @@ import { compiledTemplates, type CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { partOfAName } from '../home/resolve.js';
-import { DEFAULT_JOINT_PROB, LEADING_WORDS, buildFsg } from './fsg.js';
+import { DEFAULT_JOINT_PROB, DEFAULT_NOT_COMMAND_PROB, LEADING_WORDS, NOT_COMMAND_LEADS_EN, buildFsg } from './fsg.js';
 import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 
@@ -178,10 +178,16 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
  * Build the command grammar (JSGF text and the equivalent FSG) and its word list from the English
  * templates and `vocab`; `weights` price the filler path for unknown names (filler.ts), null leaves
  * the filler out (the sentences that need it with it; for comparison in benchmarks); `jointProb` is the compound
- * grammar's probability of a second command after a whole sentence (fsg.ts DEFAULT_JOINT_PROB). Names that are
- * not English words (Chinese names) are left out of the grammar; the text matcher still knows them.
+ * grammar's probability of a second command after a whole sentence (fsg.ts DEFAULT_JOINT_PROB); `notCommandProb`
+ * the probability of an opening that makes the sentence no command ("don't ...", fsg.ts NOT_COMMAND_LEADS_EN;
+ * 0: none). Names that are not English words (Chinese names) are left out of the grammar; the text matcher still knows them.
  */
-export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = DEFAULT_FILLER_WEIGHTS, jointProb = DEFAULT_JOINT_PROB): SpeechGrammar {
+export function buildGrammar(
+  vocab: Vocabulary,
+  weights: FillerWeights | null = DEFAULT_FILLER_WEIGHTS,
+  jointProb = DEFAULT_JOINT_PROB,
+  notCommandProb = DEFAULT_NOT_COMMAND_PROB,
+): SpeechGrammar {
   const c = compiledTemplates('en');
   const defined = new Map<string, string | null>();
   const order: string[] = [];
@@ -277,10 +283,12 @@ export function buildGrammar(vocab: Vocabulary, weights: FillerWeights | null = 
     if (!alts) resolved.set(key, (alts = slotAlternatives(c, vocab, list, req, weights !== null)));
     return alts;
   };
-  const fsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS);
+  const notCommand = { leads: NOT_COMMAND_LEADS_EN, prob: notCommandProb };
+  const fsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], 0, notCommand);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
-  const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS)!;
-  const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb)!;
+  const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS, 0, notCommand)!;
+  const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb, notCommand)!;
   for (const w of LEADING_WORDS) used.add(w);
+  if (notCommandProb > 0) for (const lead of NOT_COMMAND_LEADS_EN) for (const w of lead.split(' ')) used.add(w);
   return { jsgf, fsg, continuationFsg, compoundFsg, words: [...used].sort() };
 }

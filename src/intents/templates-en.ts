@@ -123,7 +123,6 @@ export const TEMPLATES_EN: TemplateSet = {
         '<please> <turn> on <all> {area} {domain:domain_words}',
         '<please> <turn> <all> {domain:domain_words} on [<in_area>]',
         '<please> <turn> <all> {area} {domain:domain_words} on',
-        '[all] [the] {area} {domain:domain_words} on',
       ],
     },
     {
@@ -133,20 +132,26 @@ export const TEMPLATES_EN: TemplateSet = {
         '<please> <turn> off <all> {area} {domain:domain_words}',
         '<please> <turn> <all> {domain:domain_words} off [<in_area>]',
         '<please> <turn> <all> {area} {domain:domain_words} off',
-        '[all] [the] {area} {domain:domain_words} off',
       ],
     },
     // On / off by name.
     {
       intent: 'HassTurnOn',
       requires: { domains: ON_OFF_DOMAINS },
-      sentences: ['<please> <turn> on <the_name> [<in_area>]', '<please> <turn> <the_name> on', '<the_name> on'],
+      sentences: ['<please> <turn> on <the_name> [<in_area>]', '<please> <turn> <the_name> on'],
     },
     {
       intent: 'HassTurnOff',
       requires: { domains: ON_OFF_DOMAINS },
-      sentences: ['<please> <turn> off <the_name> [<in_area>]', '<please> <turn> <the_name> off', '<the_name> off'],
+      sentences: ['<please> <turn> off <the_name> [<in_area>]', '<please> <turn> <the_name> off'],
     },
+    // On / off with no verb ("kitchen lights off"): typed only. Spoken, a statement ("the kitchen light is on") and a
+    // command's verb misheard ("turn on the kitchen lights" as "all the kitchen light off") were forced into them and
+    // acted (issue 15, a tester's findings); speech-to-phrase's English sentences have no verbless command either.
+    { intent: 'HassTurnOn', grammar: false, sentences: ['[all] [the] {area} {domain:domain_words} on'] },
+    { intent: 'HassTurnOff', grammar: false, sentences: ['[all] [the] {area} {domain:domain_words} off'] },
+    { intent: 'HassTurnOn', grammar: false, requires: { domains: ON_OFF_DOMAINS }, sentences: ['<the_name> on'] },
+    { intent: 'HassTurnOff', grammar: false, requires: { domains: ON_OFF_DOMAINS }, sentences: ['<the_name> off'] },
     // Locks (HA: lock_HassTurnOn.yaml / lock_HassTurnOff.yaml).
     { intent: 'HassTurnOn', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['<please> lock <the_name> [<in_area>]'] },
     { intent: 'HassTurnOff', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['<please> unlock <the_name> [<in_area>]'] },

@@ -11,6 +11,9 @@
  *               (issue 15 "Names"), no action is no wrong either (the grammar has no partial names)
  *  two          two commands in one breath: both commands, in order, are right (the grammar's joint, src/intents/fsg.ts)
  *  unrelated    long sentences that are no command
+ *  not_command  sentences that hold a command but are none: a negation ("don't turn on ..."), a statement
+ *               ("the kitchen light is on"), a report ("I turned off the TV"); any action is wrong (a tester's
+ *               findings; the openings of src/intents/fsg.ts NOT_COMMAND_LEADS_EN were chosen on the tune voices)
  * An utterance's action is what the recognised intent would do: none when it
  * is rejected, when its name is unheard (the filler, src/intents/filler.ts)
  * or free words, or when the intent only answers (state, time, weather,
@@ -21,6 +24,7 @@
  *  voice.synth_wrong_action_rate       wrong actions / all utterances (report voices)
  *  voice.synth_effect_right            in_vocab utterances recognised as their own intent and slots (report voices)
  *  voice.synth_unknown_name_answered   oov_name utterances answered as a name the home lacks (report voices)
+ *  voice.synth_not_command_acted       not_command utterances that acted (report voices)
  *  voice.synth_wrong_action_rate_tune  the same on the tune voices
  *  voice.synth_clean_wrong_action_rate   the report voices' utterances with no room noise (and _effect_right)
  *  voice.synth_wrong_action_rate_nofiller  report voices with no filler in the grammar (the grammar before
@@ -29,7 +33,8 @@
  * (145 to 190 words a minute, 0.5 s lead-in), to compare like with like; `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices, `=tune` decodes the tune voices only (about 2 minutes: for trying a rule where it may be chosen); `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
  * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen);
  * `HOMEAGENT_SYNTH_JOINT=0.05,0.1` the same for the compound grammar's joint probability and
- * `HOMEAGENT_SYNTH_COMPOUND_MARGIN=0,2,4` for how sure two commands in one breath must be (COMPOUND_MARGIN).
+ * `HOMEAGENT_SYNTH_COMPOUND_MARGIN=0,2,4` for how sure two commands in one breath must be (COMPOUND_MARGIN) and
+ * `HOMEAGENT_SYNTH_NOT_COMMAND=0,0.1` for the probability of the not-command openings (fsg.ts DEFAULT_NOT_COMMAND_PROB).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { appendFileSync } from 'node:fs';
@@ -49,7 +54,7 @@ import { resolveTarget } from '../../src/home/resolve.js';
 import type { Entity } from '../../src/home/entities.js';
 
 
-type Kind = 'in_vocab' | 'oov_name' | 'partial' | 'two' | 'unrelated';
+type Kind = 'in_vocab' | 'oov_name' | 'partial' | 'two' | 'unrelated' | 'not_command';
 
 /** The confusion set. */
 export const CONFUSION_SET: Record<Kind, string[]> = {
@@ -107,6 +112,16 @@ export const CONFUSION_SET: Record<Kind, string[]> = {
     'my sister is coming to visit next weekend and she wants to see the new museum downtown',
     'the quarterly report shows that sales grew by twelve percent while costs stayed roughly the same',
     'can you remember the name of the actor who played the captain in that old film we watched',
+  ],
+  not_command: [
+    "don't turn on the kitchen lights",
+    'do not unlock the front door',
+    'the kitchen light is on',
+    'the front door is locked',
+    'i turned off the tv',
+    'we locked the front door',
+    'did you open the garage door',
+    'never open the garage door',
   ],
 };
 
@@ -265,21 +280,25 @@ interface Tally {
   /** Parts of names, and those placed on the device they fit. */
   partial: number;
   partialRight: number;
+  /** Sentences that are no command, and those that acted. */
+  notCommand: number;
+  notCommandActed: number;
   notes: string[];
 }
 
 /** HOMEAGENT_SYNTH_DUMP=FILE: each decode with the default grammar as a JSON line (its details, for choosing rejection rules on the tune voices). */
 const dump = process.env.HOMEAGENT_SYNTH_DUMP;
 
-async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights, jointProb?: number, compoundMargin?: number, clean = false): Promise<Tally> {
+async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeights, jointProb?: number, compoundMargin?: number, clean = false, notCommandProb?: number): Promise<Tally> {
   const vocab = fixtureVocabulary();
   const engine = new PocketsphinxStt({
+    ...(notCommandProb !== undefined ? { notCommandProb } : {}),
     ...(filler === true ? {} : { fillerWeights: filler === false ? null : filler }),
     ...(jointProb !== undefined ? { jointProb } : {}),
     ...(compoundMargin !== undefined ? { rejection: { compoundMargin } } : {}),
   });
   await engine.setVocabulary(vocab);
-  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, two: 0, twoRight: 0, partial: 0, partialRight: 0, notes: [] };
+  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, two: 0, twoRight: 0, partial: 0, partialRight: 0, notCommand: 0, notCommandActed: 0, notes: [] };
   try {
     for (const u of utterances) {
       const session = engine.start();
@@ -312,6 +331,10 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
         t.two++;
         const halves = r.rejected ? undefined : r.intents;
         if (halves?.length === 2 && same(halves[0], halvesWanted[0]) && same(halves[1], halvesWanted[1])) t.twoRight++;
+      }
+      if (u.kind === 'not_command') {
+        t.notCommand++;
+        if (actionsOf(r).length > 0) t.notCommandActed++;
       }
       if (u.kind === 'oov_name') {
         t.oov++;
@@ -352,6 +375,17 @@ export async function run(): Promise<void> {
       }
       return;
     }
+    const notCommand = process.env.HOMEAGENT_SYNTH_NOT_COMMAND;
+    if (notCommand) {
+      // Choosing the probability of the not-command openings (src/intents/fsg.ts): each value on the tune voices only.
+      const tuneSet = await synthesise(dir, TUNE_VOICES);
+      for (const v of notCommand.split(',').map(Number)) {
+        const t = await decodeAll(tuneSet, true, undefined, undefined, false, v);
+        console.log(`# tune not-command ${v}: wrong ${pct(t.wrong, t.n)}, effect right ${pct(t.inVocabRight, t.inVocab)}, not-command acted ${pct(t.notCommandActed, t.notCommand)}, two right ${pct(t.twoRight, t.two)}, partial right ${pct(t.partialRight, t.partial)}, unknown answered ${pct(t.oovAnswered, t.oov)}`);
+        for (const n of t.notes) console.log(`#   ${n.slice(2)}`);
+      }
+      return;
+    }
     const grid = process.env.HOMEAGENT_SYNTH_TUNE;
     if (grid) {
       // Choosing the weights: each ENTRY:PHONE pair on the tune voices only.
@@ -370,6 +404,7 @@ export async function run(): Promise<void> {
       for (const n of t.notes) console.log(n);
       console.log(`voice.synth_wrong_action_rate_tune: ${pct(t.wrong, t.n)}`);
       console.log(`voice.synth_effect_right_tune: ${pct(t.inVocabRight, t.inVocab)}`);
+      console.log(`voice.synth_not_command_acted_tune: ${pct(t.notCommandActed, t.notCommand)}`);
       return;
     }
     const report = await synthesise(dir, REPORT_VOICES);
@@ -383,6 +418,7 @@ export async function run(): Promise<void> {
     console.log(`voice.synth_wrong_action_rate: ${pct(r.wrong, r.n)}`);
     console.log(`voice.synth_effect_right: ${pct(r.inVocabRight, r.inVocab)}`);
     console.log(`voice.synth_unknown_name_answered: ${pct(r.oovAnswered, r.oov)}`);
+    console.log(`voice.synth_not_command_acted: ${pct(r.notCommandActed, r.notCommand)} (a negation, statement or report that acted)`);
     console.log(`voice.synth_partial_name_right: ${pct(r.partialRight, r.partial)} (a part of a name that fits one device acted on that device)`);
     console.log(`voice.synth_two_commands_right: ${pct(r.twoRight, r.two)} (two commands in one breath recognised as both, in order)`);
     if (tune) console.log(`voice.synth_wrong_action_rate_tune: ${pct(tune.wrong, tune.n)}`);

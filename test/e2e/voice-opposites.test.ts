@@ -5,7 +5,7 @@
  * (Debian) speaks in voices of the confusion bench (test/bench/voice-synth.ts),
  * at a given rate and lead-in, with or without the bench's room noise, and the
  * service's pocketsphinx decodes it with the grammar of the fixture home.
- * en-029's "unlock the front door" is heard as "lock the front door" at a sure
+ * en-us+m3's "unlock the front door" is heard as "lock the front door" at a sure
  * score gap: the two sentences aligned on the audio score within
  * OPPOSITE_MARGIN of each other, so nothing is locked and the box says it
  * could not tell lock from unlock. The same voice's "lock the front door" and
@@ -13,8 +13,8 @@
  * act; a command said while the unlock waits for a yes is no answer (the box
  * asks for a yes or no again). en-us's clean "turn off the kitchen lights then unlock the front door"
  * is heard as "... then lock ...", the "un" hidden in the N of "then", and
- * the lock asks first; en-029's "turn off all the lights in the kitchen" is
- * heard as "turn on all of the lights ...", and that asks first too; a tester's clean file that locked the demo home's door
+ * the lock asks first; en-029's "turn off all the lights in the kitchen",
+ * once heard as "turn on all of the lights ...", switches nothing on; a tester's clean file that locked the demo home's door
  * locks nothing.
  */
 import { test, before, after } from 'node:test';
@@ -53,7 +53,8 @@ after(async () => {
 });
 
 test('"unlock" heard as "lock" (the two sentences score alike on the audio): nothing is locked, and the box says which words it could not tell apart', async () => {
-  const o = await box.listen(await spoken('unlock the front door', 'en-029', 190, 0.5), false, 800);
+  // en-029 at 190 words a minute was the case here until the not-command openings: its "un" is now heard as "we" (rejected).
+  const o = await box.listen(await spoken('unlock the front door', 'en-us+m3', 145, 0.5), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
   assert.deepEqual(o.commands, [], `no command: ${seen}`);
   assert.equal(o.report.rejected, true, seen);
@@ -83,7 +84,8 @@ test('a lock word the audio clearly holds still acts: "lock" locks, "unlock" ask
 });
 
 test('"then unlock" heard as "then lock" (the "un" hidden in the N of "then"): the lights go off, the lock asks first', async () => {
-  const o = await box.listen(await spoken('turn off the kitchen lights then unlock the front door', 'en-us', 160, 0.05, true), false, 800);
+  // At 160 words a minute the pair now scores just outside COMPOUND_MARGIN (rejected, nothing acts); at 175 inside it.
+  const o = await box.listen(await spoken('turn off the kitchen lights then unlock the front door', 'en-us', 175, 0.5, true), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
   assert.equal(o.report.transcript, 'turn off the kitchen lights then lock the front door', `the mishearing this test is about: ${seen}`);
   assert.ok(!o.commands.some((c) => c.topic === 'home/front_door/set'), `nothing sent to the lock: ${seen}`);
@@ -95,15 +97,14 @@ test('"then unlock" heard as "then lock" (the "un" hidden in the N of "then"): t
   assert.match(no.report.reply ?? '', /did not lock the Front Door/, JSON.stringify(no.report));
 });
 
-test('"turn off all the lights" heard as "turn on all of the lights" (the F of "off" taken for an "of"): nothing is switched, the box asks first, a "no" leaves them', async () => {
+test('"turn off all the lights" once heard as "turn on all of the lights" (the F of "off" taken for an "of"): nothing is switched on', async () => {
+  // Until the not-command openings and the verbless sentences left the speech grammar this audio was heard as "turn on
+  // all of the lights in the kitchen" and asked first (HIDDEN_PARTICLE; the rule's own tests: test/voice-stt/opposites.test.ts).
+  // Now no voice, rate, lead-in or noise of the confusion bench's is heard so; this one is a question about the lights.
   const o = await box.listen(await spoken('turn off all the lights in the kitchen', 'en-029', 160, 0.05, false, 1), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
-  assert.equal(o.report.transcript, 'turn on all of the lights in the kitchen', `the mishearing this test is about: ${seen}`);
-  assert.deepEqual(o.commands, [], seen);
-  assert.match(o.report.reply ?? '', /^Do you really want to turn on .*\? Please say yes or no\.$/, seen);
-  const no = await box.listen(await spoken('no', 'en-us', 160, 0.5), false, 800);
-  assert.deepEqual(no.commands, [], `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}`);
-  assert.match(no.report.reply ?? '', /^OK, I did not turn on /, JSON.stringify(no.report));
+  assert.ok(!o.commands.some((c) => /"state":"ON"|^ON$/.test(c.payload)), `nothing switched on: ${seen}`);
+  assert.ok(!/^turn on/.test(o.report.transcript ?? '') || /Do you really want/.test(o.report.reply ?? ''), seen);
 });
 
 test('a tester\'s clean file (en-us at 190 words a minute, speech from the first sample) locks nothing', async () => {

@@ -135,3 +135,41 @@ test('the compound grammar: a second command after a whole sentence, an arc back
   assert.ok(!st.next.includes('and') && !st.next.includes('then'), `the joint is no longer sentence: ${st.next.join(' ')}`);
   assert.equal(standing(walk, two.split(' ')).complete, true);
 });
+
+test('openings that make a sentence no command ("don\'t …", "I …") are in every speech grammar, priced together at notCommandProb; the matcher has none of them', async () => {
+  const { NOT_COMMAND_LEADS_EN, DEFAULT_NOT_COMMAND_PROB } = await import('../../src/intents/fsg.js');
+  const g = buildGrammar(VOCAB);
+  // Each opening before a command of the grammar (what follows it is a command: the opening is all the grammar adds).
+  for (const s of ["don't turn on the kitchen light", 'do not unlock the back door', 'i turn off the kitchen light', 'we lock the back door', 'you open the garage']) {
+    assert.ok(fsgAccepts(g.fsg, s), `the command grammar has "${s}"`);
+    assert.equal(matchIntent(s, VOCAB, 'en'), null, `the matcher has no sentence "${s}"`);
+  }
+  assert.ok(!fsgAccepts(g.fsg, "turn on don't the kitchen light"), 'an opening only opens');
+  assert.ok(!fsgAccepts(g.fsg, "don't is the back door locked") && !fsgAccepts(g.fsg, 'i what time is it'), 'no opening before a question');
+  assert.ok(fsgAccepts(g.fsg, 'do you know what time it is'), 'a sentence that opens with an opening\'s first word stays');
+  for (const fsg of [g.fsg, g.continuationFsg, g.compoundFsg]) assert.ok(fsgAccepts(fsg, "don't turn on the kitchen light"));
+  for (const lead of NOT_COMMAND_LEADS_EN) for (const w of lead.split(' ')) assert.ok(g.words.includes(w), `"${w}" is in the dictionary's words`);
+  // The start state's arcs on the openings' first words share DEFAULT_NOT_COMMAND_PROB; all its arcs share 1.
+  const start = Number(/^START_STATE (\d+)/m.exec(g.fsg)![1]);
+  const firsts = new Set(NOT_COMMAND_LEADS_EN.map((l) => l.split(' ')[0]!));
+  let decoy = 0;
+  let all = 0;
+  for (const m of g.fsg.matchAll(/^TRANSITION (\d+) \d+ (\S+) (\S+)$/gm)) {
+    if (Number(m[1]) !== start) continue;
+    all += Number(m[2]);
+    if (firsts.has(m[3]!)) decoy += Number(m[2]);
+  }
+  assert.ok(Math.abs(decoy - DEFAULT_NOT_COMMAND_PROB) < 1e-4, `openings together ${decoy}`);
+  assert.ok(Math.abs(all - 1) < 1e-4, `all arcs from the start ${all}`);
+  const none = buildGrammar(VOCAB, undefined, undefined, 0);
+  assert.ok(!fsgAccepts(none.fsg, "don't turn on the kitchen light"), 'notCommandProb 0: no openings');
+});
+
+test('on/off with no verb ("kitchen light off") is typed only: the speech grammar has no verbless command (a statement was forced into one and acted)', () => {
+  const g = buildGrammar(VOCAB);
+  for (const s of ['kitchen light off', 'the kitchen light on', 'all the kitchen lights off', 'the reading lamp on']) {
+    assert.ok(matchIntent(s, VOCAB, 'en'), `typed "${s}" is still understood`);
+    assert.ok(!fsgAccepts(g.fsg, s), `the speech grammar has no "${s}"`);
+  }
+  assert.ok(fsgAccepts(g.fsg, 'turn the kitchen light off'), 'with its verb it is');
+});

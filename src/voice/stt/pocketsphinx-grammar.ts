@@ -63,6 +63,8 @@ export interface GrammarFilesOptions {
   fillerWeights?: FillerWeights | null;
   /** The compound grammar's probability of a second command after a whole sentence (src/intents/fsg.ts DEFAULT_JOINT_PROB). */
   jointProb?: number;
+  /** Probability of an opening that makes a sentence no command ("don't ...", src/intents/fsg.ts DEFAULT_NOT_COMMAND_PROB; 0: none). */
+  notCommandProb?: number;
 }
 
 /** The words of the home's device names, aliases and rooms (lower case), which get accent alternates in the dictionary. */
@@ -115,7 +117,7 @@ export class GrammarFiles {
       const root = await this.ensureRoot();
       const dir = path.join(root, `g${++this.generation}`);
       await mkdir(dir, { recursive: true });
-      const g = buildGrammar(vocab, this.opts.fillerWeights, this.opts.jointProb);
+      const g = buildGrammar(vocab, this.opts.fillerWeights, this.opts.jointProb, this.opts.notCommandProb);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
       await writeFile(path.join(dir, 'continuation.fsg'), g.continuationFsg);
       await writeFile(path.join(dir, 'compound.fsg'), g.compoundFsg);

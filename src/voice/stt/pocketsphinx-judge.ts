@@ -23,7 +23,7 @@ import { NAME_FREE } from '../../intents/templates-en.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
-import { LEADING_WORDS } from '../../intents/fsg.js';
+import { LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
 import { compoundCuts } from '../../home/compound.js';
 import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
@@ -68,6 +68,8 @@ export interface PocketsphinxDetails {
   compoundUnsure?: boolean;
   /** A device named with a room no device of that name is in (roomContradicts): rejected. */
   roomMisfit?: boolean;
+  /** The decode opens with a not-command opening ("don't", "I"; src/intents/fsg.ts NOT_COMMAND_LEADS_EN): rejected, whatever follows. */
+  notCommand?: boolean;
   /** Each word's own score gap against the free phone loop over the same frames (wordScoreGaps); undefined without the garbage decoder. */
   wordGaps?: WordGap[];
   /**
@@ -368,6 +370,23 @@ export const EARLY_COMMIT_MARGIN = 4;
  */
 export const COMPOUND_MARGIN = 3;
 
+/**
+ * Whether the command grammar's decode alone settles the utterance, so the
+ * compound grammar's decoder (two commands in one breath) need not run
+ * (pocketsphinx-decoder.ts DecoderPair.decode): one accepted command, no
+ * name spelt in phones, scoring `margin` (EARLY_COMMIT_MARGIN) inside the
+ * rejection threshold, as sure as a command acted on at the first pause.
+ * Two commands said in one breath do not come out so: the command grammar
+ * forces them into one sentence that it rejects (on the synth bench's tune
+ * voices, none of 20 two-command utterances decoded on the command grammar
+ * alone acted), and then the compound decoder runs.
+ */
+export function singleCommandSure(result: SttResult, details: PocketsphinxDetails, maxScoreGap: number, margin = EARLY_COMMIT_MARGIN): boolean {
+  if (result.rejected || !result.intent || result.intents) return false;
+  if (details.hypothesis.split(' ').some((w) => isPhoneWord(w))) return false;
+  return details.scoreGap !== undefined && details.scoreGap <= maxScoreGap - margin;
+}
+
 /** Words that open an area qualifier after a device's name ("turn on the standing light in the living room"). */
 const AREA_QUALIFIER_WORDS = new Set(['in', 'on']);
 
@@ -419,6 +438,19 @@ function extendedOnlyToTheSame(words: string[], lead: number, st: SentenceStandi
     const m = matchIntent(longer.slice(lead).join(' '), vocab, 'en');
     if (!m || !sameMeaning(m, intent)) return false;
     return !ls.continuable || extendedOnlyToTheSame(longer, lead, ls, intent, vocab, walk, depth - 1);
+  });
+}
+
+/**
+ * The words open with a not-command opening (NOT_COMMAND_LEADS_EN: "don't", "do not", "I", ...), which no
+ * command sentence of the matcher has; checked on its own too, since a matcher sentence with free words (a
+ * timer's name) could take the opening for part of it.
+ */
+export function opensNotCommand(words: readonly string[]): boolean {
+  const plain = words.map((w) => w.replace(/\(\d+\)$/, ''));
+  return NOT_COMMAND_LEADS_EN.some((lead) => {
+    const l = lead.split(' ');
+    return l.every((w, i) => plain[i] === w);
   });
 }
 
@@ -651,11 +683,12 @@ export function judgeDecode(
     }
   }
   if ([intent, ...(parts ?? [])].some((m) => m && roomContradicts(m, opts.vocab))) details.roomMisfit = true;
+  if (!opts.answers && opensNotCommand(words)) details.notCommand = true;
   // An answer must fit its phrase far better than a command its sentence: a false yes confirms a risky action.
   const maxGap = opts.answers ? Math.min(opts.maxScoreGap, ANSWER_MAX_SCORE_GAP) : opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
   const answered = answer !== undefined;
-  const rejected = !text || grammarMismatch || (intent === null && !parts && !answered) || outOfGrammar || details.durationMisfit !== undefined || details.roomMisfit === true;
+  const rejected = !text || grammarMismatch || (intent === null && !parts && !answered) || outOfGrammar || details.durationMisfit !== undefined || details.roomMisfit === true || details.notCommand === true;
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
   const result: SttResult = {
     text: rejected ? '' : text,

@@ -148,6 +148,8 @@ export interface PocketsphinxOptions {
   fillerWeights?: FillerWeights | null;
   /** The compound grammar's probability of a second command after a whole sentence ("… and lock the front door"; src/intents/fsg.ts DEFAULT_JOINT_PROB). */
   jointProb?: number;
+  /** Probability of an opening that makes a sentence no command ("don't turn on ...", "I turned off ..."; src/intents/fsg.ts DEFAULT_NOT_COMMAND_PROB); 0: none (the benchmark's baseline). */
+  notCommandProb?: number;
   /**
    * Decode each utterance on the compound grammar too, with a third decoder
    * process, to hear two commands said in one breath (issue 15); default
@@ -199,7 +201,7 @@ export class PocketsphinxStt implements SttEngine {
   lastDetails: PocketsphinxDetails | undefined;
 
   constructor(private readonly opts: PocketsphinxOptions = {}) {
-    this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir, fillerWeights: opts.fillerWeights, jointProb: opts.jointProb });
+    this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir, fillerWeights: opts.fillerWeights, jointProb: opts.jointProb, notCommandProb: opts.notCommandProb });
     this.decoders = {
       binary: opts.binary ?? 'pocketsphinx_batch',
       hmm: path.join(opts.modelDir ?? DEBIAN_MODEL_DIR, 'en-us'),
