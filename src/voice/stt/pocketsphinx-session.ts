@@ -97,6 +97,12 @@ export interface SessionPorts {
   onDetails(details: PocketsphinxDetails): void;
   /** Whether a speculative decode's verdict may be acted on at the pause (pocketsphinx-judge.ts earlyCommittable). */
   early(g: Grammar, result: SttResult, details: PocketsphinxDetails): boolean;
+  /**
+   * Whether the verdict on the command grammar's decode alone (no compound
+   * output) settles the utterance, so the compound decoder need not run
+   * (pocketsphinx-judge.ts singleCommandSure); absent: it always runs.
+   */
+  settled?(judged: { result: SttResult; details: PocketsphinxDetails }): boolean;
   /** The session is over (ended or aborted). */
   onDone(): void;
 }
@@ -283,7 +289,10 @@ export class PocketsphinxSession implements SttSession {
           details: { hypothesis: '', grammarMismatch: false, frames: 0, droppedMs },
         };
       }
-      const judged = this.ports.judge(pair.grammar, await pair.decode(prepared.pcm), droppedMs, { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}), ...(this.endedByPerson && !atPause ? { endedByPerson: true } : {}) });
+      const extent = { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}), ...(this.endedByPerson && !atPause ? { endedByPerson: true } : {}) };
+      const settled = this.ports.settled;
+      const compoundNeeded = (out: PairOutput): boolean => !settled || !settled(this.ports.judge(pair.grammar, out, droppedMs, extent));
+      const judged = this.ports.judge(pair.grammar, await pair.decode(prepared.pcm, compoundNeeded), droppedMs, extent);
       return await this.checkOpposites(pair, judged);
     } finally {
       clearTimeout(timer);

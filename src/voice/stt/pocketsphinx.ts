@@ -21,9 +21,11 @@
  *
  * A third decoder runs the compound grammar (the command grammar with a
  * joint, "and"/"then", after every sentence, src/intents/fsg.ts) on the same
- * audio: when it hears two whole commands, its path is judged instead, so
- * "turn on the kitchen lights and lock the front door" is two commands, not
- * "turn on the kitchen lights on the office" (issue 15).
+ * audio, after the other two and only when their verdict is not one sure
+ * command (pocketsphinx-judge.ts singleCommandSure): when it hears two whole
+ * commands, its path is judged instead, so "turn on the kitchen lights and
+ * lock the front door" is two commands, not "turn on the kitchen lights on
+ * the office" (issue 15).
  *
  * A grammar accepts anything as its nearest sentence, so a second measure
  * decides rejection: a garbage decoder runs on the same audio, a free loop
@@ -55,7 +57,7 @@ import type { SttEngine, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { alignSentences, DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
-import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, singleCommandSure, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { parseFsg, standing, type FsgIndex, type SentenceStanding } from './fsg-walk.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
 import type { DurationLimits } from './pocketsphinx-duration.js';
@@ -151,10 +153,10 @@ export interface PocketsphinxOptions {
   /** Probability of an opening that makes a sentence no command ("don't turn on ...", "I turned off ..."; src/intents/fsg.ts DEFAULT_NOT_COMMAND_PROB); 0: none (the benchmark's baseline). */
   notCommandProb?: number;
   /**
-   * Decode each utterance on the compound grammar too, with a third decoder
-   * process, to hear two commands said in one breath (issue 15); default
-   * true. False: one command per utterance (as before; the benchmark's
-   * baseline).
+   * Decode an utterance on the compound grammar too, with a third decoder
+   * process, to hear two commands said in one breath (issue 15), when the
+   * command grammar's verdict is not one sure command; default true. False:
+   * one command per utterance (as before; the benchmark's baseline).
    */
   compound?: boolean;
   /** Kill a decoder that has not finished this long after end(); default 30000 ms. */
@@ -238,6 +240,7 @@ export class PocketsphinxStt implements SttEngine {
       startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p), fsgFile),
       judge: (g, out, droppedMs, extent) =>
         judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, compoundMargin: this.opts.rejection?.compoundMargin, standing: (words) => grammarStanding(g, fsgFile, words), answers }),
+      settled: (judged) => singleCommandSure(judged.result, judged.details, maxScoreGap),
       early: (g, result, details) => {
         const ok = this.opts.earlyCommit !== false && earlyCommittable(result, details, maxScoreGap, g.vocab, undefined, (words) => grammarStanding(g, fsgFile, words));
         earlyLog.debug({ early: ok, hypothesis: details.hypothesis, scoreGap: details.scoreGap, standing: details.standing, rejected: result.rejected }, 'speculative pass at the pause');
