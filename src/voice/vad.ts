@@ -30,7 +30,7 @@ export interface EndpointerOptions {
   frameMs?: number;
   /** Silence that ends an utterance, ms (default 800). */
   silenceMs?: number;
-  /** Silence after which a 'pause' event lets the recogniser start its final pass early, ms (default 400; 0 or >= silenceMs: no pause events). */
+  /** Silence after which a 'pause' event lets the recogniser start its final pass early, ms (default 300; 0 or >= silenceMs: no pause events). */
   pauseMs?: number;
   /** Silence after which a 'lull' event lets the recogniser start that pass before the 'pause', ms (default 0: none; only below pauseMs). */
   speculateMs?: number;
@@ -130,7 +130,7 @@ export class Endpointer {
       sampleRate: opts.sampleRate ?? 16000,
       frameMs: opts.frameMs ?? 20,
       silenceMs: opts.silenceMs ?? 800,
-      pauseMs: opts.pauseMs ?? 400,
+      pauseMs: opts.pauseMs ?? 300,
       speculateMs: opts.speculateMs ?? 0,
       maxUtteranceMs: opts.maxUtteranceMs ?? 15000,
       noSpeechTimeoutMs: opts.noSpeechTimeoutMs ?? 8000,

@@ -81,14 +81,16 @@ for (const f of files) {
   });
 }
 
-test('no real recording is heard as another command: a miss is a rejection, never another intent or value', () => {
+test('no real recording is heard as another command: a miss is a rejection or a question first, never another intent or value that acts', () => {
   // Unlike the per-recording tests, known misrecognitions are not excused here: "turn off all of the lights in
   // the Office" once became a brightness command, and "set Bed Light brightness to 50 percent" set it to 80 %
-  // (issue 15: a wrong action is worse than "I didn't catch that"; the squeezed "eighty" is now rejected).
+  // (issue 15: a wrong action is worse than "I didn't catch that"; the squeezed "eighty" is now rejected). A
+  // command marked unsure between two opposites asks for a yes before it acts ("turn on all of lights in the
+  // office" for the Office recording at pause_ms 300; pocketsphinx-judge.ts HIDDEN_PARTICLE): it acts on nothing.
   const other = files.filter((f) => {
     const r = results.get(f);
     const want = expected[f]!.transcript;
-    if (!r || r.rejected) return false;
+    if (!r || r.rejected || r.intent?.unsure_between) return false;
     const wantIntent = want === null ? null : matchIntent(want, vocab, 'en');
     return r.intent?.intent !== wantIntent?.intent || JSON.stringify(r.intent?.slots) !== JSON.stringify(wantIntent?.slots);
   });
