@@ -49,7 +49,7 @@ import type { SttResult } from '../../src/voice/stt/types.js';
 import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
 import { feed } from '../voice-stt/wav.js';
 import { mix, noise } from '../voice/helpers.js';
-import { speak } from '../support/espeak.js';
+import { ROOM_NOISE_DB, speak } from '../support/espeak.js';
 import { resolveTarget } from '../../src/home/resolve.js';
 import type { Entity } from '../../src/home/entities.js';
 
@@ -195,7 +195,7 @@ interface Utterance {
   kind: Kind;
   sentence: string;
   voice: string;
-  pcm: Int16Array;
+  pcm: Buffer;
   /** utteranceSeed(voice, sentence): its condition (utteranceCondition) and its room noise; `pcm` is the speech without room noise. */
   seed: number;
 }
@@ -222,8 +222,8 @@ export interface UtteranceCondition {
   leadIn: number;
 }
 
-/** Room noise under and around every utterance of the set, dBFS RMS (the "clean" pass has none). */
-export const ROOM_NOISE_DB = -50;
+/** Room noise under and around every utterance of the set (the "clean" pass has none): ROOM_NOISE_DB of test/support/espeak.ts. */
+export { ROOM_NOISE_DB };
 
 /**
  * The condition of one utterance (half with a short lead-in). The wider rates

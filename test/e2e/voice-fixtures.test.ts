@@ -17,13 +17,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeWav } from '../../hal/common/wav.js';
-import { mix, noise } from '../voice/helpers.js';
-import { speak } from '../support/espeak.js';
-import { ROOM_NOISE_DB } from '../bench/voice-synth.js';
+import { spokenInRoom } from '../support/espeak.js';
 import { check, loadExpected, startE2E, type E2E } from '../support/e2e-home.js';
 import { KNOWN_MISHEARD } from '../support/known-misheard.js';
 
@@ -43,12 +40,7 @@ after(async () => {
 });
 
 /** A spoken "no" (en-us, 160 words a minute, 0.5 s lead-in, the bench's room noise): a WAV file. */
-async function spokenNo(): Promise<string> {
-  const { pcm } = await speak(dir, 'no', 'no', { voice: 'en-us', rate: 160, padBefore: 0.5 });
-  const file = path.join(dir, 'no-heard.wav');
-  await writeFile(file, encodeWav(mix(pcm, noise(pcm.length / 32, ROOM_NOISE_DB, 5)), { sampleRate: 16000, channels: 1 }));
-  return file;
-}
+const spokenNo = (): Promise<string> => spokenInRoom(dir, 'no', { voice: 'en-us', rate: 160 });
 
 for (const [file, exp] of Object.entries(expected)) {
   // Known misrecognitions run as todo: reported in every run, not hidden (see known-misheard.ts).

@@ -19,29 +19,17 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeWav } from '../../hal/common/wav.js';
-import { mix, noise } from '../voice/helpers.js';
 import { startE2E, type E2E } from '../support/e2e-home.js';
-import { speak } from '../support/espeak.js';
-import { ROOM_NOISE_DB } from '../bench/voice-synth.js';
+import { speak, spokenInRoom } from '../support/espeak.js';
 
 let box: E2E;
 let dir = '';
 
-/**
- * `sentence` spoken by espeak-ng `voice` at `rate` words a minute after `leadIn` s of silence, with the confusion
- * bench's room noise (ROOM_NOISE_DB, noise `seed`) under it unless `clean`: a WAV file.
- */
-async function spoken(sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> {
-  const name = `${voice}-${rate}-${leadIn}-${clean ? 'clean' : `room${seed}`}-${sentence.replace(/\W+/g, '_')}`;
-  const { pcm } = await speak(dir, name, sentence, { voice, rate, padBefore: leadIn });
-  const file = path.join(dir, `${name}-heard.wav`);
-  await writeFile(file, encodeWav(clean ? pcm : mix(pcm, noise(pcm.length / 32, ROOM_NOISE_DB, seed)), { sampleRate: 16000, channels: 1 }));
-  return file;
-}
+/** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise (seed `seed`) unless `clean`: a WAV file. */
+const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> => spokenInRoom(dir, sentence, { voice, rate, leadIn, clean, seed });
 
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'ha-opposites-'));

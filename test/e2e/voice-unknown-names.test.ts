@@ -14,13 +14,11 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { encodeWav } from '../../hal/common/wav.js';
-import { mix, noise } from '../voice/helpers.js';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startE2E, type E2E } from '../support/e2e-home.js';
-import { speak } from '../support/espeak.js';
+import { speak, spokenInRoom } from '../support/espeak.js';
 
 const VOICE = 'en-us';
 /**
@@ -36,13 +34,8 @@ async function say(sentence: string, voice = VOICE): Promise<string> {
   return (await speak(dir, `${voice}-${sentence.replace(/\W+/g, '_')}`, sentence, { voice })).wav;
 }
 
-/** `sentence` in `voice` with a room's noise floor under it (-50 dBFS, as the confusion bench mixes it): a WAV file. */
-async function sayInRoom(sentence: string, voice: string): Promise<string> {
-  const { pcm } = await speak(dir, `${voice}-${sentence.replace(/\W+/g, '_')}`, sentence, { voice });
-  const file = path.join(dir, `${voice}-${sentence.replace(/\W+/g, '_')}-room.wav`);
-  await writeFile(file, encodeWav(mix(pcm, noise(pcm.length / 32, -50, 5)), { sampleRate: 16000, channels: 1 }));
-  return file;
-}
+/** `sentence` in `voice` with a room's noise floor under it (ROOM_NOISE_DB, as the confusion bench mixes it): a WAV file. */
+const sayInRoom = (sentence: string, voice: string): Promise<string> => spokenInRoom(dir, sentence, { voice });
 
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'ha-unknown-names-'));
