@@ -86,17 +86,21 @@ export const DEFAULT_JOINT_PROB = 0.05;
 /**
  * Openings that make what follows no command (issue 15 "Never the wrong
  * action"; a tester's findings): a negation ("don't turn on the kitchen
- * light", "do not unlock the front door") or a report of what someone did
- * ("I turned off the TV", "did you lock the front door"). Without them the
- * grammar, which holds only commands, had the decoder force such speech into
- * the command it contains, and it acted: espeak-ng voices, 16 utterances
- * each, acted on 8 of "don't turn on the kitchen lights", on 4 of "do not
- * unlock the front door" (3 of them unlocking) and on 7 of "I turned off the
- * TV". In the speech grammars every command (no question: ANSWER_INTENTS) may open with one of them; the
- * matcher has no sentence that does, so a decode that opens so is no command
- * and is rejected (the box says it did not catch it, and nothing acts).
+ * light", "please do not unlock the front door", "never open the garage
+ * door") or a report of what someone did ("I turned off the TV", "she
+ * switched on the bed light"). Without them the grammar, which holds only
+ * commands, had the decoder force such speech into the command it contains,
+ * and it acted: espeak-ng voices, 16 utterances each, acted on 8 of "don't
+ * turn on the kitchen lights", on 4 of "do not unlock the front door" (3 of
+ * them unlocking) and on 7 of "I turned off the TV"; with the openings only
+ * at the very start, a second tester had 13 of 24 "please don't ..." /
+ * "please do not ..." heard as "please ..." and acted on. In the speech
+ * grammars every command (no question: ANSWER_INTENTS) may open with one of
+ * them; the matcher has no sentence that does, so a decode that opens so is
+ * no command and is rejected (the box says it did not catch it, and nothing
+ * acts; pocketsphinx-judge.ts opensNotCommand).
  */
-export const NOT_COMMAND_LEADS_EN: readonly string[] = ["don't", 'do not', 'i', 'we', 'you'];
+export const NOT_COMMAND_LEADS_EN: readonly string[] = ["don't", 'do not', 'please don\'t', 'please do not', 'never', 'i', 'we', 'you', 'she', 'he', 'they'];
 
 /**
  * Intents that only answer (they change nothing): a not-command opening
@@ -118,12 +122,14 @@ export const ANSWER_INTENTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The probability of a decode opening with one of NOT_COMMAND_LEADS_EN, all
- * together (the sentences share the rest as before). Chosen on the tune
- * voices of test/bench/voice-synth.ts (HOMEAGENT_SYNTH_NOT_COMMAND), where the
+ * The probability of a decode opening with one of NOT_COMMAND_LEADS_EN whose
+ * first word opens no command, all together (the sentences share the rest as
+ * before; "please don't" and "never" share their first word's arc and
+ * price). Chosen on the tune voices of test/bench/voice-synth.ts
+ * (HOMEAGENT_SYNTH_NOT_COMMAND) with the first five openings, where the
  * price hardly matters (the audio decides): wrong actions 5.7 % with no
  * openings, 1.8 % at 0.01 and 1e-4, 2.2 % at 1e-6; commands right 69.8 %
- * with none, 64.6 % at 0.01, 63.5 % below. The cost is en-gb-scotland's
+ * with none, 64.6 % at 0.01, 63.5 % below. With all eleven: 1.3 % and 63.5 %. The cost is en-gb-scotland's
  * "turn", heard as "don't" ("don't open the ...") and then not understood,
  * where it was understood before. Without "don't" (its negations are then
  * heard as "do not ...") the wrong actions were 3.1 %, and the openings' words
@@ -251,11 +257,11 @@ export function buildFsg(
   }
   if (sentences === 0) return null;
   // Openings that make the sentence no command: a chain of words into a copy of the commands (the sentences of
-  // intents that act; minimising merges the copy's tails with the originals). An opening's first word may also
-  // open a sentence ("do" of "do you know what time it is"): the arc is shared, priced as an opening, and the
-  // state after it shares on by the sentences behind each word, which leaves that sentence about its own price.
+  // intents that act; minimising merges the copy's tails with the originals). An opening whose first word also
+  // opens a sentence ("please don't", "never" of "never mind") shares that arc, which keeps its own price.
   const decoyFirst = new Set<string>();
   if (notCommand && notCommand.prob > 0) {
+    const opening = openingWords(a, body);
     const commands = a.state();
     for (const { group, sentences: nodes } of c.groups) {
       if (group.grammar === false || ANSWER_INTENTS.has(group.intent)) continue;
@@ -264,11 +270,25 @@ export function buildFsg(
     for (const lead of notCommand.leads) {
       const words = lead.split(' ');
       a.words(start, commands, words);
-      decoyFirst.add(words[0]!);
+      if (!opening.has(words[0]!)) decoyFirst.add(words[0]!);
     }
   }
   const f = minimise(determinise(a, start, final));
   return serialise(f, weights, jointProb, decoyFirst.size > 0 ? { first: decoyFirst, prob: notCommand!.prob } : undefined);
+}
+
+/** The words that may open a sentence from `from` (its null closure's word arcs). */
+function openingWords(a: Automaton, from: number): Set<string> {
+  const seen = new Set([from]);
+  const stack = [from];
+  const out = new Set<string>();
+  while (stack.length) {
+    for (const arc of a.arcs[stack.pop()!]!) {
+      if (arc.word !== null) out.add(arc.word);
+      else if (!seen.has(arc.to)) (seen.add(arc.to), stack.push(arc.to));
+    }
+  }
+  return out;
 }
 
 interface PlainFsg {

@@ -9,7 +9,9 @@
  * on/off sentences in the speech grammar, each of these acted: "don't turn on
  * the kitchen lights" was heard as "please turn on the kitchen lights", "I
  * turned off the TV" as "turn off the TV", "the kitchen light is on" as "the
- * kitchen light on". Now none sends anything.
+ * kitchen light on". A second tester found the openings missing after
+ * "please" and "never", "she" ...: "please do not turn on the standing light"
+ * was heard as "please turn on the standing light". Now none sends anything.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,8 +24,8 @@ import { spokenInRoom } from '../support/espeak.js';
 let box: E2E;
 let dir = '';
 
-/** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise: a WAV file. */
-const spoken = (sentence: string, voice: string, rate: number, leadIn: number): Promise<string> => spokenInRoom(dir, sentence, { voice, rate, leadIn });
+/** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise unless `clean`: a WAV file. */
+const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean: boolean): Promise<string> => spokenInRoom(dir, sentence, { voice, rate, leadIn, clean });
 
 before(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'ha-not-command-'));
@@ -34,17 +36,22 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: number]> = [
+const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: number, clean?: boolean]> = [
   ["don't turn on the kitchen lights", 'en-us', 140, 0.5],
   ["don't turn on the kitchen lights", 'en-us', 175, 0.05],
   ['i turned off the tv', 'en-us', 175, 0.5],
   ['the kitchen light is on', 'en-us', 140, 0.5],
   ['the kitchen light is on', 'en-gb-scotland', 175, 0.05],
+  // A second tester's, clean: with the openings only at the very start, each was heard as "please ..." (or another
+  // command) and acted.
+  ['please do not turn on the standing light', 'en-us', 200, 0.5, true],
+  ["please don't switch on the bed light", 'en-us', 200, 0.5, true],
+  ['she switched on the bed light', 'en-us', 130, 0.5, true],
 ];
 
-for (const [sentence, voice, rate, leadIn] of CASES) {
-  test(`"${sentence}" (${voice}, ${rate} words a minute, ${leadIn} s lead-in) sends nothing`, async () => {
-    const o = await box.listen(await spoken(sentence, voice, rate, leadIn), false, 800);
+for (const [sentence, voice, rate, leadIn, clean = false] of CASES) {
+  test(`"${sentence}" (${voice}, ${rate} words a minute, ${leadIn} s lead-in${clean ? ', clean' : ''}) sends nothing`, async () => {
+    const o = await box.listen(await spoken(sentence, voice, rate, leadIn, clean), false, 800);
     const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
     assert.deepEqual(o.commands, [], seen);
     // Either it was not understood (the box says so) or it was heard as a question about the device (it answers).

@@ -140,18 +140,23 @@ test('openings that make a sentence no command ("don\'t …", "I …") are in ev
   const { NOT_COMMAND_LEADS_EN, DEFAULT_NOT_COMMAND_PROB } = await import('../../src/intents/fsg.js');
   const g = buildGrammar(VOCAB);
   // Each opening before a command of the grammar (what follows it is a command: the opening is all the grammar adds).
-  for (const s of ["don't turn on the kitchen light", 'do not unlock the back door', 'i turn off the kitchen light', 'we lock the back door', 'you open the garage']) {
+  for (const s of ["don't turn on the kitchen light", 'do not unlock the back door', "please don't turn on the kitchen light", 'please do not lock the back door', 'never turn off the kitchen light', 'i turn off the kitchen light', 'we lock the back door', 'you open the garage', 'she turn on the kitchen light']) {
     assert.ok(fsgAccepts(g.fsg, s), `the command grammar has "${s}"`);
     assert.equal(matchIntent(s, VOCAB, 'en'), null, `the matcher has no sentence "${s}"`);
   }
   assert.ok(!fsgAccepts(g.fsg, "turn on don't the kitchen light"), 'an opening only opens');
   assert.ok(!fsgAccepts(g.fsg, "don't is the back door locked") && !fsgAccepts(g.fsg, 'i what time is it'), 'no opening before a question');
-  assert.ok(fsgAccepts(g.fsg, 'do you know what time it is'), 'a sentence that opens with an opening\'s first word stays');
+  for (const s of ['do you know what time it is', 'never mind', 'please turn on the kitchen light']) assert.ok(fsgAccepts(g.fsg, s), `a sentence that opens with an opening's first word stays: "${s}"`);
   for (const fsg of [g.fsg, g.continuationFsg, g.compoundFsg]) assert.ok(fsgAccepts(fsg, "don't turn on the kitchen light"));
   for (const lead of NOT_COMMAND_LEADS_EN) for (const w of lead.split(' ')) assert.ok(g.words.includes(w), `"${w}" is in the dictionary's words`);
   // The start state's arcs on the openings' first words share DEFAULT_NOT_COMMAND_PROB; all its arcs share 1.
   const start = Number(/^START_STATE (\d+)/m.exec(g.fsg)![1]);
-  const firsts = new Set(NOT_COMMAND_LEADS_EN.map((l) => l.split(' ')[0]!));
+  // An opening whose first word also opens a sentence ("please don't", "never" of "never mind") shares that arc at its own price.
+  const none = buildGrammar(VOCAB, undefined, undefined, 0);
+  const noneStart = Number(/^START_STATE (\d+)/m.exec(none.fsg)![1]);
+  const opening = new Set([...none.fsg.matchAll(/^TRANSITION (\d+) \d+ \S+ (\S+)$/gm)].filter((m) => Number(m[1]) === noneStart).map((m) => m[2]!));
+  assert.ok(opening.has('please') && opening.has('never'));
+  const firsts = new Set(NOT_COMMAND_LEADS_EN.map((l) => l.split(' ')[0]!).filter((w) => !opening.has(w)));
   let decoy = 0;
   let all = 0;
   for (const m of g.fsg.matchAll(/^TRANSITION (\d+) \d+ (\S+) (\S+)$/gm)) {
@@ -161,7 +166,6 @@ test('openings that make a sentence no command ("don\'t …", "I …") are in ev
   }
   assert.ok(Math.abs(decoy - DEFAULT_NOT_COMMAND_PROB) < 1e-4, `openings together ${decoy}`);
   assert.ok(Math.abs(all - 1) < 1e-4, `all arcs from the start ${all}`);
-  const none = buildGrammar(VOCAB, undefined, undefined, 0);
   assert.ok(!fsgAccepts(none.fsg, "don't turn on the kitchen light"), 'notCommandProb 0: no openings');
 });
 

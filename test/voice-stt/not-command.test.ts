@@ -33,7 +33,7 @@ test('opensNotCommand: the openings, whole words only, pronunciation variants to
 });
 
 test('a decode that opens with a not-command opening is rejected, with its reason in the details; the same command without it acts', () => {
-  for (const s of ["don't turn on the kitchen light", 'do not unlock the back door', 'i turn off the kitchen light', 'you lock the back door']) {
+  for (const s of ["don't turn on the kitchen light", 'do not unlock the back door', "please don't turn on the kitchen light", 'please do not lock the back door', 'never turn off the kitchen light', 'i turn off the kitchen light', 'you lock the back door', 'she turn on the kitchen light']) {
     const j = judge(s);
     assert.equal(j.result.rejected, true, s);
     assert.equal(j.result.intent, undefined, s);
@@ -43,6 +43,13 @@ test('a decode that opens with a not-command opening is rejected, with its reaso
   assert.equal(ok.result.rejected, false);
   assert.equal(ok.result.intent?.intent, 'HassTurnOn');
   assert.equal(ok.details.notCommand, undefined);
+});
+
+test('"never mind" opens with "never" but is a sentence of its own: not rejected', () => {
+  const j = judge('never mind');
+  assert.equal(j.result.rejected, false);
+  assert.equal(j.result.intent?.intent, 'HassNevermind');
+  assert.equal(j.details.notCommand, undefined);
 });
 
 test('while a question waits, a spoken "don\'t" is the answer no, not a not-command opening', () => {

@@ -683,7 +683,8 @@ export function judgeDecode(
     }
   }
   if ([intent, ...(parts ?? [])].some((m) => m && roomContradicts(m, opts.vocab))) details.roomMisfit = true;
-  if (!opts.answers && opensNotCommand(words)) details.notCommand = true;
+  // "never mind" opens with "never" and is a sentence of its own (it does nothing).
+  if (!opts.answers && opensNotCommand(words) && intent?.intent !== 'HassNevermind') details.notCommand = true;
   // An answer must fit its phrase far better than a command its sentence: a false yes confirms a risky action.
   const maxGap = opts.answers ? Math.min(opts.maxScoreGap, ANSWER_MAX_SCORE_GAP) : opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
