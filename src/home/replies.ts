@@ -29,6 +29,17 @@ export function the(e: Pick<Entity, 'name'>, lang: Lang): string {
   return /^(the|a|an|my)\s/i.test(e.name) ? e.name : `the ${e.name}`;
 }
 
+/**
+ * The verb "be" for a device's English name: "are" when its last word reads
+ * as a plural ("Kitchen Lights", "Living Room Blinds": longer than three
+ * letters and ends in s, but not ss, us or is: not "Glass", "Status",
+ * "Tennis", "Gas"), else "is". A tester heard "the Kitchen Lights is on".
+ */
+export function isAre(e: Pick<Entity, 'name'>): 'is' | 'are' {
+  const last = e.name.trim().split(/\s+/).pop()?.toLowerCase() ?? '';
+  return last.length > 3 && /s$/.test(last) && !/(ss|us|is)$/.test(last) ? 'are' : 'is';
+}
+
 /** "2 lights" / "2个灯". */
 export function count(n: number, domain: string, lang: Lang): string {
   if (lang === 'zh') return `${n}个${DOMAIN_ZH[domain] ?? '设备'}`;
@@ -64,7 +75,7 @@ export function num(n: number): string {
 /** One sentence describing an entity's state. */
 export function describeState(e: Entity, s: EntityState, available: boolean, lang: Lang): string {
   const zh = lang === 'zh';
-  if (!available) return zh ? `${e.name}现在不可用。` : `${cap(the(e, lang))} is unavailable.`;
+  if (!available) return zh ? `${e.name}现在不可用。` : `${cap(the(e, lang))} ${isAre(e)} unavailable.`;
   switch (e.component) {
     case 'climate': {
       const parts: string[] = [];
@@ -76,7 +87,7 @@ export function describeState(e: Entity, s: EntityState, available: boolean, lan
     }
     case 'sensor':
       if (s.state === undefined) return zh ? `我还没有收到${e.name}的读数。` : `I have no reading from ${the(e, lang)} yet.`;
-      return zh ? `${e.name}是${s.state}${s.unit ?? ''}。` : `${cap(the(e, lang))} is ${s.state}${s.unit ? (s.unit === '%' ? ' percent' : ` ${s.unit}`) : ''}.`;
+      return zh ? `${e.name}是${s.state}${s.unit ?? ''}。` : `${cap(the(e, lang))} ${isAre(e)} ${s.state}${s.unit ? (s.unit === '%' ? ' percent' : ` ${s.unit}`) : ''}.`;
     case 'scene':
     case 'button':
       return zh ? `${e.name}可以启动。` : `${cap(the(e, lang))} can be activated.`;
@@ -88,7 +99,7 @@ export function describeState(e: Entity, s: EntityState, available: boolean, lan
         extra = zh ? `，亮度${Math.round((s.brightness / 255) * 100)}%` : ` at ${Math.round((s.brightness / 255) * 100)} percent`;
       }
       if (e.component === 'cover' && s.position !== undefined) extra = zh ? `，开度${s.position}%` : `, ${s.position} percent open`;
-      return zh ? `${e.name}${zhState[s.state] ?? s.state}${extra}。` : `${cap(the(e, lang))} is ${s.state}${extra}.`;
+      return zh ? `${e.name}${zhState[s.state] ?? s.state}${extra}。` : `${cap(the(e, lang))} ${isAre(e)} ${s.state}${extra}.`;
     }
   }
 }

@@ -17,7 +17,7 @@ import { checkDiscoveryConfig } from '../../src/home/discovery-schema.js';
 import { parseDiscoveryMessage } from '../../src/home/discovery.js';
 import { applyStateMessage, valueRange } from '../../src/home/state.js';
 import { DeviceRegistry } from '../../src/home/registry.js';
-import { actionPhrase } from '../../src/home/replies.js';
+import { actionPhrase, isAre } from '../../src/home/replies.js';
 import type { Entity, EntityState } from '../../src/home/entities.js';
 import { MemoryLogger } from '../support/fake-sdk.js';
 
@@ -254,5 +254,12 @@ describe('outage replies say what the command was', () => {
     assert.equal(actionPhrase({ name: 'Sliding Door' }, 'set_position', { position: 30 }, 'en'), 'move the Sliding Door to 30 percent');
     assert.equal(actionPhrase({ name: 'EcoBee' }, 'set_temperature', { temperature: 21.5 }, 'en'), 'set the EcoBee to 21.5 degrees');
     assert.equal(actionPhrase({ name: '卧室灯' }, 'turn_on', { brightness_pct: 40 }, 'zh'), '把卧室灯调到40%');
+  });
+});
+
+describe('a plural device name takes "are"', () => {
+  test('Kitchen Lights and Blinds are; Garage Door, Glass, Status and Tennis are not plural', () => {
+    for (const name of ['Kitchen Lights', 'Living Room Blinds', 'fans']) assert.equal(isAre({ name }), 'are', name);
+    for (const name of ['Garage Door', 'Glass', 'Pump Status', 'Tennis', 'Bus', 'TV', 'Gas']) assert.equal(isAre({ name }), 'is', name);
   });
 });

@@ -96,7 +96,7 @@ describe('availability and values from devices', () => {
     assert.equal(reg.view('ecobee')?.state.current_temperature, 21.5);
     assert.equal(reg.view('outdoor_humidity')?.state.state, '63');
     const spoken = describeState(kitchen!.entity, kitchen!.state, true, 'en');
-    assert.equal(spoken, 'The Kitchen Lights is on at 40 percent.');
+    assert.equal(spoken, 'The Kitchen Lights are on at 40 percent.');
     const r = await rig.sdk.runInput("what's the temperature of ecobee");
     assert.doesNotMatch(r.response ?? '', /1000|e\+|1e/);
     const out = warnings(logs, /outside its declared range/);
