@@ -11,7 +11,8 @@
  * turned off the TV" as "turn off the TV", "the kitchen light is on" as "the
  * kitchen light on". A second tester found the openings missing after
  * "please" and "never", "she" ...: "please do not turn on the standing light"
- * was heard as "please turn on the standing light". Now none sends anything.
+ * was heard as "please turn on the standing light", and "never turn off the
+ * tv" as "dim the lights on office to eighty three". Now none sends anything.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,6 +48,9 @@ const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: numbe
   ['please do not turn on the standing light', 'en-us', 200, 0.5, true],
   ["please don't switch on the bed light", 'en-us', 200, 0.5, true],
   ['she switched on the bed light', 'en-us', 130, 0.5, true],
+  // The second tester's too: heard whole as another command, "dim the lights on office to eighty three", at a mean
+  // score gap the rejection passed; its "to" fits the audio far worse than any phones (MAX_WORD_GAP).
+  ['never turn off the tv', 'en-029', 130, 0.5, true],
 ];
 
 for (const [sentence, voice, rate, leadIn, clean = false] of CASES) {

@@ -1,0 +1,64 @@
+/**
+ * One word the audio does not hold among several it does (issue 15 "Never
+ * the wrong action"; pocketsphinx-judge.ts MAX_WORD_GAP): a word after the
+ * first whose own score gap against the free phone loop passes MAX_WORD_GAP
+ * rejects the decode, whatever the utterance's mean gap. On audio:
+ * test/e2e/voice-not-command.test.ts ("never turn off the tv", en-029).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_WORD_GAP, WORD_GAP_MIN_FRAMES, judgeDecode, misfitWord, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
+import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
+import { VOCAB } from '../intents/vocab.js';
+
+const FRAMES = 20;
+
+/**
+ * The grammar path of `words` (FRAMES frames each after 10 of silence) and a
+ * phone loop over the same frames that scores each word `gaps[word]` per
+ * frame better than the path (0 where not given).
+ */
+function decode(words: string[], gaps: Record<string, number>): { main: HypsegUtterance; garbage: HypsegUtterance } {
+  const seg = (score: (w: string) => number) => words.map((word, i) => ({ word, start: 10 + i * FRAMES, ascr: score(word), lscr: 0 }));
+  const mainWords = seg((w) => -50 - (gaps[w] ?? 0) * FRAMES);
+  const loopWords = seg(() => -50);
+  const frames = words.length * FRAMES + 10;
+  const sum = (ws: Array<{ ascr: number }>) => ws.reduce((a, w) => a + w.ascr, 0);
+  return {
+    main: { total: sum(mainWords), ascr: sum(mainWords), lscr: 0, frames, words: mainWords },
+    garbage: { total: sum(loopWords), ascr: sum(loopWords), lscr: 0, frames, words: loopWords },
+  };
+}
+
+function judge(sentence: string, gaps: Record<string, number>) {
+  const { main, garbage } = decode(sentence.split(' '), gaps);
+  return judgeDecode({ main, mainStderr: '', garbage }, { engine: 'pocketsphinx', vocab: VOCAB, maxScoreGap: 17.5, droppedMs: 0 });
+}
+
+const gap = (word: string, g: number, frames = FRAMES): WordGap => ({ word, start: 0, frames, gap: g });
+
+test('misfitWord: a word after the first over MAX_WORD_GAP, long enough to judge; not the first word, not a phone, not a short word', () => {
+  assert.equal(misfitWord([gap('dim', 10), gap('the', 5), gap('to', MAX_WORD_GAP + 4)])?.word, 'to');
+  assert.equal(misfitWord([gap('turn', MAX_WORD_GAP + 39), gap('on', 16), gap('kitchen', 22)]), undefined, 'the first word is aligned loosely');
+  assert.equal(misfitWord([gap('turn', 1), gap('to', MAX_WORD_GAP + 10, WORD_GAP_MIN_FRAMES - 1)]), undefined, 'too short to judge');
+  assert.equal(misfitWord([gap('open', 1), gap('ph_aa', MAX_WORD_GAP + 10)]), undefined, 'a phone of a name spelt out');
+  assert.equal(misfitWord([gap('turn', 1), gap('on', MAX_WORD_GAP)]), undefined, 'at the limit is still in');
+  assert.equal(misfitWord([]), undefined);
+});
+
+test('a command with one word the audio does not hold is rejected, though its mean gap is well inside the threshold', () => {
+  const j = judge('turn on the kitchen light', { kitchen: MAX_WORD_GAP + 5 });
+  assert.ok(j.details.scoreGap !== undefined && j.details.scoreGap < 17.5, `mean gap ${j.details.scoreGap}`);
+  assert.equal(j.result.rejected, true);
+  assert.equal(j.result.intent, undefined);
+  assert.equal(j.details.wordMisfit?.word, 'kitchen');
+});
+
+test('the same command with every word within MAX_WORD_GAP acts; so does one whose first word alone misfits', () => {
+  for (const gaps of [{ kitchen: MAX_WORD_GAP - 5, on: 30 }, { turn: MAX_WORD_GAP + 30 }]) {
+    const j = judge('turn on the kitchen light', gaps);
+    assert.equal(j.result.rejected, false, JSON.stringify(gaps));
+    assert.equal(j.result.intent?.intent, 'HassTurnOn');
+    assert.equal(j.details.wordMisfit, undefined);
+  }
+});
