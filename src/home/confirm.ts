@@ -59,6 +59,9 @@ export interface ConfirmRequest {
 interface Pending extends ConfirmRequest {
   resolve(ok: boolean): void;
   timer: TimerHandle;
+  /** When it was asked and when it times out, ms since the epoch (Clock.now). */
+  askedAt: number;
+  expiresAt: number;
   result?: Promise<string | undefined>;
 }
 
@@ -100,6 +103,18 @@ export function isRiskyAction(entity: Entity, action: ActionName | 'disarm', ris
 export function unansweredReply(what: string, timedOut: boolean, zh: boolean): string {
   if (timedOut) return zh ? `确认的问题超时了，没有人回答，所以没有执行：${what}。` : `The question timed out with no answer, so I did not ${what}.`;
   return zh ? `没有得到确认，所以没有执行：${what}。` : `No confirmation, so I did not ${what}.`;
+}
+
+/** An open question as `homeagent status` shows it (ConfirmationGate.describeOpen). */
+export interface OpenQuestion {
+  question: string;
+  channel: string;
+  who: string;
+  what: string;
+  /** ms since the epoch. */
+  asked_at: number;
+  /** ms since the epoch: unanswered by then, nothing is done. */
+  expires_at: number;
 }
 
 /** Options of ConfirmationGate. */
@@ -145,6 +160,17 @@ export class ConfirmationGate {
   }
 
   /**
+   * The open question for `homeagent status`: its text, channel, who asked
+   * for what, and when it was asked and times out (ms since the epoch);
+   * undefined when none waits.
+   */
+  describeOpen(): OpenQuestion | undefined {
+    const p = this.current;
+    if (!p) return undefined;
+    return { question: p.question, channel: p.channel, who: p.who, what: p.what, asked_at: p.askedAt, expires_at: p.expiresAt };
+  }
+
+  /**
    * Ask and wait. Resolves true only on a yes within the timeout; false on
    * no, timeout, supersession or when the question cannot be delivered.
    */
@@ -154,7 +180,8 @@ export class ConfirmationGate {
       const timer = this.opts.clock.setTimeout(() => {
         if (this.current?.timer === timer) this.settle(false, 'timeout', 'timer');
       }, this.opts.timeoutMs());
-      this.current = { ...req, resolve, timer };
+      const askedAt = this.opts.clock.now();
+      this.current = { ...req, resolve, timer, askedAt, expiresAt: askedAt + this.opts.timeoutMs() };
     });
     const mine = this.current;
     if (req.deliver === false) return result;

@@ -306,6 +306,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       pictures: app.memory?.system.pictures.stats(),
       broker: { url: app.brokerUrl, embedded: !!app.broker, connected: home.connected },
       devices: reg ? reg.entities().length : 0,
+      // A risky action waiting for its yes/no (a tester missed it here): the question, where it was asked, until when.
+      question: home.gate?.describeOpen(),
       voice: app.voice.describe(),
       agent: kernel.agent.stats(),
       // Failed ones with their error, and how often the supervisor restarted each (issue 17 "Supervision").

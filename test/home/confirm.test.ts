@@ -64,6 +64,14 @@ describe('confirmation of risky actions', () => {
     assert.equal(other.response, 'That question was asked on voice; answer it there.', 'the console\'s yes did not unlock, and says where the question waits');
     await nothingPublished(rig);
     assert.equal(rig.plugin.gate?.pendingOn('voice'), true, 'still waiting for the voice');
+    // `homeagent status` shows the open question: where it waits and until when (a tester looked for it there).
+    const open = rig.plugin.gate?.describeOpen();
+    assert.equal(open?.channel, 'voice');
+    assert.equal(open?.what, 'unlock Front Door');
+    assert.equal(open!.expires_at - open!.asked_at, 20_000);
+    const lines: string[] = [];
+    printResult('status', { uptime_s: 1, question: open }, false, (s) => lines.push(s), clock.now());
+    assert.match(lines.join('\n'), /^Question +waiting for a yes or no on voice: "Do you really want to unlock the Front Door\? .*" \(asked \d\d:\d\d:\d\d, nothing is done unless answered by \d\d:\d\d:\d\d\)$/m);
     const yes = await rig.sdk.runInput('yes', { channel: 'voice' });
     assert.equal(yes.response, 'Unlocked the Front Door.');
     assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/front_door/set', payload: 'UNLOCK' }]);
