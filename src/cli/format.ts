@@ -398,7 +398,8 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       break;
     case 'config.set':
       if (isRecord(result)) {
-        out(`${String(result.key)} is now ${valueText(result.value)}`);
+        // The environment overrides what was stored: say what was stored and what is in effect (a newcomer read the env's value as the one set).
+        out(result.source === 'env' ? `${String(result.key)}: stored, but ${valueText(result.value)} stays in effect (from the environment)` : `${String(result.key)} is now ${valueText(result.value)}`);
         if (result.note) process.stderr.write(`note: ${String(result.note)}\n`);
         return;
       }

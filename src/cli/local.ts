@@ -78,10 +78,10 @@ function keepOwner(dataDir: string): void {
 }
 
 /** What `config get/set` returns for `key`: the value (secrets masked) and a note when the environment overrides it. */
-function describe(s: ConfigRegistry, key: string): { key: string; value: unknown; note?: string } {
+function describe(s: ConfigRegistry, key: string): { key: string; value: unknown; source?: 'env'; note?: string } {
   const row = s.list(key).find((r) => r.key === key);
   const value = row?.type === 'secret' ? (s.get<string>(key) ? '********' : '') : s.get(key);
-  return { key, value, ...(row?.source === 'env' ? { note: `overridden by the environment variable ${envNameFor(key)}; the stored value applies only without it` } : {}) };
+  return { key, value, ...(row?.source === 'env' ? { source: 'env', note: `overridden by the environment variable ${envNameFor(key)}; the stored value applies only without it` } : {}) };
 }
 
 /** The note on a set made while the service is down. */

@@ -158,3 +158,16 @@ test('run --no-console logs "ready" once, when the service answers (the line to 
     done();
   }
 });
+
+test('config set of a key the environment overrides says what was stored and what stays in effect (a newcomer read the env value as the one set)', async () => {
+  const { dir, socket, done } = tmp();
+  try {
+    const base = ['--data-dir', dir, '--socket', socket];
+    const set = await cli([...base, 'config', 'set', 'plugin.voice.language', 'zh'], { env: { ...HERMETIC, HOMEAGENT__PLUGIN__VOICE__LANGUAGE: 'en' } });
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(set.stdout.trim(), 'plugin.voice.language: stored, but en stays in effect (from the environment)');
+    assert.match(set.stderr, /overridden by the environment variable HOMEAGENT__PLUGIN__VOICE__LANGUAGE/);
+  } finally {
+    done();
+  }
+});

@@ -47,7 +47,7 @@ const HELP = [
   '  stop or /stop   the stop button: cut the reply, silence the speaker, drop what is queued',
   '  /help           this help',
   '  /quit, Ctrl-D   shut the service down',
-  'Maintenance in another terminal: homeagent status | devices | logs | config list | doctor',
+  'Maintenance in another terminal: homeagent status | devices | logs | config list | doctor (in a checkout: npx homeagent ...)',
 ].join('\n');
 
 /** The banner's text. */

@@ -192,7 +192,7 @@ export class ControlPlugin implements Plugin {
       const s = sdk.settings();
       const row = s.list(key).find((r) => r.key === key);
       const value = row?.type === 'secret' ? (s.get<string>(key) ? '********' : '') : s.get(key);
-      return { key, value, ...(row?.source === 'env' ? { note: `overridden by the environment variable ${envNameFor(key)}; the stored value applies only without it` } : {}) };
+      return { key, value, ...(row?.source === 'env' ? { source: 'env', note: `overridden by the environment variable ${envNameFor(key)}; the stored value applies only without it` } : {}) };
     };
     this.commands.set('config.get', (args) => describe(requireString(args, 'key')));
     this.commands.set('config.set', (args) => {
