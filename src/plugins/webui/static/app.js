@@ -217,7 +217,9 @@ class Ptt {
   }
   async start() {
     const ws = await this.socket();
-    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    // No automatic gain: the browser's raised a quiet recording by about 20 dB until it clipped, and the recogniser
+    // heard "don't lock the front door" / "he lock the front door" (a not-command opening: nothing was done).
+    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: false } });
     try {
       this.ctx = new AudioContext({ sampleRate: 16000 });
     } catch {
