@@ -530,6 +530,8 @@ export class VoicePlugin implements Plugin {
   private notUnderstoodMessage(unsure?: [string, string]): string {
     const s = this.sdk!.settings();
     if (/^(zh|cmn)/i.test(voiceSetting<string>(s, 'language'))) return voiceSetting<string>(s, 'message_not_understood_zh');
+    // A number and its rival (pocketsphinx-judge.ts NUMBER_RIVALS) are no verbs: "whether you said thirteen or thirty".
+    if (unsure && /(teen|ty)$/.test(unsure[0])) return `Sorry, I didn't catch whether you said ${unsure[0]} or ${unsure[1]}. Please say it again.`;
     if (unsure) return `Sorry, I didn't catch whether to ${unsure[0]} or ${unsure[1]}. Please say it again.`;
     return voiceSetting<string>(s, 'message_not_understood');
   }

@@ -102,3 +102,11 @@ test('a tester\'s clean file (en-us at 190 words a minute, speech from the first
   assert.deepEqual(o.commands, [], seen);
   assert.ok(o.report.transcript !== 'lock the front door' || o.report.rejected, seen);
 });
+
+test('"thirteen" heard as "thirty" (a "-teen" number and its "-ty" rival, NUMBER_RIVALS): no timer of the wrong length starts', async () => {
+  // Before the check this started a 30-minute timer (en-us at 190 words a minute, as a tester's en-us+m3 did for 13 to 19).
+  const o = await box.listen(await spoken('set a timer for thirteen minutes', 'en-us', 190, 0.5, false, 190), false, 800);
+  const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, timers ${JSON.stringify(o.timersAdded)}`;
+  assert.ok(o.timersAdded.every((s) => s === 13 * 60), `no timer but one of 13 minutes: ${seen}`);
+  assert.deepEqual(o.commands, [], seen);
+});

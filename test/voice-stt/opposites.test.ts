@@ -159,3 +159,19 @@ test('alignments on real pocketsphinx: the said lock word scores ahead of its op
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a "-teen" number and its "-ty" rival are checked wherever they stand (NUMBER_RIVALS; a tester\'s timers for thirteen ran thirty)', () => {
+  assert.deepEqual(oppositeSentences('set a timer for thirteen minutes'), [
+    ['set', 'a', 'timer', 'for', 'thirteen', 'minutes'],
+    ['set', 'a', 'timer', 'for', 'thirty', 'minutes'],
+  ]);
+  assert.deepEqual(oppositeSentences('set the bed light to seventy percent')[1], ['set', 'the', 'bed', 'light', 'to', 'seventeen', 'percent']);
+  assert.equal(oppositeSentences('set a timer for twenty minutes').length, 1, 'no rival of that shape');
+  const S = oppositeSentences('set a timer for forty minutes');
+  const timer = { result: { text: 'set a timer for 40 minutes', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassStartTimer', slots: { minutes: 40 } } }, details: { hypothesis: 'set a timer for forty minutes', grammarMismatch: false, frames: 200 } };
+  const close = opposedVerdict(timer, S, [{ ascr: -2000, frames: 200 }, { ascr: -2000 - 200 * (OPPOSITE_MARGIN - 0.1), frames: 200 }]);
+  assert.equal(close.result.rejected, true);
+  assert.deepEqual(close.result.unsure_between, ['forty', 'fourteen']);
+  const clear = opposedVerdict(timer, S, [{ ascr: -2000, frames: 200 }, { ascr: -2000 - 200 * (OPPOSITE_MARGIN + 0.5), frames: 200 }]);
+  assert.equal(clear.result.rejected, false);
+});
