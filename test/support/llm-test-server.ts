@@ -301,6 +301,11 @@ export async function startLlmTestServer(opts: LlmTestServerOptions = {}): Promi
       });
     });
   });
+  // Idle keep-alive sockets stay open far longer than any client pools them (undici's idle timeout is about 4 s,
+  // Node's server default 5 s): a test that kept the event loop busy past 5 s between two POSTs had its next
+  // fetch sent on a socket the server was closing, and it failed ("fetch failed", test/providers/fuzz.test.ts).
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 61_000;
   server.on('connection', (s) => {
     s.setNoDelay(true);
     sockets.add(s);
