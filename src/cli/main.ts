@@ -48,7 +48,8 @@ program
   .version(version)
   .option('--data-dir <dir>', 'data directory (default: $HOMEAGENT_DATA_DIR, /var/lib/homeagent on the device, ./data-local in development)')
   .option('--socket <path>', 'maintenance socket of the running service')
-  .option('--json', 'print raw JSON results');
+  .option('--json', 'print raw JSON results')
+  .configureHelp({ showGlobalOptions: true });
 
 function socketPath(): string {
   const o = program.opts<{ dataDir?: string; socket?: string }>();

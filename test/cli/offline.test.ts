@@ -171,3 +171,11 @@ test('config set of a key the environment overrides says what was stored and wha
     done();
   }
 });
+
+test('a subcommand\'s --help lists the global options too (a newcomer reading `run --help` found no --data-dir)', async () => {
+  const r = await cli(['run', '--help'], { env: HERMETIC });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /--data-dir <dir>/);
+  assert.match(r.stdout, /--socket <path>/);
+  assert.match(r.stdout, /--no-console/);
+});
