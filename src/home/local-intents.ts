@@ -27,7 +27,7 @@ import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
 import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS } from '../intents/templates-en.js';
 import { NAME_UNHEARD } from '../intents/filler.js';
-import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, toLang, verb, type Lang } from './replies.js';
+import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, verb, type Lang } from './replies.js';
 
 /**
  * The matcher's signature (src/intents/index.ts `matchIntent`): null or
@@ -434,7 +434,7 @@ export class LocalIntents {
       if (ok.length > 1 && !s.name) {
         const dom = first.component;
         what = zh ? `${s.area ? `${areaName(s.area, lang)}的` : ''}${count(ok.length, dom, lang)}` : `${count(ok.length, dom, lang)}${s.area ? ` in the ${s.area}` : ''}`;
-      } else what = joinNames(ok.map((e) => the(e, lang)), lang);
+      } else what = joinNames(ok.map((e) => theNamed(e, lang)), lang);
       if (action.brightness_pct !== undefined || action.color) {
         const to = [action.brightness_pct !== undefined ? (zh ? `${Math.round(action.brightness_pct)}%` : `${Math.round(action.brightness_pct)} percent`) : '', action.color && s.color ? colourName(String(s.color), lang) : '']
           .filter(Boolean)

@@ -30,6 +30,18 @@ export function the(e: Pick<Entity, 'name'>, lang: Lang): string {
 }
 
 /**
+ * the() with the kind of a button, scene or script after a name that does not
+ * already say it ("the Party Time button", "the Mood Lighting scene"): a
+ * tester heard "Pressed the Party Time." Other devices as the() says them.
+ */
+export function theNamed(e: Pick<Entity, 'name' | 'component'>, lang: Lang): string {
+  const kind: Record<string, string> = { button: 'button', scene: 'scene', script: 'script' };
+  const k = kind[e.component];
+  if (lang === 'zh' || !k || new RegExp(`\\b${k}$`, 'i').test(e.name.trim())) return the(e, lang);
+  return `${the(e, lang)} ${k}`;
+}
+
+/**
  * The verb "be" for a device's English name: "are" when its last word reads
  * as a plural ("Kitchen Lights", "Living Room Blinds": longer than three
  * letters and ends in s, but not ss, us or is: not "Glass", "Status",

@@ -48,6 +48,15 @@ describe('local intents with the real matcher', () => {
     assert.equal(rig.sim.commands.length, 1);
   });
 
+  test('a button and a scene are named with their kind in the reply (a tester heard "Pressed the Party Time.")', async () => {
+    rig.sim.clear();
+    assert.equal((await rig.sdk.runInput('press party time')).response, 'Pressed the Party Time button.');
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
+    rig.sim.clear();
+    assert.equal((await rig.sdk.runInput('activate mood lighting')).response, 'Activated the Mood Lighting scene.');
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/scenes/mood/set', payload: 'ON' }]);
+  });
+
   test('unlock asks, and an unknown sentence is left to the LLM', async () => {
     rig.sim.clear();
     const ask = await rig.sdk.runInput('unlock the front door');
