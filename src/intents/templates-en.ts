@@ -323,9 +323,11 @@ export const TEMPLATES_EN: TemplateSet = {
     },
     { intent: 'HassMediaPrevious', sentences: ['previous [track|song|item]', 'go back [(a|one) (track|song)]', 'play [the] previous (track|song)'] },
     { intent: 'HassMediaPause', sentences: ['pause [the] [music|song|track|video|playback|media]', 'stop [the] (music|playback|song)'] },
-    { intent: 'HassMediaPause', requires: { domains: ['media_player', 'switch'] }, sentences: ['pause [on] <the_name>'] },
+    // Not "pause on the TV" (speech-to-phrase says "pause/resume the {name}"): en-029's "turn on the TV" was heard
+    // as "pause on the TV" and paused it (tune voices, 4 of 4 rates).
+    { intent: 'HassMediaPause', requires: { domains: ['media_player', 'switch'] }, sentences: ['pause <the_name>'] },
     { intent: 'HassMediaUnpause', sentences: ['(resume|unpause|continue) [the] [music|song|track|video|playback|media]', '(resume|unpause) playing'] },
-    { intent: 'HassMediaUnpause', requires: { domains: ['media_player', 'switch'] }, sentences: ['(resume|unpause) [on] <the_name>'] },
+    { intent: 'HassMediaUnpause', requires: { domains: ['media_player', 'switch'] }, sentences: ['(resume|unpause) <the_name>'] },
     // Lists kept on the box (src/plugins/lists; HA: shopping_list_HassShoppingListAddItem.yaml,
     // todo_HassListAddItem.yaml, todo_HassListCompleteItem.yaml). Removing an item and reading a list back have
     // no Home Assistant intent: HassListRemoveItem and HassListGetItems are the box's own names.
