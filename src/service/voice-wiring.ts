@@ -196,7 +196,6 @@ export class VoiceServicePlugin implements Plugin {
     this.unsubs.push(announceMute(sdk));
     await pipeline.start(sdk);
     this.wakeInfo = logWakeWays(sdk, readWakeConfig(settings));
-    warnSpeculation(settings, log);
     sdk.registerCommand('listen', (args, io) => this.listen(sdk, args, io));
   }
 
@@ -324,20 +323,6 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
     else sdk.log.warn({}, report.chinese.text);
   }
   return report;
-}
-
-/**
- * Say at start-up when the EXPERIMENTAL plugin.voice.speculate_ms is on (set
- * and below pause_ms): measured on the real recordings it answered sooner
- * but cut words that end quietly, and acted once on a misheard command
- * (README, the setting's row).
- */
-export function warnSpeculation(settings: SettingsAPI, log: Logger): void {
-  const speculate = voiceSetting<number>(settings, 'speculate_ms');
-  const pause = voiceSetting<number>(settings, 'pause_ms');
-  if (speculate > 0 && speculate < pause) {
-    log.warn({ speculate_ms: speculate, pause_ms: pause }, 'EXPERIMENTAL plugin.voice.speculate_ms is on: answers come sooner, but a word that ends quietly may be cut and misheard (a wrong action was measured on the real recordings); 0 turns it off');
-  }
 }
 
 /** Longest part of a reply file's name taken from the listened file's name, in UTF-8 bytes (file systems allow 255). */

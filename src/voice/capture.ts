@@ -238,9 +238,13 @@ export class Capture {
       }
       // The pause after a lull of the same gap: the pass runs already; the silence is now long enough to act.
       if (ev.type === 'pause' && this.lullSeq === this.pauseSeq) {
-        this.held = true;
-        this.commitIfSure();
-        return;
+        if (this.session.paddingHeld?.() !== false) {
+          this.held = true;
+          this.commitIfSure();
+          return;
+        }
+        // The lull's pass decoded padding where a quiet end of a word went on: void it, and pass again on the real audio.
+        this.session.resume?.();
       }
       const seq = ++this.pauseSeq;
       if (ev.type === 'lull') {

@@ -6,7 +6,7 @@ import type { SttEngine, SttResult, SttSession } from '../../src/voice/stt/types
 
 /** A hand-written engine: returns `result` (or throws `error`) and records what it saw. */
 function fakeEngine(name: string, result: Partial<SttResult> | Error) {
-  const seen = { bytes: 0, aborted: 0, ended: 0, paused: 0, resumed: 0 };
+  const seen = { bytes: 0, aborted: 0, ended: 0, paused: 0, resumed: 0, pauseOpts: [] as unknown[], held: 0 };
   const engine: SttEngine = {
     name,
     start(): SttSession {
@@ -18,7 +18,14 @@ function fakeEngine(name: string, result: Partial<SttResult> | Error) {
           return { text: '', confidence: 0, rejected: false, engine: name, ...result };
         },
         abort: () => void seen.aborted++,
-        pause: () => void seen.paused++,
+        pause: (o) => {
+          seen.paused++;
+          seen.pauseOpts.push(o);
+        },
+        paddingHeld: () => {
+          seen.held++;
+          return false;
+        },
         resume: () => void seen.resumed++,
       };
     },
@@ -88,4 +95,16 @@ test('pause and resume hints reach every engine of the chain, and none after end
   s.pause!();
   s.resume!();
   assert.deepEqual([g.seen.paused, g.seen.resumed, d.seen.paused, d.seen.resumed], [2, 1, 2, 1]);
+});
+
+test('a lull\'s pause options reach the engines, and the padding check is the first engine\'s (the chain once dropped them: no padding)', () => {
+  const g = fakeEngine('pocketsphinx', { text: 'next' });
+  const d = fakeEngine('wyoming', { text: 'next' });
+  const s = new SttChain({ grammar: g.engine, dictation: d.engine }).start();
+  s.pause?.({ silenceMs: 150, padToMs: 300 });
+  assert.deepEqual(g.seen.pauseOpts, [{ silenceMs: 150, padToMs: 300 }]);
+  assert.deepEqual(d.seen.pauseOpts, [{ silenceMs: 150, padToMs: 300 }]);
+  assert.equal(s.paddingHeld?.(), false);
+  assert.equal(g.seen.held, 1);
+  assert.equal(d.seen.held, 0);
 });

@@ -121,7 +121,11 @@ class SpeculatingStt implements SttEngine {
   constructor(
     private readonly results: SttResult[],
     private readonly earlyFor: (n: number) => boolean,
+    /** SttSession.paddingHeld of session n; absent: the sessions have none. */
+    private readonly held?: (n: number) => boolean,
   ) {}
+  /** paddingHeld() calls. */
+  heldAsked = 0;
   start(opts?: SttStartOptions): SttSession {
     const n = this.sessions.length;
     this.continuation.push(opts?.continuation === true);
@@ -142,6 +146,14 @@ class SpeculatingStt implements SttEngine {
         paused = false;
       },
       speculation: async () => (paused ? { ...result, early: this.earlyFor(n) } : undefined),
+      ...(this.held
+        ? {
+            paddingHeld: () => {
+              this.heldAsked++;
+              return this.held!(n);
+            },
+          }
+        : {}),
     };
   }
 }
@@ -250,6 +262,30 @@ test('speculate_ms: a sure pass at a lull that speech ends before pause_ms is vo
   assert.deepEqual(sdk.inputs.map((i) => i.text), ['turn on standing light'], 'one input');
 });
 
+test('speculate_ms: audio after the lull louder than the padding voids the lull\'s pass; a pass on the real audio at the pause decides', async () => {
+  const stt = new SpeculatingStt([heard('turn on standing light'), heard('lock the front door')], (n) => n === 0, () => false);
+  const { sdk, plugin } = await setup(stt, { 'plugin.voice.speculate_ms': 200, 'plugin.voice.pause_ms': 400 });
+  const out = await plugin.feedUtterance(twoCommands());
+  assert.ok(stt.heldAsked >= 1, 'asked at the pause after the lull');
+  assert.deepEqual(stt.pauses.slice(0, 2), [0, 0], `the first utterance paused twice: at the lull and again at the pause (${stt.pauses})`);
+  assert.ok(stt.pauseOpts[0], 'the lull\'s pass was padded');
+  assert.equal(stt.pauseOpts[1], undefined, 'the pass at the pause decodes the real audio, unpadded');
+  assert.equal(out.timings.end_reason, 'early', 'the second pass was sure: acted on at the pause');
+  assert.deepEqual(sdk.inputs.map((i) => i.text), ['turn on standing light', 'lock the front door']);
+});
+
+test('paddingHeld: room noise as quiet as the padding holds; a fading word end 13 dB over it does not', async () => {
+  const { paddingHeld, loudestOverPadding, quietestStretch, PAD_FAITHFUL_RATIO } = await import('../../src/voice/stt/pocketsphinx-session.js');
+  const room = noise(300, -65, 7);
+  const q = quietestStretch(room)!;
+  assert.ok(q, 'a quiet stretch in 300 ms');
+  const ratio = loudestOverPadding(noise(150, -65, 8), q.meanEnergy);
+  assert.ok(ratio < PAD_FAITHFUL_RATIO, `the same room goes on: ${ratio.toFixed(2)}`);
+  assert.equal(paddingHeld(noise(150, -65, 8), q.meanEnergy), true);
+  assert.equal(paddingHeld(Buffer.concat([noise(60, -65, 9), noise(60, -52, 10), noise(30, -65, 11)]), q.meanEnergy), false, 'a fricative tail 13 dB over the room');
+  assert.equal(paddingHeld(Buffer.alloc(0), q.meanEnergy), true, 'nothing heard: nothing contradicts the padding');
+});
+
 test('padSilence adds the quietest 100 ms of the audio, repeated, up to padToMs', async () => {
   const { padSilence } = await import('../../src/voice/stt/pocketsphinx-session.js');
   const loud = (ms: number, v: number): Buffer => {
@@ -269,18 +305,4 @@ test('padSilence adds the quietest 100 ms of the audio, repeated, up to padToMs'
   assert.equal(padSilence(raw, { silenceMs: 100, padToMs: 100 }), raw, 'enough already');
   const short = Buffer.alloc(1000);
   assert.equal(padSilence(short, { silenceMs: 10, padToMs: 400 }), short, 'under 100 ms: no quiet stretch to repeat');
-});
-
-test('speculate_ms on (below pause_ms) is said at start-up as EXPERIMENTAL; off, nothing is said', async () => {
-  const { warnSpeculation } = await import('../../src/service/voice-wiring.js');
-  const { MemoryLogger } = await import('../support/fake-sdk.js');
-  const said = (settings: Record<string, unknown>): string[] => {
-    const sdk = new FakeSdk({ name: 'voice', settings });
-    const log = new MemoryLogger();
-    warnSpeculation(sdk.settingsApi, log);
-    return log.messages('warn');
-  };
-  assert.deepEqual(said({}), [], 'off by default');
-  assert.deepEqual(said({ 'plugin.voice.speculate_ms': 400 }), [], 'not below pause_ms: off');
-  assert.ok(said({ 'plugin.voice.speculate_ms': 150 }).some((m) => /^EXPERIMENTAL plugin\.voice\.speculate_ms is on/.test(m)));
 });

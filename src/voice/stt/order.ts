@@ -9,7 +9,7 @@
  */
 import { createLogger } from '../../kernel/log.js';
 import { errorMessage } from '../../kernel/errors.js';
-import type { SttEndOptions, SttEngine, SttResult, SttSession, SttStartOptions } from './types.js';
+import type { SttEndOptions, SttEngine, SttPauseOptions, SttResult, SttSession, SttStartOptions } from './types.js';
 
 const log = createLogger('stt:chain');
 
@@ -93,8 +93,9 @@ export class SttChain implements SttEngine {
         finished = true;
         for (const s of sessions) s.session?.abort();
       },
-      pause(): void {
-        if (!finished) for (const s of sessions) s.session?.pause?.();
+      // The options go on as given: without them the chain's engines decoded a lull's pass with no padding.
+      pause(pauseOpts?: SttPauseOptions): void {
+        if (!finished) for (const s of sessions) s.session?.pause?.(pauseOpts);
       },
       resume(): void {
         if (!finished) for (const s of sessions) s.session?.resume?.();
@@ -103,6 +104,10 @@ export class SttChain implements SttEngine {
       speculation(): Promise<SttResult | undefined> {
         if (finished) return Promise.resolve(undefined);
         return sessions[0]?.session?.speculation?.() ?? Promise.resolve(undefined);
+      },
+      // The speculation taken is the first engine's: so is the check of its padding.
+      paddingHeld(): boolean {
+        return sessions[0]?.session?.paddingHeld?.() ?? true;
       },
     };
   }

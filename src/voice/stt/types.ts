@@ -92,6 +92,13 @@ export interface SttSession {
    * audio then resolves with the same result.
    */
   speculation?(): Promise<SttResult | undefined>;
+  /**
+   * Optional: whether the audio heard since a pause() with padding is as
+   * quiet as the padding the engine decoded in its place (false: the pass
+   * heard a word cut short; the caller voids it with resume() and may
+   * pause() again). True when nothing was padded.
+   */
+  paddingHeld?(): boolean;
 }
 
 /** Options of one utterance. */
