@@ -2,7 +2,7 @@
 // Runs every test file under test/ with Node's test runner and tsx
 // (Node 20's runner neither expands globs nor finds .ts files by itself).
 // Usage: node scripts/run-tests.mjs [path-substring ...]
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -16,6 +16,11 @@ const files = [];
   }
 })(path.join(root, 'test'));
 files.sort();
+// The fixtures (recordings, the test home, conversations) live beside the clone, not in it (README, Tests).
+const shared = path.resolve(root, '..', 'shared', 'fixtures');
+if (!existsSync(shared)) {
+  console.error(`warning: ${shared} is missing: the tests that read the fixtures (the test home, recordings, conversations) will fail. Link the project's shared folder: ln -s /path/to/shared ${path.resolve(root, '..', 'shared')}`);
+}
 const filters = process.argv.slice(2);
 const selected = filters.length ? files.filter((f) => filters.some((x) => f.includes(x))) : files;
 if (selected.length === 0) {

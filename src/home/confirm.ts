@@ -45,6 +45,12 @@ export interface ConfirmRequest {
   /** 'en' | 'zh': language of the default acknowledgements. */
   lang?: string;
   /**
+   * `what` as the box says it ("unlock the Front Door", "解锁前门"), in the
+   * "I did not ..." it says when nobody answered (unansweredReply); default
+   * `what`. A tester heard "so I did not unlock Front Door."
+   */
+  spoken?: string;
+  /**
    * False when the caller delivers the question itself (the local-intent
    * path answers its turn with it); default true: sent with `ask`.
    */
@@ -259,7 +265,7 @@ export class ConfirmationGate {
     else p.result = undefined;
     // Nobody answered (or the person moved on): say that nothing was done, and why.
     if (decision === 'timeout' || (decision === 'denied' && by === 'gate')) {
-      const fallback = unansweredReply(p.what, decision === 'timeout', p.lang === 'zh');
+      const fallback = unansweredReply(p.spoken ?? p.what, decision === 'timeout', p.lang === 'zh');
       // A timeout is not a "no": the follow-up's reply to a no ("OK, I did not ...") is not what happened.
       void (p.result ?? Promise.resolve(undefined))
         .then((t) => (this.opts.tell ?? this.opts.ask)(p.channel, decision === 'timeout' ? fallback : (t ?? fallback)))

@@ -22,13 +22,13 @@ import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
 import { ConfirmationGate, parseYesNo } from './confirm.js';
-import type { DeviceAction } from './commands.js';
+import { normaliseAction, type DeviceAction } from './commands.js';
 import { HomeController } from './controller.js';
 import type { Entity } from './entities.js';
 import { LocalIntents, type IntentMatcher } from './local-intents.js';
 import { HomeMqttClient, type MqttTls } from './mqtt-client.js';
 import { DeviceRegistry } from './registry.js';
-import { toLang } from './replies.js';
+import { actionPhrase, toLang } from './replies.js';
 import { HOME_SETTINGS } from './settings.js';
 import { StartupRead } from './startup.js';
 import { WarnLimiter } from './log-limit.js';
@@ -376,6 +376,7 @@ export class HomePlugin implements Plugin {
       const ok = await gate.request({
         who: `${ctx.input.user ?? ctx.input.source} via LLM`,
         what: `${action.action} ${entity.name}`,
+        spoken: actionPhrase(entity, normaliseAction(entity, action.action), action, toLang(lang)),
         channel: ctx.input.channel,
         question: confirmationQuestion(entity, action, lang),
         lang,

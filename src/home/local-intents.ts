@@ -391,6 +391,7 @@ export class LocalIntents {
       void this.d.gate.request({
         who: req.who,
         what: `${act} ${risky.map((e) => e.name).join(', ')}`,
+        spoken: zh ? `${verb(act, lang)}${names}` : `${verb(act, lang)} ${names}`,
         channel: req.channel,
         question,
         lang,

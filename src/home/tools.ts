@@ -15,7 +15,7 @@ import type { HomeController } from './controller.js';
 import { COMPONENTS, type Entity, type EntityState } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
-import { COLOUR_RGB, the, verb } from './replies.js';
+import { actionPhrase, COLOUR_RGB, the, toLang, verb } from './replies.js';
 import { resolveTarget } from './resolve.js';
 
 /** Dependencies of the tools. */
@@ -177,6 +177,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
           const ok = await d.gate.request({
             who: `${ctx.input.user ?? ctx.input.source} via device_control`,
             what: `${action.action} ${e.name}`,
+            spoken: actionPhrase(e, normaliseAction(e, action.action), action, toLang(lang)),
             channel: ctx.input.channel,
             question: confirmationQuestion(e, action, lang),
             lang,

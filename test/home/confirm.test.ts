@@ -112,7 +112,7 @@ describe('confirmation of risky actions', () => {
     assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'timeout');
     await waitFor(() => rig.sdk.outputs.some((o) => /did not open (the )?Garage Door/.test(o.content)), 'the timeout is said, not silent');
     const said = rig.sdk.outputs.filter((o) => /Garage Door/.test(o.content)).at(-1)?.content ?? '';
-    assert.match(said, /question timed out/, 'a timeout says the question timed out');
+    assert.equal(said, 'The question timed out with no answer, so I did not open the Garage Door.', 'a timeout says the question timed out, naming the device as a sentence does (a tester heard "so I did not unlock Front Door.")');
     assert.doesNotMatch(said, /^OK, I did not/, 'not the reply to a "no"');
     const told = rig.sdk.outputs.filter((o) => /Garage Door/.test(o.content)).at(-1);
     assert.notEqual(told?.meta?.confirmation, true, 'the outcome is no question: the voice box must not listen for a yes to it');

@@ -21,9 +21,10 @@ import { deferred } from '../support/fake-provider.js';
 import { stubMatcher } from '../home/stub-matcher.js';
 import { FIXTURE_ENTITIES, waitFor } from '../home/harness.js';
 
-let broker: MosquittoBroker;
-let sim: DeviceSimulator;
-let h: Harness;
+// Unset until before() got that far (after() stops only what was started).
+let broker!: MosquittoBroker;
+let sim!: DeviceSimulator;
+let h!: Harness;
 const timers = new TimersPlugin();
 /** When set, the matcher waits on it (a slow recogniser) and reports that it was called. */
 let matcherGate: { called: () => void; release: Promise<void> } | undefined;
@@ -49,10 +50,11 @@ before(async () => {
   await waitFor(() => home.registry?.view('bed_light')?.available === true && home.registry?.view('kitchen_light')?.state.state !== undefined, 'fixture states');
 });
 
+// Safe when before() failed part way (a missing fixture): what was started is stopped, so no broker is left behind.
 after(async () => {
-  await h.close();
-  await sim.stop();
-  await broker.stop();
+  await (h as Harness | undefined)?.close();
+  await (sim as DeviceSimulator | undefined)?.stop();
+  await (broker as MosquittoBroker | undefined)?.stop();
 });
 
 beforeEach(() => {
