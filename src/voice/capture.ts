@@ -24,32 +24,6 @@ export interface CaptureResult {
   stt_error?: unknown;
   /** Clock time when the transcript was ready. */
   transcript_at?: number;
-  /**
-   * A yes/no question waited (CaptureOptions.answer) but this was a command
-   * (commandInsteadOfAnswer): `stt` is the command grammar's result, and the
-   * question is dropped as when the command is typed.
-   */
-  command_instead_of_answer?: boolean;
-}
-
-/**
- * Fewest words of a command heard while a yes/no question waits
- * (commandInsteadOfAnswer): a short answer the answer grammar did not take
- * ("yeah sure", a mumbled "yes") is never taken for a short command ("next",
- * "pause"), which would act where the person only meant to answer.
- */
-export const COMMAND_DURING_ANSWER_MIN_WORDS = 3;
-
-/**
- * Whether the command grammar's result `r` for an utterance the answer
- * grammar rejected is a command to run instead (a tester: "turn on the TV"
- * while the box asked about the front door was "I didn't catch that. Please
- * say yes or no."): accepted by the recogniser's own rules (not rejected),
- * placed as an intent, and at least COMMAND_DURING_ANSWER_MIN_WORDS words.
- */
-export function commandInsteadOfAnswer(r: SttResult): boolean {
-  if (r.rejected || (r.intent === undefined && (r.intents?.length ?? 0) === 0)) return false;
-  return r.text.trim().split(/\s+/).filter(Boolean).length >= COMMAND_DURING_ANSWER_MIN_WORDS;
 }
 
 /** Options of Capture. */
@@ -69,12 +43,7 @@ export interface CaptureOptions {
   earlyCommit?: boolean;
   /** The utterance right after one acted on at its pause: decoded with the continuation grammar (SttStartOptions.continuation). */
   continuation?: boolean;
-  /**
-   * A yes/no question waits for this utterance: decoded with the answer
-   * grammar (SttStartOptions.answer). When that rejects it, the same audio is
-   * decoded with the command grammar, and a command (commandInsteadOfAnswer)
-   * is the result instead (CaptureResult.command_instead_of_answer).
-   */
+  /** A yes/no question waits for this utterance: decoded with the answer grammar (SttStartOptions.answer). */
   answer?: boolean;
   now: () => number;
 }
@@ -108,10 +77,6 @@ export class Capture {
   private early = false;
   private after: Buffer[] = [];
   private afterBytes = 0;
-  /** Answer captures: the audio given to the session, for the command grammar when it is no answer. */
-  private given: Buffer[] = [];
-  /** The command grammar's session of an answer capture that heard no answer. */
-  private fallback: SttSession | undefined;
 
   constructor(private readonly o: CaptureOptions) {
     this.result = new Promise((r) => {
@@ -160,7 +125,7 @@ export class Capture {
     }
     this.audioBytes += pcm.length;
     const events = this.ep.push(pcm);
-    if (this.streaming) this.give(pcm);
+    if (this.streaming) this.session.write(pcm);
     else {
       this.preroll.push(pcm);
       this.prerollBytes += pcm.length;
@@ -192,29 +157,7 @@ export class Capture {
     if (this.resolved) return;
     this.finished = true;
     this.session.abort();
-    this.fallback?.abort();
     this.resolve({ reason: 'forced', end_at: this.o.now(), audio_ms: this.audioBytes / 32 });
-  }
-
-  /** Audio to the STT session (and kept for the command grammar while a question waits). */
-  private give(pcm: Buffer): void {
-    this.session.write(pcm);
-    if (this.o.answer) this.given.push(pcm);
-  }
-
-  /**
-   * An answer capture's result: the answer grammar's, unless it rejected the
-   * utterance and the command grammar places it as a command
-   * (commandInsteadOfAnswer). Failures of the second decode leave the first.
-   */
-  private async orCommand(stt: SttResult, end: Parameters<SttSession['end']>[0]): Promise<{ stt: SttResult; command_instead_of_answer?: true }> {
-    if (!this.o.answer || !stt.rejected || this.resolved) return { stt };
-    const session = startSession(this.o.stt, this.o.language ? { language: this.o.language } : {});
-    this.fallback = session;
-    for (const p of this.given) session.write(p);
-    this.given = [];
-    const command = await session.end(end).catch(() => undefined);
-    return command && commandInsteadOfAnswer(command) ? { stt: command, command_instead_of_answer: true } : { stt };
   }
 
   private onEvent(ev: EndpointEvent): void {
@@ -222,7 +165,7 @@ export class Capture {
       this.speechStartMs ??= ev.at_ms;
       if (!this.streaming) {
         this.streaming = true;
-        for (const p of this.preroll) this.give(p);
+        for (const p of this.preroll) this.session.write(p);
         this.preroll = [];
         this.prerollBytes = 0;
       }
@@ -277,9 +220,8 @@ export class Capture {
     }
     const speech = { ...base, speech_start_ms: ev.speech_start_ms, speech_end_ms: ev.speech_end_ms, decided_at_ms: ev.decided_at_ms };
     // A push-to-talk release ends the utterance on purpose: its audio may stop right after the last word.
-    const end = ev.reason === 'forced' ? { endedByPerson: true } : undefined;
-    this.session.end(end).then(
-      (stt) => this.orCommand(stt, end).then((r) => this.resolve({ ...speech, ...r, transcript_at: this.o.now() })),
+    this.session.end(ev.reason === 'forced' ? { endedByPerson: true } : undefined).then(
+      (stt) => this.resolve({ ...speech, stt, transcript_at: this.o.now() }),
       (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
     );
   }

@@ -485,8 +485,6 @@ export class VoicePlugin implements Plugin {
     const stt = r.stt;
     const sdk = this.sdk!;
     ended('turn');
-    // A command instead of the yes or no asked for: it runs, and the question is dropped as when a command is typed.
-    if (r.command_instead_of_answer) this.log?.info({ transcript: stt.text }, 'voice: a command while a yes/no question waited; the question is dropped');
     this.answerOpen = false;
     const done = this.waitFirstAudio(timings);
     const meta = {
