@@ -13,15 +13,22 @@
  *  voice.answers_right          answers heard as the answer said
  *  voice.answers_false_yes      any utterance taken for a yes that was not one, over all utterances
  *  voice.answers_traps_taken    traps taken for any answer (a no included), over the traps
- * and the same with `_tune` for the tune voices.
+ * and the same with `_tune` for the tune voices; and bursts of noise (sox's
+ * brown, pink and white noise, 0.12 to 1 s at two levels, under the room
+ * noise: a cough, a clap, a bag put down; not the bursts MIN_VOICED_MS was
+ * chosen on, which were 0.08 to 0.8 s at three other levels):
+ *  voice.answers_noise_yes      bursts taken for a yes, over the bursts
+ *  voice.answers_noise_taken    bursts taken for any answer, over the bursts
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import { spokenAnswer } from '../../src/intents/answers.js';
 import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
-import { feed } from '../voice-stt/wav.js';
+import { feed, readWavPcm } from '../voice-stt/wav.js';
 import { mix, noise } from '../voice/helpers.js';
 import { speak } from '../support/espeak.js';
 import { CONFUSION_SET, REPORT_VOICES, TUNE_VOICES, pct, utteranceSeed } from './voice-synth.js';
@@ -79,6 +86,37 @@ async function measure(dir: string, voices: readonly string[]): Promise<Tally> {
   return t;
 }
 
+/** Bursts of noise heard while a question waits: how many were taken for a yes, and for any answer. */
+async function measureNoise(dir: string): Promise<{ n: number; yes: number; taken: number; notes: string[] }> {
+  const exec = promisify(execFile);
+  const engine = new PocketsphinxStt();
+  await engine.setVocabulary(fixtureVocabulary());
+  const t = { n: 0, yes: 0, taken: 0, notes: [] as string[] };
+  try {
+    for (const kind of ['brownnoise', 'pinknoise', 'whitenoise']) {
+      for (const seconds of [0.12, 0.2, 0.3, 0.5, 1]) {
+        for (const vol of [0.35, 0.7]) {
+          const file = path.join(dir, `burst-${kind}-${seconds}-${vol}.wav`);
+          await exec('sox', ['-R', '-n', '-r', '16000', '-c', '1', '-b', '16', file, 'synth', String(seconds), kind, 'fade', 'q', '0.02', String(seconds), String(seconds / 3), 'vol', String(vol), 'pad', '0.4', '0.7']);
+          const pcm = readWavPcm(file);
+          const session = engine.start({ answer: true });
+          feed(mix(pcm, noise(pcm.length / 32, -50, ++t.n)), (b) => session.write(b));
+          const r = await session.end();
+          const heard = r.rejected ? undefined : spokenAnswer(r.text);
+          if (heard !== undefined) {
+            t.taken++;
+            t.notes.push(`# noise taken for an answer: ${kind} ${seconds} s at ${vol} heard "${r.text}"`);
+          }
+          if (heard === true) t.yes++;
+        }
+      }
+    }
+  } finally {
+    await engine.close();
+  }
+  return t;
+}
+
 export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-answers-'));
   try {
@@ -92,6 +130,11 @@ export async function run(): Promise<void> {
     console.log(`voice.answers_right_tune: ${pct(tune.answersRight, tune.answers)}`);
     console.log(`voice.answers_false_yes_tune: ${pct(tune.falseYes, tune.n)}`);
     console.log(`voice.answers_traps_taken_tune: ${pct(tune.trapsTaken, tune.traps)}`);
+    const bursts = await measureNoise(dir);
+    for (const n of bursts.notes) console.log(n);
+    console.log(`# ${bursts.n} bursts of noise`);
+    console.log(`voice.answers_noise_yes: ${pct(bursts.yes, bursts.n)}`);
+    console.log(`voice.answers_noise_taken: ${pct(bursts.taken, bursts.n)}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

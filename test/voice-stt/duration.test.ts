@@ -61,7 +61,7 @@ test('speechExtent finds speech between room noise, ignores a click, and measure
   const cut = speechExtent(Buffer.concat([noise(500, -60, 1), tone(800, -20)]));
   assert.ok(cut.trailingSilenceMs <= 10, `cut audio ends in speech: ${cut.trailingSilenceMs} ms`);
   assert.deepEqual(speechExtent(noise(800, -60, 5)).speechMs, 0, 'room noise alone is no speech');
-  assert.deepEqual(speechExtent(Buffer.alloc(0)), { audioMs: 0, speechMs: 0, trailingSilenceMs: 0 });
+  assert.deepEqual(speechExtent(Buffer.alloc(0)), { audioMs: 0, speechMs: 0, trailingSilenceMs: 0, voicedMs: 0 });
 });
 
 test('durationMisfit: ms per phone outside the band, or audio that ends in speech', () => {

@@ -14,8 +14,12 @@
  *   phone; outside a band the length does not fit the sentence;
  * - the trailing silence: audio that ends while speech is still going (the
  *   endpointer's max_length, a push-to-talk release mid-word, a stream that
- *   stops) is cut, and a cut command is not the command.
+ *   stops) is cut, and a cut command is not the command;
+ * - the voicing (voicing.ts): speech with no voiced frame is noise, whatever
+ *   phrase the decoder found in it.
  */
+
+import { voicedMs } from './voicing.js';
 
 /** Analysis frame: 10 ms at 16 kHz (samples). */
 const FRAME = 160;
@@ -36,7 +40,25 @@ export interface SpeechExtent {
   endedByPerson?: boolean;
   /** Stretches of no speech of PAUSE_MIN_MS or more between the first and the last speech frame, [from, to) ms. */
   pauses?: Array<[number, number]>;
+  /** Voiced ms within the speech (voicing.ts voicedMs), counted up to VOICED_COUNT_CAP_MS; absent where not measured. */
+  voicedMs?: number;
 }
+
+/**
+ * Least voiced ms (voicing.ts) of speech that may be taken for an answer or
+ * a command: noise has none. Chosen on the tune voices of
+ * test/bench/voice-answers.ts (espeak-ng en-us, en-us+f3, en-gb-scotland,
+ * en-029: their answers and in-vocabulary commands had 50 ms or more, the
+ * least an en-us+f3 "sure") and 45 bursts of brown, pink and white noise
+ * (0.08 to 0.8 s, three levels; 0 ms each, though the answer grammar took
+ * 29 of them for a yes or a no, 6 for "yeah"). On the report voices (not
+ * used to choose it) the least was 50 ms (en-us+m3 "sure"); on the real
+ * recordings 100 ms ("next", "pause").
+ */
+export const MIN_VOICED_MS = 30;
+
+/** Where speechExtent stops counting voiced ms (enough to pass MIN_VOICED_MS; each frame costs about 0.1 ms). */
+export const VOICED_COUNT_CAP_MS = 60;
 
 /** Shortest stretch of no speech inside an utterance that SpeechExtent.pauses lists, ms. */
 export const PAUSE_MIN_MS = 100;
@@ -73,7 +95,7 @@ export function speechExtent(pcm: Buffer, opts: ExtentOptions = {}): SpeechExten
     const rms = Math.sqrt(sum / FRAME) / 32768;
     db.push(rms > 1e-5 ? 20 * Math.log10(rms) : -100);
   }
-  if (frames === 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs };
+  if (frames === 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs, voicedMs: 0 };
   const floor = [...db].sort((a, b) => a - b)[Math.floor(frames * 0.1)]!;
   const activeDb = opts.activeDb ?? 12;
   const minDb = opts.minEnergyDb ?? -55;
@@ -96,8 +118,9 @@ export function speechExtent(pcm: Buffer, opts: ExtentOptions = {}): SpeechExten
     }
     f = g;
   }
-  if (first < 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs, leadingSilenceMs: audioMs };
-  return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), leadingSilenceMs: first * 10, ...(pauses.length ? { pauses } : {}) };
+  if (first < 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs, leadingSilenceMs: audioMs, voicedMs: 0 };
+  const voiced = voicedMs(pcm, first * 10, last * 10, VOICED_COUNT_CAP_MS);
+  return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), leadingSilenceMs: first * 10, ...(pauses.length ? { pauses } : {}), voicedMs: voiced };
 }
 
 /**
@@ -139,7 +162,7 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
  * spoken yes whose speech starts at the very start of the audio, so its first
  * sound may be lost (pocketsphinx-judge.ts ANSWER_YES_MIN_LEAD_MS).
  */
-export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice';
+export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice' | 'unvoiced';
 
 /**
  * Fewest ms per phone a number word of the decode may take (issue 15 "Never
@@ -210,11 +233,14 @@ export function wordsInSilence(words: ReadonlyArray<{ start: number; filler: boo
 /**
  * Judge an utterance's length against the `phones` of the sentence it was
  * matched to: 'cut' when the audio ends in speech, 'too_short' / 'too_long'
- * when the ms per phone is outside the band, undefined when it fits (or when
+ * when the ms per phone is outside the band, 'unvoiced' when the speech
+ * holds less than MIN_VOICED_MS of voicing (noise: no sentence of the
+ * grammar is said without a vowel), undefined when it fits (or when
  * `phones` is 0: nothing to compare with).
  */
 export function durationMisfit(extent: SpeechExtent, phones: number, limits: DurationLimits = DEFAULT_DURATION_LIMITS): DurationMisfit | undefined {
   if (extent.speechMs > 0 && !extent.silenceConfirmed && !extent.endedByPerson && extent.trailingSilenceMs < limits.minTrailingSilenceMs) return 'cut';
+  if (extent.voicedMs !== undefined && extent.voicedMs < MIN_VOICED_MS) return 'unvoiced';
   if (phones <= 0) return undefined;
   const perPhone = extent.speechMs / phones;
   if (perPhone < limits.minMsPerPhone) return 'too_short';
