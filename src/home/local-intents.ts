@@ -231,7 +231,7 @@ export class LocalIntents {
   resolve(s: IntentSlots): Resolution {
     return resolveTarget(
       this.d.registry.entities(),
-      { name: s.name, area: s.area, domain: s.domain, device: s.device },
+      { name: s.name, area: s.area, domain: s.domain, device: s.device, device_class: s.device_class },
       { ownArea: this.d.ownArea?.() },
     );
   }
@@ -309,7 +309,8 @@ export class LocalIntents {
     this.unplaced = true;
     const zh = lang === 'zh';
     if (typeof s.name === 'string' && s.name) return this.unknownName(s.name, lang);
-    const what = count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
+    // A cover's kind (blind, curtain, shade, shutter: HA device classes) is said in the plural.
+    const what = s.device_class && lang !== 'zh' ? `${s.device_class}s` : count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
     if (s.area) return zh ? `${areaName(s.area, lang)}没有${what}。` : `There are no ${what} in the ${s.area}.`;
     return zh ? `家里没有${what}。` : `There are no ${what} in the home.`;
   }

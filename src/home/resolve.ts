@@ -30,7 +30,9 @@
  * said), else in the home, else the devices of that domain there; one is
  * found, several are ambiguous. The kind's own name in the singular ("the
  * light") with a room said, or the box's own room, is that room's set, as the
- * plural is; with no room at all it is one device or asks which.
+ * plural is; with no room at all it is one device or asks which. A cover's
+ * kind ("the blinds", `device_class`) keeps only the devices of that HA
+ * device_class: a home with a garage door and no blinds has no blinds.
  */
 import { hasHan } from '../kernel/language.js';
 import type { Entity } from './entities.js';
@@ -48,6 +50,12 @@ export interface TargetQuery {
    * "switch"): one device of `domain` is meant.
    */
   device?: string;
+  /**
+   * An HA device_class the targets must have ("the blinds": blind), said in
+   * place of a name; a set of a domain is narrowed to it, and none of it is
+   * not found (never the domain's other devices).
+   */
+  device_class?: string;
 }
 
 /** Options of `resolveTarget`. */
@@ -191,8 +199,9 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
     return hit ?? { kind: 'not_found', said };
   }
   if (!area && !q.domain) return { kind: 'not_found', said: '' };
-  const set = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
-  if (!set.length) return { kind: 'not_found', said: [q.domain, area].filter(Boolean).join(' in ') };
+  const cls = q.device_class?.trim() || undefined;
+  const set = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area) && (!cls || e.device_class === cls));
+  if (!set.length) return { kind: 'not_found', said: [cls ?? q.domain, area].filter(Boolean).join(' in ') };
   return { kind: 'set', entities: set, ...(area ? { area } : {}), ...(q.domain ? { domain: q.domain } : {}) };
 }
 

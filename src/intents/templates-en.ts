@@ -91,10 +91,14 @@ export const TEMPLATES_EN: TemplateSet = {
         { in: 'fan', out: 'fan', slots: { device: 'fan' } }, { in: 'fans', out: 'fan' },
       ],
     },
+    // A cover's kind is its HA device_class (HA intents' cover_classes): "close the blinds" closes the blinds,
+    // not the garage door (a tester's "close the blinds", in a home with no blinds, closed the garage and the
+    // sliding door). "covers" is every cover.
     cover_words: {
       values: [
-        { in: 'blinds', out: 'cover' }, { in: 'curtains', out: 'cover' },
-        { in: 'shades', out: 'cover' }, { in: 'shutters', out: 'cover' }, { in: 'covers', out: 'cover' },
+        { in: 'blinds', out: 'cover', slots: { device_class: 'blind' } }, { in: 'curtains', out: 'cover', slots: { device_class: 'curtain' } },
+        { in: 'shades', out: 'cover', slots: { device_class: 'shade' } }, { in: 'shutters', out: 'cover', slots: { device_class: 'shutter' } },
+        { in: 'covers', out: 'cover' },
       ],
     },
     article: { values: [{ in: 'a', out: 1 }, { in: 'an', out: 1 }] },

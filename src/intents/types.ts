@@ -43,6 +43,8 @@ export interface IntentSlots {
   domain?: string;
   /** A singular kind word said in place of a name ("the lamp"): one device of `domain` is meant, not all of them. */
   device?: string;
+  /** A cover's kind said in place of a name ("the blinds": HA device_class blind); only devices of that class are meant. */
+  device_class?: string;
   brightness?: number;
   color?: string;
   temperature?: number;

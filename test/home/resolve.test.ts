@@ -120,6 +120,23 @@ describe('one entity resolver', () => {
     assert.deepEqual(ids(resolveTarget(entities(), { name: 'garage' })), ['garage_door']);
   });
 
+  test('a cover\'s kind (HA device_class) keeps only covers of that class: a home with a garage door and no blinds has no blinds', () => {
+    assert.deepEqual(resolveTarget(entities(), { domain: 'cover', device_class: 'blind' }), { kind: 'not_found', said: 'blind' });
+    assert.deepEqual(ids(resolveTarget(entities(), { domain: 'cover', device_class: 'garage' })), ['garage_door']);
+    assert.deepEqual(ids(resolveTarget(entities(), { domain: 'cover' })), ['garage_door', 'sliding_door'], '"the covers": every cover');
+  });
+
+  test('local intents: "close the blinds" in a home with no blinds closes nothing (a tester\'s closed the garage and the sliding door)', async () => {
+    for (const said of ['close the blinds', 'lower the blinds', 'open the curtains', 'close all the shutters in the living room']) {
+      const r = await rig.sdk.runInput(said);
+      assert.match(r.response ?? '', /^There are no (blinds|curtains|shutters) in the (home|Living Room)\.$/, `${said}: ${r.response}`);
+    }
+    const closed = await rig.sdk.runInput('close the covers');
+    assert.match(closed.response ?? '', /Closed 2 covers/, closed.response);
+    assert.deepEqual((await rig.sim.waitForCommands(2)).map((c) => c.topic).sort(), ['home/garage/set', 'home/sliding_door/set']);
+    assert.equal(sent(rig).filter((c) => /garage|sliding/.test(c.topic)).length, 2, 'only "close the covers" sent anything');
+  });
+
   test('local intents: "turn off the lamp" turns off that one lamp, not every light', async () => {
     const r = await rig.sdk.runInput('turn off the lamp');
     assert.equal(r.response, 'Turned off the office/desk lamp.');
