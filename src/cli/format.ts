@@ -406,7 +406,8 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       break;
     case 'config.delete':
       if (isRecord(result)) {
-        out(`${String(result.deleted)}: the stored value was removed${'value' in result ? `; it is now ${valueText(result.value)} (${String(result.source ?? 'default')})` : ''}`);
+        // A newcomer deleted a key never set and read that a stored value was removed.
+        out(`${String(result.deleted)}: ${result.removed === false ? 'no value was stored' : 'the stored value was removed'}${'value' in result ? `; it is now ${valueText(result.value)} (${String(result.source ?? 'default')})` : ''}`);
         if (result.note) process.stderr.write(`note: ${String(result.note)}\n`);
         return;
       }

@@ -109,10 +109,10 @@ export function localConfig(dataDir: string, cmd: string, args: Record<string, u
       }
       case 'config.delete': {
         const key = String(args.key);
-        s.delete(key);
+        const removed = s.delete(key);
         const d = describe(s, key);
         const source = s.list(key).find((r) => r.key === key)?.source;
-        return { deleted: key, value: d.value, ...(source ? { source } : {}), note: [d.note, OFFLINE_NOTE].filter(Boolean).join('; ') };
+        return { deleted: key, removed, value: d.value, ...(source ? { source } : {}), note: [d.note, OFFLINE_NOTE].filter(Boolean).join('; ') };
       }
       default:
         throw new HomeAgentError('UNKNOWN_COMMAND', `${cmd} is not a settings command`);

@@ -131,12 +131,14 @@ export class ConfigRegistry implements SettingsAPI {
     this.set(key, this.parseEnv(def, raw));
   }
 
-  /** Remove the stored value (the default applies again). Throws ConfigError for a key that is neither registered nor stored. */
-  delete(key: string): void {
+  /** Remove the stored value (the default applies again); true when a value was stored, false when none was. Throws ConfigError for a key that is neither registered nor stored. */
+  delete(key: string): boolean {
     const stored = this.db.prepare('SELECT 1 FROM settings WHERE key = ?').get(key) !== undefined;
     if (!stored && !this.definition(key)) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    if (!stored) return false;
     this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
     this.emit(key, this.tryGet(key));
+    return true;
   }
 
   /** Every registered or stored key under `prefix`, with value, type, description and where the value comes from. */

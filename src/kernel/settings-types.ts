@@ -35,7 +35,8 @@ export interface SettingsAPI {
   /** Set from a command-line string, parsed by the key's type (optional; the ConfigRegistry has it). */
   setFromString?(key: string, raw: string): void;
   list(prefix?: string): Array<{ key: string; value: unknown; type: SettingType; description: string; source: 'default' | 'stored' | 'env'; restart?: boolean }>;
-  delete(key: string): void;
+  /** Remove the stored value (the default applies again); true when a value was stored. */
+  delete(key: string): boolean;
   register(def: SettingDef): void;
   /** Called after any key under `prefix` changes; returns an unsubscribe function. */
   onChange(prefix: string, cb: (key: string, value: unknown) => void): () => void;

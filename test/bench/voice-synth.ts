@@ -12,7 +12,8 @@
  *  two          two commands in one breath: both commands, in order, are right (the grammar's joint, src/intents/fsg.ts)
  *  unrelated    long sentences that are no command
  *  not_command  sentences that hold a command but are none: a negation ("don't turn on ..."), a statement
- *               ("the kitchen light is on"), a report ("I turned off the TV"); any action is wrong (a tester's
+ *               ("the kitchen light is on"), a report ("I turned off the TV"), a correction ("no the garage
+ *               door"); any action is wrong (a tester's
  *               findings; the openings of src/intents/fsg.ts NOT_COMMAND_LEADS_EN were chosen on the tune voices)
  * An utterance's action is what the recognised intent would do: none when it
  * is rejected, when its name is unheard (the filler, src/intents/filler.ts)
@@ -122,6 +123,10 @@ export const CONFUSION_SET: Record<Kind, string[]> = {
     'we locked the front door',
     'did you open the garage door',
     'never open the garage door',
+    // Corrections after the box did the wrong thing: a tester's "no the garage door" was heard as "lower the garage door".
+    'no the garage door',
+    'no the office lights',
+    'no the sliding door',
   ],
 };
 
@@ -418,7 +423,7 @@ export async function run(): Promise<void> {
     console.log(`voice.synth_wrong_action_rate: ${pct(r.wrong, r.n)}`);
     console.log(`voice.synth_effect_right: ${pct(r.inVocabRight, r.inVocab)}`);
     console.log(`voice.synth_unknown_name_answered: ${pct(r.oovAnswered, r.oov)}`);
-    console.log(`voice.synth_not_command_acted: ${pct(r.notCommandActed, r.notCommand)} (a negation, statement or report that acted)`);
+    console.log(`voice.synth_not_command_acted: ${pct(r.notCommandActed, r.notCommand)} (a negation, statement, report or correction that acted)`);
     console.log(`voice.synth_partial_name_right: ${pct(r.partialRight, r.partial)} (a part of a name that fits one device acted on that device)`);
     console.log(`voice.synth_two_commands_right: ${pct(r.twoRight, r.two)} (two commands in one breath recognised as both, in order)`);
     if (tune) console.log(`voice.synth_wrong_action_rate_tune: ${pct(tune.wrong, tune.n)}`);

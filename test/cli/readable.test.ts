@@ -90,9 +90,13 @@ describe('the homeagent CLI prints text, not JSON', () => {
     const del = await run('config', 'delete', 'core.agent.max_tool_rounds');
     assert.equal(del.code, 0, del.stderr);
     assert.match(del.stdout, /^core\.agent\.max_tool_rounds: the stored value was removed; it is now \d+ \(default\)\n$/);
-    const delJson = JSON.parse((await run('--json', 'config', 'delete', 'core.agent.max_tool_rounds')).stdout) as { deleted: string; source: string };
+    const delJson = JSON.parse((await run('--json', 'config', 'delete', 'core.agent.max_tool_rounds')).stdout) as { deleted: string; source: string; removed: boolean };
     assert.equal(delJson.deleted, 'core.agent.max_tool_rounds');
     assert.equal(delJson.source, 'default');
+    assert.equal(delJson.removed, false, 'nothing was stored any more');
+    // A key never set: nothing to remove, and the reply says so (a newcomer read "the stored value was removed").
+    const none = await run('config', 'delete', 'core.agent.max_tool_rounds');
+    assert.match(none.stdout, /^core\.agent\.max_tool_rounds: no value was stored; it is now \d+ \(default\)\n$/);
     // config get stays the value as JSON, for scripts.
     assert.equal((await run('config', 'get', 'core.output.mode')).stdout, '"auto"\n');
   });

@@ -103,8 +103,8 @@ export class FakeSettings implements SettingsAPI {
       .map((d) => ({ key: d.key, value: this.get(d.key), type: d.type, description: d.description, source: this.values.has(d.key) ? ('stored' as const) : ('default' as const) }));
   }
   /** Remove a stored value; listeners hear the default, as ConfigRegistry's do. */
-  delete(key: string): void {
-    this.values.delete(key);
+  delete(key: string): boolean {
+    return this.values.delete(key);
     for (const l of [...this.listeners]) if (key.startsWith(l.prefix)) l.cb(key, this.defs.get(key)?.default);
   }
   register(def: SettingDef): void {

@@ -38,6 +38,7 @@ import {
   durationMisfit,
   sentencePhones,
   speechExtent,
+  squeezedLead,
   WORD_IN_SILENCE_MS,
   wordsInSilence,
 } from '../../src/voice/stt/pocketsphinx-duration.js';
@@ -75,6 +76,20 @@ test('durationMisfit: ms per phone outside the band, or audio that ends in speec
   assert.equal(durationMisfit({ ...fits, trailingSilenceMs: 0, endedByPerson: true }, 13), undefined, 'a push-to-talk release right after the last word is not a cut');
   assert.equal(durationMisfit({ ...fits, speechMs: 13 * (L.maxMsPerPhone + 50), trailingSilenceMs: 0, endedByPerson: true }, 13), 'too_long', 'a released button does not excuse a length that does not fit');
   assert.equal(durationMisfit(fits, 0), undefined, 'no phones: nothing to compare with');
+});
+
+test('squeezedLead: the first word (past fillers, name phones and a leading "and") under the least ms per phone', () => {
+  const phones = new Map([['turn', 3], ['all', 2], ['the', 2], ['and', 3], ['office', 3]]);
+  const skip = (w: string): boolean => w.startsWith('<') || w.startsWith('ph_') || w === 'and';
+  // "no the office lights" heard as "turn all the office ...": "turn" in 100 ms (33 ms per phone).
+  assert.equal(squeezedLead([{ word: '<sil>', start: 0 }, { word: 'turn', start: 46 }, { word: 'all', start: 56 }, { word: 'the', start: 76 }], 90, phones, skip), 1);
+  // "turn" in 250 ms (83 ms per phone): not squeezed, whatever follows.
+  assert.equal(squeezedLead([{ word: '<sil>', start: 0 }, { word: 'turn', start: 50 }, { word: 'the', start: 75 }, { word: 'office', start: 77 }], 120, phones, skip), undefined);
+  // A leading "and" is passed over: its "turn" is measured.
+  assert.equal(squeezedLead([{ word: 'and', start: 0 }, { word: 'turn', start: 5 }, { word: 'the', start: 13 }], 30, phones, skip), 1);
+  // A dictionary variant counts as its word; no word with phones: nothing to judge.
+  assert.equal(squeezedLead([{ word: 'the(2)', start: 0 }, { word: 'office', start: 4 }], 40, phones, skip), 0);
+  assert.equal(squeezedLead([{ word: '<sil>', start: 0 }], 40, phones, skip), undefined);
 });
 
 test('wordsInSilence: a word that begins after the last speech frame, or ends before the first, was made from noise', () => {

@@ -206,10 +206,10 @@ export class ControlPlugin implements Plugin {
     // What applies after the delete: the default, or the environment's value.
     this.commands.set('config.delete', (args) => {
       const key = requireString(args, 'key');
-      sdk.settings().delete(key);
+      const removed = sdk.settings().delete(key);
       const { value, note } = describe(key);
       const source = sdk.settings().list(key).find((r) => r.key === key)?.source;
-      return { deleted: key, value, ...(source ? { source } : {}), ...(note ? { note } : {}) };
+      return { deleted: key, removed, value, ...(source ? { source } : {}), ...(note ? { note } : {}) };
     });
     this.commands.set('logs', (_args, io) => {
       const offs = LOG_EVENTS.map((t) => sdk.subscribe(t, (payload) => io.send({ event: t, at: new Date().toISOString(), payload })));

@@ -187,7 +187,7 @@ export class GrammarFiles {
           return;
         }
         this.users.delete(g);
-        if (this.retired.delete(g)) void rm(g.dir, { recursive: true, force: true });
+        if (this.retired.delete(g)) void this.tracked(rm(g.dir, { recursive: true, force: true, maxRetries: 3 })).catch(() => undefined);
       },
     };
   }
@@ -206,7 +206,7 @@ export class GrammarFiles {
     this.pending = undefined;
     // A build still writing (and the removal of what it built) ends before the files go.
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-    if (this.root && !this.opts.workDir) await rm(this.root, { recursive: true, force: true });
+    if (this.root && !this.opts.workDir) await rm(this.root, { recursive: true, force: true, maxRetries: 3 });
     this.root = undefined;
     this.grammar = undefined;
   }
@@ -214,7 +214,7 @@ export class GrammarFiles {
   /** Remove a replaced grammar's directory now, or when its last lease is released. */
   private retire(g: Grammar): void {
     if ((this.users.get(g) ?? 0) > 0) this.retired.add(g);
-    else void this.tracked(rm(g.dir, { recursive: true, force: true })).catch(() => undefined);
+    else void this.tracked(rm(g.dir, { recursive: true, force: true, maxRetries: 3 })).catch(() => undefined);
   }
 
   /** `p`, kept in inFlight until it settles. */

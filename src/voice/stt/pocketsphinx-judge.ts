@@ -25,7 +25,7 @@ import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
 import { LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
 import { compoundCuts } from '../../home/compound.js';
-import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
+import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedLead, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
 import { spokenAnswer } from '../../intents/answers.js';
 
@@ -738,6 +738,7 @@ export function judgeDecode(
       if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && parts && anyWordInSilence(main, opts.extent)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && squeezedNumbers(main.words, main.frames, opts.phones, isNumberWord).length > 0) details.durationMisfit = 'number_squeezed';
+      if (!details.durationMisfit && main && intent && squeezedLead(main.words, main.frames, opts.phones, (w) => isFiller(w) || isPhoneWord(w) || LEADING_WORDS.includes(w)) !== undefined) details.durationMisfit = 'lead_squeezed';
     }
   }
   if ([intent, ...(parts ?? [])].some((m) => m && roomContradicts(m, opts.vocab))) details.roomMisfit = true;
