@@ -216,9 +216,10 @@ program
       payload.push({ name: path.basename(f), data_b64: bytes.toString('base64') });
     }
     await call('listen', { files: payload, realtime: o.realtime === true, ...(o.as !== undefined ? { user: o.as } : {}) }, (d) => {
-      // Progress while several files run; a recording that gave no transcript is reported by the result alone.
+      // Progress while several files run (one file's result says it all: a newcomer saw the line twice); a
+      // recording that gave no transcript is reported by the result alone.
       const p = d as { file?: string; transcript?: string };
-      if (p.transcript) process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript)}\n`);
+      if (p.transcript && payload.length > 1) process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript)}\n`);
     });
   });
 program.command('logs').description('follow live events: inputs, replies, MQTT commands sent, risky actions settled, warnings and errors (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, json())));
@@ -230,8 +231,8 @@ config.command('list [prefix]').description('settings, their values and where th
 config.command('delete <key>').description('remove a stored value (the default applies again)').action((key: string) => serviceOrLocal('config.delete', { key }));
 
 const memory = program.command('memory').description('inspect the memory');
-memory.command('stats').action(() => call('memory.stats'));
-memory.command('recall <query...>').action((q: string[]) => call('memory.recall', { query: q.join(' ') }));
+memory.command('stats').description('how much the memory holds, one count per line, and the most mentioned entities').action(() => call('memory.stats'));
+memory.command('recall <query...>').description('what the memory recalls for QUERY, as the agent would (score, kind, when, text)').action((q: string[]) => call('memory.recall', { query: q.join(' ') }));
 memory
   .command('export')
   .description('everything stored about a person, as JSON (to stdout, or --out FILE, readable by its owner only)')

@@ -179,3 +179,17 @@ test('a subcommand\'s --help lists the global options too (a newcomer reading `r
   assert.match(r.stdout, /--socket <path>/);
   assert.match(r.stdout, /--no-console/);
 });
+
+test('every command and subcommand has a description in --help (a newcomer found `memory stats` and `memory recall` bare)', async () => {
+  for (const args of [[], ['config'], ['memory'], ['webui']]) {
+    const r = await cli([...args, '--help'], { env: HERMETIC });
+    assert.equal(r.code, 0, r.stderr);
+    const commands = r.stdout.split('Commands:\n')[1] ?? '';
+    for (const line of commands.split('\n')) {
+      // A command's line starts at two spaces; its description follows after two or more spaces (or wraps below).
+      const m = /^ {2}(\S.*?)( {2,}(\S.*))?$/.exec(line);
+      if (!m) continue;
+      assert.ok(m[3], `homeagent ${args.join(' ')} --help: "${m[1]}" has no description`);
+    }
+  }
+});

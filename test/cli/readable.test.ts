@@ -138,6 +138,7 @@ describe('the homeagent CLI prints text, not JSON', () => {
     const r = await run('listen', path.join(VOICE, 'set a timer for 30 seconds.wav'));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}did: timer started: 30 seconds$/m, r.stdout);
+    assert.doesNotMatch(r.stderr, /listened to/, 'one file: its result says it all, no progress line');
     assert.match(r.stdout, /^ {2}timings: speech \d+ ms/m);
     assert.doesNotMatch(r.stdout, /_ms|msms|\dms\b/);
     const timers = app.kernel.host.get('timers') as unknown as { service: { status(): Array<{ duration_s: number }> } };
