@@ -242,10 +242,11 @@ export class LocalIntents {
    * resolver: a partial name that fits one device that can do this means that
    * device (the slots now name it exactly); one that fits several that can
    * asks which; none at all is "I don't know a device called ...". Never the
-   * nearest other device. Undefined (the LLM answers) when devices of that name
-   * exist but none can do what was said ("open the front door" with a Front
-   * Door lock: opening is no lock's action, and locking it would be wrong),
-   * or when the words are a room (room sentences have their own templates).
+   * nearest other device. The one device of that name that cannot do what was
+   * said is said so ("The Front Door is a lock, so it can't be opened.":
+   * opening is no lock's action, and unlocking it would be a guess).
+   * Undefined (the LLM answers) when several devices of that name exist and
+   * none can do it, or when the words are a room (room sentences have their own templates).
    */
   private placeFreeName(intent: string, s: IntentSlots, lang: Lang): IntentSlots | string | undefined {
     const said = typeof s.name === 'string' ? s.name : '';
@@ -266,7 +267,12 @@ export class LocalIntents {
       return this.unknownName(said, lang);
     }
     if (r.kind === 'set') return undefined;
-    const fit = (r.kind === 'one' ? [r.entity] : r.candidates).filter(can);
+    const named = r.kind === 'one' ? [r.entity] : r.candidates;
+    const fit = named.filter(can);
+    // One device of that name, of a kind that cannot do this ("open the front door": a lock): said so, and nothing
+    // acts. By voice such words are often misheard ("open the sliding" heard as "open mood lighting"): the LLM
+    // guessing from them could act on the wrong device.
+    if (fit.length === 0 && named.length === 1) return this.cannotDo(named[0] as Entity, intent, s.domain, lang);
     if (fit.length === 0) {
       this.unplaced = true;
       return undefined;
@@ -274,6 +280,15 @@ export class LocalIntents {
     if (fit.length > 1) return this.unresolved({ kind: 'ambiguous', candidates: fit, said }, s, lang);
     const e = fit[0] as Entity;
     return { ...rest, name: e.name, domain: e.component };
+  }
+
+  /** "The Front Door is a lock, so it can't be opened.": what a free-name command asked of a device that cannot do it. */
+  private cannotDo(e: Entity, intent: string, domain: string | undefined, lang: Lang): string {
+    this.unplaced = true;
+    const on = intent === 'HassTurnOn';
+    const [en, cn] = domain === 'cover' ? (on ? ['opened', '打开'] : ['closed', '关上']) : domain === 'lock' ? (on ? ['locked', '锁上'] : ['unlocked', '解锁']) : on ? ['turned on', '打开'] : ['turned off', '关闭'];
+    if (lang === 'zh') return `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。`;
+    return `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't be ${en}.`;
   }
 
   /** Whether `said` holds a device's name or alias as whole words. */

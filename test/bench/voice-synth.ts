@@ -155,9 +155,12 @@ function acts(m: IntentMatch): IntentMatch | undefined {
   // A command the engine could not tell from its opposite (unsure_between) asks for a yes first: nothing acts on its own.
   if (m.slots[NAME_UNHEARD] !== undefined || ANSWER_ONLY.has(m.intent) || m.unsure_between) return undefined;
   if (m.slots[NAME_FREE] === undefined) return m;
+  // As the service places it (src/home/local-intents.ts placeFreeName): the one device of that name, when it is of the kind
+  // the verb needs; one of another kind is answered as such ("The Front Door is a lock, so it can't be opened.").
   const { [NAME_FREE]: _free, domain, name, ...rest } = m.slots;
-  const r = resolveTarget(fixtureEntities(), { name: String(name), ...(typeof domain === 'string' ? { domain } : {}) });
-  return r.kind === 'one' ? { ...m, slots: { ...rest, name: r.entity.name } } : undefined;
+  const r = resolveTarget(fixtureEntities(), { name: String(name) });
+  if (r.kind !== 'one' || (typeof domain === 'string' && r.entity.component !== domain)) return undefined;
+  return { ...m, slots: { ...rest, name: r.entity.name } };
 }
 
 let entities: Entity[] | undefined;

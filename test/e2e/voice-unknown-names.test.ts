@@ -125,3 +125,14 @@ test('two commands in one breath that are not sure enough: neither acts, and no 
   assert.ok(topics.length === 0 || JSON.stringify(topics) === JSON.stringify(['home/kitchen/light/set', 'home/front_door/set']), `both or nothing: ${seen}`);
   assert.deepEqual(o.timersAdded, []);
 });
+
+test('a name the home has, after a verb its kind cannot take, is said so and never reaches another device: "close the front door" (a lock) was heard as "close the garage door"', async () => {
+  for (const [sentence, verb] of [['close the front door', 'closed'], ['open the front door', 'opened']] as const) {
+    for (const voice of ['en-us', 'en-us+m3']) {
+      const o = await box.listen(await sayInRoom(sentence, voice), false, 800);
+      const seen = `${voice} "${sentence}": heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+      assert.deepEqual(o.commands, [], seen);
+      assert.equal(o.report.reply, `The Front Door is a lock, so it can't be ${verb}.`, seen);
+    }
+  }
+});

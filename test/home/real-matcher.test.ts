@@ -77,8 +77,10 @@ describe('local intents with the real matcher', () => {
     // A name it has with more words around it is no unknown device (a newcomer got "I don't know a device called the kitchen lights in 5 minutes").
     assert.equal(await said('turn on the kitchen lights in 5 minutes'), undefined);
     assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
-    // A Front Door lock exists but opening is no lock's action (and locking it would be the wrong one): the LLM answers.
-    assert.equal(await said('open the front door'), undefined);
+    // A Front Door lock exists but opening is no lock's action (and unlocking it would be a guess): said so.
+    assert.equal(await said('open the front door'), "The Front Door is a lock, so it can't be opened.");
+    assert.equal(await said('close the front door'), "The Front Door is a lock, so it can't be closed.");
+    assert.equal(await said('unlock the tv'), "The TV is a switch, so it can't be unlocked.");
     assert.deepEqual(rig.sim.commands, [], 'nothing was commanded');
     assert.match((await said('turn on the standing')) ?? '', /Standing Light/);
     const sent = await rig.sim.waitForCommands(1);
@@ -92,7 +94,7 @@ describe('local intents with the real matcher', () => {
     rig.sim.clear();
     assert.equal(await said('turn on the tv and turn on the garden sprinkler'), "I don't know a device called the garden sprinkler. So I did neither.");
     assert.equal(await said('close the door then turn on the tv'), 'Which one do you mean: the Garage Door or the Sliding Door? So I did neither.');
-    assert.equal(await said('turn on the tv and open the front door'), 'I didn\'t get "open the front door". So I did neither.');
+    assert.equal(await said('turn on the tv and open the front door'), "The Front Door is a lock, so it can't be opened. So I did neither.");
     assert.equal(await said('turn on the tv and then make me a sandwich'), undefined, 'half of it is no command: the LLM has it all');
     // Not one command about a device called "tv and make me a sandwich": a free name never takes the joint.
     assert.deepEqual(topics(), [], 'nothing acted');
