@@ -268,6 +268,9 @@ export const TEMPLATES_EN: TemplateSet = {
         '<please> <timer_set> [a|an|the|my] {timer_name} timer for <duration>',
       ],
     },
+    // A timer with no length ("set a timer"): the box asks "For how long?" (timer-intents.ts). Without it the decoder
+    // forced a tester's "set a timer" into "set a hour timer" or "6 hour timer", and a timer started.
+    { intent: 'HassStartTimer', sentences: ['<please> <timer_set> [a|an] timer'] },
     {
       intent: 'HassStartTimer',
       grammar: false,

@@ -26,6 +26,7 @@ import { systemClock } from '../kernel/clock.js';
 import { hasHan } from '../kernel/language.js';
 import type { VoiceActivity } from '../kernel/assistant-state.js';
 import type { SttEngine, SttResult } from './stt/types.js';
+import { NUMBER_RIVALS } from './stt/pocketsphinx-judge.js';
 import type { TtsEngine } from './tts/types.js';
 import type { WakeDetection, WakeWordDetector } from './wyoming/wake-client.js';
 import { AudioInput, type Microphone } from './audio-input.js';
@@ -531,7 +532,7 @@ export class VoicePlugin implements Plugin {
     const s = this.sdk!.settings();
     if (/^(zh|cmn)/i.test(voiceSetting<string>(s, 'language'))) return voiceSetting<string>(s, 'message_not_understood_zh');
     // A number and its rival (pocketsphinx-judge.ts NUMBER_RIVALS) are no verbs: "whether you said thirteen or thirty".
-    if (unsure && /(teen|ty)$/.test(unsure[0])) return `Sorry, I didn't catch whether you said ${unsure[0]} or ${unsure[1]}. Please say it again.`;
+    if (unsure && NUMBER_RIVALS[unsure[0]] !== undefined) return `Sorry, I didn't catch whether you said ${unsure[0]} or ${unsure[1]}. Please say it again.`;
     if (unsure) return `Sorry, I didn't catch whether to ${unsure[0]} or ${unsure[1]}. Please say it again.`;
     return voiceSetting<string>(s, 'message_not_understood');
   }

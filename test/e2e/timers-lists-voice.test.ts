@@ -66,6 +66,13 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     assert.deepEqual(timers(), [[undefined, 240, 'running']]);
   });
 
+  test('"set a timer" with no length asks for how long and starts nothing (a tester\'s was heard as "set a hour timer" and a 6-hour one)', async () => {
+    const before = timers().length;
+    const u = await speak('set a timer');
+    assert.equal(u.reply, 'For how long?', `heard ${u.transcript}`);
+    assert.equal(timers().length, before, 'no timer started');
+  });
+
   test('add time, take off time, pause, resume, status, cancel all', async () => {
     const left = (): number => box.app.timers.service?.status()[0]?.remaining_s ?? 0;
     let u = await speak('add five minutes to the timer');

@@ -146,6 +146,15 @@ test('a tester\'s clean file (en-us at 190 words a minute, speech from the first
   assert.ok(o.report.transcript !== 'lock the front door' || o.report.rejected, seen);
 });
 
+test('"nineteen" and "ninety" heard as "twenty" (NUMBER_RIVALS): no 20-minute timer starts', async () => {
+  // Before their rivals were aligned, each of these started a 20-minute timer (report voices, room noise).
+  for (const [sentence, voice, rate, minutes] of [['set a timer for nineteen minutes', 'en-gb', 150, 19], ['set a timer for ninety minutes', 'en-us+m3', 150, 90]] as const) {
+    const o = await box.listen(await spoken(sentence, voice, rate, 0.5, false, rate + minutes), false, 800);
+    const seen = `${voice} "${sentence}": heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, timers ${JSON.stringify(o.timersAdded)}`;
+    assert.ok(o.timersAdded.every((s) => s === minutes * 60), `no timer but one of ${minutes} minutes: ${seen}`);
+  }
+});
+
 test('"thirteen" heard as "thirty" (a "-teen" number and its "-ty" rival, NUMBER_RIVALS): no timer of the wrong length starts', async () => {
   // Before the check this started a 30-minute timer (en-us at 190 words a minute, as a tester's en-us+m3 did for 13 to 19).
   const o = await box.listen(await spoken('set a timer for thirteen minutes', 'en-us', 190, 0.5, false, 190), false, 800);

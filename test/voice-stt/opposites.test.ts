@@ -166,7 +166,15 @@ test('a "-teen" number and its "-ty" rival are checked wherever they stand (NUMB
     ['set', 'a', 'timer', 'for', 'thirty', 'minutes'],
   ]);
   assert.deepEqual(oppositeSentences('set the bed light to seventy percent')[1], ['set', 'the', 'bed', 'light', 'to', 'seventeen', 'percent']);
-  assert.equal(oppositeSentences('set a timer for twenty minutes').length, 1, 'no rival of that shape');
+  assert.equal(oppositeSentences('set a timer for five minutes').length, 1, 'no rival');
+  // The other confusions that acted on the tune voices: "nineteen" and "ninety" heard as "twenty".
+  assert.deepEqual(oppositeSentences('set a timer for twenty minutes').slice(1).map((w) => w[4]), ['nineteen', 'ninety']);
+  const twenty = { result: { text: 'set a timer for 20 minutes', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassStartTimer', slots: { minutes: 20 } } }, details: { hypothesis: 'set a timer for twenty minutes', grammarMismatch: false, frames: 200 } };
+  const T = oppositeSentences('set a timer for twenty minutes');
+  // "ninety" comes closer than "nineteen": the reply names it.
+  const near = opposedVerdict(twenty, T, [{ ascr: -2000, frames: 200 }, { ascr: -2300, frames: 200 }, { ascr: -2010, frames: 200 }]);
+  assert.equal(near.result.rejected, true);
+  assert.deepEqual(near.result.unsure_between, ['twenty', 'ninety']);
   const S = oppositeSentences('set a timer for forty minutes');
   const timer = { result: { text: 'set a timer for 40 minutes', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassStartTimer', slots: { minutes: 40 } } }, details: { hypothesis: 'set a timer for forty minutes', grammarMismatch: false, frames: 200 } };
   const close = opposedVerdict(timer, S, [{ ascr: -2000, frames: 200 }, { ascr: -2000 - 200 * (OPPOSITE_MARGIN - 0.1), frames: 200 }]);

@@ -104,20 +104,31 @@ const TEENS = ['thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eight
 const TENS = ['thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 
 /**
- * Number words whose rival differs only in a weak last syllable, "-teen"
- * against "-ty" (a tester's timers: "set a timer for thirteen minutes"
- * started one for thirty, 10 of 28 teens in four voices started a timer
- * of the wrong length and none the right one). Checked as OPPOSITE_WORDS
- * are, wherever they stand: the heard sentence and the one with its rival
- * aligned on the same audio, and it acts only when the heard one leads by
- * OPPOSITE_MARGIN (chosen for the lock words; on these pairs, tune voices,
- * "set a timer for N minutes" at two rates with room noise: 14 heard as the
- * rival had margins -1.92 to 0.63, 36 heard as said -1.85 to 2.15).
- * Tune voices: wrong timers 25 -> 6 of 112, right 31 -> 14; report voices:
- * wrong 36 -> 10, right 69 -> 24. Other number confusions ("nineteen"
- * heard as "twenty", "set a timer" as "cancel timer") are not caught.
+ * Number words and the rivals they are aligned against (every rival on its
+ * own). First the "-teen" and "-ty" pairs, which differ only in a weak last
+ * syllable (a tester's timers: "set a timer for thirteen minutes" started
+ * one for thirty, 10 of 28 teens in four voices started a timer of the
+ * wrong length and none the right one). Checked as OPPOSITE_WORDS are,
+ * wherever they stand: the heard sentence and the one with a rival aligned
+ * on the same audio, and it acts only when the heard one leads every rival
+ * by OPPOSITE_MARGIN (chosen for the lock words; on these pairs, tune
+ * voices, "set a timer for N minutes" at two rates with room noise: 14
+ * heard as the rival had margins -1.92 to 0.63, 36 heard as said -1.85 to
+ * 2.15). Tune voices: wrong timers 25 -> 6 of 112, right 31 -> 14; report
+ * voices: wrong 36 -> 10, right 69 -> 24. Then the other confusions that
+ * acted on the tune voices ("set a timer for N minutes", N 2 to 20 and the
+ * tens, 150 and 190 words a minute, room noise; test/bench/voice-synth.ts
+ * TUNE_VOICES): "nineteen" and "ninety" heard as "twenty" (5 of 16), "nine"
+ * and "four" as "one" (3), "two" as "three" (1). A rival is swapped in
+ * wherever its word stands, in a longer number too ("forty three" against
+ * "fourteen three": en-029's "fourteen" was heard as "forty three").
  */
-export const NUMBER_RIVALS: Readonly<Record<string, string>> = Object.fromEntries(TEENS.flatMap((t, i) => [[t, TENS[i]!], [TENS[i]!, t]]));
+export const NUMBER_RIVALS: Readonly<Record<string, readonly string[]>> = {
+  ...Object.fromEntries(TEENS.flatMap((t, i) => [[t, [TENS[i]!]], [TENS[i]!, [t]]])),
+  twenty: ['nineteen', 'ninety'],
+  one: ['nine', 'four'],
+  three: ['two'],
+};
 
 /**
  * Least acoustic score per frame by which the heard sentence must beat the
@@ -231,7 +242,7 @@ const BEFORE_VERB = new Set(['please', 'and', 'then']);
  * heard words first (fillers and silences left out: the aligner puts them
  * where they fit), then one sentence per OPPOSITE_WORDS word in a verb's
  * place (first, or after "please", "and", "then") with that word swapped,
- * and one per NUMBER_RIVALS word anywhere with its rival. A
+ * and one per rival of each NUMBER_RIVALS word anywhere. A
  * lock word in a name ("the front door lock") or a question ("is the front
  * door lock locked") is no command's verb and is not swapped. Just the
  * heard words (length 1) when there is nothing to check.
@@ -243,8 +254,7 @@ export function oppositeSentences(hypothesis: string): string[][] {
     const other = OPPOSITE_WORDS[w];
     const verbPlace = i === 0 || BEFORE_VERB.has(words[i - 1]!);
     if (other !== undefined && verbPlace) out.push(words.map((x, j) => (j === i ? other : x)));
-    const rival = NUMBER_RIVALS[w];
-    if (rival !== undefined) out.push(words.map((x, j) => (j === i ? rival : x)));
+    for (const rival of NUMBER_RIVALS[w] ?? []) out.push(words.map((x, j) => (j === i ? rival : x)));
   });
   return out;
 }
@@ -366,7 +376,7 @@ export function opposedVerdict(
   }
   const at = (sentences[0] ?? []).findIndex((w, i) => sentences[closest]?.[i] !== w);
   const word = sentences[0]?.[at];
-  const rivalOf = word === undefined ? undefined : (OPPOSITE_WORDS[word] ?? NUMBER_RIVALS[word]);
+  const rivalOf = word === undefined || (OPPOSITE_WORDS[word] === undefined && NUMBER_RIVALS[word] === undefined) ? undefined : sentences[closest]?.[at];
   const unsure: [string, string] | undefined = word !== undefined && rivalOf !== undefined ? [word, rivalOf] : undefined;
   const { intent: _none, intents: _neither, ...rest } = judged.result;
   return {
