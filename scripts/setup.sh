@@ -42,4 +42,4 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
 fi
 
 echo "setup: building (tsc)"
-npx tsc -p tsconfig.json
+npm run build  # tsc, and the CLI made executable: `npx homeagent` in a checkout runs dist/src/cli/main.js itself

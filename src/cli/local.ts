@@ -94,6 +94,9 @@ export const OFFLINE_NOTE = 'the service is not running: settings.db was changed
  */
 export function localConfig(dataDir: string, cmd: string, args: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): unknown {
   const write = cmd === 'config.set' || cmd === 'config.delete';
+  // A mistyped --data-dir made a new settings.db silently (a newcomer's): say so when this set creates one.
+  const created = write && !existsSync(path.join(dataDir, 'settings.db')) ? `${path.join(dataDir, 'settings.db')} did not exist and was created (is --data-dir right?)` : undefined;
+  const offlineNote = [OFFLINE_NOTE, created].filter(Boolean).join('; ');
   const s = openLocalSettings(dataDir, write, env);
   try {
     switch (cmd) {
@@ -105,14 +108,14 @@ export function localConfig(dataDir: string, cmd: string, args: Record<string, u
         const key = String(args.key);
         s.setFromString(key, String(args.raw));
         const d = describe(s, key);
-        return { ...d, note: [d.note, OFFLINE_NOTE].filter(Boolean).join('; ') };
+        return { ...d, note: [d.note, offlineNote].filter(Boolean).join('; ') };
       }
       case 'config.delete': {
         const key = String(args.key);
         const removed = s.delete(key);
         const d = describe(s, key);
         const source = s.list(key).find((r) => r.key === key)?.source;
-        return { deleted: key, removed, value: d.value, ...(source ? { source } : {}), note: [d.note, OFFLINE_NOTE].filter(Boolean).join('; ') };
+        return { deleted: key, removed, value: d.value, ...(source ? { source } : {}), note: [d.note, offlineNote].filter(Boolean).join('; ') };
       }
       default:
         throw new HomeAgentError('UNKNOWN_COMMAND', `${cmd} is not a settings command`);

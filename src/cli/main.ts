@@ -216,10 +216,10 @@ program
       payload.push({ name: path.basename(f), data_b64: bytes.toString('base64') });
     }
     await call('listen', { files: payload, realtime: o.realtime === true, ...(o.as !== undefined ? { user: o.as } : {}) }, (d) => {
-      // Progress while several files run (one file's result says it all: a newcomer saw the line twice); a
-      // recording that gave no transcript is reported by the result alone.
+      // Progress while several files run, one line per file (one file's result says it all: a newcomer saw the
+      // line twice), a file with no transcript too (a newcomer missed the rejected ones).
       const p = d as { file?: string; transcript?: string };
-      if (p.transcript && payload.length > 1) process.stderr.write(`listened to ${String(p.file)}: ${JSON.stringify(p.transcript)}\n`);
+      if (p.file !== undefined && payload.length > 1) process.stderr.write(`listened to ${String(p.file)}: ${p.transcript ? JSON.stringify(p.transcript) : '(nothing understood)'}\n`);
     });
   });
 program.command('logs').description('follow live events: inputs, replies, MQTT commands sent, risky actions settled, warnings and errors (Ctrl-C to end)').action(() => call('logs', {}, (d) => printResult('log', d, json())));

@@ -94,6 +94,24 @@ export class ConfigRegistry implements SettingsAPI {
     return undefined;
   }
 
+  private unknownHint: ((key: string) => string | undefined) | undefined;
+
+  /**
+   * Say more about a key nobody registered, in the ConfigError of get, set and
+   * delete: `hint` gets the key and returns a sentence, or undefined. The
+   * service says which optional plugin (core.plugins.optional) would register
+   * it: a newcomer's `config set plugin.camera.name` was "unknown setting"
+   * while the README listed the key.
+   */
+  explainUnknown(hint: (key: string) => string | undefined): void {
+    this.unknownHint = hint;
+  }
+
+  private unknownReason(key: string): string {
+    const hint = this.unknownHint?.(key);
+    return `unknown setting (not registered by the core or any plugin)${hint ? `: ${hint}` : ''}`;
+  }
+
   /** Value of `key`: environment override, else stored value, else default. Throws ConfigError for unknown keys. */
   get<T = unknown>(key: string): T {
     const def = this.definition(key);
@@ -101,7 +119,7 @@ export class ConfigRegistry implements SettingsAPI {
     if (envVal !== undefined && def) return this.parseEnv(def, envVal) as T;
     const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
     if (row) return JSON.parse(row.value) as T;
-    if (!def) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    if (!def) throw new ConfigError(key, this.unknownReason(key));
     return def.default as T;
   }
 
@@ -118,7 +136,7 @@ export class ConfigRegistry implements SettingsAPI {
   set(key: string, value: unknown): void {
     if (!KEY_RE.test(key) || key.includes('*')) throw new ConfigError(key, 'keys look like core.<area>.<name> or plugin.<plugin>.<name>');
     const def = this.definition(key);
-    if (!def) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    if (!def) throw new ConfigError(key, this.unknownReason(key));
     const v = this.check(def, value, 'value');
     this.db.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(key, JSON.stringify(v), Date.now());
     this.emit(key, v);
@@ -127,14 +145,14 @@ export class ConfigRegistry implements SettingsAPI {
   /** Set from a command-line string: parsed according to the key's type. */
   setFromString(key: string, raw: string): void {
     const def = this.definition(key);
-    if (!def) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    if (!def) throw new ConfigError(key, this.unknownReason(key));
     this.set(key, this.parseEnv(def, raw));
   }
 
   /** Remove the stored value (the default applies again); true when a value was stored, false when none was. Throws ConfigError for a key that is neither registered nor stored. */
   delete(key: string): boolean {
     const stored = this.db.prepare('SELECT 1 FROM settings WHERE key = ?').get(key) !== undefined;
-    if (!stored && !this.definition(key)) throw new ConfigError(key, 'unknown setting (not registered by the core or any plugin)');
+    if (!stored && !this.definition(key)) throw new ConfigError(key, this.unknownReason(key));
     if (!stored) return false;
     this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
     this.emit(key, this.tryGet(key));

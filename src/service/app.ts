@@ -219,6 +219,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
   if (optional.includes('serial')) plugins.push(new SerialPlugin());
   // Snapshots go to the memory's picture store (stored once by sha256, remembered, under the size budget).
   if (optional.includes('camera')) plugins.push(new CameraPlugin({ pictures: memory.system.pictures }));
+  // The optional plugins' keys are unknown while they are not started: say how to start them.
+  settings.explainUnknown((key) => {
+    const name = (['serial', 'camera'] as const).find((p) => key.startsWith(`plugin.${p}.`) && !optional.includes(p));
+    return name ? `the ${name} plugin is optional and not started; add "${name}" to core.plugins.optional (homeagent config set core.plugins.optional '${JSON.stringify([...optional, name])}') and restart the service` : undefined;
+  });
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   // The logs go to a file or the journal while the console is attached (homeagent run: routeLogsForConsole).
   const banner = (): ConsoleBanner => ({

@@ -168,6 +168,9 @@ test('secrets are never echoed; a value overridden by the environment says so', 
     assert.equal(over.value, 3);
     assert.match(over.note ?? '', /HOMEAGENT__CORE__AGENT__MAX_TOOL_ROUNDS/);
     await assert.rejects(request(socket, 'config.delete', { key: 'core.no.such_key' }), /unknown setting/);
+    // An optional plugin's key (README lists plugin.camera.*) says how to start the plugin that registers it.
+    await assert.rejects(request(socket, 'config.set', { key: 'plugin.camera.capture_interval_min', raw: '5' }), /camera plugin is optional and not started; add "camera" to core\.plugins\.optional/);
+    await assert.rejects(request(socket, 'config.get', { key: 'plugin.serial.port' }), /serial plugin is optional/);
     await assert.rejects(request(socket, 'config.set', { key: 'core.llm.sources_order', raw: '{}' }), /list of source names/);
     await assert.rejects(request(socket, 'config.set', { key: 'core.llm.sources_order', raw: '["nosuch"]' }), /not configured: nosuch/);
   } finally {

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry } from '../../src/config/registry.js';
@@ -30,6 +30,10 @@ test('config get/set/list/delete without the service: settings.db directly, vali
     assert.equal(set.code, 0, set.stderr);
     assert.equal(set.stdout.trim(), 'plugin.voice.language is now zh');
     assert.match(set.stderr, /the service is not running: settings\.db was changed directly/);
+    // A new data directory (a mistyped --data-dir, as a newcomer's) is said so; a second set is not.
+    assert.match(set.stderr, /settings\.db did not exist and was created \(is --data-dir right\?\)/);
+    const again = await cli([...base, 'config', 'set', 'plugin.voice.language', 'zh'], { env: HERMETIC });
+    assert.doesNotMatch(again.stderr, /did not exist/);
     const c = new ConfigRegistry(path.join(dir, 'settings.db'), { env: {} });
     assert.equal(c.get('plugin.voice.language'), 'zh', 'stored where the service reads it');
     c.close();
@@ -192,4 +196,16 @@ test('every command and subcommand has a description in --help (a newcomer found
       assert.ok(m[3], `homeagent ${args.join(' ')} --help: "${m[1]}" has no description`);
     }
   }
+});
+
+test('`npx homeagent` works in a built checkout (a newcomer got "Permission denied": tsc leaves the CLI file not executable)', async (t) => {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+  const main = path.join(root, 'dist', 'src', 'cli', 'main.js');
+  if (!existsSync(main)) return t.skip('not built (scripts/setup.sh builds it)');
+  assert.ok((statSync(main).mode & 0o111) !== 0, `${main} is executable`);
+  const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    execFile('npx', ['--no-install', 'homeagent', '--version'], { cwd: root, env: { ...process.env, ...HERMETIC } }, (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout }));
+  });
+  assert.equal(r.code, 0);
+  assert.match(r.out, /^\d+\.\d+\.\d+/);
 });
