@@ -269,10 +269,11 @@ export class LocalIntents {
     if (r.kind === 'set') return undefined;
     const named = r.kind === 'one' ? [r.entity] : r.candidates;
     const fit = named.filter(can);
-    // One device of that name, of a kind that cannot do this ("open the front door": a lock): said so, and nothing
+    // The one device of that whole name, of a kind that cannot do this ("open the front door": a lock): said so, and nothing
     // acts. By voice such words are often misheard ("open the sliding" heard as "open mood lighting"): the LLM
     // guessing from them could act on the wrong device.
-    if (fit.length === 0 && named.length === 1) return this.cannotDo(named[0] as Entity, intent, s.domain, lang);
+    // Only a whole name: a part of one ("unlock the outdoor", heard for "unlock the back door") is no claim on that device.
+    if (fit.length === 0 && r.kind === 'one' && (r.by === 'name' || r.by === 'id')) return this.cannotDo(r.entity, intent, s.domain, lang);
     if (fit.length === 0) {
       this.unplaced = true;
       return undefined;

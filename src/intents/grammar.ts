@@ -168,10 +168,14 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
   else {
     const l = c.set.lists[listName];
     if (!l) return [];
-    // The home's whole names too: a sentence whose verb fits only some kinds ("close": covers) must still hold the
-    // names of the others, or "close the front door" (a lock) is forced onto "close the garage door" (a tester's,
-    // 10 of 24 decodes); heard as itself, the resolver says what that device can do.
-    if (l.grammarFiller) return filler ? [FILLER_SLOT, ...partialNameAlternatives(vocab), ...nameEntries(vocab, undefined, 'en').map(entryWords).filter((w): w is string => w !== null)] : [];
+    if (l.grammarFiller) {
+      if (!filler) return [];
+      // The home's whole names with one of the list's words (grammarNamesWith): "close the front door" (a lock) is
+      // heard as said, and the resolver says what that device can do.
+      const withWords = new Set(l.grammarNamesWith ?? []);
+      const named = withWords.size ? nameEntries(vocab, undefined, 'en').filter((e) => e.tokens.some((t) => withWords.has(t))).map(entryWords).filter((w): w is string => w !== null) : [];
+      return [FILLER_SLOT, ...partialNameAlternatives(vocab), ...named];
+    }
     entries = l.wildcard ? (l.grammarValues ?? []).map((v) => ({ tokens: tokenise(v, 'en'), out: v })) : templateListEntries(l, 'en');
   }
   return [...new Set(entries.map(entryWords).filter((w): w is string => w !== null))];

@@ -53,6 +53,15 @@ export interface TemplateList {
    * grammar does not have.
    */
   grammarFiller?: boolean;
+  /**
+   * With grammarFiller: the speech grammar here also holds the home's whole
+   * names that have one of these words ("door": the Front Door lock after
+   * "close"), so that such a name is heard as said, not as the nearest name
+   * the sentence's named twin takes. Only names with these words: every
+   * whole name here took names the home lacks ("unlock the back door" heard
+   * as "unlock the outdoor humidity").
+   */
+  grammarNamesWith?: string[];
 }
 
 /** Which vocabulary entities a group's {name} slot may name. */
