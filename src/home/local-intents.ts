@@ -269,10 +269,9 @@ export class LocalIntents {
     if (r.kind === 'set') return undefined;
     const named = r.kind === 'one' ? [r.entity] : r.candidates;
     const fit = named.filter(can);
-    // The one device of that whole name, of a kind that cannot do this ("open the front door": a lock): said so, and nothing
-    // acts. By voice such words are often misheard ("open the sliding" heard as "open mood lighting"): the LLM
-    // guessing from them could act on the wrong device.
-    // Only a whole name: a part of one ("unlock the outdoor", heard for "unlock the back door") is no claim on that device.
+    // The one device of that whole name, of a kind that cannot do this ("open the front door": a lock): said so, and
+    // nothing acts (the LLM guessing from possibly misheard words could act on another device). A part of a name
+    // ("unlock the outdoor", heard for "unlock the back door") is no claim on that device: the LLM has it.
     if (fit.length === 0 && r.kind === 'one' && (r.by === 'name' || r.by === 'id')) return this.cannotDo(r.entity, intent, s.domain, lang);
     if (fit.length === 0) {
       this.unplaced = true;
@@ -288,8 +287,7 @@ export class LocalIntents {
     this.unplaced = true;
     const on = intent === 'HassTurnOn';
     const [en, cn] = domain === 'cover' ? (on ? ['opened', '打开'] : ['closed', '关上']) : domain === 'lock' ? (on ? ['locked', '锁上'] : ['unlocked', '解锁']) : on ? ['turned on', '打开'] : ['turned off', '关闭'];
-    if (lang === 'zh') return `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。`;
-    return `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't be ${en}.`;
+    return kindCannot(e, `be ${en}`, cn, lang);
   }
 
   /** Whether `said` holds a device's name or alias as whole words. */
@@ -590,8 +588,14 @@ export class LocalIntents {
     if (s.name) {
       const r = this.resolve(s);
       const e = r.kind === 'one' ? r.entity : undefined;
-      if (e) return zh ? `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。` : `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't ${en}.`;
+      if (e) return kindCannot(e, en, cn, lang);
     }
     return zh ? `家里没有可以${cn}的媒体播放器。` : `There is no media player in the home, so I can't ${en}.`;
   }
+}
+
+/** "The TV is a switch, so it can't skip to the next track.": a device of a kind that cannot do `en` (Chinese `cn`). */
+function kindCannot(e: Entity, en: string, cn: string, lang: Lang): string {
+  if (lang === 'zh') return `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。`;
+  return `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't ${en}.`;
 }

@@ -81,6 +81,8 @@ describe('local intents with the real matcher', () => {
     assert.equal(await said('open the front door'), "The Front Door is a lock, so it can't be opened.");
     assert.equal(await said('close the front door'), "The Front Door is a lock, so it can't be closed.");
     assert.equal(await said('unlock the tv'), "The TV is a switch, so it can't be unlocked.");
+    // The same phrasing for a media command on a device of another kind.
+    assert.equal(await said('skip on tv'), "The TV is a switch, so it can't skip to the next track.");
     assert.deepEqual(rig.sim.commands, [], 'nothing was commanded');
     assert.match((await said('turn on the standing')) ?? '', /Standing Light/);
     const sent = await rig.sim.waitForCommands(1);
