@@ -47,9 +47,25 @@ export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no'
  * and confirmed it; with the decoy the tune figures are unchanged ("pause"
  * and "resume" as decoys too cost 7.5 points of answers heard right). None
  * for "no": a decoy such as "know" would take real no's, and a false no only
- * drops the action.
+ * drops the action. Then a tester's words under the unlock question, heard
+ * as "yes" and confirming it: "yet", "is it", "this", "yesterday", "Jess",
+ * "yellow" (heard "yeah"), the letter "s", "mess" (8 voices, 130 to 220
+ * words a minute). On the tune voices at those rates (4 rates, 2 noise
+ * seeds; 10 answers and 13 such traps, each 32 times) 112 of 416 traps
+ * were a yes with the five decoys above, and 246 of 320 answers right;
+ * with "this", "is it", "yesterday", "mess" and "yellow" too, 53 and 226
+ * (the answers lost: "yep" and "okay", no spoken answers, heard as "yellow"
+ * and "is it", and 2 "cancel"s, a no, heard as "is it"); on the bench's
+ * own tune renderings 29 of 40 answers right (33 before: a "no thanks", a
+ * "cancel", a "sure" and a "never mind" now score just over
+ * ANSWER_MAX_SCORE_GAP and are asked again), its report voices 87.5 % as
+ * before, and none of the new traps but "yet" a yes. "yet" as a decoy
+ * as well took 28 of 32 "yeah"s (176 answers right), so it is not one: a
+ * lone "yet" is still heard as "yes" (27 of 32), and aligning "yet"
+ * against a heard "yes" does not tell them apart (real "yes"es scored as
+ * low against it as "yet"s did).
  */
-export const ANSWER_DECOYS_EN: readonly string[] = ['chess', 'guess', 'i guess', 'bless', 'next'];
+export const ANSWER_DECOYS_EN: readonly string[] = ['chess', 'guess', 'i guess', 'bless', 'next', 'this', 'is it', 'yesterday', 'mess', 'yellow'];
 
 /** The answer grammar's phrases as word lists: the answers (SPOKEN_ANSWERS_EN), then the decoys (ANSWER_DECOYS_EN). */
 export function answerSentences(): string[][] {

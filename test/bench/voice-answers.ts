@@ -6,7 +6,8 @@
  * phrases and, as traps, other speech a person or a television might make in
  * that window (the confusion set's commands, unrelated sentences, short words
  * that sound like answers: "note", "yesterday", "what", and a tester's
- * near-homophones of "yes": "Jess", "chess", "I guess", "bless you", "less"),
+ * near-homophones of "yes": "Jess", "chess", "I guess", "bless you", "less";
+ * a later tester's "yet", "is it", "this", "yellow", "s", "mess"),
  * with room noise (-50 dBFS). Each answer missed is printed. ANSWER_MAX_SCORE_GAP and
  * ANSWER_DECOYS_EN were chosen on the tune voices; the figures
  * are the report voices' (test/bench/voice-synth.ts TUNE_VOICES, REPORT_VOICES):
@@ -36,7 +37,7 @@ import { CONFUSION_SET, REPORT_VOICES, TUNE_VOICES, pct, utteranceSeed } from '.
 /** Answers said (each a yes or a no of SPOKEN_ANSWERS_EN). */
 const ANSWERS = ['yes', 'no', 'yeah', 'no thanks', 'cancel', 'sure', 'nope', 'okay', 'yep', 'never mind'];
 /** Traps: speech that is no answer. */
-const TRAPS = [...CONFUSION_SET.in_vocab, ...CONFUSION_SET.unrelated.slice(0, 2), 'what', 'hello there', 'I said unlock it', 'yesterday', 'note', 'maybe later', 'Jess', 'chess', 'I guess', 'bless you', 'less'];
+const TRAPS = [...CONFUSION_SET.in_vocab, ...CONFUSION_SET.unrelated.slice(0, 2), 'what', 'hello there', 'I said unlock it', 'yesterday', 'note', 'maybe later', 'Jess', 'chess', 'I guess', 'bless you', 'less', 'yet', 'is it', 'this', 'yellow', 's', 'mess'];
 
 interface Tally {
   answers: number;

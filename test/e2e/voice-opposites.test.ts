@@ -162,3 +162,23 @@ test('"thirteen" heard as "thirty" (a "-teen" number and its "-ty" rival, NUMBER
   assert.ok(o.timersAdded.every((s) => s === 13 * 60), `no timer but one of 13 minutes: ${seen}`);
   assert.deepEqual(o.commands, [], seen);
 });
+
+test('while an unlock waits for a yes, words that sound like one are no answer: a tester\'s "this", "is it", "yesterday" and "yellow" were heard as "yes" or "yeah" and unlocked the door; a "yes" still unlocks it', async () => {
+  // Each was heard as a yes before the decoys (src/intents/answers.ts ANSWER_DECOYS_EN): "this" in 16 of 24 tries
+  // (4 voices, 3 rates, 2 noise seeds), "is it" 10, "yesterday" 11, "yellow" 4 (as "yeah"); with them none was.
+  const traps = [['this', 'en-gb', 200, 37], ['is it', 'en-gb', 200, 5], ['yesterday', 'en-gb-scotland', 200, 5], ['yellow', 'en-gb', 220, 37]] as const;
+  for (let q = 0; q < traps.length; q += 2) {
+    const unlock = await box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
+    assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
+    for (const [said, voice, rate, seed] of traps.slice(q, q + 2)) {
+      const o = await box.listen(await spoken(said, voice, rate, 0.5, false, seed), false, 800);
+      const seen = `"${said}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+      assert.deepEqual(o.commands, [], seen);
+      assert.equal(o.report.reply, "Sorry, I didn't catch that. Please say yes or no.", seen);
+    }
+    const last = q + 2 >= traps.length;
+    const answer = await box.listen(await spoken(last ? 'yes' : 'no', 'en-us', 160, 0.5), false, 800);
+    if (!last) assert.deepEqual(answer.commands, [], JSON.stringify(answer.report));
+    else assert.ok(answer.commands.some((c) => c.topic === 'home/front_door/set' && /UNLOCK/.test(c.payload)), `a "yes" unlocks: ${JSON.stringify(answer)}`);
+  }
+});
