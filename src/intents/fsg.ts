@@ -103,6 +103,27 @@ export const DEFAULT_JOINT_PROB = 0.05;
 export const NOT_COMMAND_LEADS_EN: readonly string[] = ["don't", 'do not', 'please don\'t', 'please do not', 'never', 'i', 'we', 'you', 'she', 'he', 'they'];
 
 /**
+ * Corrections a person says right after a command when they change their
+ * mind: said after a setting, they came out as the setting. A tester's
+ * "turn off the office lights no wait" was heard as "turn all of the office
+ * lights to 8" (or "... to white") and switched them on, "turn on the
+ * kitchen lights no" as "... to 0" or "... blue" (espeak-ng voices, 130 to
+ * 200 words a minute, room noise: 25 of 54 such utterances acted). The
+ * grammar cannot hold them after every sentence (a path that goes on after
+ * each sentence moved the command grammar's scores through the silence
+ * after it; DEFAULT_JOINT_PROB), so a command heard ending in a setting is
+ * aligned against the same words with each of these in place of the
+ * setting (src/voice/stt/pocketsphinx-judge.ts correctionSentences,
+ * CORRECTION_MARGIN), as against an opposite word.
+ */
+export const CORRECTION_TAILS_EN: readonly string[] = ['no wait', 'no', 'wait'];
+
+/** Every word the correction sentences use (the aligner's dictionary needs them). */
+export function correctionWords(): string[] {
+  return [...new Set(CORRECTION_TAILS_EN.flatMap((p) => p.split(' ')))].sort();
+}
+
+/**
  * Intents that only answer (they change nothing): a not-command opening
  * precedes none of their sentences. "Don't" before a question means nothing,
  * and the path was there for a command's verb misheard: en-gb-scotland's

@@ -14,7 +14,7 @@ import { compiledTemplates, type CompiledTemplates } from './matcher.js';
 import type { NameRequirement, TemplateNode } from './template-syntax.js';
 import { HomeAgentError } from '../kernel/errors.js';
 import { partOfAName } from '../home/resolve.js';
-import { DEFAULT_JOINT_PROB, DEFAULT_NOT_COMMAND_PROB, LEADING_WORDS, NOT_COMMAND_LEADS_EN, buildFsg } from './fsg.js';
+import { DEFAULT_JOINT_PROB, DEFAULT_NOT_COMMAND_PROB, LEADING_WORDS, NOT_COMMAND_LEADS_EN, buildFsg, correctionWords } from './fsg.js';
 import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
 
@@ -297,5 +297,7 @@ export function buildGrammar(
   const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb, notCommand)!;
   for (const w of LEADING_WORDS) used.add(w);
   if (notCommandProb > 0) for (const lead of NOT_COMMAND_LEADS_EN) for (const w of lead.split(' ')) used.add(w);
+  // The aligner checks a command heard ending in a setting against corrections (pocketsphinx-judge.ts correctionSentences).
+  for (const w of correctionWords()) used.add(w);
   return { jsgf, fsg, continuationFsg, compoundFsg, words: [...used].sort() };
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { OPPOSITE_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { CORRECTION_MARGIN, OPPOSITE_MARGIN, correctionSentences, isCorrectionSentence, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
 import { alignSentences } from '../../src/voice/stt/pocketsphinx-decoder.js';
 import { DEFAULT_DECODER_ARGS, DEFAULT_FRONTEND_ARGS, PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
@@ -38,6 +38,36 @@ test('the sentences aligned: the heard words (variants and fillers left out), th
     ['please', 'lock', 'the', 'front', 'door', 'lock'],
   ], 'a lock word in a name is no verb: not swapped');
   assert.equal(oppositeSentences('is the front door lock locked').length, 1, 'a question has no lock verb');
+});
+
+test('a command heard ending in a setting is aligned against the same words with a correction in its place (a tester\'s "turn off the office lights no wait" was "... to 8")', () => {
+  assert.deepEqual(correctionSentences(['turn', 'all', 'of', 'the', 'office', 'lights', 'to', '8']), [
+    ['turn', 'all', 'of', 'the', 'office', 'lights', 'no', 'wait'],
+    ['turn', 'all', 'of', 'the', 'office', 'lights', 'no'],
+    ['turn', 'all', 'of', 'the', 'office', 'lights', 'wait'],
+  ]);
+  assert.deepEqual(correctionSentences(['set', 'the', 'office', 'lights', 'to', 'seventy', 'percent']).map((x) => x.slice(-2)), [['no', 'wait'], ['lights', 'no'], ['lights', 'wait']], '"to" within the last three words');
+  assert.deepEqual(correctionSentences(['turn', 'the', 'kitchen', 'lights', 'blue'])[1], ['turn', 'the', 'kitchen', 'lights', 'no'], 'a colour said last');
+  assert.deepEqual(correctionSentences(['turn', 'on', 'the', 'kitchen', 'lights']), [], 'no setting: nothing to check');
+  assert.deepEqual(correctionSentences(['set', 'a', 'timer', 'for', 'five', 'minutes']), [], 'a timer is no setting');
+  // In oppositeSentences after the opposites and the number rivals, and told from them.
+  const all = oppositeSentences('set the office lights to seventy percent');
+  assert.deepEqual(all.map(isCorrectionSentence), [false, false, true, true, true], JSON.stringify(all));
+});
+
+test('the verdict on corrections: the heard setting must lead them by CORRECTION_MARGIN, the opposites by OPPOSITE_MARGIN', () => {
+  const S = oppositeSentences('turn the kitchen lights blue');
+  const setting = (): { result: SttResult; details: PocketsphinxDetails } => ({
+    result: { text: 'turn the kitchen lights blue', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassLightSet', slots: { name: 'Kitchen Lights', color: 'blue' } } },
+    details: { hypothesis: 'turn the kitchen lights blue', grammarMismatch: false, frames: 100 },
+  });
+  const at = (lead: number) => ({ ascr: -1000 - 100 * lead, frames: 100 });
+  const close = opposedVerdict(setting(), S, [{ ascr: -1000, frames: 100 }, at(0.5), at(CORRECTION_MARGIN - 0.1), at(3)]);
+  assert.equal(close.result.rejected, true, 'a correction scored nearly as well: nothing acts');
+  assert.equal(close.result.unsure_between, undefined, 'the plain reply: no pair of words to name');
+  const clear = opposedVerdict(setting(), S, [{ ascr: -1000, frames: 100 }, at(CORRECTION_MARGIN + 0.05), at(1), at(3)]);
+  assert.equal(clear.result.rejected, false, 'a lead between CORRECTION_MARGIN and OPPOSITE_MARGIN is enough against a correction');
+  assert.ok(CORRECTION_MARGIN < OPPOSITE_MARGIN);
 });
 
 test('the margin: the heard sentence ahead of its best rival, per frame of its own alignment', () => {

@@ -23,11 +23,12 @@ import { NAME_FREE } from '../../intents/templates-en.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
-import { LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
+import { CORRECTION_TAILS_EN, LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
 import { compoundCuts } from '../../home/compound.js';
 import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedLead, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
 import { spokenAnswer } from '../../intents/answers.js';
+import { COLOURS_EN } from '../../intents/builtin-lists.js';
 
 /**
  * Default rejection threshold: acoustic score units per 10 ms frame by which
@@ -129,6 +130,7 @@ export const NUMBER_RIVALS: Readonly<Record<string, readonly string[]>> = {
   one: ['nine', 'four'],
   three: ['two'],
 };
+
 
 /**
  * Least acoustic score per frame by which the heard sentence must beat the
@@ -256,8 +258,58 @@ export function oppositeSentences(hypothesis: string): string[][] {
     if (other !== undefined && verbPlace) out.push(words.map((x, j) => (j === i ? other : x)));
     for (const rival of NUMBER_RIVALS[w] ?? []) out.push(words.map((x, j) => (j === i ? rival : x)));
   });
+  out.push(...correctionSentences(words));
   return out;
 }
+
+/**
+ * Where a setting ends `words` (the heard words, fillers out): the index of
+ * the "to" of "... to 8" / "... to white" / "... to 50 percent" within the
+ * last three words, or of a colour said last ("turn the kitchen lights
+ * blue"); undefined when the words do not end in one.
+ */
+function settingStart(words: readonly string[]): number | undefined {
+  const to = words.lastIndexOf('to');
+  if (to > 1 && words.length - to <= 3) return to;
+  const last = words.at(-1);
+  if (words.length > 2 && last !== undefined && COLOURS_EN.includes(last)) return words.length - 1;
+  return undefined;
+}
+
+/**
+ * The correction sentences aligned against `words` when they end in a
+ * setting (settingStart): the words before the setting followed by each
+ * CORRECTION_TAILS_EN phrase ("turn off the office lights no wait"). None
+ * otherwise.
+ */
+export function correctionSentences(words: readonly string[]): string[][] {
+  const at = settingStart(words);
+  if (at === undefined) return [];
+  const before = words.slice(0, at);
+  return CORRECTION_TAILS_EN.map((t) => [...before, ...t.split(' ')]);
+}
+
+/** Whether `sentence` is one of correctionSentences (it ends in a CORRECTION_TAILS_EN phrase, which no command does). */
+export function isCorrectionSentence(sentence: readonly string[]): boolean {
+  return CORRECTION_TAILS_EN.some((t) => {
+    const tail = t.split(' ');
+    return tail.length < sentence.length && tail.every((w, i) => sentence[sentence.length - tail.length + i] === w);
+  });
+}
+
+/**
+ * Least score per frame by which a command heard ending in a setting must
+ * beat the same words with a correction in place of the setting
+ * (correctionSentences). Chosen on the tune voices (probe of the tester's
+ * corrections and of setting commands, 130 to 200 words a minute, room
+ * noise): the corrections that had acted scored -4.2 to 0.21 against it,
+ * the right setting commands 0.27 and more (at OPPOSITE_MARGIN 0.4, one
+ * right "turn the kitchen lights blue" was lost). A correction replaced only
+ * by a shorter rival ("no the office lights" for "set the office lights to
+ * seventy percent") was no use: the aligner puts the rest of the speech in
+ * silence, and right commands scored -3 against it.
+ */
+export const CORRECTION_MARGIN = 0.25;
 
 /**
  * How far the first alignment (the heard words) scores ahead of the best of
@@ -356,7 +408,10 @@ export function opposedVerdict(
   aligned: ReadonlyArray<Pick<HypsegUtterance, 'ascr' | 'frames'> | undefined> | undefined,
   margin = OPPOSITE_MARGIN,
 ): { result: SttResult; details: PocketsphinxDetails } {
-  const m = aligned ? oppositeMargin(aligned) : -Infinity;
+  // Correction rivals (correctionSentences) have their own margin: the verdict is the least of both, each less its margin.
+  const corr = sentences.map((x, i) => i > 0 && isCorrectionSentence(x));
+  const pick = (want: boolean) => (aligned ?? []).filter((_, i) => i === 0 || corr[i] === want);
+  const m = aligned ? Math.min(oppositeMargin(pick(false)), oppositeMargin(pick(true)) - CORRECTION_MARGIN + margin) : -Infinity;
   const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m, ...(aligned ? { oppositeAligned: aligned.map((a) => (a && 'words' in a ? (a as HypsegUtterance) : null)) } : {}) };
   if (m >= margin) return { result: markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis)), details };
   if (!aligned) {
