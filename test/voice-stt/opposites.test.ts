@@ -53,6 +53,10 @@ test('a command heard ending in a setting is aligned against the same words with
   // In oppositeSentences after the opposites and the number rivals, and told from them.
   const all = oppositeSentences('set the office lights to seventy percent');
   assert.deepEqual(all.map(isCorrectionSentence), [false, false, true, true, true], JSON.stringify(all));
+  assert.equal(oppositeSentences('set the office lights to seventy percent', { corrections: false }).length, 2, 'a question (corrections: false) has none');
+  // A tester's "turn off the bed light no" was heard as "turn off the bed light in bedroom": a room said last is checked too.
+  assert.deepEqual(correctionSentences(['turn', 'off', 'the', 'bed', 'light', 'in', 'bedroom'])[1], ['turn', 'off', 'the', 'bed', 'light', 'no']);
+  assert.deepEqual(correctionSentences(['turn', 'off', 'the', 'lights', 'in', 'the', 'office'])[0], ['turn', 'off', 'the', 'lights', 'no', 'wait']);
 });
 
 test('the verdict on corrections: the heard setting must lead them by CORRECTION_MARGIN, the opposites by OPPOSITE_MARGIN', () => {

@@ -18,6 +18,7 @@
 import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './types.js';
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
+import { ANSWER_INTENTS } from '../../intents/fsg.js';
 import { hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeSentences, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
@@ -389,7 +390,9 @@ export class PocketsphinxSession implements SttSession {
     // No lock word to align: an opposite that may hide in the sounds around a word still asks first.
     const unaligned = { ...judged, result: markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis)) };
     if (!this.ports.align) return unaligned;
-    const sentences = oppositeSentences(judged.details.hypothesis);
+    // A question changes nothing: a correction after it ("what's the weather like in New York") needs no check.
+    const changes = [judged.result.intent, ...(judged.result.intents ?? [])].some((m) => m !== undefined && !ANSWER_INTENTS.has(m.intent));
+    const sentences = oppositeSentences(judged.details.hypothesis, { corrections: changes });
     if (sentences.length < 2) return unaligned;
     const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
