@@ -126,6 +126,20 @@ test('two commands in one breath that are not sure enough: neither acts, and no 
   assert.deepEqual(o.timersAdded, []);
 });
 
+test('two commands in one breath where the second names what the home lacks: neither acts (a tester\'s second half was heard as a question, "is the bedroom lights off", and the first acted alone)', async () => {
+  const cases = [
+    ['turn on the kitchen lights and the bathroom lights', 'en-us', 130, 7],
+    ['turn on the kitchen lights and the bathroom lights', 'en-us+m3', 220, 7],
+    ['turn on the kitchen lights and the bathroom lights', 'en-us+f3', 190, 6],
+    ['lock the front door and the back door', 'en-us+m3', 220, 5],
+  ] as const;
+  for (const [sentence, voice, rate, seed] of cases) {
+    const o = await box.listen(await spokenInRoom(dir, sentence, { voice, rate, seed }), false, 800);
+    const seen = `"${sentence}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+    assert.deepEqual(o.commands, [], seen);
+  }
+});
+
 test('a name the home has, after a verb its kind cannot take, is said so and never reaches another device: "close the front door" (a lock) was heard as "close the garage door"', async () => {
   for (const [sentence, verb] of [['close the front door', 'closed'], ['open the front door', 'opened']] as const) {
     for (const voice of ['en-us', 'en-us+m3']) {

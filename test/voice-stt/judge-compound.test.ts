@@ -103,6 +103,16 @@ test('a joint the decoder made of a pause, and one command twice, are not two co
   const again = judgeDecode({ main: path('lock the back door'.split(' ')), mainStderr: '', garbage: { ...twice }, compound: twice, compoundStderr: '' }, opts);
   assert.equal(again.result.rejected, true);
   assert.equal(again.details.durationMisfit, 'said_twice');
+  // A tester's "turn on the kitchen lights and the bathroom lights" heard so: the question changed nothing, and the
+  // kitchen lights went on alone.
+  const mixed = path('turn on the kitchen light then is the bedroom light off'.split(' '));
+  const asked = judgeDecode({ main: path('turn on the kitchen light'.split(' ')), mainStderr: '', garbage: { ...mixed }, compound: mixed, compoundStderr: '' }, opts);
+  assert.equal(asked.result.rejected, true, JSON.stringify(asked.result));
+  assert.equal(asked.details.durationMisfit, 'question_and_command');
+  assert.equal(asked.result.intent, undefined);
+  const questions = path('is the kitchen light on and is the back door locked'.split(' '));
+  const both = judgeDecode({ main: path('is the kitchen light on'.split(' ')), mainStderr: '', garbage: { ...questions }, compound: questions, compoundStderr: '' }, opts);
+  assert.notEqual(both.details.durationMisfit, 'question_and_command', 'two questions are no mix');
 });
 
 test('the speech extent lists the pauses inside the speech', async () => {

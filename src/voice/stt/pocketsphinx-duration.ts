@@ -158,13 +158,15 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
  * word the meaning rests on was placed where the audio holds no speech
  * (wordsInSilence). 'joint_in_pause': the "and"/"then" between two commands
  * lies in a pause (SpeechExtent.pauses), not said; 'said_twice': the two
- * commands are one command twice (pocketsphinx-judge.ts); 'cut_start': a
+ * commands are one command twice (pocketsphinx-judge.ts);
+ * 'question_and_command': one of the two is a question, the other acts (a
+ * half misheard as a question, pocketsphinx-judge.ts); 'cut_start': a
  * spoken yes whose speech starts at the very start of the audio, so its first
  * sound may be lost (pocketsphinx-judge.ts ANSWER_YES_MIN_LEAD_MS);
  * 'unvoiced': no voicing (MIN_VOICED_MS); 'lead_squeezed': the command's
  * first word took less time than it takes to say (squeezedLead).
  */
-export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice' | 'unvoiced' | 'lead_squeezed';
+export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice' | 'question_and_command' | 'unvoiced' | 'lead_squeezed';
 
 /**
  * Fewest ms per phone the first word of a command may take (issue 15 "Never

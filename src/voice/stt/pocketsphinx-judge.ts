@@ -23,7 +23,7 @@ import { NAME_FREE } from '../../intents/templates-en.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
-import { CORRECTION_TAILS_EN, LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
+import { ANSWER_INTENTS, CORRECTION_TAILS_EN, LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
 import { compoundCuts } from '../../home/compound.js';
 import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedLead, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
@@ -762,6 +762,11 @@ export function judgeDecode(
       // twice: "lock the front door … lock the front door"). Nor is one command twice two commands.
       if (opts.extent && jointInPause(out.compound, two.joint, opts.extent)) details.durationMisfit ??= 'joint_in_pause';
       if (sameMeaning(two.intents[0]!, two.intents[1]!)) details.durationMisfit ??= 'said_twice';
+      // A question beside a command: a tester's "turn on the kitchen lights and the bathroom lights" (a room the home
+      // lacks) was heard as "... then is the bedroom lights off" (3 of 8), "lock the front door and the back door" as
+      // "... then is the outdoor off": the question changed nothing, so the first half acted alone. Nobody asks
+      // whether a light is off in the breath that switches another; neither acts.
+      if (ANSWER_INTENTS.has(two.intents[0]!.intent) !== ANSWER_INTENTS.has(two.intents[1]!.intent)) details.durationMisfit ??= 'question_and_command';
       // Two commands act only as sure as one acted on at the first pause must be: COMPOUND_MARGIN inside the
       // rejection threshold (a newcomer's "turn off the kitchen light then unlock the front door" came out as
       // "... light to red and lock the front door" at the plain threshold).
