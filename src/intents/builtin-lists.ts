@@ -12,6 +12,18 @@ export const COLOURS_EN: string[] = [
   'white', 'black', 'red', 'orange', 'yellow', 'green', 'blue', 'purple', 'brown', 'pink', 'turquoise', 'cyan', 'magenta',
 ];
 
+/**
+ * Rooms many homes have. In the speech grammar those the
+ * home lacks stand beside its own rooms (src/intents/grammar.ts
+ * slotAlternatives), so that the decoder has a place for them: a tester's
+ * "turn on the bathroom light" was heard as "turn on the bedroom light"
+ * and switched on the Bed Light (8 of 24 in four voices; "the kids room
+ * light" likewise, 5 of 8). The words then reach the text matcher, which
+ * takes "the bathroom light" for a name, and the home answers that it has
+ * no such device; nothing acts.
+ */
+export const COMMON_ROOMS_EN: string[] = ['bathroom', 'hallway', 'study', 'basement', 'attic', 'garden', 'nursery', 'playroom', 'laundry', 'porch', 'kids room', 'guest room', 'dining room'];
+
 /** Chinese colour words -> English colour names. */
 export const COLOURS_ZH: ListValue[] = [
   ['白', 'white'], ['黑', 'black'], ['红', 'red'], ['橙', 'orange'], ['黄', 'yellow'], ['绿', 'green'],

@@ -17,6 +17,7 @@ import { partOfAName } from '../home/resolve.js';
 import { DEFAULT_JOINT_PROB, DEFAULT_NOT_COMMAND_PROB, LEADING_WORDS, NOT_COMMAND_LEADS_EN, buildFsg, correctionWords } from './fsg.js';
 import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
+import { COMMON_ROOMS_EN } from './builtin-lists.js';
 
 /** A compiled speech grammar. */
 export interface SpeechGrammar {
@@ -163,7 +164,12 @@ export function partialNameAlternatives(vocab: Vocabulary): string[] {
 export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listName: string, requires: NameRequirement | undefined, filler = true): string[] {
   let entries: SlotEntry[];
   if (listName === 'name') entries = nameEntries(vocab, requires, 'en');
-  else if (listName === 'area') entries = areaEntries(vocab, 'en');
+  else if (listName === 'area') {
+    // With the filler (names the home lacks have a path), the common rooms the home lacks too (COMMON_ROOMS_EN).
+    const own = areaEntries(vocab, 'en');
+    const has = new Set(own.map((e) => e.tokens.join(' ')));
+    entries = [...own, ...(filler ? COMMON_ROOMS_EN.filter((r) => !has.has(r)).map((r) => ({ tokens: r.split(' '), out: r })) : [])];
+  }
   else if (listName === 'list') entries = listNameEntries(vocab, 'en');
   else {
     const l = c.set.lists[listName];

@@ -126,6 +126,22 @@ test('two commands in one breath that are not sure enough: neither acts, and no 
   assert.deepEqual(o.timersAdded, []);
 });
 
+test('a room the home lacks is no room it has: a tester\'s "turn on the bathroom light" was heard as "turn on the bedroom light" and switched on the Bed Light, "the kids room light" and "the study lights" likewise', async () => {
+  const cases = [
+    ['turn on the bathroom light', 'en-us', 130, 7],
+    ['turn on the bathroom light', 'en-us+m3', 220, 7],
+    ['turn off the bathroom lights', 'en-us', 130, 5],
+    ['turn on the kids room light', 'en-us', 220, 22],
+    ['turn on the study lights', 'en-us+f3', 160, 20],
+  ] as const;
+  for (const [sentence, voice, rate, seed] of cases) {
+    const o = await box.listen(await spokenInRoom(dir, sentence, { voice, rate, seed }), false, 800);
+    const seen = `"${sentence}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+    assert.deepEqual(o.commands, [], seen);
+    assert.match(o.report.reply ?? '', /don't know|didn't catch|did not catch|sorry/i, seen);
+  }
+});
+
 test('two commands in one breath where the second names what the home lacks: neither acts (a tester\'s second half was heard as a question, "is the bedroom lights off", and the first acted alone)', async () => {
   const cases = [
     ['turn on the kitchen lights and the bathroom lights', 'en-us', 130, 7],
