@@ -234,7 +234,8 @@ function memoryStatsText(r: Record<string, unknown>): string {
   const counts = Object.entries(r).filter(([k, v]) => k !== 'top_entities' && (typeof v === 'number' || typeof v === 'string'));
   const width = Math.max(0, ...counts.map(([k]) => k.length)) + 1;
   for (const [k, v] of counts) lines.push(`${(k.replace(/_/g, ' ') + ':').padEnd(width + 1)} ${String(v)}`);
-  lines.push(top.length ? `most mentioned: ${top.map((e) => `${String(e.name)} (${String(e.type)}, ${String(e.mention_count)})`).join(', ')}` : 'most mentioned: none yet');
+  const mentions = (n: unknown): string => `${String(n)} mention${n === 1 ? '' : 's'}`;
+  lines.push(top.length ? `most mentioned: ${top.map((e) => `${String(e.name)} (${String(e.type)}, ${mentions(e.mention_count)})`).join(', ')}` : 'most mentioned: none yet');
   return lines.join('\n');
 }
 
@@ -384,6 +385,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       break;
     case 'config.list':
       if (Array.isArray(result)) {
+        if (result.length === 0) return out('no setting has a key that starts so (`homeagent config list` lists them all)');
         const rows = (result as Array<Record<string, unknown>>).map((r) => [String(r.key), JSON.stringify(r.value) ?? '', `${String(r.source)}${r.restart ? ', restart' : ''}`]);
         return out(table(['KEY', 'VALUE', 'FROM'], rows, 80) + '\n(FROM: default, stored or env; "restart": read when the service starts. `homeagent config get KEY` for one, `--json` for descriptions)');
       }

@@ -63,6 +63,8 @@ function failed(cmd: string, result: unknown): boolean {
   if (cmd === 'ask') return r.status === 'error';
   if (cmd === 'doctor') return r.ok === false;
   if (cmd === 'listen') return Array.isArray(r.utterances) && (r.utterances as Array<{ status?: string }>).some((u) => u.status === 'error');
+  // A prefix no setting has (a typo): the formatter says so, and a script sees it failed.
+  if (cmd === 'config.list') return Array.isArray(r) && r.length === 0;
   return false;
 }
 

@@ -68,6 +68,10 @@ describe('the homeagent CLI prints text, not JSON', () => {
     assert.ok(!isJson(stats.stdout), stats.stdout);
     assert.match(stats.stdout, /^entities: +\d+$/m);
     assert.match(stats.stdout, /^most mentioned: /m);
+    // A count says what it counts (a newcomer read "Anna (person, 0)").
+    const lines: string[] = [];
+    printResult('memory.stats', { entities: 1, top_entities: [{ name: 'Anna', type: 'person', mention_count: 1 }, { name: 'Ben', type: 'person', mention_count: 0 }] }, false, (x) => lines.push(x));
+    assert.match(lines.join('\n'), /most mentioned: Anna \(person, 1 mention\), Ben \(person, 0 mentions\)/);
     assert.equal(typeof (JSON.parse((await run('--json', 'memory', 'stats')).stdout) as { entities: number }).entities, 'number');
 
     const recall = await run('memory', 'recall', 'kitchen');
@@ -160,6 +164,10 @@ describe('the homeagent CLI prints text, not JSON', () => {
     const fromColumn = (l: string) => displayWidth(l.slice(0, l.search(/ (default|stored|env)(, restart)?$/)));
     assert.equal(fromColumn(rows[0]!), fromColumn(rows[1]!), r.stdout);
     assert.equal(table(['A', 'B'], [['你好', 'x'], ['ab', 'y']]), 'A     B\n你好  x\nab    y');
+    // A prefix no setting has (a newcomer's typo printed an empty table and exit 0): said so, exit 1.
+    const none = await run('config', 'list', 'nosuchprefix');
+    assert.equal(none.code, 1, none.stdout + none.stderr);
+    assert.match(none.stdout, /no setting has a key that starts so/);
   });
 
   test('a refused second run says why once, as text', async () => {
