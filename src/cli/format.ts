@@ -165,6 +165,8 @@ function statusText(r: Record<string, unknown>, now = Date.now()): string {
   const b = isRecord(r.broker) ? r.broker : {};
   row('Broker', `${String(b.url ?? '?')}${b.embedded ? ' (embedded)' : ''}, ${b.connected ? 'connected' : 'NOT connected'}`);
   row('Devices', String(r.devices ?? 0));
+  const web = isRecord(r.webui) ? r.webui : undefined;
+  if (web) row('WebUI', web.running ? `${web.https ? 'https' : 'http'} on port ${String(web.port)} (homeagent webui link makes a login link)` : 'off');
   const q = isRecord(r.question) ? r.question : undefined;
   if (q) row('Question', `waiting for a yes or no on ${String(q.channel)}: ${JSON.stringify(String(q.question))} (asked ${clockTime(Number(q.asked_at), now)}, nothing is done unless answered by ${clockTime(Number(q.expires_at), now)})`);
   const v = isRecord(r.voice) ? r.voice : {};

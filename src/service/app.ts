@@ -314,6 +314,8 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       // A risky action waiting for its yes/no (a tester missed it here): the question, where it was asked, until when.
       question: home.gate?.describeOpen(),
       voice: app.voice.describe(),
+      // Where the WebUI is (a newcomer looked for its port here).
+      webui: app.webui.describe(),
       agent: kernel.agent.stats(),
       // Failed ones with their error, and how often the supervisor restarted each (issue 17 "Supervision").
       plugins: statusPlugins(kernel.host.status()),

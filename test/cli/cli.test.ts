@@ -77,6 +77,8 @@ describe('the homeagent CLI against a running service', () => {
     assert.match(r.stdout, /^HomeAgent +up \d+/m);
     assert.match(r.stdout, /^Broker +mqtt:\/\/127\.0\.0\.1:\d+ \(embedded\), connected/m);
     assert.match(r.stdout, /^Devices +5$/m);
+    // Where the WebUI is (a newcomer looked for its port here).
+    assert.match(r.stdout, new RegExp(`^WebUI +https on port ${app.webui.port} \\(homeagent webui link`, 'm'));
     assert.match(r.stdout, /^Plugins +\d+ of \d+ running/m);
     assert.doesNotMatch(r.stdout, /\b1\d{12}\b/, 'no epoch milliseconds');
     assert.doesNotMatch(r.stdout, /generated|"dir"/, 'no grammar internals');

@@ -152,6 +152,12 @@ export class WebUIPlugin implements Plugin {
     return (this.server?.address() as AddressInfo | null)?.port;
   }
 
+  /** Where the WebUI is, for `homeagent status`: its port and scheme; `{ running: false }` while it is off. */
+  describe(): { running: true; port: number; https: boolean } | { running: false } {
+    const port = this.port;
+    return port === undefined ? { running: false } : { running: true, port, https: this.useHttps };
+  }
+
   /** The certificate served (HTTPS), for the tests and `webui link`. */
   get certificate(): WebCertificate | undefined {
     return this.cert;
