@@ -115,8 +115,9 @@ async function serviceOrLocal(cmd: string, args: Record<string, unknown> = {}): 
     // Say when the running service will not use the new value until it restarts.
     const rows = await request(sock, 'config.list', { prefix: String(args.key) }).catch(() => []);
     const restart = Array.isArray(rows) && (rows as Array<{ key?: string; restart?: boolean }>).some((r) => r.key === args.key && r.restart);
-    const r = result as { note?: string };
-    const note = [r.note, restart ? `${String(args.key)} is read when the service starts: the running service keeps the old value until a restart (sudo systemctl restart homeagent)` : undefined].filter(Boolean).join('; ');
+    const r = result as { note?: string; source?: string };
+    // An environment variable overrides the stored value: a restart would not apply it either, so only that is said.
+    const note = [r.note, restart && r.source !== 'env' ? `${String(args.key)} is read when the service starts: the running service keeps the old value until a restart (sudo systemctl restart homeagent)` : undefined].filter(Boolean).join('; ');
     return printResult(cmd, { ...r, ...(note ? { note } : {}) }, json());
   }
   try {

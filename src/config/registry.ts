@@ -215,11 +215,12 @@ export class ConfigRegistry implements SettingsAPI {
    * stored value was written after `sinceMs` (the service's start): what a
    * restart would change, with when (ms since epoch), oldest first. Another
    * process (`homeagent config set` while the service is down, or a second
-   * writer) counts too: it reads the file.
+   * writer) counts too: it reads the file. A key an environment variable
+   * overrides is left out: a restart would not apply its stored value.
    */
   restartPending(sinceMs: number): Array<{ key: string; changed_at: number }> {
     const rows = this.db.prepare('SELECT key, updated_at FROM settings WHERE updated_at > ? ORDER BY updated_at').all(sinceMs) as Array<{ key: string; updated_at: number }>;
-    return rows.filter((r) => this.definition(r.key)?.restart === true).map((r) => ({ key: r.key, changed_at: r.updated_at }));
+    return rows.filter((r) => this.definition(r.key)?.restart === true && this.env[envNameFor(r.key)] === undefined).map((r) => ({ key: r.key, changed_at: r.updated_at }));
   }
 
   /** Run SQLite's integrity check (`homeagent doctor`). */

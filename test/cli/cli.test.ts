@@ -121,13 +121,20 @@ describe('the homeagent CLI against a running service', () => {
   });
 
   test('config set of a restart-only setting says so; status says what awaits a restart and since when', async () => {
-    const r = await cli(['--socket', socket, 'config', 'set', 'core.service.demo_home', 'off']);
+    const r = await cli(['--socket', socket, 'config', 'set', 'core.service.embedded_broker_port', '1884']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /core\.service\.demo_home is read when the service starts: the running service keeps the old value until a restart/);
+    assert.match(r.stderr, /core\.service\.embedded_broker_port is read when the service starts: the running service keeps the old value until a restart/);
     const plain = await cli(['--socket', socket, 'config', 'set', 'core.agent.max_tool_rounds', '5']);
     assert.doesNotMatch(plain.stderr, /restart/, 'a live setting needs no restart');
+    // A setting the environment overrides (this service has HOMEAGENT__CORE__SERVICE__DEMO_HOME): a restart would not
+    // apply it either, so that alone is said (a newcomer got both notes, which contradict).
+    const env = await cli(['--socket', socket, 'config', 'set', 'core.service.demo_home', 'off']);
+    assert.equal(env.code, 0, env.stderr);
+    assert.match(env.stderr, /overridden by the environment variable HOMEAGENT__CORE__SERVICE__DEMO_HOME/);
+    assert.doesNotMatch(env.stderr, /restart/, env.stderr);
     const st = await cli(['--socket', socket, 'status']);
-    assert.match(st.stdout, /^Restart +needed: core\.service\.demo_home changed at \d\d:\d\d:\d\d/m);
+    assert.match(st.stdout, /^Restart +needed: core\.service\.embedded_broker_port changed at \d\d:\d\d:\d\d/m);
+    assert.doesNotMatch(st.stdout, /demo_home/, 'nor does status list it as waiting for a restart');
     const bad = await cli(['--socket', socket, 'config', 'set', 'plugin.mqtt.url', 'localhost:1883']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /plugin\.mqtt\.url.*mqtt:\/\//);
