@@ -22,7 +22,7 @@ function durationRules(p: string, whole: string): Record<string, string> {
     [`${p}dur_minutes`]: `({${p}minutes:1-99} (minute|minutes)|{${p}minutes:article} minute)`,
     [`${p}dur_seconds`]: `({${p}seconds:1-99} (second|seconds)|{${p}seconds:article} second)`,
     [whole]:
-      `(<${p}dur_hours> [[and] <${p}dur_minutes>] [[and] <${p}dur_seconds>]|<${p}dur_minutes> [[and] <${p}dur_seconds>]|<${p}dur_seconds>|{${p}minutes:half_hour}|{${p}hours:hour_and_half})`,
+      `(<${p}dur_hours> [[and] <${p}dur_minutes>] [[and] <${p}dur_seconds>]|<${p}dur_minutes> [[and] <${p}dur_seconds>]|<${p}dur_seconds>|{${p}minutes:half_hour}|{${p}hours:hour_and_half}|{${p}minutes:minute_and_half})`,
   };
 }
 
@@ -68,7 +68,7 @@ export const TEMPLATES_EN: TemplateSet = {
     // unit only (a timer is called "the 10 minute one", rarely "the 1 hour and 5 minute one"): the grammar
     // repeats this wherever a timer can be named, and every unit combination would make it 4 times as large.
     start_duration:
-      '({start_hours:1-99} (hour|hours)|{start_hours:article} hour|{start_minutes:1-99} (minute|minutes)|{start_minutes:article} minute|{start_seconds:1-99} (second|seconds)|{start_minutes:half_hour}|{start_hours:hour_and_half})',
+      '({start_hours:1-99} (hour|hours)|{start_hours:article} hour|{start_minutes:1-99} (minute|minutes)|{start_minutes:article} minute|{start_seconds:1-99} (second|seconds)|{start_minutes:half_hour}|{start_hours:hour_and_half}|{start_minutes:minute_and_half})',
     // Which timer (HA: <timer_cancel> [the|my] timer / <timer_start> timer / {timer_name} timer / timer (named|called|for) ...).
     timer_ref:
       '[the|my] (timer|<start_duration> timer|timer for <start_duration>|{timer_name} timer|timer (named|called|for) [the] {timer_name})',
@@ -105,6 +105,8 @@ export const TEMPLATES_EN: TemplateSet = {
     article: { values: [{ in: 'a', out: 1 }, { in: 'an', out: 1 }] },
     half_hour: { values: [{ in: 'half an hour', out: 30 }, { in: 'half hour', out: 30 }] },
     hour_and_half: { values: [{ in: 'an hour and a half', out: 1.5 }, { in: 'one and a half hours', out: 1.5 }] },
+    // A tester's "set a timer for a minute and a half" had no sentence and was heard as "... for 88 minute".
+    minute_and_half: { values: [{ in: 'a minute and a half', out: 1.5 }, { in: 'one and a half minutes', out: 1.5 }, { in: 'half a minute', out: 0.5 }] },
     on_off: { values: ['on', 'off'] },
     lock_states: { values: ['locked', 'unlocked'] },
     cover_states: { values: ['open', 'closed'] },

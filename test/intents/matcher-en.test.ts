@@ -69,6 +69,11 @@ test('timers: seconds computed from the spoken parts', () => {
   assert.equal(m('start a five minute timer').slots.seconds, 300);
   assert.equal(m('timer for an hour').slots.seconds, 3600);
   assert.equal(m('set a timer for half an hour').slots.seconds, 1800);
+  // A tester's "a minute and a half" had no sentence (heard as "88 minute" by voice).
+  assert.equal(m('set a timer for a minute and a half').slots.seconds, 90);
+  assert.equal(m('set a timer for one and a half minutes').slots.seconds, 90);
+  assert.equal(m('set a timer for half a minute').slots.seconds, 30);
+  assert.equal(m('cancel the a minute and a half timer').slots.start_seconds, 90);
   assert.equal(m('set a timer for 1 minute and 15 seconds').slots.seconds, 75);
   assert.equal(m('cancel timer').intent, 'HassCancelTimer');
   assert.equal(m('cancel the timer').intent, 'HassCancelTimer');
