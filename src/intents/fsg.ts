@@ -111,7 +111,7 @@ export const NOT_COMMAND_LEADS_EN: readonly string[] = ["don't", 'do not', 'plea
  * 200 words a minute, room noise: 25 of 54 such utterances acted). The
  * grammar cannot hold them after every sentence (a path that goes on after
  * each sentence moved the command grammar's scores through the silence
- * after it; DEFAULT_JOINT_PROB), so a command heard ending in a setting (or a room, "... in bedroom") is
+ * after it; DEFAULT_JOINT_PROB), so a command heard ending in a setting is
  * aligned against the same words with each of these in place of the
  * setting (src/voice/stt/pocketsphinx-judge.ts correctionSentences,
  * CORRECTION_MARGIN), as against an opposite word.

@@ -54,9 +54,8 @@ test('a command heard ending in a setting is aligned against the same words with
   const all = oppositeSentences('set the office lights to seventy percent');
   assert.deepEqual(all.map(isCorrectionSentence), [false, false, true, true, true], JSON.stringify(all));
   assert.equal(oppositeSentences('set the office lights to seventy percent', { corrections: false }).length, 2, 'a question (corrections: false) has none');
-  // A tester's "turn off the bed light no" was heard as "turn off the bed light in bedroom": a room said last is checked too.
-  assert.deepEqual(correctionSentences(['turn', 'off', 'the', 'bed', 'light', 'in', 'bedroom'])[1], ['turn', 'off', 'the', 'bed', 'light', 'no']);
-  assert.deepEqual(correctionSentences(['turn', 'off', 'the', 'lights', 'in', 'the', 'office'])[0], ['turn', 'off', 'the', 'lights', 'no', 'wait']);
+  // A room said last is not checked: it cost every such command an alignment (the real recordings' latency).
+  assert.deepEqual(correctionSentences(['turn', 'off', 'the', 'lights', 'in', 'the', 'office']), []);
 });
 
 test('the verdict on corrections: the heard setting must lead them by CORRECTION_MARGIN, the opposites by OPPOSITE_MARGIN', () => {
