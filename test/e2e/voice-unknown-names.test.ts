@@ -126,20 +126,24 @@ test('two commands in one breath that are not sure enough: neither acts, and no 
   assert.deepEqual(o.timersAdded, []);
 });
 
-test('a room the home lacks is no room it has: a tester\'s "turn on the bathroom light" was heard as "turn on the bedroom light" and switched on the Bed Light, "the kids room light" and "the study lights" likewise', async () => {
+/** Each case (sentence, voice, words a minute, room-noise seed) played through the box sends nothing; with `reply`, its reply matches. */
+async function sendsNothing(cases: ReadonlyArray<readonly [string, string, number, number]>, reply?: RegExp): Promise<void> {
+  for (const [sentence, voice, rate, seed] of cases) {
+    const o = await box.listen(await spokenInRoom(dir, sentence, { voice, rate, seed }), false, 800);
+    const seen = `"${sentence}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+    assert.deepEqual(o.commands, [], seen);
+    if (reply) assert.match(o.report.reply ?? '', reply, seen);
+  }
+}
+
+test('a room the home lacks is no room it has: a tester\'s "turn on the bathroom light" was heard as "turn on the bedroom light" and switched on the Bed Light, "the kids room light" likewise', async () => {
   const cases = [
     ['turn on the bathroom light', 'en-us', 130, 7],
     ['turn on the bathroom light', 'en-us+m3', 220, 7],
     ['turn off the bathroom lights', 'en-us', 130, 5],
     ['turn on the kids room light', 'en-us', 220, 22],
-    ['turn on the study lights', 'en-us+f3', 160, 20],
   ] as const;
-  for (const [sentence, voice, rate, seed] of cases) {
-    const o = await box.listen(await spokenInRoom(dir, sentence, { voice, rate, seed }), false, 800);
-    const seen = `"${sentence}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
-    assert.deepEqual(o.commands, [], seen);
-    assert.match(o.report.reply ?? '', /don't know|didn't catch|did not catch|sorry/i, seen);
-  }
+  await sendsNothing(cases, /don't know|didn't catch|did not catch|sorry/i);
 });
 
 test('two commands in one breath where the second names what the home lacks: neither acts (a tester\'s second half was heard as a question, "is the bedroom lights off", and the first acted alone)', async () => {
@@ -149,11 +153,7 @@ test('two commands in one breath where the second names what the home lacks: nei
     ['turn on the kitchen lights and the bathroom lights', 'en-us+f3', 190, 6],
     ['lock the front door and the back door', 'en-us+m3', 220, 5],
   ] as const;
-  for (const [sentence, voice, rate, seed] of cases) {
-    const o = await box.listen(await spokenInRoom(dir, sentence, { voice, rate, seed }), false, 800);
-    const seen = `"${sentence}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
-    assert.deepEqual(o.commands, [], seen);
-  }
+  await sendsNothing(cases);
 });
 
 test('a name the home has, after a verb its kind cannot take, is said so and never reaches another device: "close the front door" (a lock) was heard as "close the garage door"', async () => {
