@@ -291,9 +291,32 @@ function logLine(r: Record<string, unknown>): string {
       return `${at} reply ${String(p.channel ?? '')} ${String(p.kind ?? '')}: ${JSON.stringify(p.content ?? '')}`;
     case 'error':
       return `${at} ERROR ${String(p.where ?? '')}: ${String(p.message ?? JSON.stringify(p))}`;
+    case 'assistant_state':
+      return `${at} state ${String(p.state)}`;
+    case 'turn.started': {
+      const input = isRecord(p.input) ? p.input : {};
+      return `${at} turn ${String(p.turn ?? '').slice(0, 8)} started (${String(input.channel ?? input.source ?? '?')})`;
+    }
+    case 'turn.finished': {
+      const outcome = isRecord(p.outcome) ? p.outcome : {};
+      return `${at} turn ${String(p.turn ?? '').slice(0, 8)} finished: ${String(p.status ?? '?')}${outcome.kind && outcome.kind !== p.status ? ` (${String(outcome.kind)})` : ''}`;
+    }
+    case 'stop':
+      return `${at} stop by ${String(p.source ?? '?')}${typeof p.cancelled_inputs === 'number' ? `, ${p.cancelled_inputs} queued input${p.cancelled_inputs === 1 ? '' : 's'} dropped` : ''}`;
     default:
-      return `${at} ${String(r.event)} ${JSON.stringify(r.payload)}`;
+      return `${at} ${String(r.event)} ${payloadFields(p)}`;
   }
+}
+
+/** An event's payload as `key=value` pairs (strings quoted, objects and long values cut to 60 characters), not a JSON dump. */
+function payloadFields(p: Record<string, unknown>): string {
+  return Object.entries(p)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => {
+      const text = typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
+      return `${k}=${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
+    })
+    .join(' ');
 }
 
 /** " — next try in 8 s, 3 restarts" for a plugin the supervisor will restart ('' otherwise). */

@@ -150,6 +150,23 @@ describe('the homeagent CLI prints text, not JSON', () => {
     const logged: string[] = [];
     printResult('log', { event: 'plugin.timers.changed', at: new Date().toISOString(), payload: { change: 'started', id: 't1', seconds: 11400, ends_at: 0 } }, false, (s) => logged.push(s));
     assert.match(logged[0]!, /^\d\d:\d\d:\d\d timer started: 3 h 10 min \(id t1\)$/);
+    // The turn's events read as text, not JSON dumps (a newcomer's `homeagent logs`).
+    const at = new Date().toISOString();
+    const more: string[] = [];
+    for (const e of [
+      { event: 'assistant_state', at, payload: { state: 'thinking', input_id: '440ef903-aaaa' } },
+      { event: 'turn.started', at, payload: { type: 'turn.started', turn: '440ef903-aaaa', input: { id: 'x', source: 'control', channel: 'cli', received_at: 1796395442377 } } },
+      { event: 'turn.finished', at, payload: { type: 'turn.finished', turn: '440ef903-aaaa', outcome: { kind: 'short_circuit' }, status: 'short_circuit', reply: 'It is 10:00.' } },
+      { event: 'stop', at, payload: { source: 'control:cli', cancelled_inputs: 0 } },
+      { event: 'plugin.something', at, payload: { a: 1, b: 'x'.repeat(100), c: { d: 2 } } },
+    ]) printResult('log', e, false, (x) => more.push(x));
+    assert.deepEqual(more.map((l) => l.slice(9)), [
+      'state thinking',
+      'turn 440ef903 started (cli)',
+      'turn 440ef903 finished: short_circuit',
+      'stop by control:cli, 0 queued inputs dropped',
+      `plugin.something a=1 b="${'x'.repeat(56)}... c={"d":2}`,
+    ]);
     const cancel = await run('listen', path.join(VOICE, 'cancel timer.wav'));
     assert.match(cancel.stdout, /^ {2}did: timer cancelled: 30 seconds$/m, cancel.stdout);
   });
