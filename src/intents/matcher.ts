@@ -123,9 +123,14 @@ function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, voc
   // A length of time said in parts (hours, minutes, seconds) becomes `seconds`; the length a timer was started
   // with, said to pick it ("the 10 minute timer"), becomes `start_seconds`.
   const total = (p: string): number | undefined => {
-    const [h, m, s] = ['hours', 'minutes', 'seconds'].map((u) => slots[`${p}${u}`]);
+    const [h, m, s, hh, hm] = ['hours', 'minutes', 'seconds', 'half_hours', 'half_minutes'].map((u) => slots[`${p}${u}`]);
     if (typeof h !== 'number' && typeof m !== 'number' && typeof s !== 'number') return undefined;
-    return Math.round((typeof h === 'number' ? h : 0) * 3600 + (typeof m === 'number' ? m : 0) * 60 + (typeof s === 'number' ? s : 0));
+    const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
+    // "2 and a half minutes": the half is its own slot beside the number (templates-en.ts durationRules).
+    if (typeof hh === 'number') slots[`${p}hours`] = n(h) + hh;
+    if (typeof hm === 'number') slots[`${p}minutes`] = n(m) + hm;
+    for (const u of ['half_hours', 'half_minutes']) delete slots[`${p}${u}`];
+    return Math.round((n(h) + n(hh)) * 3600 + (n(m) + n(hm)) * 60 + n(s));
   };
   const secs = total('');
   if (secs !== undefined) slots.seconds = secs;

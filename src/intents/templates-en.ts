@@ -14,12 +14,15 @@ import { COLOURS_EN, GROCERY_ITEMS_EN, TIMER_NAMES_EN, WORLD_CITIES } from './bu
  * `${p}seconds` (rule names `${p}dur_hours`, ...; the whole is `<${whole}>`).
  * Used once, with no prefix; kept a function so a second set of slots can share the shape.
  * A number takes either unit form ("1 hours" is a common slip), an article
- * only the singular ("an hour", "a minute").
+ * only the singular ("an hour", "a minute"). "N and a half minutes" / "N and a half
+ * hours" fill `${p}half_minutes` / `${p}half_hours` with 0.5 beside the number (the
+ * matcher adds them up; a tester's "two and a half minutes" had no sentence and was
+ * heard as "2 hour and 5 minutes").
  */
 function durationRules(p: string, whole: string): Record<string, string> {
   return {
-    [`${p}dur_hours`]: `({${p}hours:1-99} (hour|hours)|{${p}hours:article} hour)`,
-    [`${p}dur_minutes`]: `({${p}minutes:1-99} (minute|minutes)|{${p}minutes:article} minute)`,
+    [`${p}dur_hours`]: `({${p}hours:1-99} (hour|hours)|{${p}hours:article} hour|{${p}hours:1-99} {${p}half_hours:and_a_half} hours)`,
+    [`${p}dur_minutes`]: `({${p}minutes:1-99} (minute|minutes)|{${p}minutes:article} minute|{${p}minutes:1-99} {${p}half_minutes:and_a_half} minutes)`,
     [`${p}dur_seconds`]: `({${p}seconds:1-99} (second|seconds)|{${p}seconds:article} second)`,
     [whole]:
       `(<${p}dur_hours> [[and] <${p}dur_minutes>] [[and] <${p}dur_seconds>]|<${p}dur_minutes> [[and] <${p}dur_seconds>]|<${p}dur_seconds>|{${p}minutes:half_hour}|{${p}hours:hour_and_half}|{${p}minutes:minute_and_half})`,
@@ -104,9 +107,10 @@ export const TEMPLATES_EN: TemplateSet = {
     },
     article: { values: [{ in: 'a', out: 1 }, { in: 'an', out: 1 }] },
     half_hour: { values: [{ in: 'half an hour', out: 30 }, { in: 'half hour', out: 30 }] },
-    hour_and_half: { values: [{ in: 'an hour and a half', out: 1.5 }, { in: 'one and a half hours', out: 1.5 }] },
+    hour_and_half: { values: [{ in: 'an hour and a half', out: 1.5 }] },
+    and_a_half: { values: [{ in: 'and a half', out: 0.5 }] },
     // A tester's "set a timer for a minute and a half" had no sentence and was heard as "... for 88 minute".
-    minute_and_half: { values: [{ in: 'a minute and a half', out: 1.5 }, { in: 'one and a half minutes', out: 1.5 }, { in: 'half a minute', out: 0.5 }] },
+    minute_and_half: { values: [{ in: 'a minute and a half', out: 1.5 }, { in: 'half a minute', out: 0.5 }] },
     on_off: { values: ['on', 'off'] },
     lock_states: { values: ['locked', 'unlocked'] },
     cover_states: { values: ['open', 'closed'] },
@@ -270,10 +274,12 @@ export const TEMPLATES_EN: TemplateSet = {
       sentences: [
         '<please> [<timer_set>] [a|an] timer for <duration>',
         '<please> [<timer_set>] [a|an] <duration> timer',
-        'timer <duration>',
         '<please> <timer_set> [a|an|the|my] {timer_name} timer for <duration>',
       ],
     },
+    // Typed only: spoken, "timer <duration>" took a tester's "never mind" ("timer 1 minute", 5 of 5 on one voice)
+    // and a tune voice's "nevermind" ("timer an minute"), and a timer started.
+    { intent: 'HassStartTimer', grammar: false, sentences: ['timer <duration>'] },
     // A timer with no length ("set a timer"): the box asks "For how long?" (timer-intents.ts). Without it the decoder
     // forced a tester's "set a timer" into "set a hour timer" or "6 hour timer", and a timer started.
     { intent: 'HassStartTimer', sentences: ['<please> <timer_set> [a|an] timer'] },

@@ -41,9 +41,9 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
   });
 
   /** Speak `sentence` with espeak-ng and feed it through `homeagent listen`. */
-  async function speak(sentence: string): Promise<ListenReport> {
+  async function speak(sentence: string, voice = 'en-us', rate = 160): Promise<ListenReport> {
     k++;
-    const { pcm } = await synthesise(dir, String(k), sentence, { voice: 'en-us', rate: 160, padAfter: 0.8 });
+    const { pcm } = await synthesise(dir, String(k), sentence, { voice, rate, padAfter: 0.8 });
     const data = encodeWav(mix(pcm, noise(pcm.length / 32, -55, k)), { sampleRate: 16000, channels: 1 });
     const res = (await request(box.app.socketPath, 'listen', { files: [{ name: `${k}.wav`, data_b64: data.toString('base64') }], realtime: false })) as { utterances: ListenReport[] };
     return res.utterances[0]!;
@@ -93,6 +93,20 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     u = await speak('cancel all timers');
     assert.equal(u.reply, 'Cancelled 2 timers.', `heard ${u.transcript}`);
     assert.deepEqual(timers(), []);
+  });
+
+  test('"two and a half minutes" starts a 150-second timer; "never mind" starts none', async () => {
+    box.app.timers.service?.cancel({ all: true });
+    // A tester's "two and a half minutes" had no sentence and was heard as "2 hour and 5 minutes".
+    let u = await speak('set a timer for two and a half minutes');
+    assert.deepEqual(timers(), [[undefined, 150, 'running']], `heard ${u.transcript}`);
+    box.app.timers.service?.cancel({ all: true });
+    // Spoken "timer <duration>" took these as "timer 1 minute" / "timer an minute" (a tester's en-gb-x-gbclan at
+    // 130 words a minute, the tune voice en-us+f3 at 130), and a timer started.
+    for (const [said, voice] of [['never mind', 'en-gb-x-gbclan'], ['nevermind', 'en-us+f3']] as const) {
+      u = await speak(said, voice, 130);
+      assert.deepEqual(timers(), [], `"${said}" (${voice}) heard as ${u.transcript}`);
+    }
   });
 
   test('shopping list: add, read back, remove; to-do: add, complete', async () => {

@@ -74,6 +74,13 @@ test('timers: seconds computed from the spoken parts', () => {
   assert.equal(m('set a timer for one and a half minutes').slots.seconds, 90);
   assert.equal(m('set a timer for half a minute').slots.seconds, 30);
   assert.equal(m('cancel the a minute and a half timer').slots.start_seconds, 90);
+  // A tester's "two and a half minutes" had no sentence (heard as "2 hour and 5 minutes" by voice).
+  assert.deepEqual(m('set a timer for two and a half minutes').slots, { minutes: 2.5, seconds: 150 });
+  assert.deepEqual(m('set a timer for 2 and a half hours').slots, { hours: 2.5, seconds: 9000 });
+  assert.equal(m('set a timer for 1 hour and 3 and a half minutes').slots.seconds, 3810);
+  assert.equal(m('add 3 and a half minutes to the timer').slots.seconds, 210);
+  // Typed, "timer 5 minutes" starts one; the speech grammar lacks it (it took "never mind").
+  assert.equal(m('timer 5 minutes').slots.seconds, 300);
   assert.equal(m('set a timer for 1 minute and 15 seconds').slots.seconds, 75);
   assert.equal(m('cancel timer').intent, 'HassCancelTimer');
   assert.equal(m('cancel the timer').intent, 'HassCancelTimer');
