@@ -20,6 +20,7 @@
  */
 
 import { voicedMs } from './voicing.js';
+import { speechEnding, type SpeechEnding } from './ending.js';
 
 /** Analysis frame: 10 ms at 16 kHz (samples). */
 const FRAME = 160;
@@ -42,6 +43,8 @@ export interface SpeechExtent {
   pauses?: Array<[number, number]>;
   /** Voiced ms within the speech (voicing.ts voicedMs), counted up to VOICED_COUNT_CAP_MS; absent where not measured. */
   voicedMs?: number;
+  /** How the speech ends: in a hiss, a stop's release or neither (ending.ts); absent where not measured. */
+  ending?: SpeechEnding;
 }
 
 /**
@@ -120,7 +123,8 @@ export function speechExtent(pcm: Buffer, opts: ExtentOptions = {}): SpeechExten
   }
   if (first < 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs, leadingSilenceMs: audioMs, voicedMs: 0 };
   const voiced = voicedMs(pcm, first * 10, last * 10, VOICED_COUNT_CAP_MS);
-  return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), leadingSilenceMs: first * 10, ...(pauses.length ? { pauses } : {}), voicedMs: voiced };
+  const ending = speechEnding(pcm, last * 10, floor);
+  return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), leadingSilenceMs: first * 10, ...(pauses.length ? { pauses } : {}), voicedMs: voiced, ending };
 }
 
 /**
@@ -164,9 +168,12 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
  * spoken yes whose speech starts at the very start of the audio, so its first
  * sound may be lost (pocketsphinx-judge.ts ANSWER_YES_MIN_LEAD_MS);
  * 'unvoiced': no voicing (MIN_VOICED_MS); 'lead_squeezed': the command's
- * first word took less time than it takes to say (squeezedLead).
+ * first word took less time than it takes to say (squeezedLead);
+ * 'yes_ending': a spoken yes whose speech ends in a stop's release ("yet",
+ * "get") or, heard as "yes", without its hiss (ending.ts,
+ * pocketsphinx-judge.ts YES_MIN_HISS_MS).
  */
-export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice' | 'question_and_command' | 'unvoiced' | 'lead_squeezed';
+export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice' | 'question_and_command' | 'unvoiced' | 'lead_squeezed' | 'yes_ending';
 
 /**
  * Fewest ms per phone the first word of a command may take (issue 15 "Never

@@ -28,6 +28,7 @@ import { compoundCuts } from '../../home/compound.js';
 import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedLead, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
 import { spokenAnswer } from '../../intents/answers.js';
+import type { SpeechEnding } from './ending.js';
 import { COLOURS_EN } from '../../intents/builtin-lists.js';
 
 /**
@@ -477,6 +478,29 @@ export const ANSWER_MAX_SCORE_GAP = 2;
 export const ANSWER_YES_MIN_LEAD_MS = 50;
 
 /**
+ * Least hiss that ends a yes, ms (ending.ts): the /s/ of "yes". A yes ends
+ * in a long hiss ("yes") or none ("yeah", "sure", or a "yeah" the decoder
+ * heard as "yes"); a short hiss is a stop's burst: "yet", "get", "jet", to
+ * this acoustic model one word with "yes" (a tester's "yet" under "Do you
+ * really want to unlock the Front Door?" was heard as "yes" 12 times of 12,
+ * and unlocked it). Chosen on the tune voices of test/bench/voice-answers.ts
+ * at 130 to 220 words a minute: every "yes" ended in 80 ms of hiss or more,
+ * every "yet" and "get" in 30 to 50 ms (half of them with the closure before
+ * the burst that ending.ts calls a release).
+ */
+export const YES_MIN_HISS_MS = 70;
+
+/**
+ * Whether a spoken yes ends as no yes does: in a stop's release, or in a
+ * hiss shorter than YES_MIN_HISS_MS (the misfit 'yes_ending': the box asks
+ * again). False when the ending was not measured.
+ */
+export function yesEndingMisfits(ending: SpeechEnding | undefined): boolean {
+  if (!ending) return false;
+  return ending.release || (ending.hissMs > 0 && ending.hissMs < YES_MIN_HISS_MS);
+}
+
+/**
  * Most ms per phone of a spoken "no" (the command band's upper end is 170):
  * espeak-ng's "no" at 130 to 160 words a minute took more than 170 and was
  * refused. A false no only drops a question; a yes keeps the command band.
@@ -820,6 +844,7 @@ export function judgeDecode(
       const limits = answer === false ? { ...(opts.durationLimits ?? DEFAULT_DURATION_LIMITS), maxMsPerPhone: ANSWER_NO_MAX_MS_PER_PHONE } : opts.durationLimits;
       details.durationMisfit = durationMisfit(opts.extent, phones, limits);
       if (!details.durationMisfit && answer === true && (opts.extent.leadingSilenceMs ?? Infinity) < ANSWER_YES_MIN_LEAD_MS) details.durationMisfit = 'cut_start';
+      if (!details.durationMisfit && answer === true && yesEndingMisfits(opts.extent.ending)) details.durationMisfit = 'yes_ending';
       if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && parts && anyWordInSilence(main, opts.extent)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && squeezedNumbers(main.words, main.frames, opts.phones, isNumberWord).length > 0) details.durationMisfit = 'number_squeezed';
