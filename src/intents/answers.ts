@@ -61,9 +61,10 @@ export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no'
  * ANSWER_MAX_SCORE_GAP and are asked again), its report voices 87.5 % as
  * before, and none of the new traps but "yet" a yes. "yet" as a decoy
  * as well took 28 of 32 "yeah"s (176 answers right), so it is not one: a
- * lone "yet" is still heard as "yes" (27 of 32), and aligning "yet"
- * against a heard "yes" does not tell them apart (real "yes"es scored as
- * low against it as "yet"s did).
+ * lone "yet" is heard as "yes" (27 of 32), and aligning "yet" against a
+ * heard "yes" does not tell them apart (real "yes"es scored as low against
+ * it as "yet"s did). How the audio ends does (src/voice/stt/ending.ts,
+ * pocketsphinx-judge.ts YES_MIN_HISS_MS): "yet" 27 -> 0 of 32.
  */
 export const ANSWER_DECOYS_EN: readonly string[] = ['chess', 'guess', 'i guess', 'bless', 'next', 'this', 'is it', 'yesterday', 'mess', 'yellow'];
 
