@@ -13,21 +13,25 @@ export const COLOURS_EN: string[] = [
 ];
 
 /**
- * Rooms many homes have that a tester's commands named in a home without
+ * Rooms many homes have that testers' commands named in a home without
  * them. In the speech grammar those the home lacks stand beside its own
  * rooms (src/intents/grammar.ts slotAlternatives), so that the decoder has
  * a place for them: "turn on the bathroom light" was heard as "turn on the
  * bedroom light" and switched on the Bed Light (8 of 24 in four voices;
  * "the kids room light" likewise, 5 of 8). The words then reach the text
  * matcher, which takes "the bathroom light" for a name, and the home
- * answers that it has no such device; nothing acts. Only these two: with
- * ten more (study, hallway, garden, porch, ...) the decoys took real speech
- * ("... and lock the front door" was heard as "... in the porch", "the
- * garden sprinkler" was no longer answered as a name the home lacks, and on
- * the confusion bench's report voices "standing light" was heard as "study
- * light").
+ * answers that it has no such device; nothing acts. "dining room" and
+ * "guest room" (a tester's, heard as "living room" and "bedroom"): on the
+ * tune voices at 130 to 220 words a minute "the dining room lights" acted on
+ * the living room's 4 of 16 times, "the guest room light" on the bedroom's
+ * 3, now neither, and the same voices' "living room" and "bedroom" commands
+ * were heard word for word as before. No more: with ten others (study,
+ * hallway, garden, porch, ...) the decoys took real speech ("... and lock
+ * the front door" was heard as "... in the porch", "the garden sprinkler"
+ * was no longer answered as a name the home lacks, and on the confusion
+ * bench's report voices "standing light" was heard as "study light").
  */
-export const COMMON_ROOMS_EN: string[] = ['bathroom', 'kids room'];
+export const COMMON_ROOMS_EN: string[] = ['bathroom', 'kids room', 'dining room', 'guest room'];
 
 /** Chinese colour words -> English colour names. */
 export const COLOURS_ZH: ListValue[] = [

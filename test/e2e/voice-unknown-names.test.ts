@@ -136,12 +136,14 @@ async function sendsNothing(cases: ReadonlyArray<readonly [string, string, numbe
   }
 }
 
-test('a room the home lacks is no room it has: a tester\'s "turn on the bathroom light" was heard as "turn on the bedroom light" and switched on the Bed Light, "the kids room light" likewise', async () => {
+test('a room the home lacks is no room it has: a tester\'s "turn on the bathroom light" was heard as "turn on the bedroom light" and switched on the Bed Light, "the kids room light" likewise, "the dining room lights" as the living room\'s, "the guest room light" as the bedroom\'s', async () => {
   const cases = [
     ['turn on the bathroom light', 'en-us', 130, 7],
     ['turn on the bathroom light', 'en-us+m3', 220, 7],
     ['turn off the bathroom lights', 'en-us', 130, 5],
     ['turn on the kids room light', 'en-us', 220, 22],
+    ['turn on the dining room lights', 'en-us', 160, 5],
+    ['turn off the guest room light', 'en-us', 190, 5],
   ] as const;
   await sendsNothing(cases, /don't know|didn't catch|did not catch|sorry/i);
 });
