@@ -109,6 +109,21 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     }
   });
 
+  test('"twelve minutes" heard as "two minutes" (the "two" drawn over the time "twelve" takes) starts no 2-minute timer; "two minutes" still starts one', async () => {
+    box.app.timers.service?.cancel({ all: true });
+    // A tester's en-gb at 220 words a minute; the tune voices en-us at 220 and en-gb-scotland at 190 likewise
+    // (src/voice/stt/pocketsphinx-duration.ts MAX_NUMBER_STRETCH).
+    for (const [voice, rate] of [['en-gb', 220], ['en-us', 220], ['en-gb-scotland', 190]] as const) {
+      const u = await speak('set a timer for twelve minutes', voice, rate);
+      const started = timers().map((t) => t[1]);
+      assert.ok(started.every((s) => s === 720), `${voice} ${rate}: heard ${u.transcript}, started ${JSON.stringify(started)}`);
+      box.app.timers.service?.cancel({ all: true });
+    }
+    const u = await speak('set a timer for two minutes', 'en-us', 190);
+    assert.deepEqual(timers(), [[undefined, 120, 'running']], `heard ${u.transcript}`);
+    box.app.timers.service?.cancel({ all: true });
+  });
+
   test('shopping list: add, read back, remove; to-do: add, complete', async () => {
     for (const i of shopping()) box.app.lists.service?.remove('shopping', { text: i });
     let u = await speak('add milk to the shopping list');

@@ -277,3 +277,21 @@ test('a number word squeezed into less time than it takes to say is not heard: t
   assert.equal(j.result.rejected, true);
   assert.equal(j.details.durationMisfit, 'number_squeezed');
 });
+
+test('a short number word drawn over the time a longer rival takes ("two" for "twelve") is not heard; a "two" of normal length is', async () => {
+  const { stretchedNumbers, MAX_NUMBER_STRETCH } = await import('../../src/voice/stt/pocketsphinx-duration.js');
+  const { hasLongerRival } = await import('../../src/voice/stt/pocketsphinx-judge.js');
+  const phones = new Map([['for', 2], ['two', 2], ['twelve', 5], ['ten', 3], ['minutes', 6]]);
+  const longer = (w: string) => hasLongerRival(w, phones);
+  assert.equal(longer('two'), true, '"twelve" sounds like it and is longer');
+  assert.equal(longer('twelve'), false, 'no longer rival');
+  assert.equal(longer('for'), false, 'no number');
+  // A tune voice's "set a timer for twelve minutes" heard as "... two minutes": "two" took 340 ms at 72 ms per phone.
+  const words = (twoFrames: number) => [{ word: 'for', start: 0 }, { word: 'two', start: 17 }, { word: 'minutes', start: 17 + twoFrames }];
+  assert.deepEqual(stretchedNumbers(words(34), 17 + 34 + 38, phones, longer, 72), [1]);
+  // A "two" said: 1.4 times the utterance's ms per phone.
+  assert.deepEqual(stretchedNumbers(words(20), 17 + 20 + 38, phones, longer, 72), []);
+  assert.ok(MAX_NUMBER_STRETCH > 2.05 && MAX_NUMBER_STRETCH < 2.34, 'between the tune voices\' right and wrong "two"s');
+  // Unknown pace: no verdict.
+  assert.deepEqual(stretchedNumbers(words(34), 89, phones, longer, 0), []);
+});

@@ -169,11 +169,13 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
  * sound may be lost (pocketsphinx-judge.ts ANSWER_YES_MIN_LEAD_MS);
  * 'unvoiced': no voicing (MIN_VOICED_MS); 'lead_squeezed': the command's
  * first word took less time than it takes to say (squeezedLead);
+ * 'number_stretched': a number word took far longer than its phones take
+ * while a longer number sounds like it (stretchedNumbers);
  * 'yes_ending': a spoken yes whose speech ends in a stop's release ("yet",
  * "get") or, heard as "yes", without its hiss (ending.ts,
  * pocketsphinx-judge.ts YES_MIN_HISS_MS).
  */
-export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'joint_in_pause' | 'said_twice' | 'question_and_command' | 'unvoiced' | 'lead_squeezed' | 'yes_ending';
+export type DurationMisfit = 'too_long' | 'too_short' | 'cut' | 'cut_start' | 'word_in_silence' | 'number_squeezed' | 'number_stretched' | 'joint_in_pause' | 'said_twice' | 'question_and_command' | 'unvoiced' | 'lead_squeezed' | 'yes_ending';
 
 /**
  * Fewest ms per phone the first word of a command may take (issue 15 "Never
@@ -238,6 +240,40 @@ export function squeezedNumbers(words: ReadonlyArray<{ word: string; start: numb
     if (!isNumber(w.word) || n <= 0) return;
     const ms = ((words[i + 1]?.start ?? frames) - w.start) * 10;
     if (ms / n < minMsPerPhone) out.push(i);
+  });
+  return out;
+}
+
+/**
+ * Most ms per phone a number word may take, as a multiple of the whole
+ * utterance's ms per phone, when a longer number sounds like it (issue 15
+ * "Never the wrong action"; the caller says which words have one,
+ * pocketsphinx-judge.ts NUMBER_RIVALS). The reverse of a squeezed number: the
+ * decoder put a short number where a longer one was said, and the short word
+ * spans the long one's time. A tester's "set a timer for twelve minutes" was
+ * heard as "... two minutes" and started a 2-minute timer (en-gb at 220 and
+ * en-gb-x-rp at 190 words a minute; the aligner, too, scores "two" above
+ * "twelve" there). Chosen on the tune voices of test/bench/voice-synth.ts at
+ * 130 to 220 words a minute: their "two" heard for a "twelve" took 2.34 to
+ * 2.44 times the utterance's ms per phone, a "two" said and heard 0.9 to
+ * 2.05 (en-gb-scotland's drawn-out "two hours").
+ */
+export const MAX_NUMBER_STRETCH = 2.2;
+
+/**
+ * The number words of a decode, among those `longerRival` names, that took
+ * more than `maxStretch` times `msPerPhone` (the utterance's ms per phone)
+ * per phone: `words` with start frames as in squeezedNumbers. Returns their
+ * indexes.
+ */
+export function stretchedNumbers(words: ReadonlyArray<{ word: string; start: number }>, frames: number, phones: ReadonlyMap<string, number>, longerRival: (w: string) => boolean, msPerPhone: number, maxStretch = MAX_NUMBER_STRETCH): number[] {
+  const out: number[] = [];
+  if (!(msPerPhone > 0)) return out;
+  words.forEach((w, i) => {
+    const n = phones.get(w.word) ?? 0;
+    if (n <= 0 || !longerRival(w.word)) return;
+    const ms = ((words[i + 1]?.start ?? frames) - w.start) * 10;
+    if (ms / n > maxStretch * msPerPhone) out.push(i);
   });
   return out;
 }

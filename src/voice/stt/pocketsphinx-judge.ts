@@ -25,7 +25,7 @@ import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
 import { ANSWER_INTENTS, CORRECTION_TAILS_EN, LEADING_WORDS, NOT_COMMAND_LEADS_EN } from '../../intents/fsg.js';
 import { compoundCuts } from '../../home/compound.js';
-import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedLead, squeezedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
+import { DEFAULT_DURATION_LIMITS, durationMisfit, sentencePhones, squeezedLead, squeezedNumbers, stretchedNumbers, wordsInSilence, type DurationLimits, type DurationMisfit, type SpeechExtent } from './pocketsphinx-duration.js';
 import { isNumberWord } from '../../intents/numbers.js';
 import { spokenAnswer } from '../../intents/answers.js';
 import type { SpeechEnding } from './ending.js';
@@ -140,6 +140,12 @@ export const NUMBER_RIVALS: Readonly<Record<string, readonly string[]>> = {
   two: ['twelve', 'ten'],
 };
 
+
+/** Whether a number word has a rival (NUMBER_RIVALS) of more phones: "two" ("twelve"), not "twelve". */
+export function hasLongerRival(word: string, phones: ReadonlyMap<string, number>): boolean {
+  const own = phones.get(word) ?? 0;
+  return (NUMBER_RIVALS[word] ?? []).some((r) => (phones.get(r) ?? 0) > own);
+}
 
 /**
  * Least acoustic score per frame by which the heard sentence must beat the
@@ -848,6 +854,7 @@ export function judgeDecode(
       if (!details.durationMisfit && main && intent && meaningRestsOnSilence(main, opts.extent, intent, opts.vocab)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && parts && anyWordInSilence(main, opts.extent)) details.durationMisfit = 'word_in_silence';
       if (!details.durationMisfit && main && squeezedNumbers(main.words, main.frames, opts.phones, isNumberWord).length > 0) details.durationMisfit = 'number_squeezed';
+      if (!details.durationMisfit && main && details.msPerPhone !== undefined && stretchedNumbers(main.words, main.frames, opts.phones, (w) => hasLongerRival(w, opts.phones!), details.msPerPhone).length > 0) details.durationMisfit = 'number_stretched';
       if (!details.durationMisfit && main && intent && squeezedLead(main.words, main.frames, opts.phones, (w) => isFiller(w) || isPhoneWord(w) || LEADING_WORDS.includes(w)) !== undefined) details.durationMisfit = 'lead_squeezed';
     }
   }
