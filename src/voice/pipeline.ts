@@ -599,13 +599,13 @@ export class VoicePlugin implements Plugin {
     }
     // the model flags a question (expects_reply); a confirmation (home plugin, meta.confirmation) waits for yes/no
     if (msg.meta.expects_reply === true || msg.meta.confirmation === true) this.expectReply = true;
+    // The answer grammar stays on until the question is settled (plugin.home.decision), answered here, or
+    // ANSWER_WINDOW_MS: not when the box says something else meanwhile. A newcomer's timer rang while "Do you really
+    // want to unlock the Front Door?" waited, and the spoken "yes" after it was decoded as a command and refused.
     if (msg.meta.confirmation === true) {
       this.expectAnswer = true;
       this.answerOpen = true;
       this.answerOpenUntil = this.now() + ANSWER_WINDOW_MS;
-    } else if (msg.kind !== 'sentence') {
-      // A reply that asks nothing: the question was settled (answered, timed out or dropped).
-      this.answerOpen = false;
     }
     const lang = voiceSetting<string>(this.sdk!.settings(), 'language');
     if (msg.kind === 'sentence') {

@@ -321,6 +321,24 @@ test('a confirmation asked as a turn\'s reply: the next utterance, even a fed fi
   assert.deepEqual(sdk.inputs.map((i) => i.text), said);
 });
 
+test('while a confirmation waits, something else the box says (a timer ringing) leaves the answer grammar on: the yes after it is heard as an answer', async () => {
+  const said = ['unlock the front door', 'yes'];
+  let n = 0;
+  const stt = new FakeStt(() => heard(said[n++]!));
+  const { sdk, plugin } = await setup({ stt, deps: { microphone: undefined } });
+  sdk.agent = (input) =>
+    input.text === 'unlock the front door'
+      ? streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true })
+      : streamReply(sdk, input, ['Unlocked the Front Door.']);
+  await (await plugin.feedUtterance(utterance())).done;
+  await waitState(sdk, 'idle', 1);
+  // A newcomer's timer went off here; the "yes" after it was decoded with the command grammar and refused.
+  await sdk.deliver('speaker', { kind: 'full', content: 'Your timer for 5 seconds is done.', input_id: 'announcement-1', meta: {} });
+  await (await plugin.feedUtterance(utterance())).done;
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true]);
+  assert.deepEqual(sdk.inputs.map((i) => i.text), said);
+});
+
 test('an unanswered confirmation does not leave the box deaf to commands: its end (plugin.home.decision) or ANSWER_WINDOW_MS brings the command grammar back', async () => {
   let now = 0;
   const stt = new FakeStt(() => heard('unlock the front door'));
