@@ -76,9 +76,9 @@ function dataDir(): string {
   return resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
 }
 
-/** Print an error of `cmd` and set the exit code (3: the service is unreachable). */
+/** Print an error of `cmd` (named as typed: "config set", not the request "config.set") and set the exit code (3: the service is unreachable). */
 function fail(cmd: string, err: unknown): void {
-  process.stderr.write(`homeagent ${cmd}: ${errorMessage(err)}\n`);
+  process.stderr.write(`homeagent ${cmd.replace(/\./g, ' ')}: ${errorMessage(err)}\n`);
   process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
 }
 

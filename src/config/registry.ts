@@ -263,7 +263,9 @@ export class ConfigRegistry implements SettingsAPI {
         try {
           return JSON.parse(raw);
         } catch {
-          throw new ConfigError(def.key, `expected JSON, got "${raw}"`);
+          // A newcomer's `config set core.llm.sources_order deepseek`: say what the value looks like.
+          const like = Array.isArray(def.default) && !/^\s*[[{"]/.test(raw) ? ` (a list: '${JSON.stringify(raw.split(/[\s,]+/).filter(Boolean))}', quoted for the shell)` : def.default !== undefined ? ` like '${JSON.stringify(def.default)}'` : '';
+          throw new ConfigError(def.key, `expected JSON${like}, got "${raw}"`);
         }
       default:
         return this.check(def, raw, 'value');

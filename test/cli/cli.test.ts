@@ -138,6 +138,7 @@ describe('the homeagent CLI against a running service', () => {
     const bad = await cli(['--socket', socket, 'config', 'set', 'plugin.mqtt.url', 'localhost:1883']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /plugin\.mqtt\.url.*mqtt:\/\//);
+    assert.match(bad.stderr, /^homeagent config set: /, 'the command as typed, not the request name "config.set"');
   });
 
   test("another box's own entities on the same broker are not devices", async () => {

@@ -66,6 +66,11 @@ test('validation errors name the key and the expected type', () => {
   for (const bad of ['0x10', 'Infinity', 'NaN', '1e', '--1']) expectErr(() => c.setFromString('plugin.t.threshold', bad), /expected number \(decimal/);
   c.setFromString('core.agent.max_tool_rounds', '7');
   assert.equal(c.get('core.agent.max_tool_rounds'), 7);
+  // A JSON setting given a bare word (a newcomer's "config set core.llm.sources_order deepseek"): what to type instead.
+  c.register({ key: 'plugin.t.order', type: 'json', default: ['ollama'], description: 'a list' });
+  c.register({ key: 'plugin.t.map', type: 'json', default: { a: 1 }, description: 'a map' });
+  expectErr(() => c.setFromString('plugin.t.order', 'deepseek'), /plugin\.t\.order: expected JSON \(a list: '\["deepseek"\]', quoted for the shell\), got "deepseek"/);
+  expectErr(() => c.setFromString('plugin.t.map', 'a=1'), /expected JSON like '\{"a":1\}', got "a=1"/);
   c.close();
 });
 
