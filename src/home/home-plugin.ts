@@ -307,6 +307,25 @@ export class HomePlugin implements Plugin {
           return;
         }
       }
+      // The answer to "Which one do you mean: ...?" is no command ("the lamp"; "the sliding one" reads as a timer's name).
+      if (intents.askingWhichDevice(input.channel) && (!match || (match.intent === 'TimerChoice' && !intents.askingWhichTimer))) {
+        // The answer to "Which one do you mean: ...?" ("the lamp"): the command runs on the device it picks.
+        try {
+          const reply = await intents.answerChoice(ctx.raw_message, { who: input.user ?? input.source, channel: input.channel, signal: ctx.signal });
+          if (reply !== undefined) {
+            ctx.response = reply;
+            if (intents.asking) ctx.response_meta = { expects_reply: true };
+            if (gate.pendingOn(input.channel)) ctx.response_meta = { ...ctx.response_meta, confirmation: true };
+            return;
+          }
+        } catch (err) {
+          if (err instanceof HomeAgentError) {
+            ctx.response = err.message;
+            return;
+          }
+          sdk.log.error({ err }, 'the answer to "which one?" failed; leaving the input to the LLM');
+        }
+      }
       if (!match) {
         // Two commands in one breath: the recogniser's halves while they fit the home, else the text cut in two;
         // both halves must be sentences of the grammar, else the LLM has it all.

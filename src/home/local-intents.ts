@@ -87,28 +87,109 @@ const STATE_WORDS: Record<string, string> = {
 /** Components an on/off sentence can act on (the on/off, scene, script and button templates' domains). */
 const ON_OFF_COMPONENTS = new Set([...ON_OFF_DOMAINS, ...ACTIVATABLE]);
 
+/** Ordinal words of an answer to "which one?" (1-based; -1 the last). */
+const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, last: -1, 第一个: 1, 第二个: 2, 第三个: 3, 最后一个: -1 };
+/** Words of an answer that name nothing ("the", "one", "I mean"). */
+const CHOICE_FILLER = new Set(['the', 'one', 'i', 'mean', 'please', 'that', 'oh', 'um', 'no', 'a', '那个', '的']);
+
+/** Lower-case words of `s` (letters and digits), for comparing names. */
+function nameWords(s: string): string[] {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
+}
+
+/**
+ * The one device of `candidates` (in the order the question named them) that
+ * `text` picks, or undefined when it picks none or several: a whole name or
+ * alias, an ordinal ("the second one"), or content words every one of which
+ * only that device's name, aliases, room or kind hold ("the lamp", "the
+ * kitchen one"; "the light" picks none of two lights).
+ */
+export function pickCandidate(text: string, candidates: readonly Entity[]): Entity | undefined {
+  const said = nameWords(text).join(' ');
+  if (!said) return undefined;
+  const whole = candidates.filter((e) => [e.name, ...e.aliases].some((n) => ` ${said} `.includes(` ${nameWords(n).join(' ')} `)));
+  if (whole.length === 1) return whole[0];
+  const words = nameWords(text).filter((w) => !CHOICE_FILLER.has(w));
+  const ord = words.length === 1 ? ORDINALS[words[0]!] : undefined;
+  if (ord !== undefined) return ord === -1 ? candidates.at(-1) : candidates[ord - 1];
+  if (words.length === 0) return undefined;
+  const fits = candidates.filter((e) => {
+    // Its kind too: "the light" fits every light asked about, though only one has the word in its name.
+    const own = new Set([e.name, ...e.aliases, e.area ?? '', e.component, e.device_class ?? ''].flatMap(nameWords));
+    return words.every((w) => own.has(w) || own.has(w.replace(/s$/, '')));
+  });
+  return fits.length === 1 ? fits[0] : undefined;
+}
+
 function lower(s: string | undefined): string {
   return (s ?? '').trim().toLowerCase();
 }
 
 /** See module comment. */
+/** An open "Which one do you mean: A or B?" about devices: the command, and the devices in the order asked. */
+interface DeviceQuestion {
+  match: IntentMatch;
+  candidates: Entity[];
+  channel: string;
+  /** Clock.now() after which the question is dropped. */
+  until: number;
+}
+
 export class LocalIntents {
   /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
   private unplaced = false;
   private readonly timerIntents: TimerIntents;
+  /** The devices of the last "which one?" asked while handling (set by unresolved, taken by handle). */
+  private askedAbout: Entity[] | undefined;
+  private deviceQuestion: DeviceQuestion | undefined;
 
   constructor(private readonly d: LocalIntentDeps) {
     this.timerIntents = new TimerIntents({ timers: d.timers, clock: d.clock, ...(d.choiceTimeoutMs ? { choiceTimeoutMs: d.choiceTimeoutMs } : {}) });
   }
 
-  /** True while a question of ours ("which timer?") waits for its answer. */
+  /** True while a question of ours ("which timer?", "which one do you mean?") waits for its answer. */
   get asking(): boolean {
+    return this.timerIntents.asking || (this.deviceQuestion !== undefined && this.d.clock.now() <= this.deviceQuestion.until);
+  }
+
+  /** True while a "which timer?" question waits for its answer. */
+  get askingWhichTimer(): boolean {
     return this.timerIntents.asking;
   }
 
-  /** An input that is no command of ours arrived: an open "which timer?" question is dropped (the person moved on). */
+  /** True while a "which one do you mean?" question about devices asked on `channel` waits for its answer. */
+  askingWhichDevice(channel: string): boolean {
+    const q = this.deviceQuestion;
+    return q !== undefined && q.channel === channel && this.d.clock.now() <= q.until;
+  }
+
+  /** An input that is no command of ours arrived: an open "which timer?" or "which one?" question is dropped (the person moved on). */
   forgetQuestion(): void {
     this.timerIntents.forget();
+    this.deviceQuestion = undefined;
+  }
+
+  /**
+   * The answer to "Which one do you mean: the Kitchen Light or the Living
+   * Room Lamp?" on the channel it was asked on, within choiceTimeoutMs: the
+   * words name exactly one of the devices asked about (its name or an alias,
+   * "the first one" / "the second" / "the last one", or words only its name
+   * or room holds: "the lamp", "the kitchen one"), and the command runs on
+   * it; the reply is the command's. Undefined when no such question is open
+   * there or the words fit none or several of them (the question is then
+   * dropped and the input goes on as any other). Without it, with no
+   * language model, a newcomer's "the lamp" after the question got "I can't
+   * reach my language model"; timers have their own (TimerChoice).
+   */
+  async answerChoice(text: string, req: IntentRequest): Promise<string | undefined> {
+    const q = this.deviceQuestion;
+    if (!q || q.channel !== req.channel || this.d.clock.now() > q.until) return undefined;
+    this.deviceQuestion = undefined;
+    const chosen = pickCandidate(text, q.candidates);
+    if (!chosen) return undefined;
+    const { [NAME_FREE]: _free, area: _area, device: _device, device_class: _class, name: _name, ...rest } = q.match.slots;
+    const slots: IntentSlots = { ...rest, name: chosen.name, domain: chosen.component };
+    return this.handle({ ...q.match, slots, text: `${q.match.text} (${chosen.name})` }, { ...req, lang: req.lang ?? toLang(q.match.language) });
   }
 
   /**
@@ -158,8 +239,24 @@ export class LocalIntents {
       this.unplaced = true;
       return placed;
     }
-    // Any other command: an open "which timer?" question is not being answered.
-    if (!req.dryRun) this.timerIntents.forget();
+    // Any other command: an open "which timer?" or "which one?" question is not being answered.
+    if (!req.dryRun) {
+      this.timerIntents.forget();
+      this.deviceQuestion = undefined;
+    }
+    this.askedAbout = undefined;
+    const reply = await this.device(match, req, lang);
+    // It asked which device: the answer may come next ("the lamp"; answerChoice).
+    if (!req.dryRun && this.askedAbout) {
+      const ms = this.d.choiceTimeoutMs?.() ?? 15_000;
+      this.deviceQuestion = { match, candidates: this.askedAbout, channel: req.channel, until: this.d.clock.now() + ms };
+    }
+    this.askedAbout = undefined;
+    return reply;
+  }
+
+  /** The device, state, time and list intents (handle's part after timers). */
+  private async device(match: IntentMatch, req: IntentRequest, lang: Lang): Promise<string | undefined> {
     if (LIST_INTENTS.has(match.intent)) {
       if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
       return handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
@@ -313,6 +410,7 @@ export class LocalIntents {
   private unresolved(r: Extract<Resolution, { kind: 'ambiguous' | 'not_found' }>, s: IntentSlots, lang: Lang): string {
     this.unplaced = true;
     if (r.kind === 'not_found') return this.none(s, lang);
+    this.askedAbout = r.candidates;
     const names = r.candidates.map((e) => the(e, lang));
     const last = names.pop() as string;
     if (lang === 'zh') return `你说的是哪一个：${names.join('、')}还是${last}？`;

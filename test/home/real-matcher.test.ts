@@ -90,6 +90,29 @@ describe('local intents with the real matcher', () => {
     assert.match(sent[0]!.topic, /standing|living/i);
   });
 
+  test('"Which one do you mean?" is answered by the words that pick one device ("the sliding one", "the second one"); words that pick none or both drop the question (a newcomer\'s "the lamp" went to the absent language model)', async () => {
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    rig.sim.clear();
+    assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
+    assert.match((await said('the sliding one')) ?? '', /Sliding Door/);
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/sliding_door/set', payload: 'CLOSE' }]);
+    rig.sim.clear();
+    assert.equal(await said('open the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
+    // The garage door is risky: the command picked asks for a yes, as it would said whole.
+    assert.equal(await said('the first one'), 'Do you really want to open the Garage Door? Please say yes or no.');
+    assert.deepEqual(rig.sim.commands, []);
+    await said('yes');
+    assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/garage/set', payload: 'OPEN' }]);
+    rig.sim.clear();
+    assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
+    assert.equal(await said('the door'), undefined, 'both are doors: no pick, the question is dropped and the LLM has it');
+    assert.equal(await said('the sliding one'), undefined, 'the question is gone');
+    assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
+    assert.equal(await said('the kitchen one'), undefined, 'neither is in the kitchen');
+    await new Promise((res) => setTimeout(res, 150));
+    assert.deepEqual(rig.sim.commands, [], 'nothing else was commanded');
+  });
+
   test('two commands in one breath: both placed before either acts, then both run in order; one that cannot be placed stops both', async () => {
     const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
     const topics = (): string[] => rig.sim.commands.map((c) => `${c.topic} ${c.payload}`);
