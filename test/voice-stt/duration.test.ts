@@ -286,6 +286,7 @@ test('a short number word drawn over the time a longer rival takes ("two" for "t
   assert.equal(longer('two'), true, '"twelve" sounds like it and is longer');
   assert.equal(longer('twelve'), false, 'no longer rival');
   assert.equal(longer('for'), false, 'no number');
+  assert.equal(hasLongerRival('forty', new Map([['forty', 5], ['fourteen', 6]])), false, 'one phone longer is no rival to stretch over');
   // A tune voice's "set a timer for twelve minutes" heard as "... two minutes": "two" took 340 ms at 72 ms per phone.
   const words = (twoFrames: number) => [{ word: 'for', start: 0 }, { word: 'two', start: 17 }, { word: 'minutes', start: 17 + twoFrames }];
   assert.deepEqual(stretchedNumbers(words(34), 17 + 34 + 38, phones, longer, 72), [1]);

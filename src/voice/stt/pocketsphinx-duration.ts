@@ -170,7 +170,7 @@ export const DEFAULT_DURATION_LIMITS: DurationLimits = { minMsPerPhone: 47, maxM
  * 'unvoiced': no voicing (MIN_VOICED_MS); 'lead_squeezed': the command's
  * first word took less time than it takes to say (squeezedLead);
  * 'number_stretched': a number word took far longer than its phones take
- * while a longer number sounds like it (stretchedNumbers);
+ * while a number twice as long sounds like it (stretchedNumbers);
  * 'yes_ending': a spoken yes whose speech ends in a stop's release ("yet",
  * "get") or, heard as "yes", without its hiss (ending.ts,
  * pocketsphinx-judge.ts YES_MIN_HISS_MS).
@@ -246,7 +246,7 @@ export function squeezedNumbers(words: ReadonlyArray<{ word: string; start: numb
 
 /**
  * Most ms per phone a number word may take, as a multiple of the whole
- * utterance's ms per phone, when a longer number sounds like it (issue 15
+ * utterance's ms per phone, when a number twice as long sounds like it (issue 15
  * "Never the wrong action"; the caller says which words have one,
  * pocketsphinx-judge.ts NUMBER_RIVALS). The reverse of a squeezed number: the
  * decoder put a short number where a longer one was said, and the short word
