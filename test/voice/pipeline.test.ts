@@ -304,15 +304,21 @@ test('a command heard with the command grammar and rejected is the plain "didn\'
   assert.equal(stt.starts.length, 1);
 });
 
-test('a confirmation asked as a turn\'s reply: the next utterance, even a fed file, is heard with the answer grammar; once answered, commands again', async () => {
-  const said = ['unlock the front door', 'yes', 'turn on the tv'];
+/** A box whose recogniser hears `said` in turn, with no microphone: "unlock the front door" asks for a yes, anything else is "Done.". */
+async function unlockRig(said: string[]) {
   let n = 0;
   const stt = new FakeStt(() => heard(said[n++]!));
-  const { sdk, plugin } = await setup({ stt, deps: { microphone: undefined } });
-  sdk.agent = (input) =>
+  const rig = await setup({ stt, deps: { microphone: undefined } });
+  rig.sdk.agent = (input) =>
     input.text === 'unlock the front door'
-      ? streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true })
-      : streamReply(sdk, input, ['Done.']);
+      ? streamReply(rig.sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true })
+      : streamReply(rig.sdk, input, ['Done.']);
+  return { ...rig, stt };
+}
+
+test('a confirmation asked as a turn\'s reply: the next utterance, even a fed file, is heard with the answer grammar; once answered, commands again', async () => {
+  const said = ['unlock the front door', 'yes', 'turn on the tv'];
+  const { sdk, plugin, stt } = await unlockRig(said);
   for (let i = 0; i < said.length; i++) {
     await (await plugin.feedUtterance(utterance())).done;
     await waitState(sdk, 'idle', i + 1);
@@ -323,13 +329,7 @@ test('a confirmation asked as a turn\'s reply: the next utterance, even a fed fi
 
 test('while a confirmation waits, something else the box says (a timer ringing) leaves the answer grammar on: the yes after it is heard as an answer', async () => {
   const said = ['unlock the front door', 'yes'];
-  let n = 0;
-  const stt = new FakeStt(() => heard(said[n++]!));
-  const { sdk, plugin } = await setup({ stt, deps: { microphone: undefined } });
-  sdk.agent = (input) =>
-    input.text === 'unlock the front door'
-      ? streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true })
-      : streamReply(sdk, input, ['Unlocked the Front Door.']);
+  const { sdk, plugin, stt } = await unlockRig(said);
   await (await plugin.feedUtterance(utterance())).done;
   await waitState(sdk, 'idle', 1);
   // A newcomer's timer went off here; the "yes" after it was decoded with the command grammar and refused.
