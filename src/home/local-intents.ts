@@ -125,7 +125,6 @@ function lower(s: string | undefined): string {
   return (s ?? '').trim().toLowerCase();
 }
 
-/** See module comment. */
 /** An open "Which one do you mean: A or B?" about devices: the command, and the devices in the order asked. */
 interface DeviceQuestion {
   match: IntentMatch;
@@ -135,6 +134,7 @@ interface DeviceQuestion {
   until: number;
 }
 
+/** See module comment. */
 export class LocalIntents {
   /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
   private unplaced = false;
@@ -173,8 +173,8 @@ export class LocalIntents {
    * The answer to "Which one do you mean: the Kitchen Light or the Living
    * Room Lamp?" on the channel it was asked on, within choiceTimeoutMs: the
    * words name exactly one of the devices asked about (its name or an alias,
-   * "the first one" / "the second" / "the last one", or words only its name
-   * or room holds: "the lamp", "the kitchen one"), and the command runs on
+   * "the first one" / "the second" / "the last one", or words only its name,
+   * room or kind hold: "the lamp", "the kitchen one"), and the command runs on
    * it; the reply is the command's. Undefined when no such question is open
    * there or the words fit none or several of them (the question is then
    * dropped and the input goes on as any other). Without it, with no
