@@ -11,7 +11,7 @@
 export const YES_PHRASES_EN: readonly string[] = ['yes', 'yeah', 'yep', 'yup', 'sure', 'ok', 'okay', 'confirm', 'confirmed', 'do it', 'go ahead', 'please do', 'yes please', 'affirmative', 'correct', 'of course'];
 
 /** English phrases that answer no. */
-export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", 'dont', 'do not', 'cancel', 'stop', 'never mind', 'nevermind', 'no thanks', 'negative', 'abort', 'not now'];
+export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", 'dont', 'do not', 'cancel', 'stop', 'never mind', 'nevermind', 'no thanks', 'negative', 'abort', 'not now', 'not yet', 'not sure', 'unsure', "i'm not sure"];
 
 /**
  * The phrases the answer grammar offers (a subset of the above). Left out,
@@ -25,9 +25,15 @@ export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", '
  * "negative", "do not", "please"/"thanks" after a phrase, which took other
  * short speech. A false yes confirms a risky action, a false no only drops
  * it: the yes phrases are the fewest. Typed, every phrase above still
- * answers.
+ * answers. "unsure" is a no here: a tester's "unsure" was heard as "sure"
+ * 3 times of 11 (a refusal taken for a yes); on the tune voices of
+ * test/bench/voice-answers.ts (4 rates, room noise, pink noise, echo) 11
+ * of 48 before, none with it ("sure" heard about as often: 16 of 32 -> 16).
+ * "not yet" and "not sure" are no spoken phrases: never heard as a yes
+ * without them, and one more two-word phrase pushed a "no thanks" over
+ * ANSWER_MAX_SCORE_GAP.
  */
-export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now'];
+export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now', 'unsure'];
 
 /**
  * Decoys: words that sound like a yes but are none, in the answer grammar

@@ -93,11 +93,16 @@ test('the answer grammar takes no noise burst for an answer; espeak-ng\'s "yes" 
       const heard = await hear(await burst(kind, seconds, vol, ++seed));
       assert.equal(heard, '', `${kind} ${seconds} s at ${vol}: heard "${heard}"`);
     }
-    for (const [said, voice] of [['yes', 'en-us'], ['yeah', 'en-gb-scotland'], ['no', 'en-us+f3']] as const) {
+    for (const [said, voice] of [['yes', 'en-us'], ['yes', 'en-gb-scotland'], ['no', 'en-us+f3']] as const) {
       const { pcm } = await speak(dir, said, said, { voice, rate: 160 });
       const heard = await hear(mix(pcm, noise(pcm.length / 32, ROOM_NOISE_DB, 9)));
       assert.equal(spokenAnswer(heard), spokenAnswer(said), `${voice} "${said}": heard "${heard}"`);
     }
+    // en-gb-scotland's "yeah" was a yes here; to this acoustic model it is "yes" with no hiss at its end, as a "yet" in
+    // an echo is, so it is asked again now (src/voice/stt/ending.ts): never a no, never a yes from another word.
+    const { pcm: yeah } = await speak(dir, 'yeah', 'yeah', { voice: 'en-gb-scotland', rate: 160 });
+    const heardYeah = await hear(mix(yeah, noise(yeah.length / 32, ROOM_NOISE_DB, 9)));
+    assert.notEqual(spokenAnswer(heardYeah), false, `en-gb-scotland "yeah": heard "${heardYeah}"`);
   } finally {
     await engine.close();
   }

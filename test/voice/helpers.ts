@@ -37,6 +37,38 @@ export function noise(ms: number, levelDb: number, seed = 1): Buffer {
   return out;
 }
 
+/** Pink noise (white noise through Paul Kellet's filter) at `levelDb` dBFS RMS, `ms` long (16 kHz s16le). */
+export function pinkNoise(ms: number, levelDb: number, seed: number): Buffer {
+  const white = noise(ms, -20, seed);
+  const n = white.length / 2;
+  const y = new Float64Array(n);
+  const b = [0, 0, 0, 0, 0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    const x = white.readInt16LE(i * 2) / 32768;
+    b[0] = 0.99886 * b[0]! + x * 0.0555179;
+    b[1] = 0.99332 * b[1]! + x * 0.0750759;
+    b[2] = 0.969 * b[2]! + x * 0.153852;
+    b[3] = 0.8665 * b[3]! + x * 0.3104856;
+    b[4] = 0.55 * b[4]! + x * 0.5329522;
+    b[5] = -0.7616 * b[5]! - x * 0.016898;
+    y[i] = b[0]! + b[1]! + b[2]! + b[3]! + b[4]! + b[5]! + b[6]! + x * 0.5362;
+    b[6] = x * 0.115926;
+  }
+  const rms = Math.sqrt(y.reduce((a, v) => a + v * v, 0) / Math.max(1, n)) || 1;
+  const out = Buffer.alloc(n * 2);
+  const g = (32768 * 10 ** (levelDb / 20)) / rms;
+  for (let i = 0; i < n; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(y[i]! * g))), i * 2);
+  return out;
+}
+
+/** `pcm` scaled by `db` dB. */
+export function gain(pcm: Buffer, db: number): Buffer {
+  const out = Buffer.alloc(pcm.length);
+  const g = 10 ** (db / 20);
+  for (let i = 0; i < pcm.length / 2; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(pcm.readInt16LE(i * 2) * g))), i * 2);
+  return out;
+}
+
 /** Add `b` onto `a` sample by sample (clipped), from offset 0; result has a's length. */
 export function mix(a: Buffer, b: Buffer): Buffer {
   const out = Buffer.from(a);

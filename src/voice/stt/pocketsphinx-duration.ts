@@ -123,7 +123,7 @@ export function speechExtent(pcm: Buffer, opts: ExtentOptions = {}): SpeechExten
   }
   if (first < 0) return { audioMs, speechMs: 0, trailingSilenceMs: audioMs, leadingSilenceMs: audioMs, voicedMs: 0 };
   const voiced = voicedMs(pcm, first * 10, last * 10, VOICED_COUNT_CAP_MS);
-  const ending = speechEnding(pcm, last * 10, floor);
+  const ending = speechEnding(pcm, last * 10);
   return { audioMs, speechMs: (last - first) * 10, trailingSilenceMs: Math.max(0, audioMs - last * 10), leadingSilenceMs: first * 10, ...(pauses.length ? { pauses } : {}), voicedMs: voiced, ending };
 }
 
