@@ -17,7 +17,7 @@ import { partOfAName } from '../home/resolve.js';
 import { DEFAULT_JOINT_PROB, DEFAULT_NOT_COMMAND_PROB, LEADING_WORDS, NOT_COMMAND_LEADS_EN, buildFsg, correctionWords } from './fsg.js';
 import { DEFAULT_FILLER_WEIGHTS, FILLER_SLOT, MODEL_PHONES, phoneWord, type FillerWeights } from './filler.js';
 import { areaEntries, listNameEntries, nameEntries, requirementKey, templateListEntries, type SlotEntry } from './slot-lists.js';
-import { COMMON_ROOMS_EN } from './builtin-lists.js';
+import { COMMON_DEVICES_EN, COMMON_ROOMS_EN } from './builtin-lists.js';
 
 /** A compiled speech grammar. */
 export interface SpeechGrammar {
@@ -180,7 +180,9 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
       // heard as said, and the resolver says what that device can do.
       const withWords = new Set(l.grammarNamesWith ?? []);
       const named = withWords.size ? nameEntries(vocab, undefined, 'en').filter((e) => e.tokens.some((t) => withWords.has(t))).map(entryWords).filter((w): w is string => w !== null) : [];
-      return [FILLER_SLOT, ...partialNameAlternatives(vocab), ...named];
+      // Common devices the home lacks (COMMON_DEVICES_EN): heard as said, answered as no such device.
+      const lacks = COMMON_DEVICES_EN.filter((d) => !vocab.entities.some((v) => partOfAName([v.name, ...(v.aliases ?? [])], d))).map((d) => entryWords({ tokens: d.split(' '), out: d }));
+      return [FILLER_SLOT, ...partialNameAlternatives(vocab), ...named, ...lacks.filter((w): w is string => w !== null)];
     }
     entries = l.wildcard ? (l.grammarValues ?? []).map((v) => ({ tokens: tokenise(v, 'en'), out: v })) : templateListEntries(l, 'en');
   }
@@ -301,6 +303,8 @@ export function buildGrammar(
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
   const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS, 0, notCommand)!;
   const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb, notCommand)!;
+  // Every word of every slot alternative the FSGs hold (a free name's decoys are not in the JSGF's filler rule).
+  for (const alts of resolved.values()) for (const alt of alts) if (alt !== FILLER_SLOT) for (const w of alt.split(' ')) if (w) used.add(w);
   for (const w of LEADING_WORDS) used.add(w);
   if (notCommandProb > 0) for (const lead of NOT_COMMAND_LEADS_EN) for (const w of lead.split(' ')) used.add(w);
   // The aligner checks a command heard ending in a setting against corrections (pocketsphinx-judge.ts correctionSentences).
