@@ -31,9 +31,14 @@ export const NO_PHRASES_EN: readonly string[] = ['no', 'nope', 'nah', "don't", '
  * of 48 before, none with it ("sure" heard about as often: 16 of 32 -> 16).
  * "not yet" and "not sure" are no spoken phrases: never heard as a yes
  * without them, and one more two-word phrase pushed a "no thanks" over
- * ANSWER_MAX_SCORE_GAP.
+ * ANSWER_MAX_SCORE_GAP. "sure" is no spoken answer but a decoy (heard, it
+ * is asked again): a tester's "shore", "sir" and "share" were heard as
+ * "sure" and unlocked the door (4 of 9), and a yes that ends in a vowel has
+ * no ending to tell it by (src/voice/stt/ending.ts); on the tune voices
+ * "sure", "shore", "sir", "share" were a yes 8, 12, 2, 0 times of 16 in room
+ * noise, none now ("sir" 2 a no, "unsure").
  */
-export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now', 'unsure'];
+export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'no', 'nope', 'no thanks', 'cancel', 'stop', "don't", 'never mind', 'not now', 'unsure'];
 
 /**
  * Decoys: words that sound like a yes but are none, in the answer grammar
@@ -72,7 +77,7 @@ export const SPOKEN_ANSWERS_EN: readonly string[] = ['yes', 'yeah', 'sure', 'no'
  * it as "yet"s did). How the audio ends does (src/voice/stt/ending.ts,
  * pocketsphinx-judge.ts YES_MIN_HISS_MS): "yet" 27 -> 0 of 32.
  */
-export const ANSWER_DECOYS_EN: readonly string[] = ['chess', 'guess', 'i guess', 'bless', 'next', 'this', 'is it', 'yesterday', 'mess', 'yellow'];
+export const ANSWER_DECOYS_EN: readonly string[] = ['sure', 'chess', 'guess', 'i guess', 'bless', 'next', 'this', 'is it', 'yesterday', 'mess', 'yellow'];
 
 /** The answer grammar's phrases as word lists: the answers (SPOKEN_ANSWERS_EN), then the decoys (ANSWER_DECOYS_EN). */
 export function answerSentences(): string[][] {
@@ -107,14 +112,24 @@ export function answerWords(): string[] {
 }
 
 /**
- * Whether `text` (a recogniser's words) is one of the answer grammar's
- * phrases: true for yes, false for no, undefined for neither.
+ * What `text` means as an answer (YES_PHRASES_EN, NO_PHRASES_EN, with a
+ * "please" or "thanks" after it): true yes, false no, undefined neither.
  */
-export function spokenAnswer(text: string): boolean | undefined {
+export function answerMeaning(text: string): boolean | undefined {
   const words = text.trim().toLowerCase().split(/\s+/).filter(Boolean);
   const core = (words.at(-1) === 'please' || words.at(-1) === 'thanks') && words.length > 1 ? words.slice(0, -1) : words;
   const phrase = core.join(' ');
   if (YES_PHRASES_EN.includes(phrase)) return true;
   if (NO_PHRASES_EN.includes(phrase)) return false;
   return undefined;
+}
+
+/**
+ * Whether `text` (a recogniser's words) is one of the answer grammar's
+ * answers (SPOKEN_ANSWERS_EN): true for yes, false for no, undefined for
+ * neither (a decoy; "sure" is one: heard, it is asked again).
+ */
+export function spokenAnswer(text: string): boolean | undefined {
+  const phrase = text.trim().toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+  return SPOKEN_ANSWERS_EN.includes(phrase) ? answerMeaning(phrase) : undefined;
 }

@@ -34,7 +34,8 @@ import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
-import { spokenAnswer } from '../../src/intents/answers.js';
+import { answerMeaning, spokenAnswer } from '../../src/intents/answers.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
 import { fixtureVocabulary } from '../voice-stt/home-vocab.js';
 import { feed, readWavPcm } from '../voice-stt/wav.js';
 import { mix, noise } from '../voice/helpers.js';
@@ -57,6 +58,27 @@ interface Tally {
   notes: string[];
 }
 
+/**
+ * Count one decode `r` of `said` into `t`: an answer when `want` is one (true yes, false no), else a trap; a false
+ * yes is noted (with `where`), and an answer missed too when `noteMissed`.
+ */
+function count(t: Tally, said: string, want: boolean | undefined, r: SttResult, where: string, noteMissed: boolean): void {
+  const heard = r.rejected ? undefined : spokenAnswer(r.text);
+  t.n++;
+  if (want !== undefined) {
+    t.answers++;
+    if (heard === want) t.answersRight++;
+    else if (noteMissed) t.notes.push(`# missed answer (${where}): "${said}" heard ${r.rejected ? 'nothing' : `"${r.text}"`}`);
+  } else {
+    t.traps++;
+    if (heard !== undefined) t.trapsTaken++;
+  }
+  if (heard === true && want !== true) {
+    t.falseYes++;
+    t.notes.push(`# false yes (${where}): "${said}" heard "${r.text}"`);
+  }
+}
+
 async function measure(dir: string, voices: readonly string[]): Promise<Tally> {
   const engine = new PocketsphinxStt();
   await engine.setVocabulary(fixtureVocabulary());
@@ -70,22 +92,7 @@ async function measure(dir: string, voices: readonly string[]): Promise<Tally> {
           const { pcm } = await speak(dir, String(++k), said, { voice, rate: 145 + (seed % 4) * 15 });
           const session = engine.start({ answer: true });
           feed(mix(pcm, noise(pcm.length / 32, -50, seed)), (b) => session.write(b));
-          const r = await session.end();
-          const heard = r.rejected ? undefined : spokenAnswer(r.text);
-          const want = kind === 'answer' ? spokenAnswer(said) : undefined;
-          t.n++;
-          if (kind === 'answer') {
-            t.answers++;
-            if (heard === want) t.answersRight++;
-          } else {
-            t.traps++;
-            if (heard !== undefined) t.trapsTaken++;
-          }
-          if (kind === 'answer' && heard !== want) t.notes.push(`# missed answer (${voice}): "${said}" heard ${r.rejected ? 'nothing' : `"${r.text}"`}`);
-          if (heard === true && want !== true) {
-            t.falseYes++;
-            t.notes.push(`# false yes (${voice}): "${said}" heard "${r.text}"`);
-          }
+          count(t, said, kind === 'answer' ? answerMeaning(said) : undefined, await session.end(), voice, true);
         }
       }
     }
@@ -114,21 +121,7 @@ async function measureRooms(dir: string, voices: readonly string[]): Promise<Tal
           const { wav, pcm } = await speak(dir, `room${++k}`, said, { voice, rate: 130 + (seed % 4) * 30 });
           const session = engine.start({ answer: true });
           feed(await room.apply(wav, pcm, seed, dir), (b) => session.write(b));
-          const r = await session.end();
-          const heard = r.rejected ? undefined : spokenAnswer(r.text);
-          const want = spokenAnswer(said);
-          t.n++;
-          if (want !== undefined) {
-            t.answers++;
-            if (heard === want) t.answersRight++;
-          } else {
-            t.traps++;
-            if (heard !== undefined) t.trapsTaken++;
-          }
-          if (heard === true && want !== true) {
-            t.falseYes++;
-            t.notes.push(`# false yes (${room.name}, ${voice}): "${said}" heard "${r.text}"`);
-          }
+          count(t, said, answerMeaning(said), await session.end(), `${room.name}, ${voice}`, false);
         }
       }
     }

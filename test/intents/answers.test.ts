@@ -20,7 +20,8 @@ test('every phrase of the answer grammar is a yes or a no to the gate, and to th
   for (const p of NO_PHRASES_EN) assert.equal(parseYesNo(p), false, p);
   for (const decoy of ANSWER_DECOYS_EN) {
     assert.equal(spokenAnswer(decoy), undefined, `decoy "${decoy}"`);
-    assert.equal(parseYesNo(decoy), undefined, `decoy "${decoy}" typed`);
+    // "sure" typed is a yes; spoken it is a decoy (a tester's "shore", "sir" and "share" were heard as "sure" and unlocked the door).
+    assert.equal(parseYesNo(decoy), decoy === 'sure' ? true : undefined, `decoy "${decoy}" typed`);
     assert.ok(answerSentences().some((w) => w.join(' ') === decoy), `"${decoy}" is in the grammar`);
   }
   assert.equal(spokenAnswer('turn on the tv'), undefined);

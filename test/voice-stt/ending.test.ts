@@ -13,7 +13,7 @@ import path from 'node:path';
 import { speechEnding } from '../../src/voice/stt/ending.js';
 import { speechExtent } from '../../src/voice/stt/pocketsphinx-duration.js';
 import { prepareUtterance } from '../../src/voice/stt/audio-prep.js';
-import { YES_MIN_HISS_MS, yesEndingMisfits } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { YES_MAX_GAP_MS, YES_MIN_HISS_MS, yesEndingMisfits } from '../../src/voice/stt/pocketsphinx-judge.js';
 import { mix, noise, pinkNoise } from '../voice/helpers.js';
 import { speak } from '../support/espeak.js';
 
@@ -62,6 +62,18 @@ test('the yes rule: a heard "yes" needs its long hiss; "yeah" or "sure" may end 
   assert.equal(yesEndingMisfits({ hissMs: 30, release: false }, 'yeah'), true);
   assert.equal(yesEndingMisfits({ hissMs: 40, release: true }, 'sure'), true);
   assert.equal(yesEndingMisfits(undefined, 'yes'), false, 'not measured: no verdict');
+});
+
+test('a hiss that follows a vowel at once is a yes\'s /s/; one after a pause (a breath after "yet") is not', () => {
+  const s = utterance(hum(300), noise(120, -30, 3));
+  const sEnd = speechEnding(s.pcm, s.endMs);
+  assert.ok((sEnd.gapMs ?? 0) <= 10, JSON.stringify(sEnd));
+  assert.equal(yesEndingMisfits(sEnd, 'yes'), false);
+  // A tester's "yet" and a soft breath 40 ms after it (180 ms of noise at -40 dBFS) unlocked the door 5 times of 8.
+  const b = utterance(hum(300), Buffer.alloc(16 * 40 * 2), noise(180, -40, 5));
+  const bEnd = speechEnding(b.pcm, b.endMs);
+  assert.ok(bEnd.hissMs >= YES_MIN_HISS_MS && (bEnd.gapMs ?? 0) >= YES_MAX_GAP_MS, JSON.stringify(bEnd));
+  assert.equal(yesEndingMisfits(bEnd, 'yes'), true);
 });
 
 test('the ending is measured against the room\'s own noise: a hiss over pink noise, none in the noise alone, white or pink', () => {

@@ -46,6 +46,9 @@ const CLOSURE_DROP_DB = 6;
 /** Longest final burst of a stop's release, ms (the /s/ of "yes" runs longer). */
 const MAX_BURST_MS = 80;
 
+/** dB over a hiss's median that makes a frame before it a vowel (gapMs). */
+const LOUDER_DB = 3;
+
 /** Longest closure looked for before a burst, ms. */
 const MAX_CLOSURE_MS = 120;
 
@@ -58,6 +61,12 @@ export interface SpeechEnding {
   hissMs: number;
   /** The speech ends in a stop's release: a short burst (<= MAX_BURST_MS) after a closure of 20 ms or more, at least CLOSURE_DROP_DB below it. */
   release: boolean;
+  /**
+   * ms between the last sound LOUDER_DB over the final hiss (a vowel) and the hiss, up to MAX_CLOSURE_MS: 0 to 10
+   * when the hiss follows a vowel (the /s/ of "yes"); a stop's closure and burst, or the pause before a breath,
+   * otherwise. Absent when the speech ends in no hiss.
+   */
+  gapMs?: number;
 }
 
 /**
@@ -94,18 +103,20 @@ export function speechEnding(pcm: Buffer, endMs: number): SpeechEnding {
     f--;
   }
   const hiss = burstDb.length;
-  // A stop's release: the hiss is short, and before it the sound drops (the closure) for 20 ms or more, after sound.
-  let release = false;
-  if (hiss >= 2 && hiss * 10 <= MAX_BURST_MS) {
-    const burst = [...burstDb].sort((a, b) => a - b)[Math.floor(burstDb.length / 2)]!;
-    let closure = 0;
-    while (f >= 0 && closure * 10 < MAX_CLOSURE_MS && db(f) < burst - CLOSURE_DROP_DB) {
-      closure++;
-      f--;
-    }
-    release = closure >= 2 && f >= 0 && db(f) >= burst - CLOSURE_DROP_DB;
+  // Before the hiss: quiet (a closure, a pause) for how long, then sound? A stop's release is a short hiss after 20 ms
+  // or more of it.
+  const burst = [...burstDb].sort((a, b) => a - b)[Math.floor(burstDb.length / 2)]!;
+  let closure = 0;
+  while (f >= 0 && closure * 10 < MAX_CLOSURE_MS && db(f) < burst - CLOSURE_DROP_DB) {
+    closure++;
+    f--;
   }
-  return { hissMs: hiss * 10, release };
+  const release = hiss >= 2 && hiss * 10 <= MAX_BURST_MS && closure >= 2 && f >= 0 && db(f) >= burst - CLOSURE_DROP_DB;
+  // How long since the last sound LOUDER_DB over the hiss (a vowel) when the hiss starts: a breath fades in after a
+  // quiet gap, and after a stop's burst, both softer than a vowel.
+  let gap = 0;
+  for (let g = last - hiss; g >= 0 && gap * 10 < MAX_CLOSURE_MS && db(g) < burst + LOUDER_DB; g--) gap++;
+  return { hissMs: hiss * 10, release, gapMs: gap * 10 };
 }
 
 /** Frame `f`'s energy and the energy of its first difference within the frame (sums of squares, mean removed; a jump at the frame's edge is not its own). */
