@@ -1,0 +1,74 @@
+/**
+ * Answers under the unlock question through the running service (issue 15 "Never the wrong action";
+ * src/intents/answers.ts, src/voice/stt/ending.ts): words that sound like a yes, and "yet", "get", "jet" (a stop
+ * ends them, no hiss), spoken by espeak-ng (Debian) in the bench's room noise or in harder rooms
+ * (test/support/rooms.ts), are no answer: nothing is sent and the box asks for a yes or no again; a "yes" still
+ * unlocks the door. (Split from voice-opposites.test.ts: one file must run within the test runner's 180 s.)
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startE2E, type E2E } from '../support/e2e-home.js';
+import { spokenInRoom } from '../support/espeak.js';
+import { spokenInHarderRoom } from '../support/rooms.js';
+
+let box: E2E;
+let dir = '';
+
+/** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise (seed `seed`) unless `clean`: a WAV file. */
+const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> => spokenInRoom(dir, sentence, { voice, rate, leadIn, clean, seed });
+
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-answers-unlock-'));
+  box = await startE2E();
+});
+after(async () => {
+  await box?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * Ask "unlock the front door?" and say `traps` ([words, voice, words a minute, noise seed]) two by two under it: each
+ * is no answer and sends nothing; a "no" ends each question, `yes` the last, which must unlock. `render` makes the
+ * audio of a trap (default: the room noise of spokenInRoom).
+ */
+async function trapsUnderUnlock(traps: ReadonlyArray<readonly [string, string, number, number]>, yes: string, render = (said: string, voice: string, rate: number, seed: number) => spoken(said, voice, rate, 0.5, false, seed)): Promise<void> {
+  for (let q = 0; q < traps.length; q += 2) {
+    const unlock = await box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
+    assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
+    for (const [said, voice, rate, seed] of traps.slice(q, q + 2)) {
+      const o = await box.listen(await render(said, voice, rate, seed), false, 800);
+      const seen = `"${said}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+      assert.deepEqual(o.commands, [], seen);
+      assert.equal(o.report.reply, "Sorry, I didn't catch that. Please say yes or no.", seen);
+    }
+    const last = q + 2 >= traps.length;
+    const answer = await box.listen(await spoken(last ? yes : 'no', 'en-us', 160, 0.5), false, 800);
+    if (!last) assert.deepEqual(answer.commands, [], JSON.stringify(answer.report));
+    else assert.ok(answer.commands.some((c) => c.topic === 'home/front_door/set' && /UNLOCK/.test(c.payload)), `a "${yes}" unlocks: ${JSON.stringify(answer)}`);
+  }
+}
+
+test('while an unlock waits for a yes, words that sound like one are no answer: a tester\'s "this", "is it", "yesterday" and "yellow" were heard as "yes" or "yeah" and unlocked the door; a "yes" still unlocks it', async () => {
+  // Each was heard as a yes before the decoys (src/intents/answers.ts ANSWER_DECOYS_EN): "this" in 16 of 24 tries
+  // (4 voices, 3 rates, 2 noise seeds), "is it" 10, "yesterday" 11, "yellow" 4 (as "yeah"); with them none was.
+  const traps = [['this', 'en-gb', 200, 37], ['is it', 'en-gb', 200, 5], ['yesterday', 'en-gb-scotland', 200, 5], ['yellow', 'en-gb', 220, 37]] as const;
+  await trapsUnderUnlock(traps, 'yes');
+});
+
+test('while an unlock waits for a yes, "yet", "get" and "jet" are no yes (a stop ends them, no hiss: src/voice/stt/ending.ts); a "yes" still unlocks', async () => {
+  // Before the ending check, in these renderings (4 voices, 3 rates, 2 noise seeds) "yet" was heard as "yes" 24 times of
+  // 24, "jet" 14, "get" 4; with it none was, and "yes", "yeah" and "sure" were taken as often as before (24, 24, 16).
+  // A "yeah" unlocked here too until a heard "yes" had to end in its hiss: en-us's "yeah" is heard as "yes" with none.
+  const traps = [['yet', 'en-us', 160, 5], ['yet', 'en-gb', 200, 37], ['get', 'en-us+f3', 160, 5], ['jet', 'en-us', 200, 5]] as const;
+  await trapsUnderUnlock(traps, 'yes');
+});
+
+test('while an unlock waits for a yes, a "yet" in pink noise or in an echo is no yes (a tester\'s unlocked the door 15 times of 50 there)', async () => {
+  // Each was heard as "yes" and unlocked the door while the ending was measured against a white room's noise: the
+  // burst of the /t/ drowned (src/voice/stt/ending.ts measures against the room's own noise now).
+  const traps = [['yet', 'en-us', 160, 5], ['yet', 'en-gb-scotland', 190, 5], ['yet', 'en-us', 190, 7], ['yet', 'en-us+f3', 160, 7]] as const;
+  await trapsUnderUnlock(traps, 'yes', (said, voice, rate, seed) => spokenInHarderRoom(dir, said, voice, rate, seed === 5 ? 'pink noise at -35 dBFS' : 'echo', seed));
+});
