@@ -4,7 +4,8 @@
  * while the person speaks. Resolves with the endpoint and the STT result.
  */
 import { Endpointer, type EndpointerOptions, type EndpointEvent, type EndReason } from './vad.js';
-import type { SttEngine, SttResult, SttSession, SttStartOptions } from './stt/types.js';
+import { ANSWER_INTENTS } from '../intents/fsg.js';
+import type { SttEngine, SttPauseOptions, SttResult, SttSession, SttStartOptions } from './stt/types.js';
 
 /** How a capture ended. Positions in ms of audio; `end_at` from the clock, ms. */
 export interface CaptureResult {
@@ -87,7 +88,8 @@ export class Capture {
       };
     });
     this.ep = new Endpointer(o.endpointer);
-    this.session = startSession(o.stt, { ...(o.language ? { language: o.language } : {}), ...(o.continuation ? { continuation: true } : {}), ...(o.answer ? { answer: true } : {}) });
+    const lang = o.language ? { language: o.language } : {};
+    this.session = o.answer ? answerOrCommand(o.stt, lang) : startSession(o.stt, { ...lang, ...(o.continuation ? { continuation: true } : {}) });
     this.streaming = o.pushToTalk === true;
   }
 
@@ -247,6 +249,68 @@ export class Capture {
       (err: unknown) => this.resolve({ ...speech, stt_error: err, transcript_at: this.o.now() }),
     );
   }
+}
+
+/**
+ * The session of an utterance while a yes/no question waits for it
+ * (CaptureOptions.answer): decoded with the answer grammar
+ * (SttStartOptions.answer); when that hears no answer (rejected), the same
+ * audio is decoded again with the command grammar, and what it heard is the
+ * result only when it changes nothing (changesNothing: "timer status", "what
+ * time is it"); the home plugin then drops the question, as for any other
+ * input. Otherwise the result is the answer grammar's rejection, and the box
+ * asks for a yes or no again. A command that acts is never taken here: tried
+ * so, a tester's "hold on" and "no I said no" became "turn mood on" and "lower
+ * garage door" and acted, and the e2e test's "get" was heard as "next". The
+ * answer grammar decides first, alone, so a yes or no is as fast and as
+ * strict as without the second decode; the command decode runs only after a
+ * rejection, on the audio kept here (at most plugin.voice.max_utterance_ms).
+ * Before, the real recordings' "timer status" after "Do you really want to
+ * turn on ...?" was "Sorry, I didn't catch that. Please say yes or no."
+ * (test/bench/voice.ts). pause/resume/speculation act on the answer decode.
+ */
+export function answerOrCommand(stt: SttEngine, opts: SttStartOptions): SttSession {
+  const answer = startSession(stt, { ...opts, answer: true });
+  let audio: Buffer[] = [];
+  let aborted = false;
+  let command: SttSession | undefined;
+  return {
+    write(pcm) {
+      audio.push(Buffer.from(pcm));
+      answer.write(pcm);
+    },
+    async end(endOpts) {
+      const heard = await answer.end(endOpts);
+      if (!heard.rejected || aborted) return heard;
+      command = startSession(stt, opts);
+      for (const b of audio) command.write(b);
+      audio = [];
+      const said = await command.end(endOpts).catch(() => undefined);
+      if (!said || said.rejected || aborted || !changesNothing(said)) return heard;
+      return { ...said, finish_ms: (heard.finish_ms ?? 0) + (said.finish_ms ?? 0) };
+    },
+    abort() {
+      aborted = true;
+      audio = [];
+      answer.abort();
+      command?.abort();
+    },
+    ...(answer.pause ? { pause: (p?: SttPauseOptions) => answer.pause!(p) } : {}),
+    ...(answer.resume ? { resume: () => answer.resume!() } : {}),
+    ...(answer.speculation ? { speculation: () => answer.speculation!() } : {}),
+    ...(answer.paddingHeld ? { paddingHeld: () => answer.paddingHeld!() } : {}),
+  };
+}
+
+/**
+ * Whether `r` holds intents and every one only answers (src/intents/fsg.ts
+ * ANSWER_INTENTS: states, temperature, time, weather, timers' status, lists,
+ * "never mind"); not TimerChoice, the answer to "which timer?", which may
+ * cancel one.
+ */
+function changesNothing(r: SttResult): boolean {
+  const intents = r.intents ?? (r.intent ? [r.intent] : []);
+  return intents.length > 0 && intents.every((m) => ANSWER_INTENTS.has(m.intent) && m.intent !== 'TimerChoice');
 }
 
 /** Start an STT session; an engine that throws in start() becomes a session whose end() rejects (never silence). */

@@ -72,3 +72,23 @@ test('while an unlock waits for a yes, a "yet" in pink noise or in an echo is no
   const traps = [['yet', 'en-us', 160, 5], ['yet', 'en-gb-scotland', 190, 5], ['yet', 'en-us', 190, 7], ['yet', 'en-us+f3', 160, 7]] as const;
   await trapsUnderUnlock(traps, 'yes', (said, voice, rate, seed) => spokenInHarderRoom(dir, said, voice, rate, seed === 5 ? 'pink noise at -35 dBFS' : 'echo', seed));
 });
+
+test('while an unlock waits for a yes, a question that changes nothing is answered and the question is off; a command that acts is not taken (the real recordings\' "timer status" after such a question was "Please say yes or no.")', async () => {
+  // The answer grammar hears no yes or no in either; the same audio is then decoded with the command grammar
+  // (src/voice/capture.ts answerOrCommand), whose result counts only when it changes nothing.
+  const unlock = await box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
+  assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
+  const lights = await box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);
+  assert.deepEqual(lights.commands, [], JSON.stringify(lights));
+  assert.equal(lights.report.reply, "Sorry, I didn't catch that. Please say yes or no.", JSON.stringify(lights.report));
+  const time = await box.listen(await spoken('what time is it', 'en-us', 160, 0.5), false, 800);
+  assert.equal(time.report.transcript, 'what time is it', JSON.stringify(time.report));
+  assert.match(time.report.reply ?? '', /^It is /, JSON.stringify(time.report));
+  assert.deepEqual(time.commands, [], JSON.stringify(time));
+  // The question is off: a "yes" now answers nothing (and is no command), so nothing unlocks; commands act again.
+  const yes = await box.listen(await spoken('yes', 'en-us', 160, 0.5), false, 800);
+  assert.deepEqual(yes.commands, [], JSON.stringify(yes));
+  assert.notEqual(yes.report.reply, "Sorry, I didn't catch that. Please say yes or no.", JSON.stringify(yes.report));
+  const on = await box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);
+  assert.ok(on.commands.some((c) => c.topic === 'home/kitchen/light/set' && /ON/.test(c.payload)), JSON.stringify(on));
+});

@@ -183,7 +183,8 @@ export class FakeStt implements SttEngine {
   /** Each start()'s options, in order. */
   readonly starts: Array<SttStartOptions | undefined> = [];
   aborted = 0;
-  constructor(private readonly respond: (pcm: Buffer, language?: string) => SttResult | Promise<SttResult>) {}
+  /** `respond` gets the audio, its language and the start()'s options (opts.answer: the answer grammar). */
+  constructor(private readonly respond: (pcm: Buffer, language?: string, opts?: SttStartOptions) => SttResult | Promise<SttResult>) {}
   start(opts?: SttStartOptions): SttSession {
     this.starts.push(opts);
     const parts: Buffer[] = [];
@@ -193,7 +194,7 @@ export class FakeStt implements SttEngine {
       if (dropped) throw new SttAbortedError();
       const pcm = Buffer.concat(parts);
       this.utterances.push(pcm);
-      const r = await this.respond(pcm, opts?.language);
+      const r = await this.respond(pcm, opts?.language, opts);
       if (dropped) throw new SttAbortedError();
       return r;
     };

@@ -10,6 +10,7 @@ import { startWyomingTestServer, type WyomingTestServer } from '../support/wyomi
 import { WyomingAsr } from '../../src/voice/stt/wyoming-asr.js';
 import { WyomingWake } from '../../src/voice/wyoming/wake-client.js';
 import { EspeakTts } from '../../src/voice/tts/espeak.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -267,8 +268,10 @@ test('a confirmation question (meta.confirmation) mid-turn: the box listens and 
 });
 
 test('a confirmation question heard neither as yes nor no: the box says so, asks for a yes or no and listens for it again', async () => {
-  let n = 0;
-  const stt = new FakeStt(() => (++n === 1 ? heard('unlock the front door') : n === 2 ? rejected() : heard('yes')));
+  // The answer grammar rejects the first answer and hears "yes" in the second; the command grammar, which decodes the
+  // rejected answer again (capture.ts answerOrCommand), hears no command in it either.
+  let answers = 0;
+  const stt: FakeStt = new FakeStt((_pcm, _lang, o) => (o?.answer ? (++answers === 1 ? rejected() : heard('yes')) : stt.starts.length === 1 ? heard('unlock the front door') : rejected()));
   const { sdk, mic, speaker, plugin } = await setup({ stt });
   sdk.agent = unlockAsking(sdk);
   const first = await plugin.feedUtterance(utterance());
@@ -280,7 +283,31 @@ test('a confirmation question heard neither as yes nor no: the box says so, asks
   await waitState(sdk, 'idle');
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', "Sorry, I didn't catch that. Please say yes or no.", 'The Front Door is unlocked.']);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger]), [['unlock the front door', 'feed'], ['yes', 'followup']]);
-  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, true], 'both tries are decoded with the answer grammar');
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false, true], 'both tries are decoded with the answer grammar; the rejected one with the command grammar too');
+});
+
+test('while a question waits, speech the answer grammar places nowhere is decoded again with the command grammar: a question that changes nothing is answered and the question is off; a command that acts is not taken', async () => {
+  // The real recordings' "timer status" after "Do you really want to turn on ...?" was "Please say yes or no." while
+  // the answer grammar alone decoded it (test/bench/voice.ts). A command that acts is never taken under a question:
+  // a tester's "hold on" became "turn mood on" in the command grammar.
+  const intent = (text: string, name: string): SttResult => ({ ...heard(text), intent: { intent: name, slots: {}, text, language: 'en' } });
+  const said = [intent('unlock the front door', 'HassTurnOff'), intent('turn mood on', 'HassTurnOn'), intent('timer status', 'HassTimerStatus'), intent('turn on the tv', 'HassTurnOn')];
+  let k = 0;
+  const stt = new FakeStt((_pcm, _lang, o) => (o?.answer ? rejected() : said[k++]!));
+  const { sdk, speaker, plugin } = await setup({ stt, deps: { microphone: undefined } });
+  sdk.agent = (input) =>
+    input.text === 'unlock the front door'
+      ? streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true })
+      : streamReply(sdk, input, ['Done.']);
+  for (let i = 0; i < said.length; i++) {
+    await (await plugin.feedUtterance(utterance())).done;
+    await waitState(sdk, 'idle', i + 1);
+  }
+  assert.deepEqual(sdk.inputs.map((i) => i.text), ['unlock the front door', 'timer status', 'turn on the tv']);
+  assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door? Please say yes or no.', "Sorry, I didn't catch that. Please say yes or no.", 'Done.', 'Done.']);
+  // The answer grammar first, then the command grammar on the same audio; after the question is off, the command grammar alone.
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false, true, false, false]);
+  assert.equal(stt.utterances[1]!.length, stt.utterances[2]!.length, 'the command grammar decodes the same audio');
 });
 
 test('a fed file with no speech while a question waits gets the yes/no reminder too: the question is still open', async () => {
