@@ -5,29 +5,16 @@
  * (test/support/rooms.ts), are no answer: nothing is sent and the box asks for a yes or no again; a "yes" still
  * unlocks the door. (Split from voice-opposites.test.ts: one file must run within the test runner's 180 s.)
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { startE2E, type E2E } from '../support/e2e-home.js';
+import { e2eForFile } from '../support/e2e-home.js';
 import { spokenInRoom } from '../support/espeak.js';
 import { spokenInHarderRoom } from '../support/rooms.js';
 
-let box: E2E;
-let dir = '';
+const rig = e2eForFile('ha-answers-unlock-');
 
 /** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise (seed `seed`) unless `clean`: a WAV file. */
-const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> => spokenInRoom(dir, sentence, { voice, rate, leadIn, clean, seed });
-
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-answers-unlock-'));
-  box = await startE2E();
-});
-after(async () => {
-  await box?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> => spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, clean, seed });
 
 /**
  * Ask "unlock the front door?" and say `traps` ([words, voice, words a minute, noise seed]) two by two under it: each
@@ -36,16 +23,16 @@ after(async () => {
  */
 async function trapsUnderUnlock(traps: ReadonlyArray<readonly [string, string, number, number]>, yes: string, render = (said: string, voice: string, rate: number, seed: number) => spoken(said, voice, rate, 0.5, false, seed)): Promise<void> {
   for (let q = 0; q < traps.length; q += 2) {
-    const unlock = await box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
+    const unlock = await rig.box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
     assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
     for (const [said, voice, rate, seed] of traps.slice(q, q + 2)) {
-      const o = await box.listen(await render(said, voice, rate, seed), false, 800);
+      const o = await rig.box.listen(await render(said, voice, rate, seed), false, 800);
       const seen = `"${said}" (${voice} ${rate}): heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
       assert.deepEqual(o.commands, [], seen);
       assert.equal(o.report.reply, "Sorry, I didn't catch that. Please say yes or no.", seen);
     }
     const last = q + 2 >= traps.length;
-    const answer = await box.listen(await spoken(last ? yes : 'no', 'en-us', 160, 0.5), false, 800);
+    const answer = await rig.box.listen(await spoken(last ? yes : 'no', 'en-us', 160, 0.5), false, 800);
     if (!last) assert.deepEqual(answer.commands, [], JSON.stringify(answer.report));
     else assert.ok(answer.commands.some((c) => c.topic === 'home/front_door/set' && /UNLOCK/.test(c.payload)), `a "${yes}" unlocks: ${JSON.stringify(answer)}`);
   }
@@ -70,25 +57,25 @@ test('while an unlock waits for a yes, a "yet" in pink noise or in an echo is no
   // Each was heard as "yes" and unlocked the door while the ending was measured against a white room's noise: the
   // burst of the /t/ drowned (src/voice/stt/ending.ts measures against the room's own noise now).
   const traps = [['yet', 'en-us', 160, 5], ['yet', 'en-gb-scotland', 190, 5], ['yet', 'en-us', 190, 7], ['yet', 'en-us+f3', 160, 7]] as const;
-  await trapsUnderUnlock(traps, 'yes', (said, voice, rate, seed) => spokenInHarderRoom(dir, said, voice, rate, seed === 5 ? 'pink noise at -35 dBFS' : 'echo', seed));
+  await trapsUnderUnlock(traps, 'yes', (said, voice, rate, seed) => spokenInHarderRoom(rig.dir, said, voice, rate, seed === 5 ? 'pink noise at -35 dBFS' : 'echo', seed));
 });
 
 test('while an unlock waits for a yes, a question that changes nothing is answered and the question is off; a command that acts is not taken (the real recordings\' "timer status" after such a question was "Please say yes or no.")', async () => {
   // The answer grammar hears no yes or no in either; the same audio is then decoded with the command grammar
   // (src/voice/capture.ts answerOrCommand), whose result counts only when it changes nothing.
-  const unlock = await box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
+  const unlock = await rig.box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
   assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
-  const lights = await box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);
+  const lights = await rig.box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);
   assert.deepEqual(lights.commands, [], JSON.stringify(lights));
   assert.equal(lights.report.reply, "Sorry, I didn't catch that. Please say yes or no.", JSON.stringify(lights.report));
-  const time = await box.listen(await spoken('what time is it', 'en-us', 160, 0.5), false, 800);
+  const time = await rig.box.listen(await spoken('what time is it', 'en-us', 160, 0.5), false, 800);
   assert.equal(time.report.transcript, 'what time is it', JSON.stringify(time.report));
   assert.match(time.report.reply ?? '', /^It is /, JSON.stringify(time.report));
   assert.deepEqual(time.commands, [], JSON.stringify(time));
   // The question is off: a "yes" now answers nothing (and is no command), so nothing unlocks; commands act again.
-  const yes = await box.listen(await spoken('yes', 'en-us', 160, 0.5), false, 800);
+  const yes = await rig.box.listen(await spoken('yes', 'en-us', 160, 0.5), false, 800);
   assert.deepEqual(yes.commands, [], JSON.stringify(yes));
   assert.notEqual(yes.report.reply, "Sorry, I didn't catch that. Please say yes or no.", JSON.stringify(yes.report));
-  const on = await box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);
+  const on = await rig.box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);
   assert.ok(on.commands.some((c) => c.topic === 'home/kitchen/light/set' && /ON/.test(c.payload)), JSON.stringify(on));
 });

@@ -6,35 +6,24 @@
  * an utterance early can only be the early commit, whatever the machine's
  * load (the figures at the default 800 ms are the voice bench's).
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startE2E, type E2E } from '../support/e2e-home.js';
+import { e2eForFile } from '../support/e2e-home.js';
 import { speak } from '../support/espeak.js';
 import { encodeWav } from '../../hal/common/wav.js';
 
-let box: E2E;
-let dir = '';
-
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-early-'));
-  box = await startE2E({ env: { HOMEAGENT__PLUGIN__VOICE__SILENCE_MS: '3000' } });
-});
-after(async () => {
-  await box?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const rig = e2eForFile('ha-early-', { env: { HOMEAGENT__PLUGIN__VOICE__SILENCE_MS: '3000' } });
 
 /** Speak the parts with `gapMs` of silence between them, into one recording. */
 async function recording(name: string, parts: string[], gapMs: number): Promise<string> {
   const pcm: Buffer[] = [];
   for (const [i, p] of parts.entries()) {
-    pcm.push((await speak(dir, `${name}-${i}`, p, { voice: 'en-us', padBefore: 0.3, padAfter: 0 })).pcm);
+    pcm.push((await speak(rig.dir, `${name}-${i}`, p, { voice: 'en-us', padBefore: 0.3, padAfter: 0 })).pcm);
     pcm.push(Buffer.alloc(Math.round(gapMs * 16) * 2));
   }
-  const file = path.join(dir, `${name}.wav`);
+  const file = path.join(rig.dir, `${name}.wav`);
   await writeFile(file, encodeWav(Buffer.concat(pcm), { sampleRate: 16000, channels: 1 }));
   return file;
 }
@@ -43,7 +32,7 @@ const show = (o: { report: unknown; commands: unknown }): string => JSON.stringi
 const topics = (o: { commands: Array<{ topic: string }> }): string[] => o.commands.map((c) => c.topic);
 
 test('a command nothing could change is acted on at the first pause, long before the full silence', async () => {
-  const o = await box.listen(await recording('lock', ['lock the front door'], 0), true, 3500);
+  const o = await rig.box.listen(await recording('lock', ['lock the front door'], 0), true, 3500);
   assert.equal(o.report.transcript, 'lock the front door');
   assert.equal(o.report.end_reason, 'early');
   assert.ok((o.report.timings.endpoint_wait_ms ?? 9999) < 3000, `acted ${o.report.timings.endpoint_wait_ms} ms after the last sound, not after 3000`);
@@ -53,7 +42,7 @@ test('a command nothing could change is acted on at the first pause, long before
 });
 
 test('two commands in one breath: the first acted on at its pause, the second heard as its own utterance opening with "and"', async () => {
-  const o = await box.listen(await recording('two', ['lock the front door', 'and turn on the kitchen lights'], 1000), true, 3500);
+  const o = await rig.box.listen(await recording('two', ['lock the front door', 'and turn on the kitchen lights'], 1000), true, 3500);
   assert.equal(o.report.end_reason, 'early');
   assert.equal(o.report.transcript, 'lock the front door');
   assert.deepEqual(o.report.then?.map((t) => t.status), ['injected'], show(o));
@@ -65,7 +54,7 @@ test('two commands in one breath: the first acted on at its pause, the second he
 });
 
 test('a command that may go on ("turn off the lights … in the office") is not acted on at its first pause: one utterance, only the office', async () => {
-  const o = await box.listen(await recording('lights', ['turn off the lights', 'in the office'], 450), true, 3500);
+  const o = await rig.box.listen(await recording('lights', ['turn off the lights', 'in the office'], 450), true, 3500);
   // Not acted on at the pause after "lights" (the whole sentence may be acted on at the pause after "office").
   assert.match(o.report.transcript, /^turn off the lights? in the office$/, show(o));
   assert.equal(o.report.then, undefined, show(o));

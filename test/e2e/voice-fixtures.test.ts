@@ -14,41 +14,29 @@
  * room noise), as a person would, so the question does not take the next
  * recording for its answer; the "no" must send nothing.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { spokenInRoom } from '../support/espeak.js';
-import { check, loadExpected, startE2E, type E2E } from '../support/e2e-home.js';
+import { check, e2eForFile, loadExpected } from '../support/e2e-home.js';
 import { KNOWN_MISHEARD } from '../support/known-misheard.js';
 
 const expected = loadExpected();
-let box: E2E;
-let dir = '';
+const rig = e2eForFile('ha-fixtures-');
 /** Spoken answers given (each leaves a reply WAV too). */
 let answered = 0;
 
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-fixtures-'));
-  box = await startE2E();
-});
-after(async () => {
-  await box?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
 /** A spoken "no" (en-us, 160 words a minute, 0.5 s lead-in, the bench's room noise): a WAV file. */
-const spokenNo = (): Promise<string> => spokenInRoom(dir, 'no', { voice: 'en-us', rate: 160 });
+const spokenNo = (): Promise<string> => spokenInRoom(rig.dir, 'no', { voice: 'en-us', rate: 160 });
 
 for (const [file, exp] of Object.entries(expected)) {
   // Known misrecognitions run as todo: reported in every run, not hidden (see known-misheard.ts).
   test(`recording "${file}"`, KNOWN_MISHEARD[file] ? { todo: KNOWN_MISHEARD[file] } : {}, async () => {
-    const o = await box.listen(file);
+    const o = await rig.box.listen(file);
     const u = o.report;
     if (/Please say yes or no\.$/.test(u.reply ?? '')) {
-      const no = await box.listen(await spokenNo());
+      const no = await rig.box.listen(await spokenNo());
       answered++;
       assert.deepEqual(no.commands, [], `the "no" after ${JSON.stringify(u.reply)}: heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}`);
       assert.match(no.report.reply ?? '', /^OK, I did not /, JSON.stringify(no.report));
@@ -58,6 +46,6 @@ for (const [file, exp] of Object.entries(expected)) {
 }
 
 test('the reply WAVs are in the data directory', () => {
-  const files = readdirSync(path.join(box.app.dataDir, 'listen')).filter((f) => f.endsWith('.reply.wav'));
+  const files = readdirSync(path.join(rig.box.app.dataDir, 'listen')).filter((f) => f.endsWith('.reply.wav'));
   assert.equal(files.length, Object.keys(expected).length + answered);
 });

@@ -16,28 +16,15 @@
  * corrections ("no the garage door") were heard as commands and acted. Now
  * none sends anything.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { startE2E, type E2E } from '../support/e2e-home.js';
+import { e2eForFile } from '../support/e2e-home.js';
 import { spokenInRoom } from '../support/espeak.js';
 
-let box: E2E;
-let dir = '';
+const rig = e2eForFile('ha-not-command-');
 
 /** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise unless `clean`: a WAV file. */
-const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean: boolean): Promise<string> => spokenInRoom(dir, sentence, { voice, rate, leadIn, clean });
-
-before(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ha-not-command-'));
-  box = await startE2E();
-});
-after(async () => {
-  await box?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean: boolean): Promise<string> => spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, clean });
 
 const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: number, clean?: boolean]> = [
   ["don't turn on the kitchen lights", 'en-us', 140, 0.5],
@@ -74,7 +61,7 @@ const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: numbe
 
 for (const [sentence, voice, rate, leadIn, clean = false] of CASES) {
   test(`"${sentence}" (${voice}, ${rate} words a minute, ${leadIn} s lead-in${clean ? ', clean' : ''}) sends nothing`, async () => {
-    const o = await box.listen(await spoken(sentence, voice, rate, leadIn, clean), false, 800);
+    const o = await rig.box.listen(await spoken(sentence, voice, rate, leadIn, clean), false, 800);
     const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
     assert.deepEqual(o.commands, [], seen);
     // Either it was not understood (the box says so) or it was heard as a question about the device (it answers).

@@ -7,6 +7,8 @@
  * holds the outcome against expected.json.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,4 +183,22 @@ export function check(exp: Expectation, o: Outcome): string[] {
   for (const m of exp.reply_excludes ?? []) if (u.reply.toLowerCase().includes(m.toLowerCase())) problems.push(`reply says "${m}"`);
   if (exp.timer_seconds !== undefined && !(o.timersAdded.length === 1 && o.timersAdded[0] === exp.timer_seconds)) problems.push(`timers started: ${JSON.stringify(o.timersAdded)} instead of one of ${exp.timer_seconds} s`);
   return problems;
+}
+
+/**
+ * One running service (startE2E with `opts`) for a whole test file, and a scratch directory (under the OS's temp
+ * directory, named from `prefix`) for the audio its tests render: registers the file's before() and after() hooks,
+ * which start them and close and remove them. `box` and `dir` are set once before() ran (read them inside tests).
+ */
+export function e2eForFile(prefix: string, opts?: Parameters<typeof startE2E>[0]): { box: E2E; dir: string } {
+  const rig = { dir: '' } as { box: E2E; dir: string };
+  before(async () => {
+    rig.dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+    rig.box = await startE2E(opts);
+  });
+  after(async () => {
+    await rig.box?.close();
+    if (rig.dir) await rm(rig.dir, { recursive: true, force: true });
+  });
+  return rig;
 }
