@@ -263,8 +263,10 @@ export class ConfigRegistry implements SettingsAPI {
         try {
           return JSON.parse(raw);
         } catch {
-          // A newcomer's `config set core.llm.sources_order deepseek`: say what the value looks like.
-          const like = Array.isArray(def.default) && !/^\s*[[{"]/.test(raw) ? ` (a list: '${JSON.stringify(raw.split(/[\s,]+/).filter(Boolean))}', quoted for the shell)` : def.default !== undefined ? ` like '${JSON.stringify(def.default)}'` : '';
+          // A newcomer's `config set core.llm.sources_order deepseek`: say what the value looks like. Items are split at
+          // commas only: a name may have spaces ("Kitchen Light" split at its space protected no device).
+          const items = raw.split(',').map((x) => x.trim()).filter(Boolean);
+          const like = Array.isArray(def.default) && !/^\s*[[{"]/.test(raw) ? ` (a list: '${JSON.stringify(items)}', quoted for the shell)` : def.default !== undefined ? ` like '${JSON.stringify(def.default)}'` : '';
           throw new ConfigError(def.key, `expected JSON${like}, got "${raw}"`);
         }
       default:

@@ -101,6 +101,16 @@ export function isRiskyAction(entity: Entity, action: ActionName | 'disarm', ris
 }
 
 /**
+ * The names of `risky` (plugin.home.risky_devices) that fit none of
+ * `entities` as isRiskyAction matches them (id, name or alias,
+ * case-insensitive): such a name protects nothing.
+ */
+export function unknownRiskyNames(risky: readonly string[], entities: ReadonlyArray<Pick<Entity, 'id' | 'name' | 'aliases'>>): string[] {
+  const known = new Set(entities.flatMap((e) => [e.id, e.name, ...e.aliases].map((n) => n.toLowerCase())));
+  return risky.filter((r) => !known.has(r.toLowerCase()));
+}
+
+/**
  * What the box says when a question was not answered by a yes or no:
  * `timedOut` (nobody answered within plugin.home.confirm_timeout_ms) says that
  * the question timed out, which a "no" never does; otherwise the question was

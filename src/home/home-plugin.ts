@@ -21,7 +21,7 @@ import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
-import { ConfirmationGate, parseYesNo } from './confirm.js';
+import { ConfirmationGate, parseYesNo, unknownRiskyNames } from './confirm.js';
 import { normaliseAction, type DeviceAction } from './commands.js';
 import { HomeController } from './controller.js';
 import type { Entity } from './entities.js';
@@ -207,6 +207,23 @@ export class HomePlugin implements Plugin {
       },
     );
     this.client = client;
+    // plugin.home.risky_devices names that fit no device protect nothing: say so once per list and home (a newcomer's
+    // typo "Kitchn Light", and "Kitchen Light" split into ["Kitchen","Light"], were taken without a word).
+    let riskyChecked = '';
+    const riskyNames = (): string[] => {
+      const v = get<unknown>('plugin.home.risky_devices');
+      const names = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+      const entities = registry.entities();
+      const key = `${JSON.stringify(names)}|${entities.map((e) => e.id).join(',')}`;
+      if (key !== riskyChecked && entities.length > 0) {
+        riskyChecked = key;
+        const unknown = unknownRiskyNames(names, entities);
+        if (unknown.length) {
+          sdk.log.warn({ setting: 'plugin.home.risky_devices', unknown }, `plugin.home.risky_devices: ${unknown.map((n) => `"${n}"`).join(', ')} names no device of this home, so it protects nothing (use a device's id, name or alias as homeagent devices lists them)`);
+        }
+      }
+      return names;
+    };
     const resubscribe = (): void => client.setSubscriptions([...registry.subscriptions(), topics.stopCommand, topics.volumeCommand]);
     resubscribe();
     this.unsubs.push(
@@ -220,10 +237,12 @@ export class HomePlugin implements Plugin {
         resubscribe();
         this.emitVocabulary(sdk, registry);
         sdk.publish('plugin.home.devices', { entities: registry.entities().length });
+        riskyNames();
       }),
     );
     // Devices restored from the last run (registry.load) raise no change: announce them now.
     this.emitVocabulary(sdk, registry);
+    riskyNames();
 
     const gate = new ConfirmationGate({
       log: sdk.log,
@@ -245,10 +264,7 @@ export class HomePlugin implements Plugin {
       },
       log: sdk.log,
       commandTimeoutMs: () => get<number>('plugin.mqtt.command_timeout_ms'),
-      riskyDevices: () => {
-        const v = get<unknown>('plugin.home.risky_devices');
-        return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-      },
+      riskyDevices: riskyNames,
     });
     this.ctrl = controller;
     const timersOpt = this.opts.timers;

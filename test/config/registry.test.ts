@@ -70,6 +70,9 @@ test('validation errors name the key and the expected type', () => {
   c.register({ key: 'plugin.t.order', type: 'json', default: ['ollama'], description: 'a list' });
   c.register({ key: 'plugin.t.map', type: 'json', default: { a: 1 }, description: 'a map' });
   expectErr(() => c.setFromString('plugin.t.order', 'deepseek'), /plugin\.t\.order: expected JSON \(a list: '\["deepseek"\]', quoted for the shell\), got "deepseek"/);
+  // A name with a space is one item (a newcomer's "Kitchen Light" was suggested as ["Kitchen","Light"], which protected no device).
+  expectErr(() => c.setFromString('plugin.t.order', 'Kitchen Light'), /expected JSON \(a list: '\["Kitchen Light"\]'/);
+  expectErr(() => c.setFromString('plugin.t.order', 'deepseek, ollama'), /expected JSON \(a list: '\["deepseek","ollama"\]'/);
   expectErr(() => c.setFromString('plugin.t.map', 'a=1'), /expected JSON like '\{"a":1\}', got "a=1"/);
   c.close();
 });

@@ -187,4 +187,16 @@ describe('confirmation of risky actions', () => {
     assert.equal(lock.denied, false);
     assert.deepEqual(await rig.sim.waitForCommands(1), [{ topic: 'home/front_door/set', payload: 'LOCK' }]);
   });
+
+  test('risky_devices names that fit no device are said to protect nothing, once per list (a newcomer\'s typo and a name split at its space were taken without a word)', async () => {
+    const warned = (): string[] => rig.sdk.log.messages('warn').filter((m) => m.includes('plugin.home.risky_devices'));
+    assert.deepEqual(warned(), [], 'the fixture\'s "TV" fits a device');
+    rig.sdk.settingsApi.set('plugin.home.risky_devices', ['Kitchn Light', 'Kitchen', 'tv']);
+    const on = await rig.sdk.runInput('turn on the kitchen lights');
+    assert.doesNotMatch(on.response ?? '', /really want/, 'none of them fits the Kitchen Lights');
+    await rig.sdk.runInput('turn off the kitchen lights');
+    assert.equal(warned().length, 1, warned().join('\n'));
+    assert.match(warned()[0]!, /"Kitchn Light", "Kitchen" names no device of this home, so it protects nothing/);
+    rig.sdk.settingsApi.set('plugin.home.risky_devices', ['TV']);
+  });
 });
