@@ -518,6 +518,9 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
           out(`  transcript: ${JSON.stringify(u.transcript)}${u.rejected ? ' (rejected)' : ''}`);
           if (Array.isArray(u.actions)) for (const a of u.actions) out(`  did: ${typeof a === 'string' ? a : JSON.stringify(a)}`);
           out(`  reply: ${JSON.stringify(u.reply)}`);
+          // What else the box said meanwhile (a yes/no question it dropped: "OK, I did not unlock the Front Door.").
+          const also = Array.isArray(u.spoken) ? u.spoken.filter((t): t is string => typeof t === 'string' && !String(u.reply).includes(t)) : [];
+          if (also.length) out(`  also said: ${JSON.stringify(also.join(' '))}`);
           if (u.wav) out(`  spoken reply written to ${String(u.wav)}`);
           if (isRecord(u.timings)) out(`  timings: ${timingsText(u.timings)}`);
         }

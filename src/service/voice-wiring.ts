@@ -43,6 +43,12 @@ export interface ListenReport {
   /** MQTT commands published, timers started, changed or cancelled, list items changed, and tools used while it was handled. */
   actions: string[];
   reply: string;
+  /**
+   * Every sentence the speaker said while it was handled, in order: the reply
+   * and anything else the box said then ("OK, I did not unlock the Front
+   * Door." when a spoken question dropped a yes/no question; a timer ringing).
+   */
+  spoken?: string[];
   /** The spoken reply as WAV (in the data directory). */
   wav?: string;
   timings: Record<string, number | undefined>;
@@ -58,12 +64,13 @@ export interface ListenReport {
 
 /** Records what the speaker is given while a `listen` runs (the reply as WAV). */
 class TeeSpeaker {
-  private capture?: { chunks: Buffer[]; sampleRate: number };
+  private capture?: { chunks: Buffer[]; sampleRate: number; texts: string[] };
   constructor(readonly inner: HalSpeaker) {}
   play(pcm: Buffer, opts: { sampleRate: number; channels?: number; id?: string; text?: string }): Promise<{ completed: boolean }> {
     if (this.capture) {
       if (this.capture.chunks.length === 0) this.capture.sampleRate = opts.sampleRate;
       if (opts.sampleRate === this.capture.sampleRate) this.capture.chunks.push(pcm);
+      if (opts.text) this.capture.texts.push(opts.text);
     }
     return this.inner.play(pcm, opts);
   }
@@ -71,12 +78,13 @@ class TeeSpeaker {
     await this.inner.stop();
   }
   startCapture(): void {
-    this.capture = { chunks: [], sampleRate: 16000 };
+    this.capture = { chunks: [], sampleRate: 16000, texts: [] };
   }
-  endCapture(): { pcm: Buffer; sampleRate: number } | undefined {
+  /** The audio played since startCapture() and the sentences it said, in order; undefined when nothing was played. */
+  endCapture(): { pcm: Buffer; sampleRate: number; texts: string[] } | undefined {
     const c = this.capture;
     this.capture = undefined;
-    return c && c.chunks.length ? { pcm: Buffer.concat(c.chunks), sampleRate: c.sampleRate } : undefined;
+    return c && c.chunks.length ? { pcm: Buffer.concat(c.chunks), sampleRate: c.sampleRate, texts: c.texts } : undefined;
   }
 }
 
@@ -421,6 +429,7 @@ async function listenOne(
       status: outcome.status,
       actions,
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
+      ...(audio?.texts.length ? { spoken: audio.texts } : {}),
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
       end_reason: timings.end_reason,

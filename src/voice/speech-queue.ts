@@ -16,7 +16,8 @@ import { systemClock } from '../kernel/clock.js';
  * stop() ({completed: false}). `stop` silences at once and drops the queue.
  */
 export interface Speaker {
-  play(pcm: Buffer, opts: { sampleRate: number }): Promise<{ completed: boolean }>;
+  /** Play one sentence's audio; `text` is the sentence (for recorders, such as `homeagent listen`'s). */
+  play(pcm: Buffer, opts: { sampleRate: number; text?: string }): Promise<{ completed: boolean }>;
   stop(): Promise<void>;
 }
 
@@ -95,7 +96,7 @@ export class SpeechQueue {
           return;
         }
         if (gen !== this.gen || audio.pcm.length === 0) return;
-        const p = this.o.speaker.play(audio.pcm, { sampleRate: audio.sampleRate });
+        const p = this.o.speaker.play(audio.pcm, { sampleRate: audio.sampleRate, text });
         const tracked = p.then(
           () => undefined,
           (err: unknown) => this.o.onError?.(err, text),

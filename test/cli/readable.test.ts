@@ -195,3 +195,13 @@ describe('the homeagent CLI prints text, not JSON', () => {
     assert.match(said[0]!, /^homeagent: could not start: another homeagent is already running/);
   });
 });
+
+test('listen prints what else the box said while a recording was handled: a yes/no question it dropped (a newcomer saw only "It is 11:49 PM.")', () => {
+  const lines: string[] = [];
+  const utterance = { file: 'time.wav', transcript: 'what time is it', rejected: false, status: 'turn', actions: [], reply: 'It is 11:49 PM.', spoken: ['OK, I did not unlock the Front Door.', 'It is 11:49 PM.'] };
+  printResult('listen', { utterances: [utterance] }, false, (s) => lines.push(s));
+  assert.deepEqual(lines, ['time.wav', '  transcript: "what time is it"', '  reply: "It is 11:49 PM."', '  also said: "OK, I did not unlock the Front Door."']);
+  const plain: string[] = [];
+  printResult('listen', { utterances: [{ ...utterance, spoken: ['It is 11:49 PM.'] }] }, false, (s) => plain.push(s));
+  assert.ok(!plain.some((l) => l.includes('also said')), plain.join('\n'));
+});

@@ -71,6 +71,8 @@ test('while an unlock waits for a yes, a question that changes nothing is answer
   const time = await rig.box.listen(await spoken('what time is it', 'en-us', 160, 0.5), false, 800);
   assert.equal(time.report.transcript, 'what time is it', JSON.stringify(time.report));
   assert.match(time.report.reply ?? '', /^It is /, JSON.stringify(time.report));
+  // What the box said as it dropped the question is in the report too (`homeagent listen` prints it as "also said").
+  assert.ok(time.report.spoken?.some((t) => /did not unlock the Front Door/.test(t)), JSON.stringify(time.report));
   assert.deepEqual(time.commands, [], JSON.stringify(time));
   // The question is off: a "yes" now answers nothing (and is no command), so nothing unlocks; commands act again.
   const yes = await rig.box.listen(await spoken('yes', 'en-us', 160, 0.5), false, 800);
