@@ -521,6 +521,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
           // What else the box said meanwhile (a yes/no question it dropped: "OK, I did not unlock the Front Door.").
           const also = Array.isArray(u.spoken) ? u.spoken.filter((t): t is string => typeof t === 'string' && !String(u.reply).includes(t)) : [];
           if (also.length) out(`  also said: ${JSON.stringify(also.join(' '))}`);
+          if (typeof u.hint === 'string') out(`  hint: ${u.hint}`);
           if (u.wav) out(`  spoken reply written to ${String(u.wav)}`);
           if (isRecord(u.timings)) out(`  timings: ${timingsText(u.timings)}`);
         }

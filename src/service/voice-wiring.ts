@@ -49,6 +49,8 @@ export interface ListenReport {
    * Door." when a spoken question dropped a yes/no question; a timer ringing).
    */
   spoken?: string[];
+  /** Set when it was not understood and the clip looks cut tight to the speech: what to do (tightClipHint). */
+  hint?: string;
   /** The spoken reply as WAV (in the data directory). */
   wav?: string;
   timings: Record<string, number | undefined>;
@@ -372,6 +374,34 @@ export function writeReplyWav(outDir: string, name: string, wav: Buffer, now = n
   }
 }
 
+/** Peak within the first or last EDGE_MS of a listened clip that counts as speech cut tight to its edge (about -30 dBFS). */
+const EDGE_PEAK = 1000;
+/** How much of a listened clip's start and end is checked for speech cut tight (EDGE_PEAK), ms. */
+const EDGE_MS = 50;
+
+/**
+ * What to tell the person when a listened clip was not understood and its
+ * speech runs up to its first or last EDGE_MS (16 kHz mono s16le `pcm`):
+ * a microphone hears silence around speech, and a yes that starts at the
+ * first sample is never taken (pocketsphinx-judge.ts ANSWER_YES_MIN_LEAD_MS).
+ * A newcomer's espeak-ng `-w` clips were "didn't catch that" with no word of
+ * why. Undefined when both edges are quiet.
+ */
+export function tightClipHint(pcm: Buffer): string | undefined {
+  const n = Math.floor(pcm.length / 2);
+  const edge = Math.min(n, EDGE_MS * 16);
+  const peak = (from: number, to: number): number => {
+    let m = 0;
+    for (let i = from; i < to; i++) m = Math.max(m, Math.abs(pcm.readInt16LE(i * 2)));
+    return m;
+  };
+  const start = peak(0, edge) >= EDGE_PEAK;
+  const end = peak(n - edge, n) >= EDGE_PEAK;
+  if (!start && !end) return undefined;
+  const where = start && end ? 'at its very start and end' : start ? 'at its very start' : 'at its very end';
+  return `the recording has sound ${where}: leave silence around the speech as a microphone would (about 0.5 s before, 1 s after: sox in.wav -r 16000 -c 1 -b 16 out.wav pad 0.5 1) and try again`;
+}
+
 async function listenOne(
   plugin: VoicePlugin,
   speaker: TeeSpeaker,
@@ -430,6 +460,7 @@ async function listenOne(
       actions,
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(audio?.texts.length ? { spoken: audio.texts } : {}),
+      ...(outcome.status === 'rejected' || outcome.status === 'no_speech' ? ((h) => (h ? { hint: h } : {}))(tightClipHint(pcm)) : {}),
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
       end_reason: timings.end_reason,

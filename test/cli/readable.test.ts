@@ -205,3 +205,20 @@ test('listen prints what else the box said while a recording was handled: a yes/
   printResult('listen', { utterances: [{ ...utterance, spoken: ['It is 11:49 PM.'] }] }, false, (s) => plain.push(s));
   assert.ok(!plain.some((l) => l.includes('also said')), plain.join('\n'));
 });
+
+test('listen says when a clip it did not understand is cut tight to the speech (a newcomer\'s raw espeak-ng clips were "didn\'t catch that" with no word of why)', async () => {
+  const { tightClipHint } = await import('../../src/service/voice-wiring.js');
+  const tone = (ms: number): Buffer => {
+    const b = Buffer.alloc(ms * 32);
+    for (let i = 0; i < ms * 16; i++) b.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / 16000)), i * 2);
+    return b;
+  };
+  const quiet = (ms: number): Buffer => Buffer.alloc(ms * 32);
+  assert.match(tightClipHint(Buffer.concat([tone(800), quiet(1000)])) ?? '', /sound at its very start: leave silence around the speech .*pad 0\.5 1/);
+  assert.match(tightClipHint(Buffer.concat([quiet(500), tone(800)])) ?? '', /at its very end/);
+  assert.match(tightClipHint(tone(800)) ?? '', /at its very start and end/);
+  assert.equal(tightClipHint(Buffer.concat([quiet(500), tone(800), quiet(1000)])), undefined);
+  const lines: string[] = [];
+  printResult('listen', { utterances: [{ file: 'yes_raw.wav', transcript: '', rejected: true, status: 'rejected', actions: [], reply: "Sorry, I didn't catch that.", hint: 'the recording has sound at its very start: ...' }] }, false, (s) => lines.push(s));
+  assert.equal(lines.at(-1), '  hint: the recording has sound at its very start: ...');
+});
