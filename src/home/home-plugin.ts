@@ -309,6 +309,8 @@ export class HomePlugin implements Plugin {
       // One path from audio to action: the recogniser's match (the same templates) is acted on, not
       // recomputed, while it fits the home; only text without one (typed, an open-vocabulary engine) is matched.
       let match: IntentMatch | null | undefined = carriedIntent(input.meta);
+      // Heard, not typed: a command that names no device or room and reaches several asks first (IntentRequest.heard).
+      const heard = match != null || carriedIntents(input.meta) !== undefined;
       if (match && !fitsVocabulary(match, vocab)) {
         sdk.log.debug({ intent: match.intent, slots: match.slots }, 'the recognised intent names a device or room the home no longer has; matching the text');
         match = undefined;
@@ -355,7 +357,7 @@ export class HomePlugin implements Plugin {
         if (ctx.signal.aborted) return;
         const lang = toLang(parts[0]!.match.language);
         try {
-          const reply = await intents.handleAll(parts, { who: input.user ?? input.source, channel: input.channel, lang, signal: ctx.signal });
+          const reply = await intents.handleAll(parts, { who: input.user ?? input.source, channel: input.channel, lang, signal: ctx.signal, heard });
           if (reply !== undefined) ctx.response = reply;
           // A part asked for a yes: the reply is a confirmation question (the voice box listens for the answer).
           if (reply !== undefined && gate.pendingOn(input.channel)) ctx.response_meta = { ...ctx.response_meta, confirmation: true };
@@ -368,7 +370,7 @@ export class HomePlugin implements Plugin {
       // Stopped while the matcher ran: this turn acts on nothing.
       if (ctx.signal.aborted) return;
       try {
-        const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language), signal: ctx.signal });
+        const reply = await intents.handle(match, { who: input.user ?? input.source, channel: input.channel, lang: toLang(match.language), signal: ctx.signal, heard });
         if (reply !== undefined) ctx.response = reply;
         // "Which timer do you mean?": the voice box listens for the answer without the wake word.
         if (reply !== undefined && intents.asking) ctx.response_meta = { expects_reply: true };

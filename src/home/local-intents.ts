@@ -74,6 +74,14 @@ export interface IntentRequest {
    * (IntentMatch.unsure_between).
    */
   askFirst?: boolean;
+  /**
+   * The command was heard (the speech recogniser's match), not typed: one
+   * that names no device and no room yet reaches several devices asks first
+   * (run). A recogniser that drops a name widens it: a tester's "turn off the
+   * party lights" and "the hall lights" were heard as "turn off (all of) the
+   * lights" and switched off all six lights of the home (5 of 15).
+   */
+  heard?: boolean;
 }
 
 /** What a dry run returns where the real run would act. */
@@ -485,7 +493,8 @@ export class LocalIntents {
         else problems.push(this.failure(e, action, err, lang));
       }
     }
-    const risky = req.askFirst ? ready : ready.filter((e) => this.d.controller.isRisky(e, action));
+    const widened = req.heard === true && ready.length > 1 && !s.name && !s.area;
+    const risky = req.askFirst || widened ? ready : ready.filter((e) => this.d.controller.isRisky(e, action));
     const execute = async (): Promise<string> => {
       if (req.signal?.aborted) return '';
       const results = await Promise.allSettled(ready.map((e) => this.d.controller.control(e.id, action, req.who)));

@@ -134,6 +134,30 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     assert.deepEqual(sent().slice(last), [{ topic: 'home/tv/set', payload: 'OFF' }]);
   });
 
+  test('a heard command that names no device and no room yet reaches several asks first; typed, or with a room, it acts (a tester\'s "turn off the party lights", heard as "turn off the lights", switched off all six)', async () => {
+    const vocab = rig.plugin.registry!.vocabulary();
+    const all = matchIntent('turn off the lights', vocab, 'en')!;
+    const before = sent().length;
+    const heard = await rig.sdk.runInput('turn off the lights', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: all }) });
+    assert.match(heard.response ?? '', /^Do you really want to turn off .* and .*\? Please say yes or no\.$/);
+    assert.deepEqual(heard.response_meta, { confirmation: true });
+    assert.deepEqual(sent().slice(before), [], 'nothing before the yes');
+    await rig.sdk.runInput('yes', { channel: 'speaker' });
+    const lights = sent().slice(before).length;
+    assert.ok(lights > 1, `a yes turns them all off (${lights})`);
+    // With a room named it acts at once, as one device named does.
+    const room = matchIntent('turn off the lights in the office', vocab, 'en')!;
+    const mid = sent().length;
+    const inRoom = await rig.sdk.runInput('turn off the lights in the office', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: room }) });
+    assert.match(inRoom.response ?? '', /^Turned off \d+ lights in the Office\.$/);
+    assert.ok(sent().length > mid);
+    // Typed, the words are exact: it acts at once.
+    const typedAt = sent().length;
+    const typed = await rig.sdk.runInput('turn off the lights');
+    assert.doesNotMatch(typed.response ?? '', /really want/);
+    assert.ok(sent().length - typedAt > 1);
+  });
+
   test('a carried intent that is not a well-formed match is ignored and the text matched', async () => {
     const before = sent().length;
     const r = await rig.sdk.runInput('turn on the tv', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: { intent: 'NotAnIntent', slots: {}, text: 'x', language: 'en' } }) });
