@@ -55,15 +55,17 @@ export const COMMON_ROOMS_EN: string[] = ['bathroom', 'kids room', 'dining room'
  * the confusion bench's names the home lacks (test/bench/voice-synth.ts
  * oov_name) is here: that bench measures what this list does.
  * A second tester's near names came next ("porch", "closet light", "attic
- * light", "back light", "bath lamp"); on the tune voices (130 to 220 words a
- * minute, two lead-ins, 32 renderings each) they acted on a device the home
- * has 9, 6, 15, 8 and 9 times ("the porch" pressed Party Time, "the closet
- * light" switched on the Office lights), with them 0, 0, 7, 0, 0; the
- * home's own names as often right as before (bed light 14, desk lamp 12,
- * office ceiling 16, standing light 16, kitchen lights 12, garage door 14
- * -> 13, front door 22 -> 24, party time 27 -> 25, tv 11 of 32).
+ * light", "back light"); on the tune voices (130 to 220 words a minute, two
+ * lead-ins, 32 renderings each) they acted on a device the home has 9, 6,
+ * 15 and 8 times ("the porch" pressed Party Time, "the closet light"
+ * switched on the Office lights), with them 0, 0, 7, 0; the home's own
+ * names as often right as before (bed light 14, desk lamp 12, office
+ * ceiling 16, standing light 16, kitchen lights 12, garage door 14 -> 13,
+ * front door 22 -> 24, party time 27 -> 25, tv 11 of 32). "bath lamp"
+ * (the desk lamp 9 of 32 times) was here and is not: on the report voices
+ * it took 3 of 4 right "turn on the desk lamp"s (a tester's count).
  */
-export const COMMON_DEVICES_EN: string[] = ['bath light', 'stereo', 'ceiling fan', 'porch light', 'garage light', 'porch', 'closet light', 'attic light', 'back light', 'bath lamp'];
+export const COMMON_DEVICES_EN: string[] = ['bath light', 'stereo', 'ceiling fan', 'porch light', 'garage light', 'porch', 'closet light', 'attic light', 'back light'];
 
 /** Chinese colour words -> English colour names. */
 export const COLOURS_ZH: ListValue[] = [

@@ -151,13 +151,12 @@ test('a device the home lacks is no device it has: a tester\'s "turn on the bath
   await sendsNothing(cases, NOT_PLACED);
 });
 
-test('near names the home lacks are no device it has: a tester\'s "turn on the porch" pressed Party Time, "the closet light" switched on the Office lights, "the attic light" the Bed Light, "the bath lamp" the desk lamp', async () => {
+test('near names the home lacks are no device it has: a tester\'s "turn on the porch" pressed Party Time, "the closet light" switched on the Office lights, "the attic light" the Bed Light', async () => {
   // Each of these renderings acted so before these names stood in the grammar beside the home's (COMMON_DEVICES_EN).
   const cases = [
     ['turn on the porch', 'en-us', 160, 5],
     ['turn on the closet light', 'en-us', 190, 5],
     ['turn on the attic light', 'en-us', 160, 5],
-    ['turn on the bath lamp', 'en-us', 190, 5],
   ] as const;
   await sendsNothing(cases, NOT_PLACED);
 });
