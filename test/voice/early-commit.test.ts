@@ -213,6 +213,36 @@ test('three commands in one breath, the second also acted on at its pause: the t
   assert.ok(heardMs >= 600, `the third utterance got its audio (${heardMs} ms)`);
 });
 
+test('while a yes/no question waits, a sure question that changes nothing is acted on at the pause; a sure command that acts waits for the full silence and is refused', async () => {
+  // capture.ts answerOrCommand: the answer grammar and, beside it, the command grammar. The real recordings' "timer
+  // status" under "Do you really want to turn on ...?" was answered only after the full silence (820 ms after its last
+  // sound, the slowest utterance of the bench).
+  const intent = (text: string, name: string): SttResult => ({ ...heard(text), intent: { intent: name, slots: {}, text, language: 'en' } });
+  const no: SttResult = { text: '', confidence: 0, rejected: true, engine: 'spec' };
+  // Sessions in start order: the unlock; under the question the answer grammar (rejects) and the command grammar.
+  const stt = new SpeculatingStt([heard('unlock the front door'), no, intent('turn on the tv', 'HassTurnOn'), no, intent('timer status', 'HassTimerStatus')], (n) => n === 2 || n === 4); // a rejection is never sure
+  const { sdk, plugin } = await setup(stt);
+  const said: string[] = [];
+  sdk.agent = async (input) => {
+    said.push(input.text);
+    const reply = input.text === 'unlock the front door' ? 'Do you really want to unlock the Front Door?' : 'Done.';
+    await sdk.deliver('speaker', { kind: 'sentence', content: reply, input_id: input.id });
+    await sdk.deliver('speaker', { kind: 'end', content: reply, input_id: input.id, meta: input.text === 'unlock the front door' ? { confirmation: true } : {} });
+    return reply;
+  };
+  const one = () => Buffer.concat([noise(300, -65, 1), tone(700, -12), noise(1500, -65, 2)]);
+  const first = await plugin.feedUtterance(one());
+  assert.equal(first.timings.end_reason, 'silence');
+  const acting = await plugin.feedUtterance(one());
+  assert.equal(acting.timings.end_reason, 'silence', 'a command that acts is not taken at the pause under a question');
+  assert.notEqual(acting.status, 'injected');
+  const asked = await plugin.feedUtterance(one());
+  assert.equal(asked.timings.end_reason, 'early', 'a question that changes nothing is acted on at the pause');
+  assert.ok(asked.timings.endpoint_wait_ms! < 800, `before the full silence (${asked.timings.endpoint_wait_ms} ms after the last sound)`);
+  assert.equal(asked.status, 'injected');
+  assert.deepEqual(said, ['unlock the front door', 'timer status']);
+});
+
 test('a result that is not sure waits for the full silence as before: one utterance, one input', async () => {
   const stt = new SpeculatingStt([heard('turn on standing light and lock the front door')], () => false);
   const { sdk, plugin } = await setup(stt);

@@ -264,7 +264,10 @@ test('a confirmation question (meta.confirmation) mid-turn: the box listens and 
   assert.deepEqual(sdk.states, ['listening', 'thinking', 'speaking', 'waiting_for_answer', 'thinking', 'speaking', 'idle']);
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', 'The Front Door is unlocked.']);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger, i.level]), [['unlock the front door', 'feed', 0], ['yes', 'followup', 0]]);
-  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true], 'the answer is decoded with the answer grammar');
+  // The answer grammar and, beside it on the same audio, the command grammar (capture.ts answerOrCommand); the yes is
+  // heard, so the command decode is dropped without a result.
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false], 'the answer is decoded with the answer grammar');
+  assert.equal(stt.utterances.length, 2, 'the command decode beside the answer is dropped once the yes is heard');
 });
 
 test('a confirmation question heard neither as yes nor no: the box says so, asks for a yes or no and listens for it again', async () => {
@@ -283,7 +286,8 @@ test('a confirmation question heard neither as yes nor no: the box says so, asks
   await waitState(sdk, 'idle');
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', "Sorry, I didn't catch that. Please say yes or no.", 'The Front Door is unlocked.']);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger]), [['unlock the front door', 'feed'], ['yes', 'followup']]);
-  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false, true], 'both tries are decoded with the answer grammar; the rejected one with the command grammar too');
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false, true, false], 'both tries are decoded with the answer grammar (the command grammar beside it)');
+  assert.equal(stt.utterances.length, 4, 'the rejected try is decoded with the command grammar too; the yes is not');
 });
 
 test('while a question waits, speech the answer grammar places nowhere is decoded again with the command grammar: a question that changes nothing is answered and the question is off; a command that acts is not taken', async () => {
@@ -350,7 +354,8 @@ test('a confirmation asked as a turn\'s reply: the next utterance, even a fed fi
     await (await plugin.feedUtterance(utterance())).done;
     await waitState(sdk, 'idle', i + 1);
   }
-  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false]);
+  // The answer grammar with the command grammar beside it (capture.ts answerOrCommand), then the command grammar alone.
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false, false]);
   assert.deepEqual(sdk.inputs.map((i) => i.text), said);
 });
 
@@ -362,7 +367,7 @@ test('while a confirmation waits, something else the box says (a timer ringing) 
   // A newcomer's timer went off here; the "yes" after it was decoded with the command grammar and refused.
   await sdk.deliver('speaker', { kind: 'full', content: 'Your timer for 5 seconds is done.', input_id: 'announcement-1', meta: {} });
   await (await plugin.feedUtterance(utterance())).done;
-  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true]);
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false]);
   assert.deepEqual(sdk.inputs.map((i) => i.text), said);
 });
 
@@ -383,7 +388,7 @@ test('an unanswered confirmation does not leave the box deaf to commands: its en
   await feedOne(); // still within the window of the second question: the answer grammar (and it asks a third time)
   now += ANSWER_WINDOW_MS;
   await feedOne(); // the third question's window has lapsed with no decision published
-  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, false, true, false]);
+  assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, false, true, false, false]);
 });
 
 test('a question mark alone does not trigger follow-up listening', async () => {
