@@ -82,6 +82,30 @@ export interface IntentRequest {
    * lights" and switched off all six lights of the home (5 of 15).
    */
   heard?: boolean;
+  /**
+   * Collect the yes/no questions of this command here instead of asking
+   * them (handleAll): two commands in one breath that each need a yes are
+   * one question, so one yes runs both. Asked one by one, the second
+   * question superseded the first and a yes ran only the last ("turn off the
+   * lights and unlock the front door": the lights stayed on).
+   */
+  asks?: PendingAsk[];
+}
+
+/**
+ * A command that waits for a yes (run): what it does as the box says it
+ * ("unlock the Front Door"), for the decision log (`what`), and how it runs.
+ */
+interface PendingAsk {
+  who: string;
+  channel: string;
+  lang: Lang;
+  /** "unlock the Front Door" / "解锁前门". */
+  spoken: string;
+  /** "unlock Front Door" (DecisionRecord.what). */
+  what: string;
+  /** Runs the command; resolves to its reply. */
+  execute: () => Promise<string>;
 }
 
 /** What a dry run returns where the real run would act. */
@@ -222,12 +246,47 @@ export class LocalIntents {
     }
     const said: string[] = [];
     const questions: string[] = [];
+    const asks: PendingAsk[] = [];
     for (const p of parts) {
       if (req.signal?.aborted) break;
-      const r = await this.handle(p.match, { ...req, lang });
+      const before = asks.length;
+      const r = await this.handle(p.match, { ...req, lang, asks });
+      // A part that waits for a yes is asked below, with any other such part, in one question.
+      if (asks.length > before) continue;
       if (r) (/[?？]\s*(please say yes or no\.|请说是或不。)?$/i.test(r) ? questions : said).push(r);
     }
+    if (asks.length) questions.push(this.ask(asks));
     return [...said, ...questions].join(lang === 'zh' ? '' : ' ');
+  }
+
+  /**
+   * Ask one yes/no question for every command of `asks` (one, or the parts
+   * of two commands in one breath that each need a yes): a yes runs them in
+   * the order said, a no or no answer runs none. Resolves to the question,
+   * the turn's reply (the gate does not deliver it: ConfirmRequest.deliver).
+   */
+  private ask(asks: PendingAsk[]): string {
+    const first = asks[0]!;
+    const zh = first.lang === 'zh';
+    const doing = zh ? asks.map((a) => a.spoken).join('，并且') : asks.map((a) => a.spoken).join(asks.length > 2 || asks.some((a) => / and /.test(a.spoken)) ? ', and ' : ' and ');
+    const question = zh ? `确定要${doing}吗？请说是或不。` : `Do you really want to ${doing}? Please say yes or no.`;
+    const declined = zh ? `好的，没有${asks.map((a) => a.spoken).join('，也没有')}。` : `OK, I did not ${asks.map((a) => a.spoken).join(asks.length > 2 || asks.some((a) => / and /.test(a.spoken)) ? ', or ' : ' or ')}.`;
+    void this.d.gate.request({
+      who: first.who,
+      what: asks.map((a) => a.what).join('; '),
+      spoken: doing,
+      channel: first.channel,
+      question,
+      lang: first.lang,
+      deliver: false,
+      followUp: async (yes) => {
+        if (!yes) return declined;
+        const replies: string[] = [];
+        for (const a of asks) replies.push(await a.execute());
+        return replies.filter(Boolean).join(zh ? '' : ' ');
+      },
+    });
+    return question;
   }
 
   /**
@@ -509,18 +568,19 @@ export class LocalIntents {
     if (risky.length) {
       const act = normaliseAction(risky[0] as Entity, action.action);
       const names = joinNames(risky.map((e) => the(e, lang)), lang);
-      const question = zh ? `确定要${verb(act, lang)}${names}吗？请说是或不。` : `Do you really want to ${verb(act, lang)} ${names}? Please say yes or no.`;
-      void this.d.gate.request({
+      const ask: PendingAsk = {
         who: req.who,
-        what: `${act} ${risky.map((e) => e.name).join(', ')}`,
-        spoken: zh ? `${verb(act, lang)}${names}` : `${verb(act, lang)} ${names}`,
         channel: req.channel,
-        question,
         lang,
-        deliver: false,
-        followUp: async (yes) => (yes ? execute() : zh ? `好的，没有${verb(act, lang)}${names}。` : `OK, I did not ${verb(act, lang)} ${names}.`),
-      });
-      return question;
+        spoken: zh ? `${verb(act, lang)}${names}` : `${verb(act, lang)} ${names}`,
+        what: `${act} ${risky.map((e) => e.name).join(', ')}`,
+        execute,
+      };
+      if (req.asks) {
+        req.asks.push(ask);
+        return '';
+      }
+      return this.ask([ask]);
     }
     return execute();
   }

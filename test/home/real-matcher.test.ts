@@ -144,6 +144,24 @@ describe('local intents with the real matcher', () => {
     assert.ok(timers.service?.status().some((t) => t.duration_s === 300));
   });
 
+  test('two commands in one breath that each need a yes are one question: a yes runs both in the order said, a no neither (asked one by one, the second question dropped the first and a yes ran only the last)', async () => {
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    const topics = (): string[] => rig.sim.commands.map((c) => `${c.topic} ${c.payload}`);
+    rig.sim.clear();
+    assert.equal(await said('unlock the front door and open the garage door'), 'Do you really want to unlock the Front Door and open the Garage Door? Please say yes or no.');
+    assert.deepEqual(topics(), [], 'nothing before the yes');
+    assert.equal(await said('yes'), 'Unlocked the Front Door. Opened the Garage Door.');
+    const both = await rig.sim.waitForCommands(2);
+    assert.deepEqual(both.map((c) => c.payload), ['UNLOCK', 'OPEN'], 'both, in the order said');
+
+    rig.sim.clear();
+    assert.equal(await said('open the garage door then unlock the front door'), 'Do you really want to open the Garage Door and unlock the Front Door? Please say yes or no.');
+    assert.equal(await said('no'), 'OK, I did not open the Garage Door or unlock the Front Door.');
+    assert.deepEqual(topics(), [], 'a no runs neither');
+    const last = rig.plugin.gate?.decisions.at(-1);
+    assert.deepEqual([last?.decision, last?.what], ['denied', 'open Garage Door; unlock Front Door'], 'one decision, naming both');
+  });
+
   test("the weather here comes from the home's outdoor sensors; elsewhere there is no source, and it says so", async () => {
     await waitFor(() => rig.plugin.registry?.entities().some((e) => e.name === 'Outdoor Humidity' && rig.plugin.registry?.view(e.id)?.state.state !== undefined) === true, 'outdoor sensors reported');
     const here = (await rig.sdk.runInput("what's the weather like")).response ?? '';
