@@ -142,7 +142,7 @@ export function pickCandidate(text: string, candidates: readonly Entity[]): Enti
   const whole = candidates.filter((e) => [e.name, ...e.aliases].some((n) => ` ${said} `.includes(` ${nameWords(n).join(' ')} `)));
   if (whole.length === 1) return whole[0];
   const words = nameWords(text).filter((w) => !CHOICE_FILLER.has(w));
-  const ord = words.length === 1 ? ORDINALS[words[0]!] : undefined;
+  const ord = words.length === 1 && Object.hasOwn(ORDINALS, words[0]!) ? ORDINALS[words[0]!] : undefined;
   if (ord !== undefined) return ord === -1 ? candidates.at(-1) : candidates[ord - 1];
   if (words.length === 0) return undefined;
   const fits = candidates.filter((e) => {
@@ -507,7 +507,7 @@ export class LocalIntents {
     const a: DeviceAction = { action: 'turn_on' };
     if (typeof s.brightness === 'number') a.brightness_pct = s.brightness;
     if (typeof s.color === 'string') {
-      const rgb = COLOUR_RGB[lower(s.color)];
+      const rgb = Object.hasOwn(COLOUR_RGB, lower(s.color)) ? COLOUR_RGB[lower(s.color)] : undefined;
       if (!rgb) return lang === 'zh' ? `我不认识${s.color}这个颜色。` : `I don't know the colour ${s.color}.`;
       a.color = rgb;
     }
@@ -644,7 +644,7 @@ export class LocalIntents {
     const r = this.resolve(s);
     if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
     const targets = targetsOf(r);
-    const asked = typeof s.state === 'string' ? STATE_WORDS[lower(s.state)] ?? lower(s.state) : undefined;
+    const asked = typeof s.state === 'string' ? (Object.hasOwn(STATE_WORDS, lower(s.state)) ? STATE_WORDS[lower(s.state)] : undefined) ?? lower(s.state) : undefined;
     if (r.kind === 'one' || targets.length === 1) {
       const e = targets[0] as Entity;
       const v = this.d.registry.view(e.id);

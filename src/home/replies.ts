@@ -141,7 +141,7 @@ const COLOUR_ZH: Record<string, string> = {
 
 /** Spoken colour name in `lang`. */
 export function colourName(c: string, lang: Lang): string {
-  return lang === 'zh' ? COLOUR_ZH[c] ?? c : c;
+  return lang === 'zh' ? (Object.hasOwn(COLOUR_ZH, c) ? COLOUR_ZH[c] : undefined) ?? c : c;
 }
 
 /** A room's name in `lang`: for Chinese, the usual Chinese word for an English room name (first match), else the name as announced. */

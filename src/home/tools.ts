@@ -57,7 +57,8 @@ function parseColour(v: string): NonNullable<DeviceAction['color']> {
     const n = Number.parseInt(hex[1] as string, 16);
     return { r: (n >> 16) & 255, g: (n >> 8) & 255, b: n & 255 };
   }
-  const c = COLOUR_RGB[v.trim().toLowerCase()];
+  // Own entries only: "constructor" is no colour.
+  const c = Object.hasOwn(COLOUR_RGB, v.trim().toLowerCase()) ? COLOUR_RGB[v.trim().toLowerCase()] : undefined;
   if (c) return c;
   throw new HomeError('BAD_ARGUMENT', 'color must be a colour name (red, blue, ...) or #rrggbb');
 }

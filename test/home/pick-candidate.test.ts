@@ -27,5 +27,5 @@ test('a whole name, an alias, a word only one holds, its room, or an ordinal pic
 });
 
 test('words that fit both, neither, or nothing pick none', () => {
-  for (const said of ['the light', 'the bedroom one', 'both', 'the one', '', 'the third one', 'yes']) assert.equal(pickCandidate(said, asked), undefined, said);
+  for (const said of ['the light', 'the bedroom one', 'both', 'the one', '', 'the third one', 'yes', 'constructor', 'the toString one']) assert.equal(pickCandidate(said, asked), undefined, said);
 });

@@ -62,6 +62,12 @@ describe('device tools: one schema for ajv and the argument types', () => {
     const colour = await run('device_control', { device: 'Kitchen Lights', action: 'turn_on', color: 'plaid' });
     assert.equal(colour.is_error, true);
     assert.match(colour.content, /color must be a colour name/);
+    // A word every plain object has is no colour either (it was taken for one: Object's own "constructor").
+    for (const word of ['constructor', 'toString', '__proto__']) {
+      const inherited = await run('device_control', { device: 'Kitchen Lights', action: 'turn_on', color: word });
+      assert.equal(inherited.is_error, true, word);
+      assert.match(inherited.content, /color must be a colour name/);
+    }
   });
 
   test('before_toolcall asks the same schema: only a valid call can be risky', () => {
