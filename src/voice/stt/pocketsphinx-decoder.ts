@@ -16,6 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseHypsegLine, type HypsegUtterance } from './pocketsphinx-log.js';
+import type { AlignWord } from './pocketsphinx-judge.js';
 import { SttAbortedError, SttFailedError, SttUnavailableError } from './errors.js';
 import type { Grammar } from './pocketsphinx-grammar.js';
 
@@ -177,7 +178,7 @@ export async function alignSentences(
   settings: DecoderSettings,
   dir: string,
   dict: string,
-  sentences: readonly (readonly string[])[],
+  sentences: readonly (readonly AlignWord[])[],
   track: (p: ChildProcess) => void,
   timeoutMs: number,
   signal?: AbortSignal,
@@ -188,7 +189,8 @@ export async function alignSentences(
       const ctl = path.join(dir, `align-${i}.ctl`);
       const seg = path.join(dir, `align-${i}.seg`);
       const n = words.length;
-      const transitions = words.map((w, k) => `TRANSITION ${k} ${k + 1} 1.0 ${w}`).join('\n');
+      // A place with alternatives (a name word's rivals) is one transition per word, equally likely.
+      const transitions = words.flatMap((w, k) => (typeof w === 'string' ? [w] : w).map((x: string, _i: number, all: readonly string[]) => `TRANSITION ${k} ${k + 1} ${1 / all.length} ${x}`)).join('\n');
       await writeFile(fsg, `FSG_BEGIN align\nNUM_STATES ${n + 1}\nSTART_STATE 0\nFINAL_STATE ${n}\n${transitions}\nFSG_END\n`);
       await writeFile(ctl, 'utt\n');
       // Aborted while the files were written: start nothing.

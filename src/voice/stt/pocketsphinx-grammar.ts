@@ -21,7 +21,8 @@ import { buildGrammar, tokenise } from '../../intents/index.js';
 import { MODEL_PHONES, isPhoneWord, phoneDictionary, phoneWord, type FillerWeights } from '../../intents/filler.js';
 import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
-import { DEBIAN_CMUDICT, writeDictionary } from './pronunciation.js';
+import { DEBIAN_CMUDICT, lookupPronunciations, writeDictionary } from './pronunciation.js';
+import { NEAR_NAME_WORDS_EN, distinctiveNameWords, firstPronunciations, nameRivals } from './name-rivals.js';
 import { SttNoGrammarError } from './errors.js';
 import { dictionaryPhoneCounts } from './pocketsphinx-duration.js';
 
@@ -34,6 +35,12 @@ export interface Grammar {
   readonly vocab: Vocabulary;
   /** Phones of each word of command.dict (its first pronunciation), for the length check (pocketsphinx-duration.ts). */
   readonly phones: ReadonlyMap<string, number>;
+  /**
+   * Rivals of the home's name words (name-rivals.ts nameRivals): aligned in
+   * a heard name word's place before a command acts
+   * (pocketsphinx-judge.ts oppositeSentences). Absent or empty: none.
+   */
+  readonly nameRivals?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What setVocabulary produced. */
@@ -128,7 +135,12 @@ export class GrammarFiles {
       await writeFile(path.join(dir, 'garbage.dict'), garbage.dict);
       // The filler's one-phone words (src/intents/filler.ts) are spelt by their phone, not looked up.
       const words = [...new Set([...g.words.filter((w) => !isPhoneWord(w)), ...answerWords()])].sort();
-      const report = await writeDictionary(words, path.join(dir, 'command.dict'), {
+      // Near names' words (name-rivals.ts) are in the dictionary for the alignments only, never in a grammar; only
+      // those the pronouncing dictionary has (none is generated).
+      const inGrammar = new Set(words);
+      const known = await lookupPronunciations(NEAR_NAME_WORDS_EN, this.opts.dictionary ?? DEBIAN_CMUDICT);
+      const rivalWords = NEAR_NAME_WORDS_EN.filter((w) => known.has(w));
+      const report = await writeDictionary([...words, ...rivalWords], path.join(dir, 'command.dict'), {
         dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
         espeakBinary: this.opts.espeakBinary,
         accentWords: nameWords(vocab),
@@ -136,8 +148,11 @@ export class GrammarFiles {
       // The phone words: the filler's, and the answer grammar's loop of anything else.
       await appendFile(path.join(dir, 'command.dict'), phoneDictionary());
       if (Object.keys(report.generated).length > 0) log.info({ generated: report.generated }, 'generated pronunciations');
-      const phones = dictionaryPhoneCounts(await readFile(path.join(dir, 'command.dict'), 'utf8'));
-      return { g: { dir, vocab, phones }, info: { dir, words: g.words.length, generated: report.generated } };
+      const dictText = await readFile(path.join(dir, 'command.dict'), 'utf8');
+      const phones = dictionaryPhoneCounts(dictText);
+      const names = [...vocab.entities.flatMap((e) => [e.name, ...(e.aliases ?? [])]), ...vocab.areas].map((n) => tokenise(n, 'en'));
+      const rivals = nameRivals(distinctiveNameWords(names).filter((w) => inGrammar.has(w)), firstPronunciations(dictText), rivalWords);
+      return { g: { dir, vocab, phones, nameRivals: rivals }, info: { dir, words: g.words.length, generated: report.generated } };
     };
     const p = this.tracked(build());
     const pending = p.then((r) => r.g);

@@ -19,7 +19,7 @@ import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './ty
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import { ANSWER_INTENTS } from '../../intents/fsg.js';
-import { hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeSentences, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeSentences, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
 import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
@@ -145,7 +145,7 @@ export interface SessionPorts {
    * alignSentences), for the opposite-word check (pocketsphinx-judge.ts
    * OPPOSITE_WORDS); undefined: the check is off.
    */
-  align?(pair: DecoderPair, sentences: readonly (readonly string[])[], signal: AbortSignal): Promise<Array<HypsegUtterance | undefined>>;
+  align?(pair: DecoderPair, sentences: readonly (readonly AlignWord[])[], signal: AbortSignal): Promise<Array<HypsegUtterance | undefined>>;
   /** Clean the audio before decoding (audio-prep.ts). */
   prepareAudio: boolean;
   /** Kill a pair that has not finished this long after its decode started, ms. */
@@ -392,7 +392,7 @@ export class PocketsphinxSession implements SttSession {
     if (!this.ports.align) return unaligned;
     // A question changes nothing: a correction after it ("what's the weather like in New York") needs no check.
     const changes = [judged.result.intent, ...(judged.result.intents ?? [])].some((m) => m !== undefined && !ANSWER_INTENTS.has(m.intent));
-    const sentences = oppositeSentences(judged.details.hypothesis, { corrections: changes });
+    const sentences = oppositeSentences(judged.details.hypothesis, { corrections: changes, ...(pair.grammar.nameRivals ? { nameRivals: pair.grammar.nameRivals } : {}) });
     if (sentences.length < 2) return unaligned;
     const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();

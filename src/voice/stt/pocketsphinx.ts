@@ -57,7 +57,7 @@ import type { SttEngine, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { alignSentences, DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
-import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, singleCommandSure, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, singleCommandSure, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { parseFsg, standing, type FsgIndex, type SentenceStanding } from './fsg-walk.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
 import type { DurationLimits } from './pocketsphinx-duration.js';
@@ -247,7 +247,7 @@ export class PocketsphinxStt implements SttEngine {
         return ok;
       },
       ...(this.opts.rejection?.opposites === false ? {} : {
-            align: (pair: DecoderPair, sentences: readonly (readonly string[])[], signal: AbortSignal) =>
+            align: (pair: DecoderPair, sentences: readonly (readonly AlignWord[])[], signal: AbortSignal) =>
               alignSentences(this.decoders, pair.dir, pair.dict, sentences, (p) => this.track(p), Math.min(ALIGN_TIMEOUT_MS, this.opts.finishTimeoutMs ?? 30_000), signal).catch((err: unknown) => {
                 // The command is then not acted on (unsure); say why in the log, not by blaming the speech.
                 earlyLog.warn({ err: (err as Error).message, sentences: sentences.map((w) => w.join(' ')) }, 'opposite-word check failed: the lock command is not acted on');
