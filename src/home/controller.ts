@@ -75,13 +75,14 @@ export class HomeController {
       try {
         await this.opts.publish(cmd, timeout);
       } catch (err) {
-        this.opts.log.warn({ who, entity: id, action: action.action, topic: cmd.topic, err: (err as Error).message }, 'device command failed');
+        this.opts.log.warn({ who, entity: id, action: normaliseAction(entity, action.action), topic: cmd.topic, err: (err as Error).message }, 'device command failed');
         // The error names the command with its values ("set the Bed Light to 40 percent"), not only its topic.
         if (err instanceof HomeError) throw new HomeError(err.code as HomeErrorCode, `could not ${actionPhrase(entity, normaliseAction(entity, action.action), action, 'en')}: ${err.message}`, { cause: err });
         throw err;
       }
     }
-    this.opts.log.info({ who, entity: id, action: action.action, topics: commands.map((c) => c.topic) }, 'device command sent');
+    // The action as the device takes it: "lock the front door" reaches a lock as turn_on, and is logged as lock.
+    this.opts.log.info({ who, entity: id, action: normaliseAction(entity, action.action), topics: commands.map((c) => c.topic) }, 'device command sent');
     return { entity, action, published: commands };
   }
 }

@@ -153,6 +153,9 @@ describe('local intents with the real matcher', () => {
     assert.equal(await said('yes'), 'Unlocked the Front Door. Opened the Garage Door.');
     const both = await rig.sim.waitForCommands(2);
     assert.deepEqual(both.map((c) => c.payload), ['UNLOCK', 'OPEN'], 'both, in the order said');
+    // The log names what each device took ("lock the front door" once read "turn_on").
+    const sentLog = rig.sdk.log.lines.filter((l) => l.msg === 'device command sent').slice(-2).map((l) => (l.obj as { action: string }).action);
+    assert.deepEqual(sentLog, ['unlock', 'open']);
 
     rig.sim.clear();
     assert.equal(await said('open the garage door then unlock the front door'), 'Do you really want to open the Garage Door and unlock the Front Door? Please say yes or no.');
