@@ -496,11 +496,13 @@ export function opposedVerdict(
     const { intent: _none, intents: _neither, ...rest } = judged.result;
     return { result: { ...rest, text: '', rejected: true, confidence: Math.min(rest.confidence, 0.5) }, details: { ...details, oppositeClose: true } };
   }
-  // The rival that came closest (the first one when none could be measured), and the word it swapped.
+  // The opposite or correction that came closest (the first one when none could be measured), and the word it
+  // swapped; a near name does not reject, so it is not what the reply names.
   const heard = aligned?.[0];
-  let closest = 1;
+  const rivals = sentences.map((_, i) => i).filter((i) => i > 0 && kind[i] !== 'name');
+  let closest = rivals[0] ?? 1;
   if (aligned && heard) {
-    for (let i = 2; i < aligned.length; i++) {
+    for (const i of rivals) {
       const a = aligned[i];
       const b = aligned[closest];
       if (a && (!b || a.ascr > b.ascr)) closest = i;
