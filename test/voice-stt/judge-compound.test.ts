@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compoundIntents, judgeDecode, roomContradicts } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { DEFAULT_MAX_SCORE_GAP, SURE_MAX_PHONES, compoundIntents, judgeDecode, roomContradicts, singleCommandSure, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import type { SttResult } from '../../src/voice/stt/types.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import { carriedIntents } from '../../src/intents/recognised.js';
 import { VOCAB } from '../intents/vocab.js';
@@ -148,4 +149,14 @@ test('a device named with a room it is not in was not all said: neither one comm
   const some = { entities: [{ id: 'a', name: 'Fan', domain: 'fan' }, { id: 'b', name: 'Fan', domain: 'fan', area: 'Study' }], areas: ['Study', 'Kitchen'] };
   assert.equal(roomContradicts(m('Fan', 'Study'), some), false, 'one of its namesakes is there');
   assert.equal(roomContradicts(m('Fan', 'Kitchen'), some), true);
+});
+
+test('one sure command settles the utterance alone (the compound decoder need not run), unless it is long: a tester\'s "turn off the lights and unlock the front door" was forced into "turn all of lights in the office to eighty four" at a sure gap', () => {
+  const result: SttResult = { text: 'turn all of lights in the office to 84', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassLightSet', slots: { area: 'Office', brightness: 84 }, text: 'turn all of lights in the office to 84', language: 'en' } };
+  const details = (phones: number, scoreGap = 10.4): PocketsphinxDetails => ({ hypothesis: 'turn all of lights in the office to eighty four', grammarMismatch: false, frames: 280, scoreGap, phones });
+  assert.equal(singleCommandSure(result, details(20), DEFAULT_MAX_SCORE_GAP), true, 'short and sure');
+  assert.equal(singleCommandSure(result, details(27), DEFAULT_MAX_SCORE_GAP), false, 'as long as two commands: the compound decoder runs');
+  assert.equal(singleCommandSure(result, details(SURE_MAX_PHONES - 1), DEFAULT_MAX_SCORE_GAP), true);
+  assert.equal(singleCommandSure(result, details(20, DEFAULT_MAX_SCORE_GAP - 1), DEFAULT_MAX_SCORE_GAP), false, 'not sure: near the threshold');
+  assert.equal(singleCommandSure({ ...result, rejected: true }, details(10), DEFAULT_MAX_SCORE_GAP), false);
 });
