@@ -132,6 +132,14 @@ test('"turn on all" (the F of "off" lost in an "all" or "all of" not said) is ke
   assert.equal(markHiddenOpposites(plain, hiddenOpposites(plain.text)), plain);
 });
 
+test('"turn all" (the "off" heard as an "all") is kept but asks first: a tester\'s "turn off the lights and unlock the front door" was "turn all of lights in the office to eighty four"', () => {
+  assert.deepEqual(hiddenOpposites('turn all of(2) lights in the office to eighty four'), [{ unsure_between: ['turn', 'turn off'], opens: 'turn all' }]);
+  assert.deepEqual(hiddenOpposites('switch all the lights off'), [{ unsure_between: ['switch', 'switch off'], opens: 'switch all' }], 'the cost: a "switch all ... off" said asks too');
+  assert.deepEqual(hiddenOpposites('turn the lights in the office to eighty'), [], 'no "all"');
+  const set: SttResult = { text: 'turn all of lights in the office to 84', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassLightSet', slots: { area: 'Office', brightness: 84 }, text: 'turn all of lights in the office to 84', language: 'en' } };
+  assert.deepEqual(markHiddenOpposites(set, hiddenOpposites('turn all of lights in the office to eighty four')).intent?.unsure_between, ['turn', 'turn off']);
+});
+
 test('"lock" right after "and" or "then" (whose N can hide the "un" of "unlock") is kept but asks first; elsewhere it acts as heard', () => {
   const lockPair = [{ unsure_between: ['lock', 'unlock'], opens: 'lock' }];
   assert.deepEqual(hiddenOpposites('turn off the kitchen lights then lock the front door'), lockPair);

@@ -211,7 +211,8 @@ export interface HiddenOpposite {
 /**
  * The places in `hypothesis` (pronunciation variants and fillers dropped)
  * where an opposite may hide: a HIDDEN_OPPOSITES verb right after "and" or
- * "then", and "turn on all" / "switch on all" (HIDDEN_PARTICLE); in order.
+ * "then", "turn on all" / "switch on all" (HIDDEN_PARTICLE), and "turn all"
+ * / "switch all" (an "off" heard as the "all"); in order.
  */
 export function hiddenOpposites(hypothesis: string): HiddenOpposite[] {
   const words = heardWords(hypothesis);
@@ -221,6 +222,11 @@ export function hiddenOpposites(hypothesis: string): HiddenOpposite[] {
     if (other !== undefined && i > 0 && NASAL_JOINTS.has(words[i - 1]!)) out.push({ unsure_between: [w, other], opens: w });
     if (PARTICLE_VERBS.has(w) && HIDDEN_PARTICLE.every((p, k) => words[i + 1 + k] === p)) {
       out.push({ unsure_between: [`${w} on`, `${w} off`], opens: [w, ...HIDDEN_PARTICLE].join(' ') });
+    }
+    // The particle itself gone into the "all": "turn all of lights in the office to eighty four" was a tester's
+    // "turn off the lights and unlock the front door" (en-us+m3 at 160 words a minute), and set two lights to 84 %.
+    if (PARTICLE_VERBS.has(w) && words[i + 1] === 'all') {
+      out.push({ unsure_between: [w, `${w} off`], opens: `${w} all` });
     }
   });
   return out;
