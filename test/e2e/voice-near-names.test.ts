@@ -4,7 +4,8 @@
  * feeds it: espeak-ng renderings with a room's noise floor, decoded by the
  * service's pocketsphinx with the fixture home's grammar. A heard name word
  * whose near-name rivals (src/voice/stt/name-rivals.ts) fit the audio as
- * well asks for a yes before it acts. The rates over many voices are
+ * well asks for a yes before it acts; a "yes" is aligned against "jess" the
+ * same way before it confirms anything. The rates over many voices are
  * test/bench/voice-synth.ts's; these renderings are ones that acted before.
  */
 import { test } from 'node:test';
@@ -34,4 +35,25 @@ test('a near name that fits the audio better than the home\'s name asks before i
   // The Bed Light itself, said plainly, acts at once.
   const o = await rig.box.listen(await spokenInRoom(rig.dir, 'turn on the bed light', { voice: 'en-us', rate: 160, seed: 5 }), false, 800);
   assert.match(JSON.stringify(o.commands), /bed_light/, `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}`);
+});
+
+test('a near yes: "jess" under "Do you really want to unlock the Front Door?" is no yes (a tester\'s unlocked it 7 of 21 renderings); the "yes" after it unlocks', async () => {
+  const unlock = await spokenInRoom(rig.dir, 'unlock the front door', { voice: 'en-us', rate: 160, seed: 5 });
+  // Asked for each answer, and closed with a no: a question left open times out (plugin.home.confirm_timeout_ms).
+  const ask = async (): Promise<void> => {
+    const asked = await rig.box.listen(unlock, false, 800);
+    assert.equal(asked.report.reply, 'Do you really want to unlock the Front Door? Please say yes or no.', `heard ${JSON.stringify(asked.report.transcript)}`);
+  };
+  for (const [voice, rate, seed] of [['en-us', 150, 5], ['en-us', 130, 5], ['en-gb-x-rp', 190, 5]] as const) {
+    await ask();
+    const jess = await rig.box.listen(await spokenInRoom(rig.dir, 'jess', { voice, rate, seed }), false, 800);
+    const seen = `"jess" (${voice} ${rate}): heard ${JSON.stringify(jess.report.transcript)}, replied ${JSON.stringify(jess.report.reply)}, sent ${JSON.stringify(jess.commands)}`;
+    assert.deepEqual(jess.commands, [], seen);
+    assert.equal(jess.report.reply, "Sorry, I didn't catch that. Please say yes or no.", seen);
+    const no = await rig.box.listen(await spokenInRoom(rig.dir, 'no', { voice: 'en-us', rate: 160, seed: 5 }), false, 800);
+    assert.equal(no.report.reply, 'OK, I did not unlock the Front Door.');
+  }
+  await ask();
+  const yes = await rig.box.listen(await spokenInRoom(rig.dir, 'yes', { voice: 'en-us', rate: 160, seed: 5 }), false, 800);
+  assert.deepEqual(yes.commands.map((c) => `${c.topic} ${c.payload}`), ['home/front_door/set UNLOCK'], `${yes.report.reply}`);
 });

@@ -22,6 +22,7 @@ import { MODEL_PHONES, isPhoneWord, phoneDictionary, phoneWord, type FillerWeigh
 import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
 import { DEBIAN_CMUDICT, lookupPronunciations, writeDictionary } from './pronunciation.js';
+import { YES_RIVALS } from './pocketsphinx-judge.js';
 import { NEAR_NAME_WORDS_EN, distinctiveNameWords, firstPronunciations, nameRivals } from './name-rivals.js';
 import { SttNoGrammarError } from './errors.js';
 import { dictionaryPhoneCounts } from './pocketsphinx-duration.js';
@@ -138,9 +139,11 @@ export class GrammarFiles {
       // Near names' words (name-rivals.ts) are in the dictionary for the alignments only, never in a grammar; only
       // those the pronouncing dictionary has (none is generated).
       const inGrammar = new Set(words);
-      const known = await lookupPronunciations(NEAR_NAME_WORDS_EN, this.opts.dictionary ?? DEBIAN_CMUDICT);
+      const known = await lookupPronunciations([...NEAR_NAME_WORDS_EN, ...YES_RIVALS], this.opts.dictionary ?? DEBIAN_CMUDICT);
       const rivalWords = NEAR_NAME_WORDS_EN.filter((w) => known.has(w));
-      const report = await writeDictionary([...words, ...rivalWords], path.join(dir, 'command.dict'), {
+      // A heard yes is aligned against YES_RIVALS (pocketsphinx-judge.ts); a rival missing from the dictionary is
+      // generated rather than left out (the alignment would fail, and every yes be refused).
+      const report = await writeDictionary([...words, ...rivalWords, ...YES_RIVALS], path.join(dir, 'command.dict'), {
         dictionary: this.opts.dictionary ?? DEBIAN_CMUDICT,
         espeakBinary: this.opts.espeakBinary,
         accentWords: nameWords(vocab),

@@ -82,6 +82,8 @@ export interface PocketsphinxDetails {
    * (oppositeMargin); undefined when no such word was acted on.
    */
   oppositeMargin?: number;
+  /** A heard "yes"'s lead over YES_RIVALS aligned on the same audio (YES_RIVAL_MARGIN), per frame; -Infinity when the alignment failed. */
+  yesMargin?: number;
   /** The heard words' lead over their near-name rivals (name-rivals.ts; NAME_RIVAL_MARGIN), per frame; undefined when no name word has rivals. */
   nameRivalMargin?: number;
   /** oppositeMargin was under OPPOSITE_MARGIN (or could not be measured): rejected, neither meaning acts. */
@@ -617,6 +619,26 @@ export const YES_MIN_HISS_MS = 70;
  * five rooms of YES_MIN_HISS_MS was heard as often as before.
  */
 export const YES_MAX_GAP_MS = 30;
+
+/**
+ * Words that sound like a spoken "yes" but for its first sound, aligned
+ * against a heard "yes" on the same audio before it counts: "Jess" (JH EH S
+ * against Y EH S), which no decoy in the answer grammar stops (the decoder
+ * takes "yes"; a tester's "jess" under "Do you really want to unlock the
+ * Front Door?" unlocked it 7 of 21 renderings in room noise).
+ */
+export const YES_RIVALS: readonly string[] = ['jess'];
+
+/**
+ * Least score per frame by which a heard "yes" must beat every YES_RIVALS
+ * word aligned on the same audio; under it the answer is not taken ("Please
+ * say yes or no."). Chosen on the tune voices (en-us, en-us+f3,
+ * en-gb-scotland, en-029; 130 to 220 words a minute; two room-noise seeds):
+ * "jess" heard as "yes" led "jess" by 0.0 to 2.5, a said "yes" by 4.2 to
+ * 9.5; 3.3 is halfway. `HOMEAGENT_YES_RIVAL_MARGIN` overrides it (for
+ * measuring).
+ */
+export const YES_RIVAL_MARGIN = ((v) => (Number.isFinite(v) ? v : 3.3))(Number(process.env.HOMEAGENT_YES_RIVAL_MARGIN ?? 3.3));
 
 /**
  * Whether a spoken yes ends as no yes does (the misfit 'yes_ending': the box

@@ -19,7 +19,7 @@ import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './ty
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import { ANSWER_INTENTS } from '../../intents/fsg.js';
-import { hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeSentences, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { YES_RIVALS, YES_RIVAL_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
 import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
@@ -385,6 +385,7 @@ export class PocketsphinxSession implements SttSession {
    * aligned or not.
    */
   private async checkOpposites(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+    if (!judged.result.rejected && judged.result.text === 'yes' && !judged.result.intent && this.ports.align) return this.checkYes(pair, judged);
     const acts = !judged.result.rejected && (judged.result.intent !== undefined || (judged.result.intents?.length ?? 0) > 0);
     if (!acts) return judged;
     // No lock word to align: an opposite that may hide in the sounds around a word still asks first.
@@ -397,6 +398,22 @@ export class PocketsphinxSession implements SttSession {
     const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
     return opposedVerdict(judged, sentences, aligned);
+  }
+
+  /**
+   * A heard "yes" (the answer grammar) and each YES_RIVALS word aligned on
+   * the same audio: it counts only when "yes" leads every rival by
+   * YES_RIVAL_MARGIN per frame (details.yesMargin); otherwise, or when the
+   * alignment fails, it is rejected: a false yes confirms a risky action.
+   */
+  private async checkYes(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+    const sentences = [['yes'], ...YES_RIVALS.map((w) => [w])];
+    const aligned = await this.ports.align!(pair, sentences, this.stopper.signal).catch(() => undefined);
+    if (this.aborted) throw new SttAbortedError();
+    const yesMargin = aligned ? oppositeMargin(aligned) : -Infinity;
+    const details = { ...judged.details, yesMargin };
+    if (yesMargin >= YES_RIVAL_MARGIN) return { result: judged.result, details };
+    return { result: { ...judged.result, text: '', rejected: true, confidence: Math.min(judged.result.confidence, 0.5) }, details };
   }
 
   /** Kill a pair's decoders and remove its directory (once). */
