@@ -234,7 +234,15 @@ export class LocalIntents {
    * all, and the reply says which part it did not get. Undefined (the LLM)
    * when no part is a local command at all.
    */
-  async handleAll(parts: ReadonlyArray<{ match: IntentMatch; text: string }>, req: IntentRequest): Promise<string | undefined> {
+  async handleAll(all: ReadonlyArray<{ match: IntentMatch; text: string }>, req: IntentRequest): Promise<string | undefined> {
+    // One command said twice ("unlock the front door and unlock the front door") is done once, and asked once.
+    const seen = new Set<string>();
+    const parts = all.filter((p) => {
+      const key = JSON.stringify([p.match.intent, Object.entries(p.match.slots).sort(([a], [b]) => a.localeCompare(b))]);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     if (parts.length === 0) return undefined;
     const lang = req.lang ?? toLang(parts[0]!.match.language);
     const neither = lang === 'zh' ? (parts.length === 2 ? '所以两件都没做。' : '所以都没做。') : parts.length === 2 ? 'So I did neither.' : 'So I did none of them.';
