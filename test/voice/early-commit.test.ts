@@ -231,11 +231,15 @@ test('while a yes/no question waits, a sure question that changes nothing is act
     return reply;
   };
   const one = () => Buffer.concat([noise(300, -65, 1), tone(700, -12), noise(1500, -65, 2)]);
+  // Each reply spoken before the next utterance (done): the question must be out before the answer is heard.
   const first = await plugin.feedUtterance(one());
   assert.equal(first.timings.end_reason, 'silence');
+  await first.done;
   const acting = await plugin.feedUtterance(one());
   assert.equal(acting.timings.end_reason, 'silence', 'a command that acts is not taken at the pause under a question');
   assert.notEqual(acting.status, 'injected');
+  assert.equal(stt.sessions.length, 3, 'heard with the answer grammar and the command grammar beside it');
+  await acting.done;
   const asked = await plugin.feedUtterance(one());
   assert.equal(asked.timings.end_reason, 'early', 'a question that changes nothing is acted on at the pause');
   assert.ok(asked.timings.endpoint_wait_ms! < 800, `before the full silence (${asked.timings.endpoint_wait_ms} ms after the last sound)`);
