@@ -270,15 +270,18 @@ export class LocalIntents {
   /**
    * Ask one yes/no question for every command of `asks` (one, or the parts
    * of two commands in one breath that each need a yes): a yes runs them in
-   * the order said, a no or no answer runs none. Resolves to the question,
-   * the turn's reply (the gate does not deliver it: ConfirmRequest.deliver).
+   * the order said, a no or no answer runs none. Returns the question, the
+   * turn's reply (the gate does not deliver it: ConfirmRequest.deliver).
    */
   private ask(asks: PendingAsk[]): string {
     const first = asks[0]!;
     const zh = first.lang === 'zh';
-    const doing = zh ? asks.map((a) => a.spoken).join('，并且') : asks.map((a) => a.spoken).join(asks.length > 2 || asks.some((a) => / and /.test(a.spoken)) ? ', and ' : ' and ');
+    const spoken = asks.map((a) => a.spoken);
+    // A comma before the last "and"/"or" when a part has an "and" of its own ("the Office Ceiling and the desk lamp").
+    const comma = spoken.length > 2 || spoken.some((x) => / and /.test(x)) ? ',' : '';
+    const doing = zh ? spoken.join('，并且') : spoken.join(`${comma} and `);
     const question = zh ? `确定要${doing}吗？请说是或不。` : `Do you really want to ${doing}? Please say yes or no.`;
-    const declined = zh ? `好的，没有${asks.map((a) => a.spoken).join('，也没有')}。` : `OK, I did not ${asks.map((a) => a.spoken).join(asks.length > 2 || asks.some((a) => / and /.test(a.spoken)) ? ', or ' : ' or ')}.`;
+    const declined = zh ? `好的，没有${spoken.join('，也没有')}。` : `OK, I did not ${spoken.join(`${comma} or `)}.`;
     void this.d.gate.request({
       who: first.who,
       what: asks.map((a) => a.what).join('; '),
