@@ -441,6 +441,8 @@ export class HomePlugin implements Plugin {
       settings.onChange('plugin.speaker.volume', (_k, v) => {
         if (typeof v === 'number') client.publish(topics.volumeState, String(Math.round(v)), true);
       }),
+      // Checked when set, not first at the next device command (a newcomer's typo went unnoticed until then).
+      settings.onChange('plugin.home.risky_devices', () => void riskyNames()),
     );
 
     // Start connecting and return: READY never waits for the broker. Commands that arrive before the

@@ -192,6 +192,7 @@ describe('confirmation of risky actions', () => {
     const warned = (): string[] => rig.sdk.log.messages('warn').filter((m) => m.includes('plugin.home.risky_devices'));
     assert.deepEqual(warned(), [], 'the fixture\'s "TV" fits a device');
     rig.sdk.settingsApi.set('plugin.home.risky_devices', ['Kitchn Light', 'Kitchen', 'tv']);
+    assert.equal(warned().length, 1, 'said when set, before any command');
     const on = await rig.sdk.runInput('turn on the kitchen lights');
     assert.doesNotMatch(on.response ?? '', /really want/, 'none of them fits the Kitchen Lights');
     await rig.sdk.runInput('turn off the kitchen lights');
