@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_WORD_GAP, WORD_GAP_MIN_FRAMES, judgeDecode, misfitWord, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { MAX_WORD_GAP, WORD_GAP_MIN_FRAMES, judgeDecode, misfitWord, rejectionReason, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import { VOCAB } from '../intents/vocab.js';
 
@@ -61,4 +61,20 @@ test('the same command with every word within MAX_WORD_GAP acts; so does one who
     assert.equal(j.result.intent?.intent, 'HassTurnOn');
     assert.equal(j.details.wordMisfit, undefined);
   }
+});
+
+test('rejectionReason names the rule that refused a decode (the log line a maintainer reads), and nothing for one that acts', () => {
+  const misfit = judge('turn on the kitchen light', { kitchen: MAX_WORD_GAP + 5 });
+  assert.equal(rejectionReason(misfit.result, misfit.details), 'word_misfit:kitchen');
+  const far = judge('turn on the kitchen light', { turn: 20, on: 20, the: 20, kitchen: 20, light: 20 });
+  assert.equal(far.result.rejected, true);
+  assert.equal(rejectionReason(far.result, far.details), 'score_gap');
+  const ok = judge('turn on the kitchen light', {});
+  assert.equal(rejectionReason(ok.result, ok.details), undefined);
+  const notCommand = judge("don't turn on the kitchen light", {});
+  assert.equal(rejectionReason(notCommand.result, notCommand.details), 'not_command');
+  const nothing = { text: '', confidence: 0, rejected: true, engine: 'pocketsphinx' };
+  assert.equal(rejectionReason(nothing, { hypothesis: '', grammarMismatch: false, frames: 0 }), 'no_speech');
+  assert.equal(rejectionReason(nothing, { hypothesis: 'turn on the kitchen light', grammarMismatch: false, frames: 90, durationMisfit: 'too_long' }), 'duration:too_long');
+  assert.equal(rejectionReason(nothing, { hypothesis: 'lock the front door', grammarMismatch: false, frames: 90, oppositeClose: true }), 'opposite_close');
 });

@@ -916,6 +916,34 @@ function anyWordInSilence(main: HypsegUtterance, extent: SpeechExtent): boolean 
 }
 
 /**
+ * Why a judged decode was rejected, in one word for the log (the service's
+ * `stt: decoded` line; a maintainer reading it over SSH sees what was heard
+ * and which rule refused it): 'no_speech' (nothing decoded),
+ * 'out_of_grammar' (the decoder left the grammar), 'not_command' (a "don't"
+ * or "I" opening), 'word_misfit:<word>' (MAX_WORD_GAP), 'duration:<kind>'
+ * (DurationMisfit), 'room_misfit', 'compound_unsure', 'opposite_close'
+ * (OPPOSITE_MARGIN: the reply names the two words), 'score_gap' (the whole
+ * sentence fits worse than the phone loop by more than `maxScoreGap`),
+ * 'name_unplaced' (a name the grammar's filler took, with too little
+ * sentence around it), or 'rejected' when none of these is recorded.
+ * Undefined for a result that was not rejected.
+ */
+export function rejectionReason(result: SttResult, details: PocketsphinxDetails, maxScoreGap = DEFAULT_MAX_SCORE_GAP): string | undefined {
+  if (!result.rejected) return undefined;
+  if (!details.hypothesis) return 'no_speech';
+  if (details.grammarMismatch) return 'out_of_grammar';
+  if (details.notCommand) return 'not_command';
+  if (details.oppositeClose) return 'opposite_close';
+  if (details.compoundUnsure) return 'compound_unsure';
+  if (details.wordMisfit) return `word_misfit:${details.wordMisfit.word}`;
+  if (details.durationMisfit) return `duration:${details.durationMisfit}`;
+  if (details.roomMisfit) return 'room_misfit';
+  if (details.scoreGap !== undefined && details.scoreGap > maxScoreGap) return 'score_gap';
+  if (details.hypothesis.split(' ').some(isPhoneWord)) return 'name_unplaced';
+  return 'rejected';
+}
+
+/**
  * Turn a pair's output into an SttResult for engine `engine`: `vocab` is the
  * vocabulary the grammar was built from, `maxScoreGap` the rejection
  * threshold, `droppedMs` what the audio clean-up cut from the start.
