@@ -211,6 +211,31 @@ export class ConfirmationGate {
   }
 
   /**
+   * The open question on `channel` has been spoken and the box listens for
+   * its answer now (the voice box's `waiting_for_answer` state): its
+   * timeout starts again from now, so the person has the whole
+   * plugin.home.confirm_timeout_ms to answer; it ran from when the question
+   * was written, and a question that took 5 s to speak left 10 s of 15 (a
+   * tester's finding). It never ends later than twice the timeout after the
+   * question was asked (a "Please say yes or no." starts it again too).
+   * Nothing happens when no question is open on `channel`.
+   */
+  listening(channel: string): void {
+    const p = this.current;
+    if (!p || p.channel !== channel) return;
+    const timeout = this.opts.timeoutMs();
+    const now = this.opts.clock.now();
+    const expiresAt = Math.min(now + timeout, p.askedAt + 2 * timeout);
+    if (expiresAt <= p.expiresAt) return;
+    this.opts.clock.clearTimeout(p.timer);
+    const timer = this.opts.clock.setTimeout(() => {
+      if (this.current?.timer === timer) this.settle(false, 'timeout', 'timer');
+    }, expiresAt - now);
+    p.timer = timer;
+    p.expiresAt = expiresAt;
+  }
+
+  /**
    * Answer the open question (button or API). A follow-up's reply text is
    * delivered to the question's channel. Returns false when none was open.
    */

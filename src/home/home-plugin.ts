@@ -36,6 +36,12 @@ import { writeFileAtomic } from './store.js';
 import { compoundCuts } from './compound.js';
 import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceControlArgs } from './tools.js';
 
+/** Most commands one typed or spoken sentence is cut into (HomePlugin.compound); more goes to the LLM whole. */
+const MAX_COMPOUND_PARTS = 4;
+
+/** The voice box's channel (src/voice/pipeline.ts): a question asked there is timed from when it has been spoken (ConfirmationGate.listening). */
+const VOICE_CHANNEL = 'speaker';
+
 /** Constructor options of HomePlugin (all optional). */
 export interface HomePluginOptions {
   /**
@@ -406,7 +412,7 @@ export class HomePlugin implements Plugin {
       // which the kernel hands to this waiter instead of queueing it behind us.
       const answered = new AbortController();
       void sdk
-        .awaitInput({ channel: ctx.input.channel, timeout_ms: get<number>('plugin.home.confirm_timeout_ms'), accept: (t) => parseYesNo(t) !== undefined, signal: answered.signal })
+        .awaitInput({ channel: ctx.input.channel, timeout_ms: 2 * get<number>('plugin.home.confirm_timeout_ms'), accept: (t) => parseYesNo(t) !== undefined, signal: answered.signal })
         .then((inp) => {
           if (inp) gate.answer(inp.text, inp.channel);
         });
@@ -424,7 +430,7 @@ export class HomePlugin implements Plugin {
         ctx.deny = true;
         ctx.deny_reason = `The user did not confirm "${action.action} ${entity.name}" (no yes within the time limit), so it was not done.`;
       }
-    }, { timeout_ms: get<number>('plugin.home.confirm_timeout_ms') + 5000 });
+    }, { timeout_ms: 2 * get<number>('plugin.home.confirm_timeout_ms') + 5000 });
 
     this.unsubs.push(
       sdk.subscribe('plugin.gpio.button', (p) => {
@@ -432,7 +438,11 @@ export class HomePlugin implements Plugin {
         if (!gate.pending || p.action === 'release') return;
         gate.confirm(p.button !== 'stop', 'button');
       }),
-      sdk.subscribe('assistant_state', (p) => client.publish(topics.state, p.state, true)),
+      sdk.subscribe('assistant_state', (p) => {
+        client.publish(topics.state, p.state, true);
+        // The voice box has spoken the question and listens for the answer: its time to answer starts now.
+        if (p.state === 'waiting_for_answer') gate.listening(VOICE_CHANNEL);
+      }),
       sdk.subscribe('stop', () => gate.cancel(true)),
       sdk.subscribe('raw_input', (input) => {
         if (input.channel.startsWith('_') || input.meta?.timer_expired === true) return;
@@ -451,12 +461,15 @@ export class HomePlugin implements Plugin {
   }
 
   /**
-   * `text` cut in two at a joint word (compound.ts) where both halves match
-   * as commands, in the order said; undefined when no cut does.
+   * `text` cut at joint words (compound.ts) into MAX_COMPOUND_PARTS or fewer
+   * commands that each match, in the order said ("turn on the kitchen
+   * lights, turn off the tv and lock the front door": three); undefined
+   * when no cut does. A tester's three typed commands joined by "and" went
+   * to the LLM: only a cut in two was tried.
    */
-  private async compound(text: string, vocab: Vocabulary): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
+  private async compound(text: string, vocab: Vocabulary, parts = MAX_COMPOUND_PARTS): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
     const matcher = this.matcher;
-    if (!matcher) return undefined;
+    if (!matcher || parts < 2) return undefined;
     const lang = detectLanguage(text);
     for (const [a, b] of compoundCuts(text, lang)) {
       try {
@@ -464,6 +477,8 @@ export class HomePlugin implements Plugin {
         if (!first) continue;
         const second = await matcher(b, vocab, lang);
         if (second) return [{ match: first, text: a }, { match: second, text: b }];
+        const rest = await this.compound(b, vocab, parts - 1);
+        if (rest) return [{ match: first, text: a }, ...rest];
       } catch (err) {
         this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');
         return undefined;

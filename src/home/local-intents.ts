@@ -119,6 +119,18 @@ const STATE_WORDS: Record<string, string> = {
 /** Components an on/off sentence can act on (the on/off, scene, script and button templates' domains). */
 const ON_OFF_COMPONENTS = new Set([...ON_OFF_DOMAINS, ...ACTIVATABLE]);
 
+/**
+ * The state a lock or cover action leaves its device in (entities.ts
+ * EntityState: lock 'locked'/'unlocked', cover 'open'/'closed'). A device
+ * whose last report says it is already there is neither asked about nor sent
+ * the command again when the action would ask first ("The Front Door is
+ * already unlocked."): a newcomer's "unlock the front door" on an unlocked
+ * door asked for a yes and sent UNLOCK. A cover counts as open only fully
+ * open (position 100 or none reported): "open the garage door" on a garage
+ * door half open opens it.
+ */
+const STATE_AFTER: Partial<Record<ActionName, string>> = { lock: 'locked', unlock: 'unlocked', open: 'open', close: 'closed' };
+
 /** Ordinal words of an answer to "which one?" (1-based; -1 the last). */
 const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, last: -1, 第一个: 1, 第二个: 2, 第三个: 3, 最后一个: -1 };
 /** Words of an answer that name nothing ("the", "one", "I mean"). */
@@ -564,6 +576,17 @@ export class LocalIntents {
       }
     }
     const widened = req.heard === true && ready.length > 1 && !s.name && !s.area;
+    // A device that would be asked about and is already where the action leaves it (STATE_AFTER): said so, not asked, not sent.
+    const already = ready.filter((e) => (req.askFirst || widened || this.d.controller.isRisky(e, action)) && this.alreadyThere(e, action));
+    if (already.length) {
+      const act = normaliseAction(already[0] as Entity, action.action);
+      const names = joinNames(already.map((e) => the(e, lang)), lang);
+      const note = zh ? `${names}已经${verb(act, lang)}了。` : `${cap(names)} ${already.length > 1 ? 'are' : 'is'} already ${STATE_AFTER[act]}.`;
+      const rest = ready.filter((e) => !already.includes(e));
+      if (!rest.length && !unavailable.length && !problems.length) return note;
+      ready.splice(0, ready.length, ...rest);
+      problems.unshift(note);
+    }
     const risky = req.askFirst || widened ? ready : ready.filter((e) => this.d.controller.isRisky(e, action));
     const execute = async (): Promise<string> => {
       if (req.signal?.aborted) return '';
@@ -594,6 +617,15 @@ export class LocalIntents {
       return this.ask([ask]);
     }
     return execute();
+  }
+
+  /** Whether `e`'s last report puts it where `action` would leave it (STATE_AFTER; a cover fully open to be open). */
+  private alreadyThere(e: Entity, action: DeviceAction): boolean {
+    const after = STATE_AFTER[normaliseAction(e, action.action)];
+    const v = this.d.registry.view(e.id);
+    if (after === undefined || v?.available !== true || v.state.state !== after) return false;
+    const position = v.state.position;
+    return !(e.component === 'cover' && after === 'open' && typeof position === 'number' && position < 100);
   }
 
   private failure(e: Entity, action: DeviceAction, err: unknown, lang: Lang): string {

@@ -23,6 +23,7 @@ const spoken = (sentence: string, voice: string, rate: number, leadIn: number, c
  */
 async function trapsUnderUnlock(traps: ReadonlyArray<readonly [string, string, number, number]>, yes: string, render = (said: string, voice: string, rate: number, seed: number) => spoken(said, voice, rate, 0.5, false, seed)): Promise<void> {
   for (let q = 0; q < traps.length; q += 2) {
+    await rig.box.reportFrontDoor('locked');
     const unlock = await rig.box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
     assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
     for (const [said, voice, rate, seed] of traps.slice(q, q + 2)) {
@@ -63,6 +64,7 @@ test('while an unlock waits for a yes, a "yet" in pink noise or in an echo is no
 test('while an unlock waits for a yes, a question that changes nothing is answered and the question is off; a command that acts is not taken (the real recordings\' "timer status" after such a question was "Please say yes or no.")', async () => {
   // The answer grammar hears no yes or no in either; the same audio is then decoded with the command grammar
   // (src/voice/capture.ts answerOrCommand), whose result counts only when it changes nothing.
+  await rig.box.reportFrontDoor('locked');
   const unlock = await rig.box.listen(await spoken('unlock the front door', 'en-us', 175, 0.5), false, 800);
   assert.match(unlock.report.reply ?? '', /unlock the front door\?/i, JSON.stringify(unlock.report));
   const lights = await rig.box.listen(await spoken('turn on the kitchen lights', 'en-us', 160, 0.5), false, 800);

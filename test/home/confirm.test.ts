@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { parseYesNo } from '../../src/home/index.js';
 import { printResult } from '../../src/cli/format.js';
-import { startRig, waitFor, type Rig } from './harness.js';
+import { lockFrontDoor, startRig, waitFor, type Rig } from './harness.js';
 
 async function nothingPublished(rig: Rig): Promise<void> {
   await new Promise((r) => setTimeout(r, 200));
@@ -27,7 +27,8 @@ describe('confirmation of risky actions', () => {
   after(async () => {
     await rig.close();
   });
-  beforeEach(() => rig.sim.clear());
+  // Each test starts at a locked door: an unlock of a door already unlocked is said so, not asked (local-intents.ts STATE_AFTER).
+  beforeEach(() => lockFrontDoor(rig));
 
   test('yes and no in both languages', () => {
     for (const y of ['yes', 'Yes.', 'yeah', 'ok', 'do it', '是', '是的', '好的', '确认']) assert.equal(parseYesNo(y), true, y);
@@ -118,6 +119,32 @@ describe('confirmation of risky actions', () => {
     assert.notEqual(told?.meta?.confirmation, true, 'the outcome is no question: the voice box must not listen for a yes to it');
     const late = await rig.sdk.runInput('yes');
     assert.equal(late.response, undefined, 'a late yes answers nothing');
+    await nothingPublished(rig);
+  });
+
+  test('a question asked by voice is timed from when it has been spoken (the box listens for the answer), at most twice the timeout from when it was asked', async () => {
+    await rig.sdk.runInput('open the garage door', { channel: 'speaker' });
+    assert.equal(rig.plugin.gate?.pendingOn('speaker'), true);
+    const asked = rig.plugin.gate!.describeOpen()!;
+    assert.equal(asked.expires_at - asked.asked_at, 20_000);
+    // Speaking the question took 6 s; then the box listens for the answer: the whole 20 s from there.
+    clock.advance(6_000);
+    rig.sdk.publish('assistant_state', { state: 'waiting_for_answer' });
+    assert.equal(rig.plugin.gate!.describeOpen()!.expires_at, asked.asked_at + 26_000);
+    clock.advance(19_000);
+    assert.equal(rig.plugin.gate?.pending, true, 'still open 19 s after it was spoken (25 s after it was written)');
+    // "Please say yes or no." at 25 s starts it again, but not past twice the timeout from the question.
+    rig.sdk.publish('assistant_state', { state: 'waiting_for_answer' });
+    assert.equal(rig.plugin.gate!.describeOpen()!.expires_at, asked.asked_at + 40_000);
+    clock.advance(15_000);
+    assert.equal(rig.plugin.gate?.pending, false);
+    assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'timeout');
+    // Another channel's state does not touch a question asked elsewhere: a typed question keeps its 20 s.
+    await rig.sdk.runInput('open the garage door');
+    clock.advance(10_000);
+    rig.sdk.publish('assistant_state', { state: 'waiting_for_answer' });
+    clock.advance(10_000);
+    assert.equal(rig.plugin.gate?.pending, false, 'the console question timed out at 20 s');
     await nothingPublished(rig);
   });
 

@@ -61,6 +61,13 @@ export interface E2E {
    * command the service reports it sent has reached the device simulator.
    */
   listen(file: string, realtime?: boolean, trailingMs?: number): Promise<Outcome>;
+  /**
+   * Report the Front Door `state` ('locked' or 'unlocked'), as the lock would (its retained state topic), once the
+   * report of the last command it got has come in; resolves when the service holds it. An unlock of a door already
+   * unlocked is said so and not asked (src/home/local-intents.ts STATE_AFTER), so a test that asks to unlock starts
+   * from a locked door (and one that asks to lock from an unlocked one).
+   */
+  reportFrontDoor(state: 'locked' | 'unlocked'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -117,6 +124,20 @@ export async function startE2E(opts: { llmReply?: Reply; env?: Record<string, st
       if (sent > 0) await sim.waitForCommands(sent, 60_000);
       const timersAdded = (app.timers.service?.status() ?? []).filter((t) => !before.includes(t.id)).map((t) => t.duration_s);
       return { report: res.utterances[0]!, commands: [...sim.commands], timersAdded };
+    },
+    async reportFrontDoor(want) {
+      const state = (): string | undefined => app.home.registry?.view('front_door')?.state.state;
+      const waitFor = async (is: string): Promise<void> => {
+        const by = Date.now() + 10_000;
+        while (state() !== is) {
+          if (Date.now() > by) throw new Error(`the Front Door did not report ${is} (it is ${state()})`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      const last = sim.commands.filter((c) => c.topic === 'home/front_door/set').at(-1);
+      if (last) await waitFor(last.payload === 'LOCK' ? 'locked' : 'unlocked');
+      await sim.publish('home/front_door/state', want === 'locked' ? 'LOCKED' : 'UNLOCKED');
+      await waitFor(want);
     },
     async close() {
       await app.stop();
