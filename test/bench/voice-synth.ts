@@ -24,6 +24,7 @@
  * the figures are those of the REPORT voices:
  *  voice.synth_wrong_action_rate       wrong actions / all utterances (report voices)
  *  voice.synth_effect_right            in_vocab utterances recognised as their own intent and slots (report voices)
+ *  voice.synth_effect_right_asked      of those, the ones marked unsure_between (they ask for a yes before acting)
  *  voice.synth_unknown_name_answered   oov_name utterances answered as a name the home lacks (report voices)
  *  voice.synth_not_command_acted       not_command utterances that acted (report voices)
  *  voice.synth_wrong_action_rate_tune  the same on the tune voices
@@ -280,6 +281,8 @@ interface Tally {
   wrong: number;
   inVocab: number;
   inVocabRight: number;
+  /** Of inVocabRight, those the recogniser doubted (IntentMatch.unsure_between): they asked for a yes before acting. */
+  inVocabAsked: number;
   oov: number;
   oovAnswered: number;
   /** Two commands in one breath, and those recognised as both their commands in order. */
@@ -306,7 +309,7 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
     ...(compoundMargin !== undefined ? { rejection: { compoundMargin } } : {}),
   });
   await engine.setVocabulary(vocab);
-  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, oov: 0, oovAnswered: 0, two: 0, twoRight: 0, partial: 0, partialRight: 0, notCommand: 0, notCommandActed: 0, notes: [] };
+  const t: Tally = { n: 0, wrong: 0, inVocab: 0, inVocabRight: 0, inVocabAsked: 0, oov: 0, oovAnswered: 0, two: 0, twoRight: 0, partial: 0, partialRight: 0, notCommand: 0, notCommandActed: 0, notes: [] };
   try {
     for (const u of utterances) {
       const session = engine.start();
@@ -320,7 +323,7 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
       t.n++;
       if (dump && filler === true && !clean) {
         const d = engine.lastDetails;
-        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), scoreGap: d?.scoreGap, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, oppositeMargin: d?.oppositeMargin, oppositeClose: d?.oppositeClose, oppositeAligned: d?.oppositeAligned, ...utteranceCondition(u.seed), msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
+        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), asked: r.intent?.unsure_between !== undefined, scoreGap: d?.scoreGap, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, oppositeMargin: d?.oppositeMargin, oppositeClose: d?.oppositeClose, oppositeAligned: d?.oppositeAligned, ...utteranceCondition(u.seed), msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, wordGaps: d?.wordGaps };
         appendFileSync(dump, JSON.stringify(line) + '\n');
       }
       if (wrongActs.length > 0) {
@@ -329,7 +332,10 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
       }
       if (u.kind === 'in_vocab') {
         t.inVocab++;
-        if (rightOf(r, want)) t.inVocabRight++;
+        if (rightOf(r, want)) {
+          t.inVocabRight++;
+          if (r.intent?.unsure_between) t.inVocabAsked++;
+        }
       }
       if (u.kind === 'partial') {
         t.partial++;
@@ -425,12 +431,14 @@ export async function run(): Promise<void> {
     console.log(`# ${r.n} utterances on the report voices (${REPORT_VOICES.join(', ')}); tune voices: ${TUNE_VOICES.join(', ')}`);
     console.log(`voice.synth_wrong_action_rate: ${pct(r.wrong, r.n)}`);
     console.log(`voice.synth_effect_right: ${pct(r.inVocabRight, r.inVocab)}`);
+    console.log(`voice.synth_effect_right_asked: ${pct(r.inVocabAsked, r.inVocabRight)} (of those right, the ones the recogniser doubted: they ask for a yes first)`);
     console.log(`voice.synth_unknown_name_answered: ${pct(r.oovAnswered, r.oov)}`);
     console.log(`voice.synth_not_command_acted: ${pct(r.notCommandActed, r.notCommand)} (a negation, statement, report or correction that acted)`);
     console.log(`voice.synth_partial_name_right: ${pct(r.partialRight, r.partial)} (a part of a name that fits one device acted on that device)`);
     console.log(`voice.synth_two_commands_right: ${pct(r.twoRight, r.two)} (two commands in one breath recognised as both, in order)`);
     if (tune) console.log(`voice.synth_wrong_action_rate_tune: ${pct(tune.wrong, tune.n)}`);
     if (tune) console.log(`voice.synth_effect_right_tune: ${pct(tune.inVocabRight, tune.inVocab)}`);
+    if (tune) console.log(`voice.synth_effect_right_asked_tune: ${pct(tune.inVocabAsked, tune.inVocabRight)}`);
     for (const n of clean.notes) console.log(n.replace('# wrong action', '# wrong action, clean'));
     console.log(`voice.synth_clean_wrong_action_rate: ${pct(clean.wrong, clean.n)} (the same utterances with no room noise)`);
     console.log(`voice.synth_clean_effect_right: ${pct(clean.inVocabRight, clean.inVocab)}`);

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_WORD_GAP, WORD_GAP_MIN_FRAMES, judgeDecode, misfitWord, rejectionReason, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { MAX_WORD_GAP, NAME_WORD_ASK_GAP, OTHER_NAME, WORD_GAP_MIN_FRAMES, doubtedNameWord, judgeDecode, misfitWord, rejectionReason, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import { VOCAB } from '../intents/vocab.js';
 
@@ -77,4 +77,21 @@ test('rejectionReason names the rule that refused a decode (the log line a maint
   assert.equal(rejectionReason(nothing, { hypothesis: '', grammarMismatch: false, frames: 0 }), 'no_speech');
   assert.equal(rejectionReason(nothing, { hypothesis: 'turn on the kitchen light', grammarMismatch: false, frames: 90, durationMisfit: 'too_long' }), 'duration:too_long');
   assert.equal(rejectionReason(nothing, { hypothesis: 'lock the front door', grammarMismatch: false, frames: 90, oppositeClose: true }), 'opposite_close');
+});
+
+test('a word of the named device\'s name that fits its audio badly (NAME_WORD_ASK_GAP) makes the command ask first; a kind word or a well-fitting name does not', () => {
+  const doubted = judge('turn on the reading lamp', { reading: NAME_WORD_ASK_GAP + 3 });
+  assert.equal(doubted.result.rejected, false);
+  assert.equal(doubted.result.intent?.intent, 'HassTurnOn');
+  assert.deepEqual(doubted.result.intent?.unsure_between, ['reading', OTHER_NAME], 'asks: a name the home lacks heard as this one fits its word badly');
+  assert.equal(doubted.details.doubtedNameWord?.word, 'reading');
+  for (const gaps of [{ reading: NAME_WORD_ASK_GAP - 5 }, { lamp: NAME_WORD_ASK_GAP + 10 }, { on: NAME_WORD_ASK_GAP + 10 }]) {
+    const j = judge('turn on the reading lamp', gaps);
+    assert.equal(j.result.intent?.intent, 'HassTurnOn', JSON.stringify(gaps));
+    assert.equal(j.result.intent?.unsure_between, undefined, JSON.stringify(gaps));
+  }
+  // Only words of the device the command names: a room word is not doubted by this rule.
+  assert.equal(doubtedNameWord([gap('turn', 60), gap('office', NAME_WORD_ASK_GAP + 1)], new Set(['bed', 'light'])), undefined);
+  assert.equal(doubtedNameWord([gap('turn', 60), gap('bed', NAME_WORD_ASK_GAP + 1, WORD_GAP_MIN_FRAMES - 1)], new Set(['bed', 'light'])), undefined, 'too short to judge');
+  assert.equal(doubtedNameWord([gap('bed', NAME_WORD_ASK_GAP + 20)], new Set(['bed'])), undefined, 'the first word is aligned loosely');
 });

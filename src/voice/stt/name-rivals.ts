@@ -37,6 +37,11 @@ const KIND_WORDS = new Set([
   'shades', 'curtain', 'curtains', 'plug', 'speaker', 'sensor', 'thermostat', 'the', 'a', 'of', 'and',
 ]);
 
+/** Whether `word` (lower case) is a kind word of names (KIND_WORDS: light, door, ...), not one that tells devices apart. */
+export function isKindWord(word: string): boolean {
+  return KIND_WORDS.has(word);
+}
+
 /** Name words with more phones than this get no rivals: long words are not confused for a near name by one sound. */
 const MAX_PHONES = 4;
 /** Most phones a rival may differ by (substituted, inserted or left out). */

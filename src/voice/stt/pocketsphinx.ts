@@ -57,7 +57,7 @@ import type { SttEngine, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { alignSentences, DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
-import { DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, rejectionReason, singleCommandSure, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { ANSWER_MAX_SCORE_GAP, DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, rejectionReason, singleCommandSure, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { parseFsg, standing, type FsgIndex, type SentenceStanding } from './fsg-walk.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
 import type { DurationLimits } from './pocketsphinx-duration.js';
@@ -261,7 +261,7 @@ export class PocketsphinxStt implements SttEngine {
         this.lastDetails = d;
         // One line per utterance: what the decoder heard and, when nothing is done with it, which rule refused it.
         const scoreGap = d.scoreGap !== undefined ? Math.round(d.scoreGap * 10) / 10 : undefined;
-        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(result.rejected ? { reason: rejectionReason(result, d, maxScoreGap) } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
+        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(result.rejected ? { reason: rejectionReason(result, d, answers ? Math.min(maxScoreGap, ANSWER_MAX_SCORE_GAP) : maxScoreGap) } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
       },
       onDone: () => this.open.delete(session),
     });
