@@ -90,6 +90,10 @@ test('a word of the named device\'s name that fits its audio badly (NAME_WORD_AS
     assert.equal(j.result.intent?.intent, 'HassTurnOn', JSON.stringify(gaps));
     assert.equal(j.result.intent?.unsure_between, undefined, JSON.stringify(gaps));
   }
+  // A question changes nothing: it is answered, not asked about.
+  const question = judge('is the reading lamp on', { reading: NAME_WORD_ASK_GAP + 3 });
+  assert.equal(question.result.intent?.intent, 'HassGetState');
+  assert.equal(question.result.intent?.unsure_between, undefined);
   // Only words of the device the command names: a room word is not doubted by this rule.
   assert.equal(doubtedNameWord([gap('turn', 60), gap('office', NAME_WORD_ASK_GAP + 1)], new Set(['bed', 'light'])), undefined);
   assert.equal(doubtedNameWord([gap('turn', 60), gap('bed', NAME_WORD_ASK_GAP + 1, WORD_GAP_MIN_FRAMES - 1)], new Set(['bed', 'light'])), undefined, 'too short to judge');

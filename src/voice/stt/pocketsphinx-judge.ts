@@ -445,7 +445,7 @@ export const WORD_GAP_MIN_FRAMES = 8;
 /**
  * Least score gap (WordGap.gap, per frame) of a word of the device's name
  * (not a kind word such as "light": name-rivals.ts isKindWord) at which a
- * command asks for a yes before it acts (IntentMatch.unsure_between
+ * command (not a question: fsg.ts ANSWER_INTENTS) asks for a yes before it acts (IntentMatch.unsure_between
  * [the word, OTHER_NAME]): the word that tells devices apart fits its
  * stretch of audio badly, so another name may have been said. Testers'
  * "turn on the shed light" switched on the Kitchen Lights (name word gap
@@ -1115,9 +1115,9 @@ export function judgeDecode(
   const answered = answer !== undefined;
   const rejected = !text || grammarMismatch || (intent === null && !parts && !answered) || outOfGrammar || details.durationMisfit !== undefined || details.roomMisfit === true || details.notCommand === true || details.wordMisfit !== undefined;
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
-  // A device named by a word that fits its audio badly asks first (NAME_WORD_ASK_GAP).
+  // A device named by a word that fits its audio badly asks first (NAME_WORD_ASK_GAP); a question changes nothing.
   const doubt = (m: IntentMatch): IntentMatch => {
-    const w = details.wordGaps && !m.unsure_between ? doubtedNameWord(details.wordGaps, nameWordsOf(m, opts.vocab)) : undefined;
+    const w = details.wordGaps && !m.unsure_between && !ANSWER_INTENTS.has(m.intent) ? doubtedNameWord(details.wordGaps, nameWordsOf(m, opts.vocab)) : undefined;
     if (!w) return m;
     details.doubtedNameWord = w;
     return { ...m, unsure_between: [w.word, OTHER_NAME] };
