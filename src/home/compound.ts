@@ -24,17 +24,18 @@ export function compoundCuts(text: string, language: IntentLanguage): Array<[str
   const joints = language === 'zh' ? JOINTS_ZH : JOINTS_EN;
   const cuts: Array<[string, string]> = [];
   const seen = new Set<string>();
-  // A comma between two commands (the tokeniser drops punctuation, so cut the text itself).
+  // A comma between two commands (the tokeniser drops punctuation, so cut the text itself). The second part is
+  // the text as written, its own commas kept, so that a list ("A, B, C and D") is cut again there
+  // (HomePlugin.compound); a cut at a joint word would glue the parts around a comma ("B C"), so none is offered.
   const comma = /[,，;；]/.exec(text);
   if (comma) {
     const a = tokenise(text.slice(0, comma.index), language);
-    const b = tokenise(text.slice(comma.index + 1), language);
+    const raw = text.slice(comma.index + 1).trim();
+    const b = tokenise(raw, language);
     const bj = joints.find((j) => j.every((w, k) => b[k] === w));
-    const rest = bj ? b.slice(bj.length) : b;
-    if (a.length && rest.length) {
-      cuts.push([joinTokens(a, language), joinTokens(rest, language)]);
-      seen.add(`${a.length}:${tokens.length - a.length - rest.length}`);
-    }
+    const rest = bj ? dropLeadingTokens(raw, bj.length, language) : raw;
+    if (a.length && tokenise(rest, language).length) cuts.push([joinTokens(a, language), rest]);
+    return cuts;
   }
   for (let i = 1; i < tokens.length - 1; i++) {
     for (const j of joints) {
@@ -50,4 +51,19 @@ export function compoundCuts(text: string, language: IntentLanguage): Array<[str
     }
   }
   return cuts;
+}
+
+/**
+ * `raw` without its first `n` tokens (as tokenise counts them), the rest as
+ * written: English drops whole words, Chinese characters (the tokeniser's
+ * Chinese tokens are single characters).
+ */
+function dropLeadingTokens(raw: string, n: number, language: IntentLanguage): string {
+  if (language === 'zh') {
+    let left = n;
+    let i = 0;
+    for (; i < raw.length && left > 0; i++) if (tokenise(raw[i]!, language).length) left--;
+    return raw.slice(i).trim();
+  }
+  return raw.replace(new RegExp(`^\\W*(?:[\\w']+\\W+){${n}}`), '').trim();
 }

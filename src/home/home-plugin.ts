@@ -17,6 +17,7 @@ import { detectLanguage } from '../kernel/language.js';
 import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, carriedIntents, fitsVocabulary } from '../intents/recognised.js';
+import { NAME_FREE } from '../intents/templates-en.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
@@ -330,6 +331,9 @@ export class HomePlugin implements Plugin {
           sdk.log.error({ err }, 'intent matcher failed; leaving the input to the LLM');
           return;
         }
+        // A free name that holds a second command ("turn on the tv, lock the front door" read as turning on a
+        // device called "tv lock the front door"): the commands, when the text cuts into them.
+        if (match && match.slots[NAME_FREE] !== undefined && (await this.compound(ctx.raw_message, vocab))) match = null;
       }
       // The answer to "Which one do you mean: ...?" is no command ("the lamp"; "the sliding one" reads as a timer's name).
       if (intents.askingWhichDevice(input.channel) && (!match || (match.intent === 'TimerChoice' && !intents.askingWhichTimer))) {
@@ -473,12 +477,16 @@ export class HomePlugin implements Plugin {
     const lang = detectLanguage(text);
     for (const [a, b] of compoundCuts(text, lang)) {
       try {
+        // Each side one command, or itself cut again ("A and B, C": the first side; "A, B, C and D": the second).
         const first = await matcher(a, vocab, lang);
-        if (!first) continue;
-        const second = await matcher(b, vocab, lang);
-        if (second) return [{ match: first, text: a }, { match: second, text: b }];
-        const rest = await this.compound(b, vocab, parts - 1);
-        if (rest) return [{ match: first, text: a }, ...rest];
+        const left = first ? [{ match: first, text: a }] : await this.compound(a, vocab, parts - 1);
+        if (!left) continue;
+        // A rest with a comma is a list first: as one sentence the matcher may take "B, C" for one command with a
+        // free name ("turn on the tv lock the front door").
+        const list = /[,，;；]/.test(b) ? await this.compound(b, vocab, parts - left.length) : undefined;
+        const second = list ? undefined : await matcher(b, vocab, lang);
+        const right = list ?? (second ? [{ match: second, text: b }] : await this.compound(b, vocab, parts - left.length));
+        if (right && left.length + right.length <= parts) return [...left, ...right];
       } catch (err) {
         this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');
         return undefined;

@@ -23,3 +23,12 @@ test('no joint, or a joint at an end, is no cut', () => {
   assert.deepEqual(compoundCuts('turn on the "kitchen light and unlock the front door"', 'en'), []);
   assert.deepEqual(compoundCuts('把“厨房灯然后前门”打开', 'zh'), []);
 });
+
+test('a comma list: the cut at the first comma keeps the rest as written, its commas too, so it is cut again there (a newcomer\'s "A, B, C and D" came back as "B C"); no cut at a joint word glues parts around a comma', () => {
+  assert.deepEqual(compoundCuts('turn off the kitchen light, turn on the living room lamp, lock the front door and set a timer for 3 minutes', 'en'), [
+    ['turn off the kitchen light', 'turn on the living room lamp, lock the front door and set a timer for 3 minutes'],
+  ]);
+  assert.deepEqual(compoundCuts('turn on the lamp, and then lock the door', 'en'), [['turn on the lamp', 'lock the door']]);
+  assert.deepEqual(compoundCuts('turn on the lamp and turn off the tv, lock the door', 'en'), [['turn on the lamp and turn off the tv', 'lock the door']]);
+  assert.deepEqual(compoundCuts('把客厅灯打开，然后把前门锁上，再把灯关掉', 'zh'), [['把客厅灯打开', '把前门锁上，再把灯关掉']]);
+});

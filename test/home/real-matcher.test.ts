@@ -152,6 +152,14 @@ describe('local intents with the real matcher', () => {
     assert.match(sent[0]!, /kitchen/, sent.join('; '));
     assert.match(sent[1]!, /^home\/tv\/set OFF$/, sent.join('; '));
     assert.equal(sent[2], 'home/front_door/set LOCK', sent.join('; '));
+    // Commas alone, or commas and "and", as people write lists (a newcomer's came back "I didn't get ...").
+    for (const list of ['turn off the kitchen lights, turn on the tv, lock the front door', 'turn off the kitchen lights, turn on the tv, lock the front door and turn off the standing light', 'turn on the kitchen lights and turn off the tv, lock the front door']) {
+      rig.sim.clear();
+      const reply = (await said(list)) ?? '';
+      assert.match(reply, /^Turned (on|off) the Kitchen Lights\. Turned (on|off) the TV\. Locked the Front Door\.( Turned off the Standing Light\.)?$/, `${list}: ${reply}`);
+    }
+    rig.sim.clear();
+    assert.equal(await said('turn on the tv, lock the front door'), 'Turned on the TV. Locked the Front Door.', 'two with a comma alone');
     rig.sim.clear();
     assert.equal(await said('turn off the kitchen lights and turn on the tv and turn on the garden sprinkler'), 'I don\'t know a device called the garden sprinkler. So I did none of them.');
     await new Promise((res) => setTimeout(res, 150));
