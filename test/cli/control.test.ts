@@ -65,6 +65,8 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
   await withApp(async (socket) => {
     const r = (await request(socket, 'ask', { text: 'what is the meaning of life' }, undefined, { timeoutMs: 10000 })) as { reply: string; status: string };
     assert.match(r.reply, /can't reach my language model/);
+    // White space alone is no question (a newcomer's `ask "   "` went to the language model).
+    await assert.rejects(request(socket, 'ask', { text: '   ' }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /missing "text"/.test(e.message));
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
   });
 });

@@ -276,8 +276,9 @@ export class ControlPlugin implements Plugin {
   }
 }
 
+/** args[key] as a string with something in it besides white space; BAD_ARGUMENT naming the key otherwise (a newcomer's `ask "   "` went to the LLM). */
 function requireString(args: Record<string, unknown>, key: string): string {
   const v = args[key];
-  if (typeof v !== 'string' || !v) throw new HomeAgentError('BAD_ARGUMENT', `missing "${key}" (a non-empty string)`);
+  if (typeof v !== 'string' || !v.trim()) throw new HomeAgentError('BAD_ARGUMENT', `missing "${key}" (a non-empty string)`);
   return v;
 }

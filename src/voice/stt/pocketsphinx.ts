@@ -53,7 +53,7 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../../kernel/log.js';
 import type { Vocabulary } from '../../intents/types.js';
-import type { SttEngine, SttSession, SttStartOptions } from './types.js';
+import type { SttEngine, SttResult, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
 import { alignSentences, DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
@@ -167,6 +167,19 @@ export interface PocketsphinxOptions {
 
 const earlyLog = createLogger('stt:pocketsphinx');
 
+/**
+ * For the `stt: decoded` log line: why a command that was heard asks for a
+ * yes before it acts (IntentMatch.unsure_between): `asks_first` the two
+ * words it could not tell apart (a lock word and its opposite, a name word
+ * and a near name, or a doubted name word and "another name"), and the
+ * doubted word's score gap when that is the reason.
+ */
+function asksFirst(result: SttResult, d: PocketsphinxDetails): Record<string, unknown> {
+  const pairs = [result.intent, ...(result.intents ?? [])].flatMap((m) => (m?.unsure_between ? [m.unsure_between] : []));
+  if (!pairs.length) return {};
+  return { asks_first: pairs.length === 1 ? pairs[0] : pairs, ...(d.doubtedNameWord ? { doubted_word_gap: Math.round(d.doubtedNameWord.gap * 10) / 10 } : {}) };
+}
+
 /** Longest an opposite-word alignment may run, ms (they take about 50 ms; a hung one must not hold the answer for finishTimeoutMs). */
 const ALIGN_TIMEOUT_MS = 3000;
 
@@ -261,7 +274,7 @@ export class PocketsphinxStt implements SttEngine {
         this.lastDetails = d;
         // One line per utterance: what the decoder heard and, when nothing is done with it, which rule refused it.
         const scoreGap = d.scoreGap !== undefined ? Math.round(d.scoreGap * 10) / 10 : undefined;
-        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(result.rejected ? { reason: rejectionReason(result, d, answers ? Math.min(maxScoreGap, ANSWER_MAX_SCORE_GAP) : maxScoreGap) } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
+        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(result.rejected ? { reason: rejectionReason(result, d, answers ? Math.min(maxScoreGap, ANSWER_MAX_SCORE_GAP) : maxScoreGap) } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...asksFirst(result, d), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
       },
       onDone: () => this.open.delete(session),
     });
