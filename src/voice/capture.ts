@@ -103,6 +103,11 @@ export class Capture {
     return this.o.answer === true;
   }
 
+  /** True once the endpointer heard speech start in this capture. */
+  get speaking(): boolean {
+    return this.speechStartMs !== undefined;
+  }
+
   /** True when the capture ended early (at a pause, on a sure result): audio fed since is kept for the next utterance (takeAfter). */
   get endedEarly(): boolean {
     return this.early;

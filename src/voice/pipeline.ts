@@ -224,6 +224,10 @@ export class VoicePlugin implements Plugin {
       // A risky action's question settled (answered anywhere, timed out, dropped): commands are heard again.
       sdk.subscribe('plugin.home.decision', () => {
         this.answerOpen = false;
+        // Listening for that answer with nothing said yet: the listening ends (a newcomer's box stayed in
+        // waiting_for_answer after the question timed out, while the simulated microphone sent no audio to end it).
+        const c = this.capture;
+        if (c && !c.done && c.answering && !c.speaking && !this.fed.has(c)) c.abort();
       }),
     );
     const wake = this.deps.wake === null ? undefined : (this.deps.wake ?? createWakeDetector(settings));

@@ -1,5 +1,6 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { ANSWER_WINDOW_MS, VoicePlugin, type VoicePluginDeps } from '../../src/voice/pipeline.js';
 import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js';
 import { Cap } from '../../src/kernel/output-types.js';
@@ -268,6 +269,26 @@ test('a confirmation question (meta.confirmation) mid-turn: the box listens and 
   // heard, so the command decode is dropped without a result.
   assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false], 'the answer is decoded with the answer grammar');
   assert.equal(stt.utterances.length, 2, 'the command decode beside the answer is dropped once the yes is heard');
+});
+
+test('a question settled elsewhere (answered, timed out, dropped) ends the listening for its answer when nothing was said yet: the box does not stay in waiting_for_answer', async () => {
+  // A microphone that sends nothing (the simulated one with nobody feeding it): no silence ever ends the listening.
+  let live: Readable | undefined;
+  const silent = { start: () => (live = new Readable({ read: () => undefined })), stop: () => void live?.push(null) };
+  const stt = new FakeStt(() => heard('unlock the front door'));
+  const { sdk, plugin } = await setup({ stt, deps: { microphone: silent } });
+  sdk.agent = (input) => streamReply(sdk, input, ['Do you really want to unlock the Front Door? Please say yes or no.'], { confirmation: true });
+  await (await plugin.feedUtterance(utterance())).done;
+  await waitState(sdk, 'waiting_for_answer');
+  const before = sdk.states.length;
+  sdk.publish('plugin.home.decision', { who: 'voice', what: 'unlock Front Door', decision: 'timeout', by: 'timer', channel: 'speaker', at: Date.now() });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    sdk.waitForPublished('assistant_state', () => sdk.states.length > before && sdk.states.at(-1) === 'idle'),
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`still ${sdk.states.at(-1)} 5 s after the question was settled`)), 5000))),
+  ]).finally(() => clearTimeout(timer));
+  assert.deepEqual(sdk.states.slice(before), ['idle'], sdk.states.join(' '));
+  assert.equal(stt.utterances.length, 1, 'nothing was decoded for the dropped listening');
 });
 
 test('a confirmation question heard neither as yes nor no: the box says so, asks for a yes or no and listens for it again', async () => {
