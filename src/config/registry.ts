@@ -138,7 +138,12 @@ export class ConfigRegistry implements SettingsAPI {
     const def = this.definition(key);
     if (!def) throw new ConfigError(key, this.unknownReason(key));
     const v = this.check(def, value, 'value');
-    this.db.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(key, JSON.stringify(v), Date.now());
+    // A value equal to the one in force (stored, else the default) changes nothing: it keeps the time of the last
+    // real change (0 when there was none), so it is no restart pending (a newcomer's `config set plugin.webui.port 0`
+    // on the default 0 made `status` ask for a restart).
+    const row = this.db.prepare('SELECT value, updated_at FROM settings WHERE key = ?').get(key) as { value: string; updated_at: number } | undefined;
+    const same = (row ? row.value : JSON.stringify(def.default)) === JSON.stringify(v);
+    this.db.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(key, JSON.stringify(v), same ? (row?.updated_at ?? 0) : Date.now());
     this.emit(key, v);
   }
 

@@ -79,6 +79,14 @@ test('restart-only settings are marked and reported once changed after a moment'
     assert.deepEqual(pending.map((p) => p.key), ['plugin.mqtt.url']);
     assert.ok(pending[0]!.changed_at >= since);
     assert.deepEqual(c.restartPending(Date.now() + 1000), [], 'nothing changed after a later start');
+    // Set to the value in force (the default, or the stored one): no change, so nothing to restart for.
+    const later = Date.now();
+    c.set('plugin.webui.port', c.get('plugin.webui.port'));
+    c.set('plugin.mqtt.url', 'mqtt://10.0.0.2:1883');
+    assert.deepEqual(c.restartPending(later).map((p) => p.key), [], 'the same values again');
+    while (Date.now() <= later); // the change below must fall in a later millisecond than `later` (the store's clock)
+    c.set('plugin.mqtt.url', 'mqtt://10.0.0.3:1883');
+    assert.deepEqual(c.restartPending(later).map((p) => p.key), ['plugin.mqtt.url'], 'a new value is pending');
   } finally {
     done();
   }
