@@ -108,6 +108,12 @@ export interface PluginEvents {
   /** src/voice: the voice pipeline's facts for the assistant state (captures, speaker, follow-up, mute). */
   'plugin.voice.activity': VoiceActivity;
   /**
+   * src/voice: speech the box did not act on because it did not understand it (`homeagent logs`): what the
+   * recogniser heard (`heard`, when it says), the rule that refused it (`reason`, SttResult.reason), the two
+   * words it could not tell apart (`unsure_between`), what the box said, and whether a yes/no question was waiting.
+   */
+  'plugin.voice.not_understood': { heard?: string; reason?: string; unsure_between?: [string, string]; said: string; answering: boolean };
+  /**
    * src/voice: switch the microphone off (`muted: true`), on (`false`), or toggle it (no `muted`; e.g. a
    * long-press action `{"type":"event","name":"plugin.voice.mute"}`, which publishes `{button, held_ms}`).
    */

@@ -475,6 +475,10 @@ export class VoicePlugin implements Plugin {
       // Not a yes or no while a question waits for one: say so, and listen for the answer again.
       const reAsk = status !== 'error' && capture.answering && this.answerOpen && this.now() < this.answerOpenUntil;
       const said = reAsk ? this.notUnderstoodAnswerMessage() : this.notUnderstoodMessage(r.stt?.unsure_between);
+      if (status === 'rejected' && r.stt) {
+        const s = r.stt;
+        this.sdk?.publish('plugin.voice.not_understood', { ...(s.heard ? { heard: s.heard } : {}), ...(s.reason ? { reason: s.reason } : {}), ...(s.unsure_between ? { unsure_between: s.unsure_between } : {}), said, answering: capture.answering });
+      }
       const done = this.sayNotUnderstood(timings, said);
       if (reAsk) {
         this.expectReply = true;

@@ -159,6 +159,7 @@ describe('the homeagent CLI prints text, not JSON', () => {
       { event: 'turn.finished', at, payload: { type: 'turn.finished', turn: '440ef903-aaaa', outcome: { kind: 'short_circuit' }, status: 'short_circuit', reply: 'It is 10:00.' } },
       { event: 'stop', at, payload: { source: 'control:cli', cancelled_inputs: 0 } },
       { event: 'plugin.something', at, payload: { a: 1, b: 'x'.repeat(100), c: { d: 2 } } },
+      { event: 'plugin.voice.not_understood', at, payload: { heard: 'i turn off the tv', reason: 'not_command', said: "Sorry, I didn't catch that.", answering: false } },
     ]) printResult('log', e, false, (x) => more.push(x));
     assert.deepEqual(more.map((l) => l.slice(9)), [
       'state thinking',
@@ -166,6 +167,7 @@ describe('the homeagent CLI prints text, not JSON', () => {
       'turn 440ef903 finished: short_circuit',
       'stop by control:cli, 0 queued inputs dropped',
       `plugin.something a=1 b="${'x'.repeat(56)}... c={"d":2}`,
+      'voice not understood (not_command): heard "i turn off the tv"; said "Sorry, I didn\'t catch that."',
     ]);
     const cancel = await run('listen', path.join(VOICE, 'cancel timer.wav'));
     assert.match(cancel.stdout, /^ {2}did: timer cancelled: 30 seconds$/m, cancel.stdout);

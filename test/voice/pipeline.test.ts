@@ -348,12 +348,14 @@ test('a fed file with no speech while a question waits gets the yes/no reminder 
 });
 
 test('a command heard with the command grammar and rejected is the plain "didn\'t catch that", with no yes/no reminder and no listening after it', async () => {
-  const stt = new FakeStt(() => rejected());
+  const stt = new FakeStt(() => ({ ...rejected(), reason: 'not_command', heard: 'i turn off the tv' }));
   const { sdk, speaker, plugin } = await setup({ stt });
   await (await plugin.feedUtterance(utterance())).done;
   await waitState(sdk, 'idle');
   assert.deepEqual(speaker.texts, ["Sorry, I didn't catch that."]);
   assert.equal(stt.starts.length, 1);
+  // On the bus for `homeagent logs`: what was heard and the rule that refused it (a tester found no line for it).
+  assert.deepEqual(sdk.events('plugin.voice.not_understood'), [{ heard: 'i turn off the tv', reason: 'not_command', said: "Sorry, I didn't catch that.", answering: false }]);
 });
 
 /** A box whose recogniser hears `said` in turn, with no microphone: "unlock the front door" asks for a yes, anything else is "Done.". */

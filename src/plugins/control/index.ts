@@ -48,6 +48,7 @@ const LOG_EVENTS: EventType[] = [
   'plugin.home.decision',
   'plugin.timers.changed',
   'plugin.lists.changed',
+  'plugin.voice.not_understood',
 ];
 
 /** Whether a homeagent service answers on `socketPath`. */

@@ -152,8 +152,8 @@ export interface SessionPorts {
   finishTimeoutMs: number;
   /** The engine's name, for rejected results made here. */
   engine: string;
-  /** Every finished decode's details and the verdict returned for it. */
-  onDetails(details: PocketsphinxDetails, result: SttResult): void;
+  /** Every finished decode's details and the verdict returned for it; returns why a rejected one was refused (SttResult.reason), if known. */
+  onDetails(details: PocketsphinxDetails, result: SttResult): string | undefined;
   /** Whether a speculative decode's verdict may be acted on at the pause (pocketsphinx-judge.ts earlyCommittable). */
   early(g: Grammar, result: SttResult, details: PocketsphinxDetails): boolean;
   /**
@@ -335,8 +335,9 @@ export class PocketsphinxSession implements SttSession {
     const decode = this.speculative ?? this.startDecode(this.takeIdle(), true);
     try {
       const { result, details } = await decode.result;
-      this.ports.onDetails(details, result);
-      return { ...result, finish_ms: performance.now() - t0 };
+      const reason = this.ports.onDetails(details, result);
+      const why = result.rejected ? { ...(reason ? { reason } : {}), ...(details.hypothesis ? { heard: details.hypothesis } : {}) } : {};
+      return { ...result, ...why, finish_ms: performance.now() - t0 };
     } catch (err) {
       if (this.aborted) throw new SttAbortedError();
       throw err;

@@ -274,7 +274,9 @@ export class PocketsphinxStt implements SttEngine {
         this.lastDetails = d;
         // One line per utterance: what the decoder heard and, when nothing is done with it, which rule refused it.
         const scoreGap = d.scoreGap !== undefined ? Math.round(d.scoreGap * 10) / 10 : undefined;
-        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(result.rejected ? { reason: rejectionReason(result, d, answers ? Math.min(maxScoreGap, ANSWER_MAX_SCORE_GAP) : maxScoreGap) } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...asksFirst(result, d), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
+        const reason = rejectionReason(result, d, answers ? Math.min(maxScoreGap, ANSWER_MAX_SCORE_GAP) : maxScoreGap);
+        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(reason ? { reason } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...asksFirst(result, d), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
+        return reason;
       },
       onDone: () => this.open.delete(session),
     });

@@ -31,6 +31,14 @@ export interface SttResult {
    * says which words it could not tell apart instead of a bare "didn't catch that".
    */
   unsure_between?: [string, string];
+  /**
+   * On a rejected result, for the logs: the rule that refused it, in one
+   * word (pocketsphinx-judge.ts rejectionReason: 'not_command',
+   * 'score_gap', ...), and what the decoder heard (`heard`, with `ph_...`
+   * for sounds it placed in no word). Never acted on.
+   */
+  reason?: string;
+  heard?: string;
   /** Wall time spent after end() was called, ms. */
   finish_ms?: number;
   /**
