@@ -18,6 +18,7 @@ import type { IntentMatch, Vocabulary } from '../intents/types.js';
 import { matchIntent } from '../intents/index.js';
 import { carriedIntent, carriedIntents, fitsVocabulary } from '../intents/recognised.js';
 import { NAME_FREE } from '../intents/templates-en.js';
+import { tokenise } from '../intents/normalise.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
@@ -39,6 +40,19 @@ import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceCo
 
 /** Most commands one typed or spoken sentence is cut into (HomePlugin.compound); more goes to the LLM whole. */
 const MAX_COMPOUND_PARTS = 4;
+
+/** The words and intent of a device command in a list, whose verb a later part with none takes (HomePlugin.matchPart). */
+interface VerbLead {
+  words: string[];
+  intent: string;
+}
+
+/** `part`'s VerbLead when it is an English command on a device the home has by name; undefined otherwise. */
+function verbLead(part: { match: IntentMatch; text: string }, lang: 'en' | 'zh'): VerbLead | undefined {
+  const m = part.match;
+  if (lang !== 'en' || typeof m.slots.name !== 'string' || m.slots[NAME_FREE] !== undefined) return undefined;
+  return { words: tokenise(part.text, 'en'), intent: m.intent };
+}
 
 /** The voice box's channel (src/voice/pipeline.ts): a question asked there is timed from when it has been spoken (ConfirmationGate.listening). */
 const VOICE_CHANNEL = 'speaker';
@@ -469,23 +483,25 @@ export class HomePlugin implements Plugin {
    * commands that each match, in the order said ("turn on the kitchen
    * lights, turn off the tv and lock the front door": three); undefined
    * when no cut does. A tester's three typed commands joined by "and" went
-   * to the LLM: only a cut in two was tried.
+   * to the LLM: only a cut in two was tried. A part with no verb of its own
+   * takes the one before it ("turn on the office ceiling and the desk lamp":
+   * VerbLead).
    */
-  private async compound(text: string, vocab: Vocabulary, parts = MAX_COMPOUND_PARTS): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
-    const matcher = this.matcher;
-    if (!matcher || parts < 2) return undefined;
+  private async compound(text: string, vocab: Vocabulary, parts = MAX_COMPOUND_PARTS, lead?: VerbLead): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
+    if (!this.matcher || parts < 2) return undefined;
     const lang = detectLanguage(text);
     for (const [a, b] of compoundCuts(text, lang)) {
       try {
         // Each side one command, or itself cut again ("A and B, C": the first side; "A, B, C and D": the second).
-        const first = await matcher(a, vocab, lang);
-        const left = first ? [{ match: first, text: a }] : await this.compound(a, vocab, parts - 1);
+        const first = await this.matchPart(a, vocab, lang, lead);
+        const left = first ? [{ match: first, text: a }] : await this.compound(a, vocab, parts - 1, lead);
         if (!left) continue;
+        const next = lead ?? verbLead(left[left.length - 1]!, lang);
         // A rest with a comma is a list first: as one sentence the matcher may take "B, C" for one command with a
         // free name ("turn on the tv lock the front door").
-        const list = /[,，;；]/.test(b) ? await this.compound(b, vocab, parts - left.length) : undefined;
-        const second = list ? undefined : await matcher(b, vocab, lang);
-        const right = list ?? (second ? [{ match: second, text: b }] : await this.compound(b, vocab, parts - left.length));
+        const list = /[,，;；]/.test(b) ? await this.compound(b, vocab, parts - left.length, next) : undefined;
+        const second = list ? undefined : await this.matchPart(b, vocab, lang, next);
+        const right = list ?? (second ? [{ match: second, text: b }] : await this.compound(b, vocab, parts - left.length, next));
         if (right && left.length + right.length <= parts) return [...left, ...right];
       } catch (err) {
         this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');
@@ -493,6 +509,24 @@ export class HomePlugin implements Plugin {
       }
     }
     return undefined;
+  }
+
+  /**
+   * One part of a list matched as a command; a part that is none on its own
+   * ("the desk lamp") is tried behind the first words of `lead`, shortest
+   * first ("turn on" + "the desk lamp"), and taken only as `lead`'s intent
+   * on a device the home has by that name (no free name). Null when neither.
+   */
+  private async matchPart(part: string, vocab: Vocabulary, lang: 'en' | 'zh', lead: VerbLead | undefined): Promise<IntentMatch | null> {
+    const matcher = this.matcher!;
+    const own = await matcher(part, vocab, lang);
+    if (own || !lead || lang !== 'en') return own ?? null;
+    const words = tokenise(part, 'en');
+    for (let k = 1; k < lead.words.length; k++) {
+      const m = await matcher([...lead.words.slice(0, k), ...words].join(' '), vocab, 'en');
+      if (m && m.intent === lead.intent && typeof m.slots.name === 'string' && m.slots[NAME_FREE] === undefined) return m;
+    }
+    return null;
   }
 
   /** Publish the box's discovery and current state (after every connect). */

@@ -160,6 +160,17 @@ describe('local intents with the real matcher', () => {
     }
     rig.sim.clear();
     assert.equal(await said('turn on the tv, lock the front door'), 'Turned on the TV. Locked the Front Door.', 'two with a comma alone');
+    // A part with no verb takes the one before it (a tester's "turn on the office ceiling and desk lamp" went to the LLM).
+    rig.sim.clear();
+    assert.equal(await said('turn on the office ceiling and desk lamp'), 'Turned on the Office Ceiling. Turned on the office/desk lamp.');
+    assert.equal(await said('turn off the office ceiling and the desk lamp and turn on the bed light'), 'Turned off the Office Ceiling. Turned off the office/desk lamp. Turned on the Bed Light.');
+    assert.equal(await said('turn off the bed light, the standing light and the tv'), 'Turned off the Bed Light. Turned off the Standing Light. Turned off the TV.');
+    // A verbless part that names no device the home has stops them all; it never widens to another device.
+    rig.sim.clear();
+    assert.equal(await said('turn on the bed light and the garden sprinkler'), undefined, 'not a list of commands: the LLM has it');
+    await new Promise((res) => setTimeout(res, 150));
+    // (The OFFs of the list before may still arrive; an ON would be this sentence's.)
+    assert.deepEqual(rig.sim.commands.filter((c) => /ON/.test(c.payload)), []);
     rig.sim.clear();
     assert.equal(await said('turn off the kitchen lights and turn on the tv and turn on the garden sprinkler'), 'I don\'t know a device called the garden sprinkler. So I did none of them.');
     await new Promise((res) => setTimeout(res, 150));
