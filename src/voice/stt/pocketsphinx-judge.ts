@@ -562,8 +562,8 @@ export function opposedVerdict(
     return markNearName(result, nearNameRival(sentences, aligned ?? []));
   };
   if (m >= margin) return { result: settled(judged.result), details };
-  // Only lock words too close to their opposites: each command that holds one asks before it acts (the home plugin
-  // picks which action to ask about: local-intents.ts likelierOpposite); a number rival or a correction still rejects.
+  // A lock word alone too close to its opposite: the command asks before it acts, naming the heard action
+  // (OPPOSITE_ASKS); a number rival or a correction still rejects.
   const asked = aligned ? opposedWords(sentences, aligned, kind, margin) : undefined;
   if (asked && oppositeMargin(pick('correction')) >= CORRECTION_MARGIN && asked.every(([w]) => ownEntry(OPPOSITE_WORDS, w) !== undefined)) {
     const mark = (x: IntentMatch): IntentMatch => {
