@@ -319,10 +319,7 @@ export class LocalIntents {
    */
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
-    if (match.unsure_between) {
-      req = { ...req, askFirst: true };
-      match = this.likelierOpposite(match);
-    }
+    if (match.unsure_between) req = { ...req, askFirst: true };
     const lang = req.lang ?? toLang(match.language);
     if (TIMER_INTENTS.has(match.intent)) {
       if (!req.dryRun) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
@@ -620,29 +617,6 @@ export class LocalIntents {
       return this.ask([ask]);
     }
     return execute();
-  }
-
-  /**
-   * A lock command the recogniser could not tell from its opposite
-   * (unsure_between ['lock', 'unlock'] either way round): when the one lock
-   * it names is already where the heard word would leave it, the opposite
-   * is the only one that would change anything, so that is the one asked
-   * about ("unlock the front door" heard as "lock", on a locked door: "Do you
-   * really want to unlock the Front Door?"; it was "The Front Door is
-   * already locked."). Otherwise `match` as heard. Locks only
-   * (pocketsphinx-judge.ts OPPOSITE_WORDS): lock is HassTurnOn, unlock
-   * HassTurnOff (templates-en.ts).
-   */
-  private likelierOpposite(match: IntentMatch): IntentMatch {
-    const [heard, other] = match.unsure_between ?? [];
-    const pair = `${heard}/${other}`;
-    if (pair !== 'lock/unlock' && pair !== 'unlock/lock') return match;
-    if (match.intent !== 'HassTurnOn' && match.intent !== 'HassTurnOff') return match;
-    const r = this.resolve(match.slots);
-    if (r.kind !== 'one' || r.entity.component !== 'lock') return match;
-    const state = this.d.registry.view(r.entity.id)?.state.state;
-    if (state !== (match.intent === 'HassTurnOn' ? 'locked' : 'unlocked')) return match;
-    return { ...match, intent: match.intent === 'HassTurnOn' ? 'HassTurnOff' : 'HassTurnOn', unsure_between: [other!, heard!] };
   }
 
   /** Whether `e`'s last report puts it where `action` would leave it (STATE_AFTER; a cover fully open to be open). */

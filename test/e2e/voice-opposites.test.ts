@@ -36,18 +36,13 @@ const rig = e2eForFile('ha-opposites-');
 /** `sentence` in espeak-ng `voice` at `rate` words a minute after `leadIn` s, with the bench's room noise (seed `seed`) unless `clean`: a WAV file. */
 const spoken = (sentence: string, voice: string, rate: number, leadIn: number, clean = false, seed = 5): Promise<string> => spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, clean, seed });
 
-test('"unlock" whose two sentences score alike on the audio (lock or unlock): nothing acts on its own; on a locked door the box asks about the unlock, and a no sends nothing', async () => {
+test('"unlock" heard as "lock" (the two sentences score alike on the audio): nothing is locked, and the box says which words it could not tell apart', async () => {
   // en-029 at 190 words a minute was the case here until the not-command openings: its "un" is now heard as "we" (rejected).
-  // Until the lock words asked (pocketsphinx-judge.ts opposedVerdict), this was "Sorry, I didn't catch whether to lock
-  // or unlock. Please say it again." The door is locked, so the unlock is the one that would change it.
-  await rig.box.reportFrontDoor('locked');
   const o = await rig.box.listen(await spoken('unlock the front door', 'en-us+m3', 175, 0.5), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
   assert.deepEqual(o.commands, [], `no command: ${seen}`);
-  assert.equal(o.report.reply, 'Do you really want to unlock the Front Door? Please say yes or no.', seen);
-  const no = await rig.box.listen(await spoken('no', 'en-us', 160, 0.5), false, 800);
-  assert.deepEqual(no.commands, [], JSON.stringify(no.report));
-  assert.match(no.report.reply ?? '', /did not unlock the Front Door/, JSON.stringify(no.report));
+  assert.equal(o.report.rejected, true, seen);
+  assert.equal(o.report.reply, "Sorry, I didn't catch whether to lock or unlock. Please say it again.", seen);
 });
 
 test('a lock word the audio clearly holds still acts: "lock" locks, "unlock" asks first', async () => {

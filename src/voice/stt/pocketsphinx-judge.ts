@@ -91,8 +91,6 @@ export interface PocketsphinxDetails {
   nameRivalMargin?: number;
   /** oppositeMargin was under OPPOSITE_MARGIN (or could not be measured): rejected, neither meaning acts. */
   oppositeClose?: boolean;
-  /** Only lock words fell under OPPOSITE_MARGIN: each command that holds one asks before it acts (unsure_between). */
-  oppositeAsked?: boolean;
   /** The opposite-word check's alignments (heard words first), for diagnostics (HOMEAGENT_SYNTH_DUMP). */
   oppositeAligned?: Array<Pick<HypsegUtterance, 'ascr' | 'frames' | 'words'> | null>;
 }
@@ -171,11 +169,7 @@ export function hasLongerRival(word: string, phones: ReadonlyMap<string, number>
  * and more, and 0.4 is halfway. (A right "then unlock" inside two commands
  * led by only -0.02: no margin keeps it, and neither command acts.) On the
  * report voices the five lock words heard for their opposite led by -4.4 to
- * 0.36, the right single ones by 0.53 and more. Under the margin a lock word
- * is not refused but asks (opposedVerdict, IntentMatch.unsure_between; the
- * home plugin asks about the action that would change the lock, when its
- * state is known: local-intents.ts likelierOpposite); a number rival still
- * refuses ("whether you said thirteen or thirty").
+ * 0.36, the right single ones by 0.53 and more.
  */
 export const OPPOSITE_MARGIN = 0.4;
 
@@ -533,14 +527,10 @@ export function wordScoreGaps(main: HypsegUtterance, garbage: HypsegUtterance): 
  * oppositeSentences(details.hypothesis) and `aligned` their alignments, in
  * order, or undefined when they could not be made (the check could not be
  * done, so the command is not sure). A result whose margin (oppositeMargin)
- * is under `margin` (default OPPOSITE_MARGIN) only for lock words
- * (OPPOSITE_WORDS), each in a command of the result, keeps its intents and
- * marks each command that holds such a word unsure_between [heard word, its
- * opposite]: it asks before it acts (details.oppositeAsked). Any other
- * result under the margin (a number rival, a correction, an alignment that
- * failed) is rejected, every intent dropped, with details.oppositeClose and
- * `unsure_between` [heard word, its opposite] (of the closest rival).
- * Otherwise it is returned as it was, with details.oppositeMargin.
+ * is under `margin` (default OPPOSITE_MARGIN) is rejected, every intent
+ * dropped, with details.oppositeClose and `unsure_between` [heard word, its
+ * opposite] (of the closest rival); otherwise it is returned as it was, with
+ * details.oppositeMargin.
  */
 export function opposedVerdict(
   judged: { result: SttResult; details: PocketsphinxDetails },
@@ -556,28 +546,10 @@ export function opposedVerdict(
   const nameRivalMargin = aligned && kind.includes('name') ? oppositeMargin(pick('name')) : undefined;
   const m = aligned ? Math.min(oppositeMargin(pick('opposite')), oppositeMargin(pick('correction')) - CORRECTION_MARGIN + margin) : -Infinity;
   const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m, ...(nameRivalMargin !== undefined ? { nameRivalMargin } : {}), ...(aligned ? { oppositeAligned: aligned.map((a) => (a && 'words' in a ? (a as HypsegUtterance) : null)) } : {}) };
-  const settled = (r: SttResult): SttResult => {
-    const result = markHiddenOpposites(r, hiddenOpposites(judged.details.hypothesis));
-    if (nameRivalMargin === undefined || nameRivalMargin >= nameMargin) return result;
-    return markNearName(result, nearNameRival(sentences, aligned ?? []));
-  };
-  if (m >= margin) return { result: settled(judged.result), details };
-  // A lock word alone too close to its opposite: the command asks before it acts, naming the heard action
-  // (OPPOSITE_ASKS); a number rival or a correction still rejects.
-  const asked = aligned ? opposedWords(sentences, aligned, kind, margin) : undefined;
-  if (asked && oppositeMargin(pick('correction')) >= CORRECTION_MARGIN && asked.every(([w]) => ownEntry(OPPOSITE_WORDS, w) !== undefined)) {
-    const mark = (x: IntentMatch): IntentMatch => {
-      const pair = asked.find(([w]) => heardWords(x.text).includes(w));
-      return pair && !x.unsure_between ? { ...x, unsure_between: pair } : x;
-    };
-    const r = judged.result;
-    const marked: SttResult = { ...r, ...(r.intent ? { intent: mark(r.intent) } : {}), ...(r.intents ? { intents: r.intents.map(mark) } : {}) };
-    // Each doubted word is in a command that asks, and no command that holds one is left to act as heard.
-    const all = [marked.intent, ...(marked.intents ?? [])].filter((x): x is IntentMatch => x !== undefined);
-    const holds = (x: IntentMatch, w: string) => heardWords(x.text).includes(w);
-    const covered = asked.every(([w]) => all.some((x) => x.unsure_between && holds(x, w)));
-    const unmarked = all.some((x) => !x.unsure_between && asked.some(([w]) => holds(x, w)));
-    if (covered && !unmarked) return { result: settled(marked), details: { ...details, oppositeAsked: true } };
+  if (m >= margin) {
+    const result = markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis));
+    if (nameRivalMargin === undefined || nameRivalMargin >= nameMargin) return { result, details };
+    return { result: markNearName(result, nearNameRival(sentences, aligned ?? [])), details };
   }
   if (!aligned) {
     // Not measured (the aligner failed): unsure, but not because the words sounded alike; the plain "didn't catch that".
@@ -607,35 +579,6 @@ export function opposedVerdict(
     result: { ...rest, text: '', rejected: true, confidence: Math.min(rest.confidence, 0.5), ...(unsure ? { unsure_between: unsure } : {}) },
     details: { ...details, oppositeClose: true },
   };
-}
-
-/**
- * Each opposite sentence (kind 'opposite') whose heard sentence leads it by
- * less than `margin` per frame: [the heard word, its swap], in order;
- * undefined when one of them could not be aligned (the check could not be
- * done) or none falls short.
- */
-function opposedWords(
-  sentences: readonly (readonly AlignWord[])[],
-  aligned: ReadonlyArray<Pick<HypsegUtterance, 'ascr' | 'frames'> | undefined>,
-  kind: readonly string[],
-  margin: number,
-): Array<[string, string]> | undefined {
-  const heard = aligned[0];
-  if (!heard || heard.frames <= 0) return undefined;
-  const out: Array<[string, string]> = [];
-  for (let i = 1; i < sentences.length; i++) {
-    if (kind[i] !== 'opposite') continue;
-    const a = aligned[i];
-    if (!a) return undefined;
-    if ((heard.ascr - a.ascr) / heard.frames >= margin) continue;
-    const at = (sentences[0] ?? []).findIndex((w, k) => sentences[i]?.[k] !== w);
-    const word = sentences[0]?.[at];
-    const swapped = sentences[i]?.[at];
-    if (typeof word !== 'string' || typeof swapped !== 'string') return undefined;
-    out.push([word, swapped]);
-  }
-  return out.length ? out : undefined;
 }
 
 /**
