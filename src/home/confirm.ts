@@ -211,8 +211,8 @@ export class ConfirmationGate {
   }
 
   /**
-   * The open question on `channel` has been spoken and the box listens for
-   * its answer now (the voice box's `waiting_for_answer` state): its
+   * The open question on `channel` has been spoken (the voice box's
+   * `plugin.voice.question_spoken`, also after "Please say yes or no."): its
    * timeout starts again from now, so the person has the whole
    * plugin.home.confirm_timeout_ms to answer; it ran from when the question
    * was written, and a question that took 5 s to speak left 10 s of 15 (a

@@ -54,8 +54,6 @@ function verbLead(part: { match: IntentMatch; text: string }, lang: 'en' | 'zh')
   return { words: tokenise(part.text, 'en'), intent: m.intent };
 }
 
-/** The voice box's channel (src/voice/pipeline.ts): a question asked there is timed from when it has been spoken (ConfirmationGate.listening). */
-const VOICE_CHANNEL = 'speaker';
 
 /** Constructor options of HomePlugin (all optional). */
 export interface HomePluginOptions {
@@ -456,11 +454,9 @@ export class HomePlugin implements Plugin {
         if (!gate.pending || p.action === 'release') return;
         gate.confirm(p.button !== 'stop', 'button');
       }),
-      sdk.subscribe('assistant_state', (p) => {
-        client.publish(topics.state, p.state, true);
-        // The voice box has spoken the question and listens for the answer: its time to answer starts now.
-        if (p.state === 'waiting_for_answer') gate.listening(VOICE_CHANNEL);
-      }),
+      sdk.subscribe('assistant_state', (p) => client.publish(topics.state, p.state, true)),
+      // The voice box has spoken the question (or its "Please say yes or no."): the time to answer starts now.
+      sdk.subscribe('plugin.voice.question_spoken', (p) => gate.listening(p.channel)),
       sdk.subscribe('stop', () => gate.cancel(true)),
       sdk.subscribe('raw_input', (input) => {
         if (input.channel.startsWith('_') || input.meta?.timer_expired === true) return;

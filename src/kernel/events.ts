@@ -112,6 +112,11 @@ export interface PluginEvents {
    * recogniser heard (`heard`, when it says), the rule that refused it (`reason`, SttResult.reason), the two
    * words it could not tell apart (`unsure_between`), what the box said, and whether a yes/no question was waiting.
    */
+  /**
+   * src/voice: the box has finished speaking a yes/no question (a reply marked meta.confirmation, or its "Please say
+   * yes or no.") on `channel`; the home plugin's question is timed from here (ConfirmationGate.listening).
+   */
+  'plugin.voice.question_spoken': { channel: string };
   'plugin.voice.not_understood': { heard?: string; reason?: string; unsure_between?: [string, string]; said: string; answering: boolean };
   /**
    * src/voice: switch the microphone off (`muted: true`), on (`false`), or toggle it (no `muted`; e.g. a

@@ -656,6 +656,8 @@ export class VoicePlugin implements Plugin {
     const answer = this.expectAnswer;
     this.expectReply = false;
     this.expectAnswer = false;
+    // A yes/no question is timed from when it has been spoken, whether or not the microphone listens for it here.
+    if (answer) void speech.idle().then(() => !this.stopped && this.sdk?.publish('plugin.voice.question_spoken', { channel: 'speaker' }));
     if (!asked || this.deps.microphone === undefined || this.muted) return;
     const due = { answer };
     this.followupDue = due;

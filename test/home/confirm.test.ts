@@ -127,22 +127,22 @@ describe('confirmation of risky actions', () => {
     assert.equal(rig.plugin.gate?.pendingOn('speaker'), true);
     const asked = rig.plugin.gate!.describeOpen()!;
     assert.equal(asked.expires_at - asked.asked_at, 20_000);
-    // Speaking the question took 6 s; then the box listens for the answer: the whole 20 s from there.
+    // Speaking the question took 6 s: the whole 20 s from there.
     clock.advance(6_000);
-    rig.sdk.publish('assistant_state', { state: 'waiting_for_answer' });
+    rig.sdk.publish('plugin.voice.question_spoken', { channel: 'speaker' });
     assert.equal(rig.plugin.gate!.describeOpen()!.expires_at, asked.asked_at + 26_000);
     clock.advance(19_000);
     assert.equal(rig.plugin.gate?.pending, true, 'still open 19 s after it was spoken (25 s after it was written)');
     // "Please say yes or no." at 25 s starts it again, but not past twice the timeout from the question.
-    rig.sdk.publish('assistant_state', { state: 'waiting_for_answer' });
+    rig.sdk.publish('plugin.voice.question_spoken', { channel: 'speaker' });
     assert.equal(rig.plugin.gate!.describeOpen()!.expires_at, asked.asked_at + 40_000);
     clock.advance(15_000);
     assert.equal(rig.plugin.gate?.pending, false);
     assert.equal(rig.plugin.gate?.decisions.at(-1)?.decision, 'timeout');
-    // Another channel's state does not touch a question asked elsewhere: a typed question keeps its 20 s.
+    // The voice box's question spoken does not touch a question asked elsewhere: a typed question keeps its 20 s.
     await rig.sdk.runInput('open the garage door');
     clock.advance(10_000);
-    rig.sdk.publish('assistant_state', { state: 'waiting_for_answer' });
+    rig.sdk.publish('plugin.voice.question_spoken', { channel: 'speaker' });
     clock.advance(10_000);
     assert.equal(rig.plugin.gate?.pending, false, 'the console question timed out at 20 s');
     await nothingPublished(rig);

@@ -137,6 +137,19 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     assert.deepEqual(sent().slice(last), [{ topic: 'home/tv/set', payload: 'OFF' }]);
   });
 
+  test('a doubted "lock" on a locked door is said to be locked already: never a question about the unlock (a tester\'s "turn off the tv and lock the front door" was asked "unlock?" and a yes unlocked it)', async () => {
+    const vocab = rig.plugin.registry!.vocabulary();
+    const tv = matchIntent('turn off the tv', vocab, 'en')!;
+    const lock = { ...matchIntent('lock the front door', vocab, 'en')!, unsure_between: ['lock', 'unlock'] as [string, string] };
+    await reportState(rig, 'front_door', 'locked');
+    const before = sent().length;
+    const r = await rig.sdk.runInput('turn off the tv and lock the front door', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intents: [tv, lock] }) });
+    assert.equal(r.response, 'Turned off the TV. The Front Door is already locked.');
+    assert.notEqual(r.response_meta?.confirmation, true, 'no question');
+    await rig.sdk.runInput('yes', { channel: 'speaker' });
+    assert.deepEqual(sent().slice(before).map((c) => [c.topic, c.payload]), [['home/tv/set', 'OFF']], 'a yes after it unlocks nothing');
+  });
+
   test('a heard command that names no device and no room yet reaches several asks first; typed, or with a room, it acts (a tester\'s "turn off the party lights", heard as "turn off the lights", switched off all six)', async () => {
     const vocab = rig.plugin.registry!.vocabulary();
     const all = matchIntent('turn off the lights', vocab, 'en')!;

@@ -74,7 +74,7 @@ test('rejectionReason names the rule that refused a decode (the log line a maint
   const notCommand = judge("don't turn on the kitchen light", {});
   assert.equal(rejectionReason(notCommand.result, notCommand.details), 'not_command');
   const nothing = { text: '', confidence: 0, rejected: true, engine: 'pocketsphinx' };
-  assert.equal(rejectionReason(nothing, { hypothesis: '', grammarMismatch: false, frames: 0 }), 'no_speech');
+  assert.equal(rejectionReason(nothing, { hypothesis: '', grammarMismatch: false, frames: 0 }), 'nothing_decoded', 'not "no speech": a tester\'s clear "yes" with no question open was logged so');
   assert.equal(rejectionReason(nothing, { hypothesis: 'turn on the kitchen light', grammarMismatch: false, frames: 90, durationMisfit: 'too_long' }), 'duration:too_long');
   assert.equal(rejectionReason(nothing, { hypothesis: 'lock the front door', grammarMismatch: false, frames: 90, oppositeClose: true }), 'opposite_close');
 });

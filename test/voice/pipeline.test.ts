@@ -306,6 +306,8 @@ test('a confirmation question heard neither as yes nor no: the box says so, asks
   await first.done;
   await waitState(sdk, 'idle');
   assert.deepEqual(speaker.texts, ['Do you really want to unlock the Front Door?', "Sorry, I didn't catch that. Please say yes or no.", 'The Front Door is unlocked.']);
+  // Each question spoken, the first and the "Please say yes or no.", starts the time to answer (home's ConfirmationGate).
+  assert.deepEqual(sdk.events('plugin.voice.question_spoken'), [{ channel: 'speaker' }, { channel: 'speaker' }]);
   assert.deepEqual(sdk.inputs.map((i) => [i.text, i.meta!.trigger]), [['unlock the front door', 'feed'], ['yes', 'followup']]);
   assert.deepEqual(stt.starts.map((o) => o?.answer === true), [false, true, false, true, false], 'both tries are decoded with the answer grammar (the command grammar beside it)');
   assert.equal(stt.utterances.length, 4, 'the rejected try is decoded with the command grammar too; the yes is not');

@@ -970,7 +970,7 @@ function anyWordInSilence(main: HypsegUtterance, extent: SpeechExtent): boolean 
 /**
  * Why a judged decode was rejected, in one word for the log (the service's
  * `stt: decoded` line; a maintainer reading it over SSH sees what was heard
- * and which rule refused it): 'no_speech' (nothing decoded),
+ * and which rule refused it): 'nothing_decoded' (no sentence of the grammar fitted the sound at all: speech the grammar lacks, such as a "yes" with no question open, or no speech),
  * 'out_of_grammar' (the decoder left the grammar), 'not_command' (a "don't"
  * or "I" opening), 'word_misfit:<word>' (MAX_WORD_GAP), 'duration:<kind>'
  * (DurationMisfit), 'room_misfit', 'compound_unsure', 'opposite_close'
@@ -983,7 +983,7 @@ function anyWordInSilence(main: HypsegUtterance, extent: SpeechExtent): boolean 
  */
 export function rejectionReason(result: SttResult, details: PocketsphinxDetails, maxScoreGap = DEFAULT_MAX_SCORE_GAP): string | undefined {
   if (!result.rejected) return undefined;
-  if (!details.hypothesis) return 'no_speech';
+  if (!details.hypothesis) return 'nothing_decoded';
   if (details.grammarMismatch) return 'out_of_grammar';
   if (details.notCommand) return 'not_command';
   if (details.oppositeClose) return 'opposite_close';
