@@ -131,6 +131,26 @@ const ON_OFF_COMPONENTS = new Set([...ON_OFF_DOMAINS, ...ACTIVATABLE]);
  */
 const STATE_AFTER: Partial<Record<ActionName, string>> = { lock: 'locked', unlock: 'unlocked', open: 'open', close: 'closed' };
 
+/**
+ * The lock or cover two of `matches` give opposite commands (HassTurnOn and
+ * HassTurnOff with slots.domain lock or cover: lock/unlock, open/close, on
+ * the same slots.name), as "the Front Door"; undefined when none do. Not
+ * lights and switches: "turn the tv off and on" is a power cycle, and neither
+ * part asks, so they run in the order said.
+ */
+function contradiction(matches: readonly IntentMatch[]): string | undefined {
+  const seen = new Map<string, string>();
+  for (const m of matches) {
+    if ((m.intent !== 'HassTurnOn' && m.intent !== 'HassTurnOff') || typeof m.slots.name !== 'string') continue;
+    if (m.slots.domain !== 'lock' && m.slots.domain !== 'cover') continue;
+    const key = m.slots.name.toLowerCase();
+    const before = seen.get(key);
+    if (before !== undefined && before !== m.intent) return `the ${m.slots.name}`;
+    seen.set(key, m.intent);
+  }
+  return undefined;
+}
+
 /** Ordinal words of an answer to "which one?" (1-based; -1 the last). */
 const ORDINALS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, last: -1, 第一个: 1, 第二个: 2, 第三个: 3, 最后一个: -1 };
 /** Words of an answer that name nothing ("the", "one", "I mean"). */
@@ -257,6 +277,10 @@ export class LocalIntents {
     });
     if (parts.length === 0) return undefined;
     const lang = req.lang ?? toLang(parts[0]!.match.language);
+    // One device told to do a thing and its opposite ("unlock the front door and lock the front door"): neither. Done
+    // in order, the part that asks for a yes ran last and a yes left the door unlocked (a tester's finding).
+    const clash = contradiction(parts.map((p) => p.match));
+    if (clash) return lang === 'zh' ? `这句话让${clash.replace(/^the /, '')}既开又关，所以都没做。` : `That asks ${clash} to do a thing and its opposite, so I did neither.`;
     const neither = lang === 'zh' ? (parts.length === 2 ? '所以两件都没做。' : '所以都没做。') : parts.length === 2 ? 'So I did neither.' : 'So I did none of them.';
     for (const p of parts) {
       this.unplaced = false;

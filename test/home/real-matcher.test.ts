@@ -199,6 +199,11 @@ describe('local intents with the real matcher', () => {
     assert.equal(await said('open the garage door then unlock the front door'), 'Do you really want to open the Garage Door and unlock the Front Door? Please say yes or no.');
     assert.equal(await said('no'), 'OK, I did not open the Garage Door or unlock the Front Door.');
     assert.deepEqual(topics(), [], 'a no runs neither');
+    // A lock told to do a thing and its opposite does neither (a tester's yes left the door unlocked, the reverse of the order said).
+    await reset();
+    assert.equal(await said('unlock the front door and lock the front door'), 'That asks the Front Door to do a thing and its opposite, so I did neither.');
+    assert.equal(await said('open the garage door, then close the garage door'), 'That asks the Garage Door to do a thing and its opposite, so I did neither.');
+    assert.deepEqual(topics(), [], 'nothing sent');
     // One command said twice is asked and done once (a tester's typed "... and unlock the front door" twice sent two UNLOCKs).
     await reset();
     assert.equal(await said('unlock the front door and unlock the front door'), 'Do you really want to unlock the Front Door? Please say yes or no.');
