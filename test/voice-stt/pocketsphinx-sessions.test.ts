@@ -143,3 +143,21 @@ test('no decoder is spawned after engine.close()', async (t) => {
   await assert.rejects(s.end(), (err: unknown) => (err as { code?: string }).code === 'STT_ABORTED', 'close() aborted the open session');
   await assert.rejects(e.start().end(), (err: unknown) => (err as { code?: string }).code === 'STT_NO_GRAMMAR');
 });
+
+test('the utterance after an early commit starts its decoders at its first audio, not when it is made (the reply being spoken keeps the CPU)', async (t) => {
+  const { e, dir } = await engine(t);
+  const first = e.start();
+  await waitUntil(() => decoders(dir) >= 2, 'a command session to start its decoders when made');
+  first.abort();
+  await waitUntil(() => decoders(dir) === 0, 'the aborted session to kill its decoders');
+  const next = e.start({ continuation: true });
+  // Made and fed nothing: no decoder may load. Wait for something that would have happened by now (another session's decoders) rather than the clock.
+  const probe = e.start();
+  await waitUntil(() => decoders(dir) >= 2, 'the probe session to start its decoders');
+  probe.abort();
+  await waitUntil(() => decoders(dir) === 0, 'only the probe had decoders; the continuation none');
+  feed(B(), (b) => next.write(b));
+  await waitUntil(() => decoders(dir) >= 2, 'the continuation to start its decoders at its first audio');
+  const r = await next.end();
+  assert.equal(r.text, 'turn on standing light');
+});

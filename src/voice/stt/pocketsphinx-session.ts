@@ -103,7 +103,7 @@ export function quietestStretch(raw: Buffer): { at: number; meanEnergy: number }
  * the real recordings' 27 lulls were voided and the median answer came
  * 645 ms after the last sound (a run that shared the machine); at 12, 3 of
  * 27 and 417 ms; with no check, 372 ms; the same commands right in all three
- * (test/bench/voice.ts, plugin.voice.speculate_ms 150).
+ * (test/bench/voice.ts, measured with plugin.voice.speculate_ms 150).
  */
 export const PAD_FAITHFUL_RATIO = 12;
 
@@ -150,6 +150,15 @@ export interface SessionPorts {
   prepareAudio: boolean;
   /** Kill a pair that has not finished this long after its decode started, ms. */
   finishTimeoutMs: number;
+  /**
+   * Start the decoder pair at the first audio written, not when the session
+   * is made. For the utterance after an early commit (issue 15): it is made
+   * the moment the first one is acted on, and three decoders loading their
+   * models then took the CPU from the reply being spoken (its first audio
+   * came 50 to 90 ms later on 2 cores); the capture writes nothing before
+   * speech starts, and the pair loads while the person speaks.
+   */
+  deferPair?: boolean;
   /** The engine's name, for rejected results made here. */
   engine: string;
   /** Every finished decode's details and the verdict returned for it; returns why a rejected one was refused (SttResult.reason), if known. */
@@ -182,6 +191,8 @@ export class PocketsphinxSession implements SttSession {
   private ended = false;
   /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe); undefined once taken. */
   private idle: Promise<DecoderPair | undefined> | undefined;
+  /** The first idle pair was asked for (SessionPorts.deferPair). */
+  private pairStarted = false;
   private speculative: Decode | undefined;
   /** The speculative decode was padded (pause() with SttPauseOptions): where the real audio went on, bytes, and the padding's mean frame energy. */
   private padded: { from: number; energy: number } | undefined;
@@ -200,12 +211,20 @@ export class PocketsphinxSession implements SttSession {
       return g;
     });
     this.grammar.catch(() => undefined);
+    if (!ports.deferPair) this.startIdle();
+  }
+
+  /** Start loading the idle pair, once (at construction, or at the first write() with deferPair). */
+  private startIdle(): void {
+    if (this.pairStarted) return;
+    this.pairStarted = true;
     this.idle = this.setUp();
     this.idle.catch(() => undefined);
   }
 
   write(pcm: Buffer): void {
     if (this.aborted || this.ended || pcm.length === 0) return;
+    this.startIdle();
     this.chunks.push(Buffer.from(pcm));
     this.bytes += pcm.length;
   }
@@ -308,6 +327,7 @@ export class PocketsphinxSession implements SttSession {
     const taken = this.idle ?? this.setUp();
     taken.catch(() => undefined);
     this.idle = undefined;
+    this.pairStarted = true;
     return taken;
   }
 

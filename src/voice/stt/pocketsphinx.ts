@@ -269,6 +269,7 @@ export class PocketsphinxStt implements SttEngine {
           }),
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
+      deferPair: opts?.continuation === true,
       engine: this.name,
       onDetails: (d, result) => {
         this.lastDetails = d;
