@@ -51,6 +51,15 @@ export interface ListenReport {
   spoken?: string[];
   /** Set when it was not understood and the clip looks cut tight to the speech: what to do (tightClipHint). */
   hint?: string;
+  /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README "Speech the box did not act on"). */
+  reason?: string;
+  /**
+   * The command was heard but doubted, so it asked for a yes first: the two
+   * readings it could not tell apart (SttResult intent's unsure_between:
+   * ["turn on", "turn off"], or a device name word and "another name" when
+   * that word fit its stretch of audio badly, pocketsphinx-judge.ts NAME_WORD_ASK_GAP).
+   */
+  unsure_between?: string[];
   /** The spoken reply as WAV (in the data directory). */
   wav?: string;
   timings: Record<string, number | undefined>;
@@ -461,6 +470,8 @@ async function listenOne(
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(audio?.texts.length ? { spoken: audio.texts } : {}),
       ...(outcome.status === 'rejected' || outcome.status === 'no_speech' ? ((h) => (h ? { hint: h } : {}))(tightClipHint(pcm)) : {}),
+      ...(outcome.stt?.rejected && outcome.stt.reason ? { reason: outcome.stt.reason } : {}),
+      ...(outcome.stt?.intent?.unsure_between ? { unsure_between: [...outcome.stt.intent.unsure_between] } : {}),
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
       end_reason: timings.end_reason,

@@ -224,3 +224,15 @@ test('listen says when a clip it did not understand is cut tight to the speech (
   printResult('listen', { utterances: [{ file: 'yes_raw.wav', transcript: '', rejected: true, status: 'rejected', actions: [], reply: "Sorry, I didn't catch that.", hint: 'the recording has sound at its very start: ...' }] }, false, (s) => lines.push(s));
   assert.equal(lines.at(-1), '  hint: the recording has sound at its very start: ...');
 });
+
+test('listen says why the recogniser refused a recording, and what it could not tell apart when it asked first', () => {
+  const lines: string[] = [];
+  printResult('listen', {
+    utterances: [
+      { file: 'a.wav', transcript: '', rejected: true, reason: 'not_command', status: 'rejected', actions: [], reply: "Sorry, I didn't catch that.", timings: {} },
+      { file: 'b.wav', transcript: 'turn on the kitchen lights', rejected: false, unsure_between: ['kitchen', 'another name'], status: 'injected', actions: [], reply: 'Do you really want to turn on the Kitchen Lights? Please say yes or no.', timings: {} },
+    ],
+  }, false, (s) => lines.push(s));
+  assert.ok(lines.includes('  transcript: "" (rejected: not_command)'), lines.join('\n'));
+  assert.ok(lines.includes('  asked first: could not tell "kitchen" from "another name"'), lines.join('\n'));
+});

@@ -16,6 +16,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { e2eForFile } from '../support/e2e-home.js';
 import { speak, spokenInRoom } from '../support/espeak.js';
+import { OTHER_NAME } from '../../src/voice/stt/pocketsphinx-judge.js';
 
 const VOICE = 'en-us';
 /**
@@ -182,4 +183,18 @@ test('a name the home has, after a verb its kind cannot take, is said so and nev
       assert.equal(o.report.reply, `The Front Door is a lock, so it can't be ${verb}.`, seen);
     }
   }
+});
+
+test('a name the home lacks heard as a device whose name word fits its audio badly asks first (pocketsphinx-judge.ts NAME_WORD_ASK_GAP), and a spoken no leaves everything as it was: a tester\'s "turn on the shed light" switched on the Kitchen Lights', async () => {
+  // en-us+f3 at 150 words a minute: the decoder puts a home device's name where "shed" was; its name word fits
+  // that stretch of audio 40 or more per frame worse than a free phone loop does (a right name fits within 20).
+  const o = await rig.box.listen(await spokenInRoom(rig.dir, 'turn on the shed light', { voice: 'en-us+f3', rate: 150 }), false, 800);
+  const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, unsure between ${JSON.stringify(o.report.unsure_between)}, sent ${JSON.stringify(o.commands)}`;
+  assert.deepEqual(o.commands, [], `nothing switched on before a yes: ${seen}`);
+  assert.equal(o.report.unsure_between?.[1], OTHER_NAME, `the doubt is the name word's: ${seen}`);
+  assert.match(o.report.reply ?? '', /^Do you really want to turn on the .+\? Please say yes or no\.$/, seen);
+  const no = await rig.box.listen(await spokenInRoom(rig.dir, 'no', { voice: 'en-us+f3', rate: 150 }), false, 800);
+  const seenNo = `heard ${JSON.stringify(no.report.transcript)}, replied ${JSON.stringify(no.report.reply)}, sent ${JSON.stringify(no.commands)}`;
+  assert.deepEqual(no.commands, [], `the no sends nothing: ${seenNo}`);
+  assert.match(no.report.reply ?? '', /^OK, I did not turn on the /, seenNo);
 });
