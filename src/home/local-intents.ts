@@ -211,9 +211,9 @@ export class LocalIntents {
     this.timerIntents = new TimerIntents({ timers: d.timers, clock: d.clock, ...(d.choiceTimeoutMs ? { choiceTimeoutMs: d.choiceTimeoutMs } : {}) });
   }
 
-  /** True while a question of ours ("which timer?", "which one do you mean?") waits for its answer. */
+  /** True while a question of ours ("which timer?", "For how long?", "which one do you mean?") waits for its answer. */
   get asking(): boolean {
-    return this.timerIntents.asking || (this.deviceQuestion !== undefined && this.d.clock.now() <= this.deviceQuestion.until);
+    return this.timerIntents.asking || this.timerIntents.askingLength || (this.deviceQuestion !== undefined && this.d.clock.now() <= this.deviceQuestion.until);
   }
 
   /** True while a "which timer?" question waits for its answer. */

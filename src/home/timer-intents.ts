@@ -13,6 +13,12 @@
  * timers asked about and the operation runs on it alone; an answer that
  * still fits several asks again; anything else said drops the question. A
  * TimerChoice with no question open is not ours (undefined: the LLM).
+ *
+ * A timer started with no length ("set a timer", "set a pasta timer") asks
+ * "For how long?"; the answer (intent TimerDuration: "5 minutes", "for an
+ * hour") on the same channel within `choiceTimeoutMs` starts it, with the
+ * name it was asked with. Anything else said drops the question; a
+ * TimerDuration with none open is not ours.
  */
 import type { IntentSlots } from '../intents/types.js';
 import type { Clock } from '../kernel/clock.js';
@@ -22,7 +28,7 @@ import { cap, joinNames, type Lang } from './replies.js';
 /** The timer intents this module answers. */
 export const TIMER_INTENTS: ReadonlySet<string> = new Set([
   'HassStartTimer', 'HassCancelTimer', 'HassCancelAllTimers', 'HassPauseTimer', 'HassUnpauseTimer',
-  'HassIncreaseTimer', 'HassDecreaseTimer', 'HassTimerStatus', 'TimerChoice',
+  'HassIncreaseTimer', 'HassDecreaseTimer', 'HassTimerStatus', 'TimerChoice', 'TimerDuration',
 ]);
 
 /** Dependencies of TimerIntents. */
@@ -43,6 +49,13 @@ interface PendingChoice {
   until: number;
 }
 
+/** An open "For how long?" question: the timer's other slots (its name) and where it was asked. */
+interface PendingLength {
+  slots: IntentSlots;
+  channel: string;
+  until: number;
+}
+
 type Op = 'HassCancelTimer' | 'HassPauseTimer' | 'HassUnpauseTimer' | 'HassIncreaseTimer' | 'HassDecreaseTimer' | 'HassTimerStatus';
 
 const ORDINALS_EN = ['first', 'second', 'third'];
@@ -58,6 +71,7 @@ function posNum(v: unknown): number | undefined {
 /** See module comment. */
 export class TimerIntents {
   private pending: PendingChoice | undefined;
+  private pendingLength: PendingLength | undefined;
 
   constructor(private readonly d: TimerIntentDeps) {}
 
@@ -66,9 +80,15 @@ export class TimerIntents {
     return this.pending !== undefined && this.d.clock.now() <= this.pending.until;
   }
 
-  /** Drop an open "which timer?" question (the person said something else). */
+  /** True while a "For how long?" question waits for its answer (and has not timed out). */
+  get askingLength(): boolean {
+    return this.pendingLength !== undefined && this.d.clock.now() <= this.pendingLength.until;
+  }
+
+  /** Drop an open "which timer?" or "For how long?" question (the person said something else). */
   forget(): void {
     this.pending = undefined;
+    this.pendingLength = undefined;
   }
 
   /**
@@ -112,6 +132,9 @@ export class TimerIntents {
         }
         return this.op(svc, intent, s, '', lang);
       }
+      case 'TimerDuration':
+        // The answer to "For how long?" is no command of its own.
+        return zh ? '我没听懂这个时长是给什么的。' : "I didn't get what that length is for.";
       default:
         // The answer to "which timer?" is no command of its own.
         return zh ? '我没听懂是哪个计时器。' : "I didn't get which timer.";
@@ -121,8 +144,16 @@ export class TimerIntents {
   handle(intent: string, s: IntentSlots, channel: string, lang: Lang): string | undefined {
     const svc = this.d.timers();
     const zh = lang === 'zh';
-    if (intent === 'TimerChoice') return this.choice(s, lang);
+    if (intent === 'TimerChoice') {
+      this.pendingLength = undefined;
+      return this.choice(s, lang);
+    }
+    if (intent === 'TimerDuration') {
+      this.pending = undefined;
+      return this.length(s, channel, lang);
+    }
     this.pending = undefined;
+    this.pendingLength = undefined;
     if (!svc) return zh ? '计时器现在不可用。' : 'Timers are not available right now.';
     switch (intent) {
       case 'HassStartTimer':
@@ -149,11 +180,34 @@ export class TimerIntents {
   private start(svc: TimerService, s: IntentSlots, channel: string, lang: Lang): string {
     const zh = lang === 'zh';
     const secs = posNum(s.seconds) ?? 0;
-    if (secs < 1) return zh ? '要定多长时间？' : 'For how long?';
+    if (secs < 1) {
+      const { seconds: _none, ...rest } = s;
+      this.pendingLength = { slots: rest, channel, until: this.d.clock.now() + (this.d.choiceTimeoutMs?.() ?? 15_000) };
+      return zh ? '要定多长时间？' : 'For how long?';
+    }
     const name = str(s.timer_name);
     const t = svc.set({ seconds: secs, ...(name ? { name } : {}), channel, lang });
     if (zh) return name ? `好的，${name}计时器开始了，${formatDuration(t.duration_s, 'zh')}。` : `好的，${formatDuration(t.duration_s, 'zh')}的计时器开始了。`;
     return name ? `${cap(name)} timer set for ${formatDuration(t.duration_s, 'en')}.` : `Timer set for ${formatDuration(t.duration_s, 'en')}.`;
+  }
+
+  /**
+   * The answer to "For how long?" (TimerDuration, slot `seconds`) on the
+   * channel it was asked on: the timer starts with that length and the name
+   * it was asked with. Undefined (not ours: the LLM) with no question open
+   * there, or after choiceTimeoutMs.
+   * @throws TimerError for a length out of range (the caller says it).
+   */
+  private length(s: IntentSlots, channel: string, lang: Lang): string | undefined {
+    const p = this.pendingLength;
+    if (!p || p.channel !== channel || this.d.clock.now() > p.until) {
+      if (p && this.d.clock.now() > p.until) this.pendingLength = undefined;
+      return undefined;
+    }
+    this.pendingLength = undefined;
+    const svc = this.d.timers();
+    if (!svc) return lang === 'zh' ? '计时器现在不可用。' : 'Timers are not available right now.';
+    return this.start(svc, { ...p.slots, seconds: s.seconds }, channel, lang);
   }
 
   /** The states an operation can act on: pause a running timer, resume a paused one, anything else either. */

@@ -140,6 +140,7 @@ export const ANSWER_INTENTS: ReadonlySet<string> = new Set([
   'HassListGetItems',
   'HassNevermind',
   'TimerChoice',
+  'TimerDuration',
 ]);
 
 /**

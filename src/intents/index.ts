@@ -15,7 +15,7 @@ export { spokenNames } from './slot-lists.js';
 
 /**
  * Every intent name the templates can produce: Home Assistant's built-in intent names, and the box's own
- * where Home Assistant has none (TimerChoice: the answer to "which timer?"; HassListRemoveItem,
+ * where Home Assistant has none (TimerChoice: the answer to "which timer?"; TimerDuration: the answer to "For how long?"; HassListRemoveItem,
  * HassListGetItems: the lists kept on the box).
  */
 export const INTENT_NAMES: readonly string[] = [
@@ -35,6 +35,7 @@ export const INTENT_NAMES: readonly string[] = [
   'HassIncreaseTimer',
   'HassDecreaseTimer',
   'TimerChoice',
+  'TimerDuration',
   'HassGetCurrentTime',
   'HassGetCurrentDate',
   'HassGetWeather',

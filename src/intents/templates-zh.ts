@@ -110,6 +110,8 @@ export const TEMPLATES_ZH: TemplateSet = {
         '<please>(设置|设|定|设定|开始)[1个|个]{timer_name}<timer>[,]<dur>',
       ],
     },
+    // A timer with no length ("设一个计时器"): the box asks "要定多长时间？" (timer-intents.ts); the answer is TimerDuration.
+    { intent: 'HassStartTimer', sentences: ['<please>(设置|设|定|设定|开始)[1个|个]<timer>'] },
     { intent: 'HassCancelAllTimers', sentences: ['<please><tcancel>(所有|全部)[的]<timer>'] },
     { intent: 'HassCancelTimer', sentences: ['<please><tcancel>[1下]<tref>', '<please>把<tref><tcancel>[吧]'] },
     { intent: 'HassPauseTimer', sentences: ['<please>暂停[1下]<tref>', '<please>把<tref>暂停[1下]'] },
@@ -122,6 +124,8 @@ export const TEMPLATES_ZH: TemplateSet = {
     },
     // The answer to "你说的是哪个计时器？" (the box's own intent, not Home Assistant's).
     { intent: 'TimerChoice', sentences: ['[是]{timer_name}(那个|的那个|那个计时器|计时器)', '[是]<sdur>的[那个|计时器]', '[是]{ordinal}'] },
+    // The answer to "要定多长时间？" (the box's own intent).
+    { intent: 'TimerDuration', sentences: ['[定|设|计时]<dur>[吧]'] },
     { intent: 'HassGetCurrentTime', sentences: ['[现在]几点[了|钟][了]', '现在[是]什么时间', '[现在]时间[是]多少'] },
     { intent: 'HassGetCurrentDate', sentences: ['今天[是]几号', '今天[是]星期几', '今天[是]礼拜几', '今天[是]什么日子', '今天[是]几月几号', '[今天]日期[是什么]'] },
     {

@@ -333,11 +333,11 @@ export function answerOrCommand(stt: SttEngine, opts: SttStartOptions): SttSessi
  * Whether `r` holds intents and every one only answers (src/intents/fsg.ts
  * ANSWER_INTENTS: states, temperature, time, weather, timers' status, lists,
  * "never mind"); not TimerChoice, the answer to "which timer?", which may
- * cancel one.
+ * cancel one, nor TimerDuration, the answer to "For how long?", which starts one.
  */
 function changesNothing(r: SttResult): boolean {
   const intents = r.intents ?? (r.intent ? [r.intent] : []);
-  return intents.length > 0 && intents.every((m) => ANSWER_INTENTS.has(m.intent) && m.intent !== 'TimerChoice');
+  return intents.length > 0 && intents.every((m) => ANSWER_INTENTS.has(m.intent) && m.intent !== 'TimerChoice' && m.intent !== 'TimerDuration');
 }
 
 /** Start an STT session; an engine that throws in start() becomes a session whose end() rejects (never silence). */

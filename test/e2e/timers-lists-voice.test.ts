@@ -95,6 +95,26 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     assert.deepEqual(timers(), []);
   });
 
+  test('the answer to "For how long?": "for five minutes" starts a 5-minute timer; "never mind" starts none', async () => {
+    box.app.timers.service?.cancel({ all: true });
+    let u = await speak('set a timer');
+    assert.equal(u.reply, 'For how long?', `heard ${u.transcript}`);
+    // Spoken, the length alone is no sentence of the grammar (src/intents/templates-en.ts TimerDuration): heard in it,
+    // "never mind" started a 1-minute timer in 8 of 24 tune-voice utterances.
+    u = await speak('for five minutes');
+    assert.equal(u.reply, 'Timer set for 5 minutes.', `heard ${u.transcript}`);
+    assert.deepEqual(timers(), [[undefined, 300, 'running']]);
+    box.app.timers.service?.cancel({ all: true });
+    // The voices that heard "never mind" as "timer 1 minute" / "timer an minute" (the next test): with the
+    // question open, a length heard in it would start a timer.
+    for (const [said, voice, rate] of [['never mind', 'en-gb-x-gbclan', 130], ['nevermind', 'en-us+f3', 130], ['never mind', 'en-gb-scotland', 160]] as const) {
+      u = await speak('set a timer');
+      assert.equal(u.reply, 'For how long?', `heard ${u.transcript}`);
+      u = await speak(said, voice, rate);
+      assert.deepEqual(timers(), [], `"${said}" (${voice} ${rate}) heard as ${u.transcript}`);
+    }
+  });
+
   test('"two and a half minutes" starts a 150-second timer; "never mind" starts none', async () => {
     box.app.timers.service?.cancel({ all: true });
     // A tester's "two and a half minutes" had no sentence and was heard as "2 hour and 5 minutes".

@@ -102,6 +102,30 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.deepEqual(running().map((t) => t[0]), ['pasta']);
   });
 
+  test('"set a timer" asks for how long; the length said next starts it (English and Chinese); something else said, another channel, or too late starts nothing', async () => {
+    const turn = await rig.sdk.runInput('set a timer');
+    assert.equal(turn.response, 'For how long?');
+    assert.deepEqual(turn.response_meta, { expects_reply: true }, 'the voice box listens for the answer without the wake word');
+    assert.deepEqual(running(), []);
+    assert.equal(await say('5 minutes'), 'Timer set for 5 minutes.');
+    assert.deepEqual(running(), [[undefined, 'running', 300]]);
+    assert.equal(await say('10 minutes'), undefined, 'answered once: a second length is no answer (the LLM has it)');
+    assert.equal(running().length, 1);
+    await say('set a timer');
+    assert.equal(await say('for an hour and a half'), 'Timer set for 1 hour and 30 minutes.');
+    await say('set a timer');
+    assert.match(await say('what time is it') ?? '', /^It is /);
+    assert.equal(await say('2 minutes'), undefined, 'something else was said: the question was dropped');
+    await say('set a timer');
+    assert.equal((await rig.sdk.runInput('2 minutes', { channel: 'webui' })).response, undefined, 'asked on another channel: not its answer');
+    clock.advance(16_000);
+    assert.equal(await say('2 minutes'), undefined, 'too late: nothing starts');
+    assert.equal(await say('要定多长时间'), undefined);
+    assert.equal(await say('设一个计时器'), '要定多长时间？');
+    assert.equal(await say('五分钟'), '好的，5分钟的计时器开始了。');
+    assert.deepEqual((timers.service?.status() ?? []).map((t) => t.duration_s).sort((a, b) => a - b), [300, 300, 5400], 'the three answered: 5 minutes, an hour and a half, 五分钟');
+  });
+
   test('two unnamed timers of the same length are told apart by what is left, then by position', async () => {
     await say('set a timer for 5 minutes');
     clock.advance(60_000);
