@@ -5,7 +5,7 @@
  * ({id, text, file, started_at, ended_at, cut_at, completed, played_ms,
  * total_ms, ...}) so tests can check what was said and when it was cut.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../../src/kernel/clock.js';
 import { bytesPerMs, pcmDurationMs } from '../common/pcm.js';
@@ -40,6 +40,16 @@ export interface SimSpeakerOptions {
   volume?: number;
 }
 
+/** The highest `NNNN-` number among the WAV files in `dir` (0 when none). */
+function lastNumber(dir: string): number {
+  let last = 0;
+  for (const f of readdirSync(dir)) {
+    const m = /^(\d+)-.*\.wav$/.exec(f);
+    if (m) last = Math.max(last, Number(m[1]));
+  }
+  return last;
+}
+
 class SimBackend implements SpeakerBackend {
   readonly history: SimPlayback[] = [];
   private seq = 0;
@@ -49,6 +59,9 @@ class SimBackend implements SpeakerBackend {
 
   constructor(private readonly dir: string, private readonly speed: number, private readonly clock: Clock) {
     mkdirSync(dir, { recursive: true });
+    // Numbered on from the files an earlier run left: starting at 0001 again overwrote them, and their
+    // speaker.jsonl lines then named WAVs of other speech (a newcomer's 61 lines named 42 files).
+    this.seq = lastNumber(dir);
   }
 
   private wait(ms: number): Promise<boolean> {

@@ -93,6 +93,21 @@ describe('SimSpeaker', () => {
     assert.equal(s.history[0]!.volume, 50);
     await s.close();
   });
+
+  it('a restart numbers its WAVs on from those the last run left, so no line of speaker.jsonl comes to name other speech', async () => {
+    const dir = tmp();
+    const pcm = Buffer.alloc(320);
+    const first = new SimSpeaker({ dir, speed: 0 });
+    await first.play(pcm, { sampleRate: 16000, id: 'a', text: 'One.' });
+    await first.play(pcm, { sampleRate: 16000, id: 'b', text: 'Two.' });
+    await first.close();
+    const again = new SimSpeaker({ dir, speed: 0 });
+    await again.play(pcm, { sampleRate: 16000, id: 'c', text: 'Three.' });
+    await again.close();
+    const lines = readFileSync(path.join(dir, 'speaker.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as SimPlayback);
+    assert.deepEqual(lines.map((l) => path.basename(l.file)), ['0001-a.wav', '0002-b.wav', '0003-c.wav']);
+    assert.equal(new Set(lines.map((l) => l.file)).size, 3, 'three files for three lines');
+  });
 });
 
 describe('ProcessSpeaker errors', () => {
