@@ -519,7 +519,8 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
             continue;
           }
           out(`  transcript: ${JSON.stringify(u.transcript)}${u.rejected ? ` (rejected${typeof u.reason === 'string' ? `: ${u.reason}` : ''})` : ''}`);
-          if (Array.isArray(u.unsure_between)) out(`  asked first: could not tell ${u.unsure_between.map((w) => JSON.stringify(w)).join(' from ')}`);
+          // A doubted command asks for a yes, unless nothing is left to do ("The Front Door is already locked."): the reply says which.
+          if (Array.isArray(u.unsure_between)) out(`  doubted: could not tell ${u.unsure_between.map((w) => JSON.stringify(w)).join(' from ')}`);
           if (Array.isArray(u.actions)) for (const a of u.actions) out(`  did: ${typeof a === 'string' ? a : JSON.stringify(a)}`);
           out(`  reply: ${JSON.stringify(u.reply)}`);
           // What else the box said meanwhile (a yes/no question it dropped: "OK, I did not unlock the Front Door.").

@@ -51,10 +51,11 @@ export interface ListenReport {
   spoken?: string[];
   /** Set when it was not understood and the clip looks cut tight to the speech: what to do (tightClipHint). */
   hint?: string;
-  /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README "Speech the box did not act on"). */
+  /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README, the `stt: decoded` log line). */
   reason?: string;
   /**
-   * The command was heard but doubted, so it asked for a yes first: the two
+   * The command was heard but doubted, so it asks for a yes first (unless
+   * nothing is left to do: "The Front Door is already locked."): the two
    * readings it could not tell apart (SttResult intent's unsure_between:
    * ["turn on", "turn off"], or a device name word and "another name" when
    * that word fit its stretch of audio badly, pocketsphinx-judge.ts NAME_WORD_ASK_GAP).

@@ -225,7 +225,7 @@ test('listen says when a clip it did not understand is cut tight to the speech (
   assert.equal(lines.at(-1), '  hint: the recording has sound at its very start: ...');
 });
 
-test('listen says why the recogniser refused a recording, and what it could not tell apart when it asked first', () => {
+test('listen says why the recogniser refused a recording, and what it could not tell apart when it doubted a command', () => {
   const lines: string[] = [];
   printResult('listen', {
     utterances: [
@@ -234,5 +234,5 @@ test('listen says why the recogniser refused a recording, and what it could not 
     ],
   }, false, (s) => lines.push(s));
   assert.ok(lines.includes('  transcript: "" (rejected: not_command)'), lines.join('\n'));
-  assert.ok(lines.includes('  asked first: could not tell "kitchen" from "another name"'), lines.join('\n'));
+  assert.ok(lines.includes('  doubted: could not tell "kitchen" from "another name"'), lines.join('\n'));
 });
