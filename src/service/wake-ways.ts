@@ -8,6 +8,7 @@
  * needs the Wyoming ASR. Pure: reads settings, no IO.
  */
 import type { SettingsAPI } from '../kernel/settings-types.js';
+import { wakePhraseProblem } from '../voice/keyphrase.js';
 
 /** What decides how the box can be woken (plugin.gpio.* and plugin.voice.*). Pins are BCM numbers, -1 = none. */
 export interface WakeConfig {
@@ -83,7 +84,8 @@ export function readWakeConfig(s: Pick<SettingsAPI, 'get'>): WakeConfig {
     wakeHost: get('plugin.voice.wyoming_wake_host', ''),
     wakePort: get('plugin.voice.wyoming_wake_port', 10400),
     wakeWords: get('plugin.voice.wake_words', ''),
-    wakePhrase: get('plugin.voice.wake_phrase', ''),
+    // A phrase the start refuses (one set through the environment, or stored before the setting checked it) is no way to wake the box.
+    wakePhrase: ((p) => (p.trim() && !wakePhraseProblem(p) ? p : ''))(get('plugin.voice.wake_phrase', '')),
     language: get('plugin.voice.language', 'en'),
     asrHost: get('plugin.voice.wyoming_asr_host', ''),
   };

@@ -14,7 +14,7 @@ import type { Readable, Writable } from 'node:stream';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../kernel/errors.js';
-import { DEBIAN_CMUDICT, DEBIAN_MODEL_DIR, lookupPronunciations } from './stt/pronunciation.js';
+import { DEBIAN_CMUDICT, DEBIAN_MODEL_DIR, lookupPronunciations, lookupPronunciationsSync } from './stt/pronunciation.js';
 import type { WakeHandlers, WakeSession, WakeWordDetector } from './wyoming/wake-client.js';
 
 /**
@@ -40,10 +40,35 @@ const VOWELS = new Set(['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'I
  * @throws ConfigError (key plugin.voice.wake_phrase) naming the unknown words or the count.
  */
 export async function checkWakePhrase(phrase: string, dict = DEBIAN_CMUDICT): Promise<{ phrase: string; syllables: number }> {
-  const words = phrase.toLowerCase().trim().split(/\s+/).filter(Boolean);
+  const words = phraseWords(phrase);
+  return judgeWakePhrase(words, words.length ? await lookupPronunciations(words, dict) : new Map());
+}
+
+/**
+ * What is wrong with `phrase` as a wake phrase (checkWakePhrase's reasons,
+ * or an unreadable dictionary), or undefined when it may be used; read
+ * synchronously, for the setting's check at `config set` (a phrase of
+ * three syllables was stored, refused at the next start, and still offered
+ * by `status` and `doctor` as the way to wake the box).
+ */
+export function wakePhraseProblem(phrase: string, dict = DEBIAN_CMUDICT): string | undefined {
+  const words = phraseWords(phrase);
+  try {
+    judgeWakePhrase(words, words.length ? lookupPronunciationsSync(words, dict) : new Map());
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message.replace(/^setting plugin\.voice\.wake_phrase: /, '') : String(err);
+  }
+}
+
+function phraseWords(phrase: string): string[] {
+  return phrase.toLowerCase().trim().split(/\s+/).filter(Boolean);
+}
+
+/** The checks of checkWakePhrase on words looked up in `pron`. @throws ConfigError */
+function judgeWakePhrase(words: string[], pron: Map<string, string[]>): { phrase: string; syllables: number } {
   const key = 'plugin.voice.wake_phrase';
   if (words.length === 0) throw new ConfigError(key, 'the wake phrase is empty');
-  const pron = await lookupPronunciations(words, dict);
   const unknown = words.filter((w) => !pron.has(w));
   if (unknown.length) throw new ConfigError(key, `not in the pronouncing dictionary: ${unknown.join(', ')} (choose ordinary English words)`);
   const syllables = words.reduce((n, w) => n + pron.get(w)![0]!.split(/\s+/).filter((p) => VOWELS.has(p.replace(/\d$/, ''))).length, 0);

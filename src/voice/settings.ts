@@ -8,7 +8,7 @@ import { EspeakTts } from './tts/espeak.js';
 import { PiperTts } from './tts/piper.js';
 import { WyomingTts } from './wyoming/tts-client.js';
 import { WyomingWake, type WyomingWakeOptions } from './wyoming/wake-client.js';
-import { DEFAULT_WAKE_PHRASE_THRESHOLD } from './keyphrase.js';
+import { DEFAULT_WAKE_PHRASE_THRESHOLD, wakePhraseProblem } from './keyphrase.js';
 import { WyomingAsr } from './stt/wyoming-asr.js';
 import { ConfigError } from '../kernel/errors.js';
 
@@ -58,17 +58,21 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
   { key: `${P}wyoming_tts_port`, type: 'integer', default: 10200, min: 1, max: 65535, description: 'Wyoming TTS port.' },
   { key: `${P}wyoming_asr_host`, type: 'string', default: '', description: "Wyoming ASR host (faster-whisper); '' = no dictation engine." },
   { key: `${P}wyoming_asr_port`, type: 'integer', default: 10300, min: 1, max: 65535, description: 'Wyoming ASR port.' },
-  { key: `${P}wyoming_wake_host`, type: 'string', default: '', description: "Wyoming wake-word host (openWakeWord or microWakeWord, e.g. Home Assistant's add-on); '' = no wake word (the button only). README: The button and the wake word." },
-  { key: `${P}wyoming_wake_port`, type: 'integer', default: 10400, min: 1, max: 65535, description: 'Wyoming wake-word port.' },
+  { key: `${P}wyoming_wake_host`, type: 'string', default: '', restart: true, description: "Wyoming wake-word host (openWakeWord or microWakeWord, e.g. Home Assistant's add-on); '' = no wake word (the button only). README: The button and the wake word." },
+  { key: `${P}wyoming_wake_port`, type: 'integer', default: 10400, restart: true, min: 1, max: 65535, description: 'Wyoming wake-word port.' },
   {
     key: `${P}wake_phrase`,
     type: 'string',
     default: '',
+    restart: true,
+    // Refused at `config set` as at start (checkWakePhrase): a stored phrase of three syllables was offered by
+    // `status` and `doctor` as the way to wake the box while the start refused it.
+    check: (v) => (typeof v === 'string' && v.trim() ? wakePhraseProblem(v) : undefined),
     description:
       "EXPERIMENTAL offline wake phrase, spotted by pocketsphinx (four or more syllables of dictionary words, e.g. 'hey home agent'); '' = off. Weak (README: The button and the wake word; npm run bench -- wake); used only when wyoming_wake_host is empty.",
   },
-  { key: `${P}wake_phrase_threshold`, type: 'number', default: DEFAULT_WAKE_PHRASE_THRESHOLD, min: 1e-80, max: 0.1, description: 'Spotting threshold of the experimental wake phrase (pocketsphinx -kws_threshold): lower spots more, and falsely more.' },
-  { key: `${P}wake_words`, type: 'string', default: '', description: "Comma-separated wake word names the service offers (e.g. 'ok_nabu', 'hey_jarvis'; `homeagent doctor` lists them); '' = all the service has." },
+  { key: `${P}wake_phrase_threshold`, type: 'number', default: DEFAULT_WAKE_PHRASE_THRESHOLD, restart: true, min: 1e-80, max: 0.1, description: 'Spotting threshold of the experimental wake phrase (pocketsphinx -kws_threshold): lower spots more, and falsely more.' },
+  { key: `${P}wake_words`, type: 'string', default: '', restart: true, description: "Comma-separated wake word names the service offers (e.g. 'ok_nabu', 'hey_jarvis'; `homeagent doctor` lists them); '' = all the service has." },
 ];
 
 /** Register every VOICE_SETTINGS entry (ignores a duplicate registration error from an earlier call). */

@@ -91,3 +91,17 @@ test('restart-only settings are marked and reported once changed after a moment'
     done();
   }
 });
+
+test('a wake phrase the start would refuse is refused at config set, and the wake settings say they need a restart (a newcomer\'s "hello" was stored, refused at start, and still offered by status and doctor)', () => {
+  const { c, done } = registry();
+  try {
+    assert.throws(() => c.setFromString('plugin.voice.wake_phrase', 'hello'), (e: unknown) => e instanceof ConfigError && /plugin\.voice\.wake_phrase/.test(e.message) && /"hello" has 2 syllable\(s\); a wake phrase needs 4 or more/.test(e.message));
+    assert.throws(() => c.setFromString('plugin.voice.wake_phrase', 'hey glorbnak'), /not in the pronouncing dictionary: glorbnak/);
+    c.setFromString('plugin.voice.wake_phrase', 'hey home agent');
+    c.setFromString('plugin.voice.wake_phrase', '');
+    const restart = new Set(c.list('plugin.voice.').filter((r) => r.restart).map((r) => r.key));
+    for (const k of ['wake_phrase', 'wake_phrase_threshold', 'wyoming_wake_host', 'wyoming_wake_port', 'wake_words']) assert.ok(restart.has(`plugin.voice.${k}`), `${k} is read at start`);
+  } finally {
+    done();
+  }
+});

@@ -8,11 +8,11 @@
  */
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkWakePhrase, countSpotted, KeyphraseWake, occurrences } from '../../src/voice/keyphrase.js';
+import { checkWakePhrase, countSpotted, KeyphraseWake, occurrences, wakePhraseProblem } from '../../src/voice/keyphrase.js';
 import { VoicePlugin } from '../../src/voice/pipeline.js';
 import { AssistantStatePlugin } from '../../src/voice/assistant-state-plugin.js';
 import { experimentalWakePhrase } from '../../src/service/voice-wiring.js';
-import { wakeReport } from '../../src/service/wake-ways.js';
+import { readWakeConfig, wakeReport } from '../../src/service/wake-ways.js';
 import { FakeSdk, MemoryLogger } from '../support/fake-sdk.js';
 import { FakeMic, FakeSpeaker, FakeStt, FakeTts, heard } from './fakes.js';
 import { loadRecording, noise } from './helpers.js';
@@ -68,4 +68,13 @@ test('through the pipeline: the spotted phrase starts listening; the setting is 
   const r = wakeReport({ stopPin: -1, pttPin: -1, oneButton: true, longPressMs: 2000, gpioDriver: 'sim', wakeHost: '', wakePort: 10400, wakeWords: '', wakePhrase: 'lock the front door', language: 'en', asrHost: '' }, true);
   assert.equal(r.ways[0]?.kind, 'wake_phrase');
   assert.match(r.ways[0]?.text ?? '', /EXPERIMENTAL/);
+});
+
+test('a wake phrase the start refuses is no way to wake the box in status and doctor (one set through the environment, or stored before the setting checked it)', () => {
+  assert.match(wakePhraseProblem('hello') ?? '', /"hello" has 2 syllable\(s\)/);
+  assert.equal(wakePhraseProblem('hey home agent'), undefined);
+  const settings = (phrase: string) => ({ get: (k: string) => (k === 'plugin.voice.wake_phrase' ? phrase : k === 'plugin.gpio.driver' ? 'sim' : undefined) }) as never;
+  assert.equal(readWakeConfig(settings('hello')).wakePhrase, '');
+  assert.equal(readWakeConfig(settings('hey home agent')).wakePhrase, 'hey home agent');
+  assert.ok(!wakeReport(readWakeConfig(settings('hello')), true).ways.some((w) => w.kind === 'wake_phrase'));
 });

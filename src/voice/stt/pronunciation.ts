@@ -8,6 +8,7 @@
  * the CMU set. Nothing is written by hand.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { HomeAgentError } from '../../kernel/errors.js';
 
@@ -36,13 +37,32 @@ export type PronouncingDictionary = Map<string, string[]>;
  * DICT_UNREADABLE.
  */
 export async function lookupPronunciations(words: Iterable<string>, file: string = DEBIAN_CMUDICT): Promise<PronouncingDictionary> {
-  const wanted = new Set([...words].map((w) => w.toLowerCase()));
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     throw new PronunciationError('DICT_UNREADABLE', `cannot read pronouncing dictionary ${file} (install pocketsphinx-en-us)`, { cause: err });
   }
+  return pronunciationsIn(text, words);
+}
+
+/**
+ * lookupPronunciations read synchronously (for a setting's check, which
+ * runs inside `config set`). Throws PronunciationError DICT_UNREADABLE.
+ */
+export function lookupPronunciationsSync(words: Iterable<string>, file: string = DEBIAN_CMUDICT): PronouncingDictionary {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new PronunciationError('DICT_UNREADABLE', `cannot read pronouncing dictionary ${file} (install pocketsphinx-en-us)`, { cause: err });
+  }
+  return pronunciationsIn(text, words);
+}
+
+/** The pronunciations of `words` in the text of a CMU-format dictionary (see lookupPronunciations). */
+function pronunciationsIn(text: string, words: Iterable<string>): PronouncingDictionary {
+  const wanted = new Set([...words].map((w) => w.toLowerCase()));
   const dict: PronouncingDictionary = new Map();
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf('\n', start);
