@@ -529,6 +529,11 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
           if (typeof u.hint === 'string') out(`  hint: ${u.hint}`);
           if (u.wav) out(`  spoken reply written to ${String(u.wav)}`);
           if (isRecord(u.timings)) out(`  timings: ${timingsText(u.timings)}`);
+          // Speech heard after the first utterance was acted on at its pause ("... and lock the front door").
+          for (const n of Array.isArray(u.then) ? u.then.filter(isRecord) : []) {
+            out(`  then: ${JSON.stringify(n.transcript)}${n.status === 'rejected' ? ` (rejected${typeof n.reason === 'string' ? `: ${n.reason}` : ''})` : ''} -> ${JSON.stringify(n.reply)}`);
+            if (Array.isArray(n.unsure_between)) out(`    doubted: could not tell ${n.unsure_between.map((w) => JSON.stringify(w)).join(' from ')}`);
+          }
         }
         return;
       }

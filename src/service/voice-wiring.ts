@@ -28,6 +28,7 @@ import type { Logger } from '../kernel/log-types.js';
 import { readWakeConfig, wakeReport, wakeSummary, type WakeConfig, type WakeReport } from './wake-ways.js';
 import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
+import type { SttResult } from '../voice/stt/types.js';
 import type { Vocabulary } from '../intents/types.js';
 import { probeAlsa } from '../../hal/common/alsa.js';
 import { watchActions } from '../plugins/control/actions.js';
@@ -71,7 +72,19 @@ export interface ListenReport {
    * acted on at its pause (end_reason 'early', issue 15) and speech went on
    * ("… and lock the front door"). Each with its transcript, status and reply.
    */
-  then?: Array<{ transcript: string; status: string; reply: string }>;
+  then?: Array<{ transcript: string; status: string; reply: string; reason?: string; unsure_between?: string[] }>;
+}
+
+/**
+ * What the listen report says of one utterance's recognition: why it was
+ * refused (`reason`) and the first reading the recogniser doubted
+ * (`unsure_between`), of its command or of either of two commands said in
+ * one breath (a tester's "turn on the kitchen lights and lock the front
+ * door" asked about the lock while the report said nothing of a doubt).
+ */
+function recognition(stt: SttResult | undefined): { reason?: string; unsure_between?: string[] } {
+  const doubt = [stt?.intent, ...(stt?.intents ?? [])].find((m) => m?.unsure_between)?.unsure_between;
+  return { ...(stt?.rejected && stt.reason ? { reason: stt.reason } : {}), ...(doubt ? { unsure_between: [...doubt] } : {}) };
 }
 
 /** Records what the speaker is given while a `listen` runs (the reply as WAV). */
@@ -441,13 +454,13 @@ async function listenOne(
     const timings = await outcome.done;
     for (const t of turn?.tools ?? []) actions.push(`tool ${t.name}(${JSON.stringify(t.arguments)})${t.denied ? ' denied' : t.is_error ? ' failed' : ''}`);
     // What was heard after an early end (the rest of the recording), in order.
-    const then: Array<{ transcript: string; status: string; reply: string }> = [];
+    const then: NonNullable<ListenReport['then']> = [];
     for (let next = outcome.continuation; next; ) {
       const o = await next;
       const t = o.turn ? await o.turn : undefined;
       await o.done;
       for (const x of t?.tools ?? []) actions.push(`tool ${x.name}(${JSON.stringify(x.arguments)})${x.denied ? ' denied' : x.is_error ? ' failed' : ''}`);
-      if (o.status !== 'no_speech') then.push({ transcript: o.text, status: o.status, reply: t?.reply ?? o.said ?? '' });
+      if (o.status !== 'no_speech') then.push({ transcript: o.text, status: o.status, reply: t?.reply ?? o.said ?? '', ...recognition(o.stt) });
       next = o.continuation;
     }
     const audio = speaker.endCapture();
@@ -471,8 +484,7 @@ async function listenOne(
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(audio?.texts.length ? { spoken: audio.texts } : {}),
       ...(outcome.status === 'rejected' || outcome.status === 'no_speech' ? ((h) => (h ? { hint: h } : {}))(tightClipHint(pcm)) : {}),
-      ...(outcome.stt?.rejected && outcome.stt.reason ? { reason: outcome.stt.reason } : {}),
-      ...(outcome.stt?.intent?.unsure_between ? { unsure_between: [...outcome.stt.intent.unsure_between] } : {}),
+      ...recognition(outcome.stt),
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
       end_reason: timings.end_reason,

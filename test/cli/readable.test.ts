@@ -236,3 +236,18 @@ test('listen says why the recogniser refused a recording, and what it could not 
   assert.ok(lines.includes('  transcript: "" (rejected: not_command)'), lines.join('\n'));
   assert.ok(lines.includes('  doubted: could not tell "kitchen" from "another name"'), lines.join('\n'));
 });
+
+test('listen prints what was heard after an early commit, with why it was refused or what was doubted (a tester\'s "... and lock the front door" lost after a pause showed only as "also said")', () => {
+  const lines: string[] = [];
+  printResult('listen', {
+    utterances: [
+      {
+        file: 'c.wav', transcript: 'turn on the kitchen lights', rejected: false, status: 'injected', actions: ['home/kitchen/light/set {"state":"ON"}'], reply: 'Turned on the Kitchen Lights.', timings: {},
+        then: [{ transcript: '', status: 'rejected', reason: 'opposite_close', reply: "Sorry, I didn't catch whether to lock or unlock." }, { transcript: 'lock the front door', status: 'injected', reply: 'Do you really want to lock the Front Door? Please say yes or no.', unsure_between: ['lock', 'unlock'] }],
+      },
+    ],
+  }, false, (s) => lines.push(s));
+  assert.ok(lines.includes('  then: "" (rejected: opposite_close) -> "Sorry, I didn\'t catch whether to lock or unlock."'), lines.join('\n'));
+  assert.ok(lines.includes('  then: "lock the front door" -> "Do you really want to lock the Front Door? Please say yes or no."'), lines.join('\n'));
+  assert.ok(lines.includes('    doubted: could not tell "lock" from "unlock"'), lines.join('\n'));
+});

@@ -103,6 +103,7 @@ test('two commands in one breath: both act, in the order said, and no blend of t
   assert.deepEqual(o.commands.map((c) => c.topic), ['home/kitchen/light/set'], `the kitchen lights first; nothing else yet: ${seen}`);
   assert.match(o.commands[0]!.payload, /ON/);
   assert.match(o.report.reply ?? '', /^Turned on the Kitchen Lights\. Do you really want to lock the Front Door\? Please say yes or no\.$/, seen);
+  assert.deepEqual(o.report.unsure_between, ['lock', 'unlock'], `the listen report names the doubt of the second command: ${seen}`);
   const yes = await rig.box.listen(await sayInRoom('yes', 'en-us'), false, 800);
   const seenYes = `heard ${JSON.stringify(yes.report.transcript)}, replied ${JSON.stringify(yes.report.reply)}, sent ${JSON.stringify(yes.commands)}`;
   assert.deepEqual(yes.commands.map((c) => [c.topic, c.payload]), [['home/front_door/set', 'LOCK']], `the yes locks it: ${seenYes}`);
