@@ -14,10 +14,10 @@
  * still fits several asks again; anything else said drops the question. A
  * TimerChoice with no question open is not ours (undefined: the LLM).
  *
- * A timer started with no length ("set a timer", "set a pasta timer") asks
- * "For how long?"; the answer (intent TimerDuration: "5 minutes", "for an
- * hour") on the same channel within `choiceTimeoutMs` starts it, with the
- * name it was asked with. Anything else said drops the question; a
+ * A timer started with no length ("set a timer", 设一个计时器) asks "For how
+ * long?"; the answer (intent TimerDuration: "5 minutes", "for an hour";
+ * spoken, "for ..." only: src/intents/templates-en.ts) on the same channel
+ * within `choiceTimeoutMs` starts it, with the name it was asked with. Anything else said drops the question; a
  * TimerDuration with none open is not ours.
  */
 import type { IntentSlots } from '../intents/types.js';
