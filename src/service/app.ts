@@ -47,6 +47,7 @@ import { SkillCatalog, SkillsPlugin } from '../plugins/external/skills.js';
 import type { DeviceAccess } from '../plugins/external/restricted-sdk.js';
 import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
 import { newStageContext } from '../kernel/stages.js';
+import { bannerWakeLine } from './wake-ways.js';
 import type { PluginStatus } from '../kernel/plugin-host.js';
 
 /** Options of `homeagent run`. */
@@ -235,6 +236,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ],
     examples: demo ? ['turn on the kitchen light', 'what is the temperature in the bedroom', 'set a timer for 2 minutes'] : ['what time is it', 'set a timer for 5 minutes', 'what can you do'],
     logs: opts.logFile ?? (isJournalStream(2, env) ? 'the journal (journalctl -u homeagent -f)' : undefined),
+    ...(voice.wakeWays ? { voice: bannerWakeLine(voice.wakeWays) } : {}),
   });
   if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);

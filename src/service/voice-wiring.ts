@@ -153,6 +153,11 @@ export class VoiceServicePlugin implements Plugin {
   private readonly unsubs: Array<() => void> = [];
   private wakeInfo: WakeReport | undefined;
 
+  /** How the box can be woken (src/service/wake-ways.ts), once the pipeline has started; undefined before, or when it did not start. */
+  get wakeWays(): WakeReport | undefined {
+    return this.wakeInfo;
+  }
+
   /** The voice pipeline, while running. */
   get pipeline(): VoicePlugin | undefined {
     return this.pipelineRef;

@@ -139,3 +139,14 @@ export function wakeSummary(r: WakeReport): string {
   if (r.ways.length === 0) return r.problems[0] ?? 'nothing can wake the box';
   return `the box can be woken by: ${r.ways.map((w) => w.text).join('; or ')}`;
 }
+
+/**
+ * The console banner's line on talking to the box by voice (without the
+ * "By voice: " it is printed after): the first problem when there is one
+ * (nobody can wake it), with what reaches it instead; otherwise wakeSummary.
+ */
+export function bannerWakeLine(r: WakeReport): string {
+  const problem = r.problems[0];
+  if (problem === undefined) return wakeSummary(r);
+  return /homeagent listen/.test(problem) ? problem : `${problem}; type here instead, or feed it a recording with \`homeagent listen FILE.wav\``;
+}

@@ -25,6 +25,12 @@ export interface ConsoleBanner {
   examples: string[];
   /** Where the logs go ("/var/lib/homeagent/homeagent.log", "the journal"). */
   logs?: string;
+  /**
+   * How to talk to the box by voice, one line (src/service/wake-ways.ts
+   * wakeSummary: "the box can be woken by: press the button on BCM 17 ...",
+   * or why nobody can); undefined: the voice pipeline did not start.
+   */
+  voice?: string;
 }
 
 /** Options of the console plugin. */
@@ -54,6 +60,7 @@ const HELP = [
 export function bannerText(b: ConsoleBanner): string {
   const lines = [`${b.title}: text console.`];
   lines.push(b.simulated.length ? `Simulated here: ${b.simulated.join('; ')}.` : 'Running on real hardware (audio, GPIO).');
+  if (b.voice) lines.push(`By voice: ${b.voice}.`);
   if (b.examples.length) lines.push(`Try: ${b.examples.map((e) => `"${e}"`).join(', ')}.`);
   lines.push('Type stop (or /stop) to cut a reply, /help for help, /quit or Ctrl-D to end.');
   if (b.logs) lines.push(`Logs: ${b.logs}`);
