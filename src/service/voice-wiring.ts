@@ -52,7 +52,7 @@ export interface ListenReport {
   spoken?: string[];
   /** Set when it was not understood and the clip looks cut tight to the speech: what to do (tightClipHint). */
   hint?: string;
-  /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README, the `stt: decoded` log line). */
+  /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README, the `stt: decoded` log line), or 'no_speech' when the endpointer heard no speech in it (nothing was decoded). */
   reason?: string;
   /**
    * The command was heard but doubted, so it asks for a yes first (unless
@@ -489,7 +489,8 @@ async function listenOne(
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(audio?.texts.length ? { spoken: audio.texts } : {}),
       ...(outcome.status === 'rejected' || outcome.status === 'no_speech' ? ((h) => (h ? { hint: h } : {}))(tightClipHint(pcm)) : {}),
-      ...recognition(outcome.stt),
+      // No speech heard (the endpointer found none, so nothing was decoded): said as such, not as a bare "rejected".
+      ...(outcome.status === 'no_speech' ? { reason: 'no_speech' } : recognition(outcome.stt)),
       ...(wavPath ? { wav: wavPath } : {}),
       timings: { speech_ms: timings.speech_ms, endpoint_wait_ms: timings.endpoint_wait_ms, transcript_ms: timings.transcript_ms, stt_finish_ms: timings.stt_finish_ms, first_audio_ms: timings.first_audio_ms },
       end_reason: timings.end_reason,

@@ -226,3 +226,19 @@ test('listen over the socket: a client that goes away (a killed CLI) frees the b
     assert.equal(r.utterances[0]!.status, 'error', 'the next listen ran (no "another listen is running")');
   });
 });
+
+test('listen over the socket: a recording with no speech says why it was refused (no_speech), not a bare "rejected"', async () => {
+  await withApp(async (socket) => {
+    // One second of quiet room noise: the endpointer hears no speech, so nothing is decoded (a newcomer's unpadded
+    // espeak-ng "yes" came out as `(rejected)` with no reason).
+    const samples = Buffer.alloc(32000);
+    for (let i = 0; i < samples.length / 2; i++) samples.writeInt16LE(((i * 7919) % 200) - 100, i * 2);
+    const quiet = encodeWav(samples, { sampleRate: 16000, channels: 1 }).toString('base64');
+    const r = (await request(socket, 'listen', { files: [{ name: 'quiet.wav', data_b64: quiet }] }, undefined, { timeoutMs: 60_000 })) as {
+      utterances: Array<{ status: string; rejected: boolean; reason?: string }>;
+    };
+    assert.equal(r.utterances[0]!.status, 'no_speech');
+    assert.equal(r.utterances[0]!.rejected, true);
+    assert.equal(r.utterances[0]!.reason, 'no_speech');
+  });
+});
