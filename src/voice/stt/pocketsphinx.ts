@@ -276,7 +276,9 @@ export class PocketsphinxStt implements SttEngine {
         // One line per utterance: what the decoder heard and, when nothing is done with it, which rule refused it.
         const scoreGap = d.scoreGap !== undefined ? Math.round(d.scoreGap * 10) / 10 : undefined;
         const reason = rejectionReason(result, d, answers ? Math.min(maxScoreGap, ANSWER_MAX_SCORE_GAP) : maxScoreGap);
-        earlyLog.info({ hypothesis: d.hypothesis, rejected: result.rejected, ...(reason ? { reason } : {}), score_gap: scoreGap, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...asksFirst(result, d), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
+        // What was heard is the household's speech: at `debug` only (README: logs at `info` hold no conversation text).
+        earlyLog.info({ rejected: result.rejected, ...(reason ? { reason } : {}), score_gap: scoreGap, words: d.hypothesis.split(' ').filter((w) => w && !/^(<.*>|\+\+.*\+\+|\[.*\])$/.test(w)).length, ...(result.unsure_between ? { unsure_between: result.unsure_between } : {}), ...asksFirst(result, d), ...(answers ? { answer: true } : {}) }, 'stt: decoded');
+        earlyLog.debug({ hypothesis: d.hypothesis }, 'stt: heard');
         return reason;
       },
       onDone: () => this.open.delete(session),
