@@ -50,7 +50,7 @@ export interface ListenReport {
    * Door." when a spoken question dropped a yes/no question; a timer ringing).
    */
   spoken?: string[];
-  /** Set when it was not understood and the clip looks cut tight to the speech: what to do (tightClipHint). */
+  /** What to do: set when it was not understood and the clip looks cut tight to the speech (tightClipHint), or when the recording went on with speech after the utterance ended with its silence (unheardHint); both joined with "; ". */
   hint?: string;
   /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README, the `stt: decoded` log line), or 'no_speech' when the endpointer heard no speech in it (nothing was decoded). */
   reason?: string;
@@ -363,6 +363,16 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
   return report;
 }
 
+/**
+ * The hint for a recording that went on with speech after the box stopped
+ * listening (UtteranceOutcome.unheard): undefined when it did not, or only
+ * silence or noise followed.
+ */
+export function unheardHint(unheard: { from_ms: number; speech: boolean } | undefined): string | undefined {
+  if (!unheard?.speech) return undefined;
+  return `the recording goes on with speech after ${(unheard.from_ms / 1000).toFixed(1)} s, where the utterance ended with its silence; that was not listened to: the box hears one utterance per wake, as after a button press (feed the rest as its own file, or leave less than plugin.voice.silence_ms of silence between two commands)`;
+}
+
 /** Longest part of a reply file's name taken from the listened file's name, in UTF-8 bytes (file systems allow 255). */
 const REPLY_BASE_MAX_BYTES = 100;
 
@@ -488,7 +498,7 @@ async function listenOne(
       actions,
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(audio?.texts.length ? { spoken: audio.texts } : {}),
-      ...(outcome.status === 'rejected' || outcome.status === 'no_speech' ? ((h) => (h ? { hint: h } : {}))(tightClipHint(pcm)) : {}),
+      ...((h) => (h ? { hint: h } : {}))([outcome.status === 'rejected' || outcome.status === 'no_speech' ? tightClipHint(pcm) : undefined, unheardHint(outcome.unheard)].filter(Boolean).join('; ')),
       // No speech heard (the endpointer found none, so nothing was decoded): said as such, not as a bare "rejected".
       ...(outcome.status === 'no_speech' ? { reason: 'no_speech' } : recognition(outcome.stt)),
       ...(wavPath ? { wav: wavPath } : {}),

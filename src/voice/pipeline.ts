@@ -34,7 +34,7 @@ import { SpeechQueue, type Speaker } from './speech-queue.js';
 import { Capture, type CaptureResult } from './capture.js';
 import { splitSentences, speakable } from '../kernel/sentences.js';
 import { createTtsEngine, createWakeDetector, registerVoiceSettings, voiceSetting } from './settings.js';
-import type { EndReason } from './vad.js';
+import { Endpointer, type EndReason } from './vad.js';
 import { EspeakTts } from './tts/espeak.js';
 
 export type { Speaker } from './speech-queue.js';
@@ -102,6 +102,14 @@ export interface UtteranceOutcome {
    * door"), or no_speech when only silence followed.
    */
   continuation?: Promise<UtteranceOutcome>;
+  /**
+   * A fed recording (feedUtterance) that went on after the box stopped
+   * listening (the utterance ended by its silence, not at a pause it acted
+   * on): where that was in the recording, ms, and whether the rest holds
+   * speech (the endpointer finds some). It was not listened to: the box hears
+   * one utterance per wake, as after a button press.
+   */
+  unheard?: { from_ms: number; speech: boolean };
 }
 
 /**
@@ -322,13 +330,17 @@ export class VoicePlugin implements Plugin {
     const step = Math.max(2, Math.round(chunkMs * 32));
     const t0 = systemClock.monotonic();
     let cur = capture;
+    let unheardFrom: number | undefined;
     for (let o = 0, i = 0; o < pcm.length; o += step, i++) {
       // Real-time pace: a chunk every chunkMs, as a microphone delivers it (decoding then runs while "speaking").
       if (opts.realtime) {
         const due = t0 + i * chunkMs - systemClock.monotonic();
         if (due > 0) await new Promise((r) => setTimeout(r, due));
       } else await new Promise((r) => setImmediate(r)); // what the recogniser finished meanwhile (a pause's result) is seen between chunks
-      if (cur.done && !cur.endedEarly) break;
+      if (cur.done && !cur.endedEarly) {
+        unheardFrom = o;
+        break;
+      }
       // Acted on at a pause: the rest of the recording is the next utterance (nothing said is lost).
       if (cur.done && !this.stopped) {
         cur = this.beginContinuation(cur)?.capture ?? cur;
@@ -337,7 +349,9 @@ export class VoicePlugin implements Plugin {
       cur.feed(pcm.subarray(o, o + step));
     }
     cur.finish('stream_end');
-    return outcome;
+    if (unheardFrom === undefined) return outcome;
+    const unheard = { from_ms: Math.round(unheardFrom / 32), speech: holdsSpeech(pcm.subarray(unheardFrom)) };
+    return outcome.then((o) => ({ ...o, unheard }));
   }
 
   /**
@@ -721,4 +735,11 @@ export class VoicePlugin implements Plugin {
     this.log?.info({ wake_word: d.name }, 'voice: wake word');
     this.activate('wake').catch((err: unknown) => this.log?.warn({ err: errorMessage(err) }, 'voice: could not start listening'));
   }
+}
+
+/** Whether `pcm` (16 kHz mono s16le) holds speech by the endpointer's rules (vad.ts, default settings): a speech start within it. */
+export function holdsSpeech(pcm: Buffer): boolean {
+  const ep = new Endpointer({ noSpeechTimeoutMs: Math.max(1000, pcm.length / 32 + 1000) });
+  for (let o = 0; o < pcm.length; o += 640) if (ep.push(pcm.subarray(o, Math.min(pcm.length, o + 640))).some((e) => e.type === 'speech_start')) return true;
+  return false;
 }
