@@ -47,7 +47,7 @@ import { SkillCatalog, SkillsPlugin } from '../plugins/external/skills.js';
 import type { DeviceAccess } from '../plugins/external/restricted-sdk.js';
 import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
 import { newStageContext } from '../kernel/stages.js';
-import { bannerWakeLine } from './wake-ways.js';
+import { bannerWakeLine, listenCommandFor } from './wake-ways.js';
 import type { PluginStatus } from '../kernel/plugin-host.js';
 
 /** Options of `homeagent run`. */
@@ -223,7 +223,11 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The optional plugins' keys are unknown while they are not started: say how to start them.
   settings.explainUnknown((key) => {
     const name = (['serial', 'camera'] as const).find((p) => key.startsWith(`plugin.${p}.`) && !optional.includes(p));
-    return name ? `the ${name} plugin is optional and not started; add "${name}" to core.plugins.optional (homeagent config set core.plugins.optional '${JSON.stringify([...optional, name])}') and restart the service` : undefined;
+    if (!name) return undefined;
+    // Listed since the start (config set), but not started until the service restarts.
+    const now = ((v) => (Array.isArray(v) ? v : []))(settings.get<unknown>('core.plugins.optional'));
+    if (now.includes(name)) return `the ${name} plugin is in core.plugins.optional, but the service has not restarted since it was added; restart it (sudo systemctl restart homeagent) and its settings exist`;
+    return `the ${name} plugin is optional and not started; add "${name}" to core.plugins.optional (homeagent config set core.plugins.optional '${JSON.stringify([...now, name])}') and restart the service`;
   });
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   // The logs go to a file or the journal while the console is attached (homeagent run: routeLogsForConsole).
@@ -236,7 +240,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ],
     examples: demo ? ['turn on the kitchen light', 'what is the temperature in the bedroom', 'set a timer for 2 minutes'] : ['what time is it', 'set a timer for 5 minutes', 'what can you do'],
     logs: opts.logFile ?? (isJournalStream(2, env) ? 'the journal (journalctl -u homeagent -f)' : undefined),
-    ...(voice.wakeWays ? { voice: bannerWakeLine(voice.wakeWays) } : {}),
+    ...(voice.wakeWays ? { voice: bannerWakeLine(voice.wakeWays, listenCommandFor(opts.dataDir, env)) } : {}),
   });
   if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);

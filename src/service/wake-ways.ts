@@ -7,6 +7,7 @@
  * Debian has no Chinese acoustic model for pocketsphinx, so spoken Chinese
  * needs the Wyoming ASR. Pure: reads settings, no IO.
  */
+import path from 'node:path';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { wakePhraseProblem } from '../voice/keyphrase.js';
 
@@ -143,10 +144,24 @@ export function wakeSummary(r: WakeReport): string {
 /**
  * The console banner's line on talking to the box by voice (without the
  * "By voice: " it is printed after): the first problem when there is one
- * (nobody can wake it), with what reaches it instead; otherwise wakeSummary.
+ * (nobody can wake it), with what reaches it instead (`listenCommand`: the
+ * listen command that reaches this box, with its --data-dir when needed);
+ * otherwise wakeSummary.
  */
-export function bannerWakeLine(r: WakeReport): string {
+export function bannerWakeLine(r: WakeReport, listenCommand = 'homeagent listen FILE.wav'): string {
   const problem = r.problems[0];
   if (problem === undefined) return wakeSummary(r);
-  return /homeagent listen/.test(problem) ? problem : `${problem}; type here instead, or feed it a recording with \`homeagent listen FILE.wav\``;
+  return /homeagent listen/.test(problem) ? problem : `${problem}; type here instead, or feed it a recording with \`${listenCommand}\``;
+}
+
+/**
+ * The `homeagent listen` command that reaches the service whose data
+ * directory is `dataDir` from any working directory: with `--data-dir` unless
+ * it is the device's own (the CLI finds /var/lib/homeagent, $STATE_DIRECTORY
+ * or $HOMEAGENT_DATA_DIR by itself; a checkout's ./data-local is relative to
+ * where the command runs, so it is named).
+ */
+export function listenCommandFor(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  const own = [env.HOMEAGENT_DATA_DIR, env.STATE_DIRECTORY?.split(':')[0], '/var/lib/homeagent'].filter((d): d is string => !!d).map((d) => path.resolve(d));
+  return own.includes(path.resolve(dataDir)) ? 'homeagent listen FILE.wav' : `homeagent --data-dir ${path.resolve(dataDir)} listen FILE.wav`;
 }

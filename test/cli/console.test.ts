@@ -102,7 +102,7 @@ test('homeagent run exits cleanly on SIGINT', async () => {
     assert.match(out, /Simulated here: .*microphone and speaker/);
     assert.match(out, /Try: "turn on the kitchen light", .*, .*\./);
     // How to talk to it by voice (a newcomer's: the banner did not say): on this machine nobody in the room can.
-    assert.match(out, /By voice: nobody in the room can wake the box: its only button is simulated .*homeagent listen FILE\.wav/);
+    assert.match(out, new RegExp(`By voice: nobody in the room can wake the box: its only button is simulated .*homeagent --data-dir ${dir.replace(/[.\\/]/g, '\\$&')} listen FILE\\.wav`));
     assert.match(out, new RegExp(`Logs: ${path.join(dir, 'homeagent.log').replace(/[.\\/]/g, '\\$&')}`));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));

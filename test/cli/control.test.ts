@@ -15,6 +15,8 @@ import path from 'node:path';
 import { startApp } from '../../src/service/app.js';
 import { request, CommandError, ServiceUnreachableError } from '../../src/cli/client.js';
 import { encodeWav } from '../../hal/common/wav.js';
+import { readWavPcm } from '../voice-stt/wav.js';
+import { voiceDir } from '../voice-stt/home-vocab.js';
 
 async function withApp(fn: (socket: string, dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
@@ -173,6 +175,11 @@ test('secrets are never echoed; a value overridden by the environment says so', 
     // An optional plugin's key (README lists plugin.camera.*) says how to start the plugin that registers it.
     await assert.rejects(request(socket, 'config.set', { key: 'plugin.camera.capture_interval_min', raw: '5' }), /camera plugin is optional and not started; add "camera" to core\.plugins\.optional/);
     await assert.rejects(request(socket, 'config.get', { key: 'plugin.serial.port' }), /serial plugin is optional/);
+    // Added to the list but not yet restarted (a newcomer was told to add it again): the message says to restart.
+    await request(socket, 'config.set', { key: 'core.plugins.optional', raw: '["camera"]' });
+    await assert.rejects(request(socket, 'config.get', { key: 'plugin.camera.name' }), /camera plugin is in core\.plugins\.optional, but the service has not restarted since it was added/);
+    await assert.rejects(request(socket, 'config.get', { key: 'plugin.serial.port' }), /add "serial" to core\.plugins\.optional \(homeagent config set core\.plugins\.optional '\["camera","serial"\]'\)/);
+    await request(socket, 'config.delete', { key: 'core.plugins.optional' });
     await assert.rejects(request(socket, 'config.set', { key: 'core.llm.sources_order', raw: '{}' }), /list of source names/);
     await assert.rejects(request(socket, 'config.set', { key: 'core.llm.sources_order', raw: '["nosuch"]' }), /not configured: nosuch/);
   } finally {
@@ -240,5 +247,27 @@ test('listen over the socket: a recording with no speech says why it was refused
     assert.equal(r.utterances[0]!.status, 'no_speech');
     assert.equal(r.utterances[0]!.rejected, true);
     assert.equal(r.utterances[0]!.reason, 'no_speech');
+  });
+});
+
+test('listen over the socket: speech after the utterance ended with its silence is reported as not listened to, not dropped in silence', async () => {
+  await withApp(async (socket) => {
+    // A newcomer's file: one command, more than plugin.voice.silence_ms of quiet, a second command. The box hears one
+    // utterance per wake, so the second is not acted on; the report used to say nothing about it.
+    const quiet = (ms: number): Buffer => {
+      const b = Buffer.alloc(ms * 32);
+      for (let i = 0; i < b.length / 2; i++) b.writeInt16LE(((i * 7919) % 120) - 60, i * 2);
+      return b;
+    };
+    const first = readWavPcm(path.join(voiceDir, 'turn on Standing Light.wav'));
+    const second = readWavPcm(path.join(voiceDir, 'lock the Front Door.wav'));
+    const both = encodeWav(Buffer.concat([quiet(500), first, quiet(2000), second, quiet(1000)]), { sampleRate: 16000, channels: 1 }).toString('base64');
+    const alone = encodeWav(Buffer.concat([quiet(500), first, quiet(3000)]), { sampleRate: 16000, channels: 1 }).toString('base64');
+    type R = { utterances: Array<{ hint?: string; actions: string[] }> };
+    const r = (await request(socket, 'listen', { files: [{ name: 'two.wav', data_b64: both }] }, undefined, { timeoutMs: 120_000 })) as R;
+    assert.match(r.utterances[0]!.hint ?? '', /the recording goes on with speech after \d+\.\d s, where the utterance ended with its silence; that was not listened to/);
+    assert.ok(!r.utterances[0]!.actions.some((a) => /front_door/.test(a)), `the second command did not act: ${JSON.stringify(r.utterances[0]!.actions)}`);
+    const a = (await request(socket, 'listen', { files: [{ name: 'one.wav', data_b64: alone }] }, undefined, { timeoutMs: 120_000 })) as R;
+    assert.doesNotMatch(a.utterances[0]!.hint ?? '', /not listened to/, 'only quiet after it: nothing to say');
   });
 });

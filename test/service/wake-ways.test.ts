@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bannerWakeLine, wakeReport, type WakeConfig } from '../../src/service/wake-ways.js';
+import { bannerWakeLine, listenCommandFor, wakeReport, type WakeConfig } from '../../src/service/wake-ways.js';
 import { bannerText } from '../../src/plugins/console/index.js';
 
 const config = (o: Partial<WakeConfig>): WakeConfig => ({ stopPin: 17, pttPin: -1, oneButton: true, longPressMs: 2000, gpioDriver: 'auto', wakeHost: '', wakePort: 10400, wakeWords: '', wakePhrase: '', language: 'en', asrHost: '', ...o });
@@ -37,4 +37,13 @@ test('no way at all: the problem already names the console and listen, and is no
 test('the banner prints the line after what is simulated, before what to try', () => {
   const text = bannerText({ title: 'HomeAgent 9', simulated: ['buttons and LEDs (no GPIO)'], examples: ['a'], voice: 'the box can be woken by: press the button on BCM 17 to talk' });
   assert.equal(text, 'HomeAgent 9: text console.\nSimulated here: buttons and LEDs (no GPIO).\nBy voice: the box can be woken by: press the button on BCM 17 to talk.\nTry: "a".\nType stop (or /stop) to cut a reply, /help for help, /quit or Ctrl-D to end.\n');
+});
+
+test('the listen command the banner gives reaches this box from any directory: --data-dir unless it is the device\'s own', () => {
+  assert.equal(listenCommandFor('/var/lib/homeagent', {}), 'homeagent listen FILE.wav');
+  assert.equal(listenCommandFor('/srv/box', { STATE_DIRECTORY: '/srv/box' }), 'homeagent listen FILE.wav');
+  // A newcomer ran the CLI from another directory: ./data-local is relative, so the banner names it (absolute).
+  assert.equal(listenCommandFor('data-local', {}), `homeagent --data-dir ${process.cwd()}/data-local listen FILE.wav`);
+  const line = bannerWakeLine(wakeReport(config({}), true), listenCommandFor('/tmp/box2', {}));
+  assert.match(line, /feed it a recording with `homeagent --data-dir \/tmp\/box2 listen FILE\.wav`$/);
 });
