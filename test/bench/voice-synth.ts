@@ -32,7 +32,7 @@
  *  voice.synth_wrong_action_rate_nofiller  report voices with no filler in the grammar (the grammar before
  *                                      issue 15's names), and the ratio of the two
  * `HOMEAGENT_SYNTH_CONDITIONS=narrow` speaks the set as it was before the wider rates and short lead-ins
- * (145 to 190 words a minute, 0.5 s lead-in), to compare like with like; `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices, `=tune` decodes the tune voices only (about 2 minutes: for trying a rule where it may be chosen); a comma-separated list of espeak-ng voices (`=en-gb-x-gbcwmd,en-us-nyc`) decodes those only, for checking a rule on voices in neither half; `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
+ * (145 to 190 words a minute, 0.5 s lead-in), to compare like with like; `HOMEAGENT_SYNTH_VOICES=report` skips the tune voices, `=tune` decodes the tune voices only (about 2 minutes: for trying a rule where it may be chosen); any other value, one espeak-ng voice or a comma-separated list (`=en-gb-x-gbcwmd,en-us-nyc`), decodes those only, for checking a rule on voices in neither half; `HOMEAGENT_SYNTH_TUNE=0.01:1e-6,0.01:1e-7`
  * prints the tune voices' figures for each ENTRY:PHONE filler weight pair instead (how the default was chosen);
  * `HOMEAGENT_SYNTH_JOINT=0.05,0.1` the same for the compound grammar's joint probability and
  * `HOMEAGENT_SYNTH_COMPOUND_MARGIN=0,2,4` for how sure two commands in one breath must be (COMPOUND_MARGIN) and
@@ -413,7 +413,8 @@ export async function run(): Promise<void> {
       return;
     }
     const only = process.env.HOMEAGENT_SYNTH_VOICES;
-    const listed = only?.includes(',') ? only.split(',').map((v) => v.trim()).filter(Boolean) : undefined;
+    // Any value but tune and report names voices: one, or a comma-separated list.
+    const listed = only && only !== 'tune' && only !== 'report' ? only.split(',').map((v) => v.trim()).filter(Boolean) : undefined;
     if (listed || only === 'tune') {
       // Trying a rule: the tune voices only. Or checking one on voices neither half holds (a rule whose idea came from
       // reading the report voices' misses is not measured by them any more): the voices named, decoded as the report
