@@ -370,7 +370,7 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
  */
 export function unheardHint(unheard: { from_ms: number; speech: boolean } | undefined): string | undefined {
   if (!unheard?.speech) return undefined;
-  return `the recording goes on with speech after ${(unheard.from_ms / 1000).toFixed(1)} s, where the utterance ended with its silence; that was not listened to: the box hears one utterance per wake, as after a button press (feed the rest as its own file, or leave less than plugin.voice.silence_ms of silence between two commands)`;
+  return `the recording goes on with speech after ${(unheard.from_ms / 1000).toFixed(1)} s, where the utterance had ended (its silence, or its longest length); that was not listened to: the box hears one utterance per wake, as after a button press (feed the rest as its own file, or leave less than plugin.voice.silence_ms of silence between two commands)`;
 }
 
 /** Longest part of a reply file's name taken from the listened file's name, in UTF-8 bytes (file systems allow 255). */
