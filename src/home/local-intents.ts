@@ -630,7 +630,8 @@ export class LocalIntents {
         who: req.who,
         channel: req.channel,
         lang,
-        spoken: zh ? `${verb(act, lang)}${names}` : `${verb(act, lang)} ${names}`,
+        // With what it sets ("set the Bed Light to blue"): a tester's "turn the bed light blue" was asked "turn on the Bed Light?", and a yes would have made it blue.
+        spoken: actionPhrase(risky.length === 1 ? (risky[0] as Entity) : { name: names }, act, action, lang),
         what: `${act} ${risky.map((e) => e.name).join(', ')}`,
         execute,
       };

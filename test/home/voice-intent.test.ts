@@ -137,6 +137,23 @@ describe('the recogniser\'s intent is used, not recomputed', () => {
     assert.deepEqual(sent().slice(last), [{ topic: 'home/tv/set', payload: 'OFF' }]);
   });
 
+  test('a doubted setting asks with what it sets: "set the Bed Light to blue?", not "turn on the Bed Light?" (a tester\'s; a yes would have made it blue)', async () => {
+    const vocab = rig.plugin.registry!.vocabulary();
+    const m = matchIntent('turn the bed light blue', vocab, 'en')!;
+    assert.equal(m.intent, 'HassLightSet');
+    const before = sent().length;
+    const r = await rig.sdk.runInput('turn the bed light blue', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: { ...m, unsure_between: ['bed', 'another name'] } }) });
+    assert.equal(r.response, 'Do you really want to set the Bed Light to blue? Please say yes or no.');
+    assert.deepEqual(sent().slice(before), [], 'nothing before the yes');
+    const no = await rig.sdk.runInput('no', { channel: 'speaker' });
+    assert.match(no.response ?? '', /did not set the Bed Light to blue/);
+    const b = matchIntent('set the bed light to forty percent', vocab, 'en')!;
+    const r2 = await rig.sdk.runInput('set the bed light to forty percent', { channel: 'speaker', meta: voiceMeta({ engine: 'pocketsphinx', confidence: 0.9, intent: { ...b, unsure_between: ['bed', 'another name'] } }) });
+    assert.equal(r2.response, 'Do you really want to set the Bed Light to 40 percent? Please say yes or no.');
+    await rig.sdk.runInput('no', { channel: 'speaker' });
+    assert.deepEqual(sent().slice(before), []);
+  });
+
   test('a doubted "lock" on a locked door is said to be locked already: never a question about the unlock (a tester\'s "turn off the tv and lock the front door" was asked "unlock?" and a yes unlocked it)', async () => {
     const vocab = rig.plugin.registry!.vocabulary();
     const tv = matchIntent('turn off the tv', vocab, 'en')!;
