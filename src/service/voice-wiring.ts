@@ -498,7 +498,9 @@ async function listenOne(
       actions,
       reply: turn ? turn.reply : outcome.status === 'cancelled' ? '' : (outcome.said ?? notUnderstood),
       ...(audio?.texts.length ? { spoken: audio.texts } : {}),
-      ...((h) => (h ? { hint: h } : {}))([outcome.status === 'rejected' || outcome.status === 'no_speech' ? tightClipHint(pcm) : undefined, unheardHint(outcome.unheard)].filter(Boolean).join('; ')),
+      // A tight clip also loses the sounds of a name (a tester's unpadded "turn off the tv" was heard as "turn off the …"
+      // and answered "I don't know a device by that name"): hinted then too.
+      ...((h) => (h ? { hint: h } : {}))([outcome.status === 'rejected' || outcome.status === 'no_speech' || outcome.text.includes('…') ? tightClipHint(pcm) : undefined, unheardHint(outcome.unheard)].filter(Boolean).join('; ')),
       // No speech heard (the endpointer found none, so nothing was decoded): said as such, not as a bare "rejected".
       ...(outcome.status === 'no_speech' ? { reason: 'no_speech' } : recognition(outcome.stt)),
       ...(wavPath ? { wav: wavPath } : {}),
