@@ -223,6 +223,8 @@ export class HomePlugin implements Plugin {
           startup.connection(up);
           if (up) this.announce();
         },
+        onSubscribing: () => startup.subscribing(),
+        onSubscribed: () => startup.subscribed(),
       },
     );
     this.client = client;

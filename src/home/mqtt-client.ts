@@ -54,6 +54,9 @@ export interface MqttClientHooks {
   log: Logger;
   onMessage(topic: string, payload: Buffer, retained: boolean): void;
   onConnectionChange?(connected: boolean): void;
+  /** A SUBSCRIBE went out (`onSubscribed` follows with its SUBACK, or its failure): the broker's retained messages for it are still to come. */
+  onSubscribing?(): void;
+  onSubscribed?(): void;
   /** Random number in [0, 1) for the jitter (tests inject one); default Math.random. */
   random?: () => number;
 }
@@ -144,8 +147,10 @@ export class HomeMqttClient {
       client.options.reconnectPeriod = this.jittered(this.backoff);
       this.hooks.log.info({ url: s.url, clientId: s.clientId }, 'MQTT connected');
       if (this.wanted.size) {
+        this.hooks.onSubscribing?.();
         client.subscribe([...this.wanted], { qos: 1 }, (err) => {
           if (err) this.hooks.log.warn({ err: err.message }, 'MQTT subscribe failed');
+          this.hooks.onSubscribed?.();
         });
       }
       if (s.availabilityTopic) client.publish(s.availabilityTopic, 'online', { qos: 1, retain: true });
@@ -182,7 +187,13 @@ export class HomeMqttClient {
     for (const f of next) this.wanted.add(f);
     const c = this.client;
     if (!c?.connected) return;
-    if (add.length) c.subscribe(add, { qos: 1 }, (err) => err && this.hooks.log.warn({ err: err.message }, 'MQTT subscribe failed'));
+    if (add.length) {
+      this.hooks.onSubscribing?.();
+      c.subscribe(add, { qos: 1 }, (err) => {
+        if (err) this.hooks.log.warn({ err: err.message }, 'MQTT subscribe failed');
+        this.hooks.onSubscribed?.();
+      });
+    }
     if (remove.length) c.unsubscribe(remove);
   }
 

@@ -2,8 +2,9 @@
  * The first read of the home at start-up. After the broker connection comes
  * up, the broker hands over its retained messages (discovery configs, then,
  * once the registry subscribed to their topics, the devices' states) in a
- * burst. The home is "read" when the broker is connected and no retained
- * message came for `quietMs` (default 300 ms). A command that arrives before
+ * burst. The home is "read" when the broker is connected, every subscription
+ * was acknowledged, and no retained message came for `quietMs` (default
+ * 300 ms) since. A command that arrives before
  * that waits (`whenRead`), up to `maxWaitMs`, so the first command after a
  * fresh start already knows the home; it never waits for a broker that is
  * down (an attempt that failed before any connection ends the wait at once),
@@ -24,6 +25,8 @@ export class StartupRead {
   private brokerDown = false;
   private connected = false;
   private quiet: TimerHandle | undefined;
+  /** SUBSCRIBEs not yet acknowledged: their retained messages are still to come, so the quiet does not count. */
+  private pending = 0;
   private readonly waiters = new Set<() => void>();
   private readonly quietMs: number;
 
@@ -45,6 +48,7 @@ export class StartupRead {
     } else {
       this.opts.clock.clearTimeout(this.quiet);
       this.quiet = undefined;
+      this.pending = 0;
       if (!this.read) {
         // Down before the home was read: waiting would only delay the answer that the broker is down.
         this.brokerDown = true;
@@ -66,12 +70,27 @@ export class StartupRead {
     this.rearm();
   }
 
+  /**
+   * A subscription went out: the home is not read before its SUBACK, however
+   * long the broker takes (a loaded machine took over 300 ms, and the first
+   * typed command found no devices, or found them before their availability).
+   */
+  subscribing(): void {
+    this.pending++;
+  }
+
+  /** A subscription was acknowledged (or failed): its retained messages come now; the quiet period starts again. */
+  subscribed(): void {
+    this.pending = Math.max(0, this.pending - 1);
+    this.rearm();
+  }
+
   private rearm(): void {
     if (this.read) return;
     this.opts.clock.clearTimeout(this.quiet);
     this.quiet = this.opts.clock.setTimeout(() => {
       this.quiet = undefined;
-      if (!this.connected) return;
+      if (!this.connected || this.pending > 0) return;
       this.read = true;
       this.release();
     }, this.quietMs);

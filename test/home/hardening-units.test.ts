@@ -76,6 +76,41 @@ describe('StartupRead', () => {
     assert.equal(await s.whenRead(5000), true, 'later commands do not wait');
   });
 
+  test('not read while a subscription waits for its SUBACK, however long the quiet (a slow broker on a loaded machine: the first typed command found the demo home unavailable)', async () => {
+    const clock = new FakeClock();
+    const s = new StartupRead({ clock, quietMs: 300 });
+    let read: boolean | undefined;
+    void s.whenRead(5000).then((v) => (read = v));
+    s.subscribing();
+    s.connection(true);
+    clock.advance(1000);
+    await Promise.resolve();
+    assert.equal(read, undefined, 'no SUBACK yet: its retained messages are still to come');
+    s.subscribed();
+    s.retained();
+    // The registry subscribes to the devices' own topics (availability, state) once it knows them.
+    s.subscribing();
+    clock.advance(400);
+    await Promise.resolve();
+    assert.equal(read, undefined, 'the second subscription is not acknowledged yet');
+    s.subscribed();
+    s.retained();
+    clock.advance(299);
+    await Promise.resolve();
+    assert.equal(read, undefined);
+    clock.advance(1);
+    await Promise.resolve();
+    assert.equal(read, true);
+    // A subscription lost with its connection does not hold a later read back.
+    const t = new StartupRead({ clock, quietMs: 300 });
+    t.subscribing();
+    t.connection(true);
+    t.connection(false);
+    t.connection(true);
+    clock.advance(300);
+    assert.equal(t.done, true);
+  });
+
   test('a broker that is down releases waiters at once; the wait is bounded', async () => {
     const clock = new FakeClock();
     const down = new StartupRead({ clock });
