@@ -25,7 +25,7 @@ import type { Entity } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
-import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS } from '../intents/templates-en.js';
+import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS, PREVIOUS_TARGET } from '../intents/templates-en.js';
 import { NAME_UNHEARD } from '../intents/filler.js';
 import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, verb, type Lang } from './replies.js';
 
@@ -198,10 +198,32 @@ interface DeviceQuestion {
   until: number;
 }
 
+/**
+ * How long after a command switched lights on (or set them) a continuation
+ * fragment ("… to fifty percent") may still set those lights, ms. The
+ * fragment is only heard in the utterance right after a command acted on at
+ * its pause (templates-en.ts PREVIOUS_TARGET), which starts within
+ * plugin.voice's continuation wait; this bounds it again here.
+ */
+export const PREVIOUS_TARGET_WINDOW_MS = 15_000;
+
+/** The lights the last command acted on switched on or set, for a continuation fragment (PREVIOUS_TARGET). */
+interface LitTargets {
+  channel: string;
+  /** Entity ids acted on. */
+  ids: string[];
+  /** The command's name and room, for the reply's wording ("the 2 lights in the office"). */
+  slots: IntentSlots;
+  /** clock.now() when they were acted on, ms. */
+  at: number;
+}
+
 /** See module comment. */
 export class LocalIntents {
   /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
   private unplaced = false;
+  /** What the last command switched on or set, when it was that (any other command clears it): PREVIOUS_TARGET. */
+  private lit: LitTargets | undefined;
   private readonly timerIntents: TimerIntents;
   /** The devices of the last "which one?" asked while handling (set by unresolved, taken by handle). */
   private askedAbout: Entity[] | undefined;
@@ -345,6 +367,10 @@ export class LocalIntents {
     if (req.signal?.aborted) return undefined;
     if (match.unsure_between) req = { ...req, askFirst: true };
     const lang = req.lang ?? toLang(match.language);
+    // A continuation fragment sets the lights the command just before it switched on; anything else forgets them.
+    const previous = this.lit;
+    if (!req.dryRun) this.lit = undefined;
+    if (match.slots[PREVIOUS_TARGET] !== undefined) return this.setPrevious(match.slots, previous, req, lang);
     if (TIMER_INTENTS.has(match.intent)) {
       if (!req.dryRun) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
       const placed = this.timerIntents.place(match.intent, match.slots, lang);
@@ -561,6 +587,27 @@ export class LocalIntents {
     return this.run(targets, a, req, lang, s);
   }
 
+  /**
+   * "… to fifty percent" right after "turn on the bed light" was acted on at
+   * its pause (PREVIOUS_TARGET): the same lights, set. Asks which light when
+   * the command before switched nothing on (it asked, failed, or turned
+   * something off), was on another channel, or is older than
+   * PREVIOUS_TARGET_WINDOW_MS: never a guess.
+   */
+  private async setPrevious(s: IntentSlots, previous: LitTargets | undefined, req: IntentRequest, lang: Lang): Promise<string> {
+    const targets = previous && previous.channel === req.channel && this.d.clock.now() - previous.at <= PREVIOUS_TARGET_WINDOW_MS
+      ? previous.ids.map((id) => this.d.registry.get(id)).filter((e): e is Entity => e !== undefined)
+      : [];
+    if (!targets.length) {
+      this.unplaced = true;
+      const pct = typeof s.brightness === 'number' ? s.brightness : undefined;
+      return lang === 'zh' ? `要把哪盏灯调到${pct ?? ''}%？请连设备名一起说。` : `Which light should I set${pct !== undefined ? ` to ${pct} percent` : ''}? Please say it with the light's name.`;
+    }
+    const a: DeviceAction = { action: 'turn_on' };
+    if (typeof s.brightness === 'number') a.brightness_pct = s.brightness;
+    return this.run(targets, a, req, lang, { ...previous!.slots, ...(typeof s.brightness === 'number' ? { brightness: s.brightness } : {}) });
+  }
+
   private async setPosition(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
     const r = this.resolve({ ...s, domain: s.domain ?? 'cover' });
     if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
@@ -621,6 +668,10 @@ export class LocalIntents {
         if (r.status === 'fulfilled') ok.push(e);
         else problems.push(this.failure(e, action, r.reason, lang));
       });
+      // Lights switched on or set: a continuation fragment ("… to fifty percent") may set them next (setPrevious).
+      if (ok.length && normaliseAction(ok[0] as Entity, action.action) === 'turn_on' && ok.every((e) => e.component === 'light')) {
+        this.lit = { channel: req.channel, ids: ok.map((e) => e.id), slots: { ...(s.name ? { name: s.name } : {}), ...(s.area ? { area: s.area } : {}) }, at: this.d.clock.now() };
+      }
       return this.summary(ok, action, unavailable, problems, lang, s);
     };
     if (risky.length) {

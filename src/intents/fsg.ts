@@ -179,7 +179,10 @@ export interface NotCommandLeads {
  * grammar; none for the command grammar); `jointProb` > 0: a second command
  * may follow a whole sentence (the compound grammar, DEFAULT_JOINT_PROB);
  * `notCommand`: openings that make the sentence no command (the matcher has
- * none of them, so a decode that takes one is rejected).
+ * none of them, so a decode that takes one is rejected); `continuation`:
+ * the fragments that only follow a command acted on at its pause
+ * (IntentTemplateGroup.context 'continuation') are sentences too, and no
+ * not-command opening leads into them.
  * Null when no sentence can be filled.
  */
 export function buildFsg(
@@ -189,6 +192,7 @@ export function buildFsg(
   leading: readonly string[] = [],
   jointProb = 0,
   notCommand?: NotCommandLeads,
+  continuation = false,
 ): string | null {
   const a = new Automaton();
   const start = a.state();
@@ -270,7 +274,7 @@ export function buildFsg(
   for (const w of leading) a.add(start, body, w);
   let sentences = 0;
   for (const { group, sentences: nodes } of c.groups) {
-    if (group.grammar === false) continue;
+    if (group.grammar === false || (group.context === 'continuation' && !continuation)) continue;
     for (const node of nodes) {
       if (!producible(node, group.requires, new Set())) continue;
       build(node, body, final, group.requires);
@@ -286,7 +290,7 @@ export function buildFsg(
     const opening = openingWords(a, body);
     const commands = a.state();
     for (const { group, sentences: nodes } of c.groups) {
-      if (group.grammar === false || ANSWER_INTENTS.has(group.intent)) continue;
+      if (group.grammar === false || group.context !== undefined || ANSWER_INTENTS.has(group.intent)) continue;
       for (const node of nodes) if (producible(node, group.requires, new Set())) build(node, commands, final, group.requires);
     }
     for (const lead of notCommand.leads) {

@@ -271,11 +271,13 @@ export function buildGrammar(
   }
 
   const sentences: string[] = [];
+  // The continuation fragments' words, for the dictionary (the JSGF is the command grammar: it has none of them).
+  const fragments: string[] = [];
   for (const { group, sentences: nodes } of c.groups) {
     if (group.grammar === false) continue;
     for (const node of nodes) {
       const s = toJsgf(node, group.requires);
-      if (s !== null && s !== '') sentences.push(s);
+      if (s !== null && s !== '') (group.context === 'continuation' ? fragments : sentences).push(s);
     }
   }
   if (sentences.length === 0) throw new GrammarError('no template can be filled from this vocabulary');
@@ -301,11 +303,12 @@ export function buildGrammar(
   const notCommand = { leads: NOT_COMMAND_LEADS_EN, prob: notCommandProb };
   const fsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], 0, notCommand);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
-  const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS, 0, notCommand)!;
+  const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS, 0, notCommand, true)!;
   const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb, notCommand)!;
   // Every word of every slot alternative the FSGs hold (a free name's decoys are not in the JSGF's filler rule).
   for (const alts of resolved.values()) for (const alt of alts) if (alt !== FILLER_SLOT) for (const w of alt.split(' ')) if (w) used.add(w);
   for (const w of LEADING_WORDS) used.add(w);
+  for (const f of fragments) for (const w of f.replace(/<[^>]*>/g, ' ').split(/[\s()[\]|;+]+/)) if (w) used.add(w);
   if (notCommandProb > 0) for (const lead of NOT_COMMAND_LEADS_EN) for (const w of lead.split(' ')) used.add(w);
   // The aligner checks a command heard ending in a setting against corrections (pocketsphinx-judge.ts correctionSentences).
   for (const w of correctionWords()) used.add(w);

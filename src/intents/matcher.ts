@@ -150,12 +150,22 @@ function postProcess(intent: string, raw: Slots, group: IntentTemplateGroup, voc
   return slots;
 }
 
+/** How matchIntent reads its text. */
+export interface MatchOptions {
+  /**
+   * The text was heard right after a command acted on at its pause: the
+   * continuation fragments (IntentTemplateGroup.context 'continuation', "to
+   * fifty percent") match too. Default false: typed text never matches them.
+   */
+  continuation?: boolean;
+}
+
 /**
  * Match `text` against the templates of `language` (default: 'zh' when the
  * text has Chinese characters, else 'en') with names, rooms and lists from
  * `vocab`. Returns null when no template matches the whole sentence.
  */
-export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLanguage): IntentMatch | null {
+export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLanguage, opts?: MatchOptions): IntentMatch | null {
   const lang: IntentLanguage = language ?? detectLanguage(text);
   const tokens = tokenise(text, lang);
   if (tokens.length === 0) return null;
@@ -178,6 +188,7 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
   // more specific than room + device type), then the template defined first.
   let best: { rank: number; intent: string; slots: Slots; group: IntentTemplateGroup } | null = null;
   for (const { group, sentences } of c.groups) {
+    if (group.context === 'continuation' && opts?.continuation !== true) continue;
     const nameKey = `name:${requirementKey(group.requires)}`;
     const ctx: MatchContext = {
       tokens,

@@ -82,6 +82,14 @@ export interface IntentTemplateGroup {
   requires?: NameRequirement;
   /** False: the matcher only (free text that no grammar can hold). Default true. */
   grammar?: boolean;
+  /**
+   * 'continuation': a fragment that only means something right after a
+   * command acted on at its pause ("turn on the bed light … to fifty
+   * percent"): only in the continuation grammar (grammar.ts
+   * continuationFsg) and only matched when matchIntent is told so
+   * (MatchOptions.continuation). Absent: everywhere.
+   */
+  context?: 'continuation';
 }
 
 /** All templates of one language. */

@@ -41,7 +41,7 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
     type: 'boolean',
     default: true,
     description:
-      'Act at the first pause (pause_ms) when the recogniser is sure of a complete command that no longer command of another meaning extends (an area after a one-device name, or a word such as "scene" or "brightness" that keeps the command, may follow), instead of waiting for silence_ms (issue 15). Speech that goes on is the next utterance, which may open with "and" or "then".',
+      'Act at the first pause (pause_ms) when the recogniser is sure of a complete command that no longer command of another meaning extends (an area after a one-device name, or a word such as "scene" or "brightness" that keeps the command, may follow), instead of waiting for silence_ms (issue 15). Speech that goes on is the next utterance, which may open with "and" or "then", or be the rest of a light command ("turn on the bed light … to fifty percent": the lights that command switched on are set; home/local-intents.ts PREVIOUS_TARGET_WINDOW_MS).',
   },
   { key: `${P}max_utterance_ms`, type: 'integer', default: 15000, min: 1000, max: 60000, description: 'Longest utterance after speech started, ms.' },
   { key: `${P}no_speech_timeout_ms`, type: 'integer', default: 8000, min: 1000, max: 60000, description: 'Stop listening when no speech started within this time, ms.' },

@@ -61,3 +61,28 @@ test('a command that may go on ("turn off the lights … in the office") is not 
   assert.ok(o.commands.length >= 1, 'the office lights were switched');
   for (const t of topics(o)) assert.match(t, /office/i, `only office lights: ${topics(o).join(', ')}`);
 });
+
+test('"turn on the bed light … to fifty percent": the light acted on at the pause, then set to 50 % by the rest (a tester\'s 15 of 15 "didn\'t catch that")', async () => {
+  const o = await rig.box.listen(await recording('bright', ['turn on the bed light', 'to fifty percent'], 1000), true, 3500);
+  assert.equal(o.report.end_reason, 'early', show(o));
+  assert.equal(o.report.transcript, 'turn on the bed light');
+  assert.deepEqual(o.report.then?.map((t) => [t.transcript, t.status]), [['to 50 percent', 'injected']], show(o));
+  assert.match(o.report.then![0]!.reply, /Bed Light to 50 percent/, show(o));
+  const sets = o.commands.filter((c) => c.topic === 'home/bed_light/set').map((c) => JSON.parse(String(c.payload)) as { state: string; brightness?: number });
+  assert.equal(o.commands.length, sets.length, `only the Bed Light: ${topics(o).join(', ')}`);
+  assert.equal(sets.length, 2, show(o));
+  assert.equal(sets[0]!.state, 'ON');
+  assert.equal(sets[1]!.state, 'ON');
+  // 50 % of the light's scale (255 unless its config says otherwise).
+  assert.equal(sets[1]!.brightness, Math.round(0.5 * 255), show(o));
+});
+
+test('the rest of a command that switched nothing on ("turn off the bed light … to fifty percent") is asked about, never guessed', async () => {
+  const o = await rig.box.listen(await recording('dark', ['turn off the bed light', 'to fifty percent'], 1000), true, 3500);
+  assert.equal(o.report.transcript, 'turn off the bed light', show(o));
+  assert.equal(o.report.end_reason, 'early', show(o));
+  assert.deepEqual(o.report.then?.map((t) => [t.transcript, t.status]), [['to 50 percent', 'injected']], show(o));
+  assert.match(o.report.then![0]!.reply, /^Which light should I set to 50 percent\? Please say it with the light's name\.$/, show(o));
+  assert.deepEqual(topics(o), ['home/bed_light/set'], show(o));
+  assert.equal((JSON.parse(String(o.commands[0]!.payload)) as { state: string }).state, 'OFF');
+});

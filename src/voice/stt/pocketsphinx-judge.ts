@@ -1026,6 +1026,8 @@ export function judgeDecode(
     compoundMargin?: number;
     /** The answer grammar was decoded (SttStartOptions.answer): a yes/no phrase (src/intents/answers.ts) is placed with no intent. */
     answers?: boolean;
+    /** The continuation grammar was decoded (SttStartOptions.continuation): its fragments ("to fifty percent") match too. */
+    continuation?: boolean;
   },
 ): { result: SttResult; details: PocketsphinxDetails } {
   // Two commands in one breath: when the compound grammar's decoder heard two whole commands, its path is
@@ -1069,7 +1071,7 @@ export function judgeDecode(
   const heard = words.join(' ');
   const text = heard ? normaliseText(heard, 'en').replaceAll(UNHEARD_TOKEN, '…') : '';
   // An answer (yes/no) is no command: it is not matched, and its phrase is the text.
-  const matched = text && !grammarMismatch && !opts.answers ? matchIntent(heard, opts.vocab, 'en') : null;
+  const matched = text && !grammarMismatch && !opts.answers ? matchIntent(heard, opts.vocab, 'en', { continuation: opts.continuation === true }) : null;
   // More phones than a name takes, or a filler with less than two words of a sentence around it ("open ...":
   // short speech the grammar does not cover, absorbed by the filler) is too little understood: rejected.
   const nameFits = longestRun <= MAX_NAME_PHONES && (main ? longestPhoneRunMs(main) : 0) <= MAX_NAME_MS && words.length - 1 >= MIN_CARRIER_WORDS;
