@@ -519,6 +519,8 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
             continue;
           }
           out(`  transcript: ${JSON.stringify(u.transcript)}${u.rejected ? ` (rejected${typeof u.reason === 'string' ? `: ${u.reason}` : ''})` : ''}`);
+          // What a refused recording was heard as (the log keeps it at debug only).
+          if (typeof u.heard === 'string') out(`  heard: ${JSON.stringify(u.heard)}`);
           // A doubted command asks for a yes, unless nothing is left to do ("The Front Door is already locked."): the reply says which.
           if (Array.isArray(u.unsure_between)) out(`  doubted: could not tell ${u.unsure_between.map((w) => JSON.stringify(w)).join(' from ')}`);
           if (Array.isArray(u.actions)) for (const a of u.actions) out(`  did: ${typeof a === 'string' ? a : JSON.stringify(a)}`);
@@ -532,6 +534,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
           // Speech heard after the first utterance was acted on at its pause ("... and lock the front door").
           for (const n of Array.isArray(u.then) ? u.then.filter(isRecord) : []) {
             out(`  then: ${JSON.stringify(n.transcript)}${n.status === 'rejected' ? ` (rejected${typeof n.reason === 'string' ? `: ${n.reason}` : ''})` : ''} -> ${JSON.stringify(n.reply)}`);
+            if (typeof n.heard === 'string') out(`    heard: ${JSON.stringify(n.heard)}`);
             if (Array.isArray(n.unsure_between)) out(`    doubted: could not tell ${n.unsure_between.map((w) => JSON.stringify(w)).join(' from ')}`);
           }
         }

@@ -55,6 +55,12 @@ export interface ListenReport {
   /** Why the recogniser refused it, when it did and knows (SttResult.reason: not_command, score_gap, word_misfit:WORD, ...; README, the `stt: decoded` log line), or 'no_speech' when the endpointer heard no speech in it (nothing was decoded). */
   reason?: string;
   /**
+   * What the decoder heard in a recording it refused (SttResult.heard: the
+   * grammar's words, `ph_…` for sounds it placed in no word), for the person
+   * debugging a recording; the log has it only at `debug` (README).
+   */
+  heard?: string;
+  /**
    * The command was heard but doubted, so it asks for a yes first (unless
    * nothing is left to do: "The Front Door is already locked."): the two
    * readings it could not tell apart (SttResult intent's unsure_between:
@@ -72,7 +78,7 @@ export interface ListenReport {
    * acted on at its pause (end_reason 'early', issue 15) and speech went on
    * ("… and lock the front door"). Each with its transcript, status and reply.
    */
-  then?: Array<{ transcript: string; status: string; reply: string; reason?: string; unsure_between?: string[] }>;
+  then?: Array<{ transcript: string; status: string; reply: string; reason?: string; heard?: string; unsure_between?: string[] }>;
 }
 
 /**
@@ -82,9 +88,9 @@ export interface ListenReport {
  * one breath (a tester's "turn on the kitchen lights and lock the front
  * door" asked about the lock while the report said nothing of a doubt).
  */
-function recognition(stt: SttResult | undefined): { reason?: string; unsure_between?: string[] } {
+function recognition(stt: SttResult | undefined): { reason?: string; heard?: string; unsure_between?: string[] } {
   const doubt = [stt?.intent, ...(stt?.intents ?? [])].find((m) => m?.unsure_between)?.unsure_between;
-  return { ...(stt?.rejected && stt.reason ? { reason: stt.reason } : {}), ...(doubt ? { unsure_between: [...doubt] } : {}) };
+  return { ...(stt?.rejected && stt.reason ? { reason: stt.reason } : {}), ...(stt?.rejected && stt.heard ? { heard: stt.heard } : {}), ...(doubt ? { unsure_between: [...doubt] } : {}) };
 }
 
 /** Records what the speaker is given while a `listen` runs (the reply as WAV). */

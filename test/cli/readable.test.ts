@@ -229,11 +229,12 @@ test('listen says why the recogniser refused a recording, and what it could not 
   const lines: string[] = [];
   printResult('listen', {
     utterances: [
-      { file: 'a.wav', transcript: '', rejected: true, reason: 'not_command', status: 'rejected', actions: [], reply: "Sorry, I didn't catch that.", timings: {} },
+      { file: 'a.wav', transcript: '', rejected: true, reason: 'not_command', heard: 'i turn off the tv', status: 'rejected', actions: [], reply: "Sorry, I didn't catch that.", timings: {} },
       { file: 'b.wav', transcript: 'turn on the kitchen lights', rejected: false, unsure_between: ['kitchen', 'another name'], status: 'injected', actions: [], reply: 'Do you really want to turn on the Kitchen Lights? Please say yes or no.', timings: {} },
     ],
   }, false, (s) => lines.push(s));
   assert.ok(lines.includes('  transcript: "" (rejected: not_command)'), lines.join('\n'));
+  assert.ok(lines.includes('  heard: "i turn off the tv"'), lines.join('\n'));
   assert.ok(lines.includes('  doubted: could not tell "kitchen" from "another name"'), lines.join('\n'));
 });
 
@@ -243,11 +244,12 @@ test('listen prints what was heard after an early commit, with why it was refuse
     utterances: [
       {
         file: 'c.wav', transcript: 'turn on the kitchen lights', rejected: false, status: 'injected', actions: ['home/kitchen/light/set {"state":"ON"}'], reply: 'Turned on the Kitchen Lights.', timings: {},
-        then: [{ transcript: '', status: 'rejected', reason: 'opposite_close', reply: "Sorry, I didn't catch whether to lock or unlock." }, { transcript: 'lock the front door', status: 'injected', reply: 'Do you really want to lock the Front Door? Please say yes or no.', unsure_between: ['lock', 'unlock'] }],
+        then: [{ transcript: '', status: 'rejected', reason: 'opposite_close', heard: 'unlock the front door', reply: "Sorry, I didn't catch whether to lock or unlock." }, { transcript: 'lock the front door', status: 'injected', reply: 'Do you really want to lock the Front Door? Please say yes or no.', unsure_between: ['lock', 'unlock'] }],
       },
     ],
   }, false, (s) => lines.push(s));
   assert.ok(lines.includes('  then: "" (rejected: opposite_close) -> "Sorry, I didn\'t catch whether to lock or unlock."'), lines.join('\n'));
+  assert.ok(lines.includes('    heard: "unlock the front door"'), lines.join('\n'));
   assert.ok(lines.includes('  then: "lock the front door" -> "Do you really want to lock the Front Door? Please say yes or no."'), lines.join('\n'));
   assert.ok(lines.includes('    doubted: could not tell "lock" from "unlock"'), lines.join('\n'));
 });
