@@ -13,7 +13,7 @@ import { chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigRegistry, envNameFor } from '../config/registry.js';
 import { HomeAgentError, errorMessage } from '../kernel/errors.js';
-import { registerAllSettings } from '../service/settings.js';
+import { optionalPluginHint, registerAllSettings } from '../service/settings.js';
 import { doctorInputFromSettings, runDoctor, type DoctorCheck } from '../service/doctor.js';
 
 /** settings.db could not be opened (permissions, a damaged or newer file). Code SETTINGS_UNAVAILABLE. */
@@ -46,7 +46,10 @@ export function openLocalSettings(dataDir: string, write: boolean, env: NodeJS.P
     throw new LocalSettingsError(file, errorMessage(err));
   }
   try {
-    registerAllSettings(reg);
+    // As the service: an optional plugin's keys exist once core.plugins.optional lists it (a newcomer's `config get
+    // plugin.camera.name` was unknown with the service running and "camera" with it stopped).
+    registerAllSettings(reg, { optional: 'listed' });
+    reg.explainUnknown((key) => optionalPluginHint(key, undefined, reg.get<unknown>('core.plugins.optional')));
   } catch (err) {
     reg.close();
     throw err;

@@ -32,7 +32,7 @@ import { startEmbeddedBroker, type EmbeddedBroker } from './embedded-broker.js';
 import { notifyReady, notifyStopping, startWatchdog, type WatchdogHandle } from './sd-notify.js';
 import { isJournalStream, journalDestination } from './journal-stream.js';
 import { doctorInputFromSettings, runDoctor } from './doctor.js';
-import { registerServiceSettings } from './settings.js';
+import { optionalPluginHint, registerServiceSettings } from './settings.js';
 import { audioSimulated, VoiceServicePlugin } from './voice-wiring.js';
 import { AssistantStatePlugin } from '../voice/assistant-state-plugin.js';
 import { DiskKeeper } from './disk-keeper.js';
@@ -221,14 +221,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // Snapshots go to the memory's picture store (stored once by sha256, remembered, under the size budget).
   if (optional.includes('camera')) plugins.push(new CameraPlugin({ pictures: memory.system.pictures }));
   // The optional plugins' keys are unknown while they are not started: say how to start them.
-  settings.explainUnknown((key) => {
-    const name = (['serial', 'camera'] as const).find((p) => key.startsWith(`plugin.${p}.`) && !optional.includes(p));
-    if (!name) return undefined;
-    // Listed since the start (config set), but not started until the service restarts.
-    const now = ((v) => (Array.isArray(v) ? v : []))(settings.get<unknown>('core.plugins.optional'));
-    if (now.includes(name)) return `the ${name} plugin is in core.plugins.optional, but the service has not restarted since it was added; restart it (sudo systemctl restart homeagent) and its settings exist`;
-    return `the ${name} plugin is optional and not started; add "${name}" to core.plugins.optional (homeagent config set core.plugins.optional '${JSON.stringify([...now, name])}') and restart the service`;
-  });
+  settings.explainUnknown((key) => optionalPluginHint(key, optional, settings.get<unknown>('core.plugins.optional')));
   const useConsole = opts.console ?? !!process.stdin.isTTY;
   // The logs go to a file or the journal while the console is attached (homeagent run: routeLogsForConsole).
   const banner = (): ConsoleBanner => ({

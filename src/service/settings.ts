@@ -10,7 +10,7 @@ import { registerCoreSettings } from '../kernel/core-settings.js';
 import { registerProviderSettings } from '../providers/manager.js';
 import { HOME_SETTINGS } from '../home/settings.js';
 import { MEMORY_SETTINGS } from '../memory/settings.js';
-import { HAL_SETTINGS } from '../../hal/index.js';
+import { CAMERA_SETTINGS, HAL_SETTINGS, SERIAL_SETTINGS } from '../../hal/index.js';
 import { VOICE_SETTINGS } from '../voice/settings.js';
 import { TIMER_SETTINGS } from '../plugins/timers/timers-plugin.js';
 import { WEBUI_SETTINGS } from '../plugins/webui/settings.js';
@@ -30,11 +30,43 @@ export function registerServiceSettings(s: SettingsAPI): void {
  * service has registered once all its plugins started. Used by the settings
  * documentation and by `homeagent config`/`doctor` without the service.
  */
-export function registerAllSettings(s: SettingsAPI): void {
+export function registerAllSettings(s: SettingsAPI, opts: { optional?: 'all' | 'listed' } = {}): void {
   registerCoreSettings(s);
   registerServiceSettings(s);
   registerProviderSettings(s);
   registerStorageSettings(s);
-  for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS]) s.register(d);
+  // With optional 'listed', an optional plugin's keys only when core.plugins.optional lists it, as the service
+  // registers them (its plugin does, once started): `homeagent config` answers the same with the service down.
+  const listed = opts.optional === 'listed' ? listedOptional(s.get<unknown>('core.plugins.optional')) : OPTIONAL_PLUGINS;
+  const left = new Set(OPTIONAL_PLUGINS.filter((p) => !listed.includes(p)).flatMap((p) => OPTIONAL_PLUGIN_SETTINGS[p].map((d) => d.key)));
+  for (const d of [...HOME_SETTINGS, ...MEMORY_SETTINGS, ...HAL_SETTINGS, ...VOICE_SETTINGS, ...TIMER_SETTINGS, ...WEBUI_SETTINGS]) if (!left.has(d.key)) s.register(d);
   for (const d of MCP_SERVER_SETTINGS) s.register(d);
+}
+
+/** The optional built-in plugins (core.plugins.optional). */
+export const OPTIONAL_PLUGINS = ['serial', 'camera'] as const;
+/** An optional built-in plugin's name. */
+export type OptionalPlugin = (typeof OPTIONAL_PLUGINS)[number];
+/** The keys each optional plugin registers when it starts. */
+const OPTIONAL_PLUGIN_SETTINGS: Record<OptionalPlugin, readonly { key: string }[]> = { serial: SERIAL_SETTINGS, camera: CAMERA_SETTINGS };
+
+/** The optional plugins a core.plugins.optional value lists (anything else in it ignored). */
+export function listedOptional(v: unknown): OptionalPlugin[] {
+  return Array.isArray(v) ? OPTIONAL_PLUGINS.filter((p) => v.includes(p)) : [];
+}
+
+/**
+ * What to say of `key` when nobody registered it and it belongs to an
+ * optional plugin that is not running (ConfigRegistry.explainUnknown):
+ * `started` are the optional plugins the service started with (undefined:
+ * the service is not running), `listedNow` core.plugins.optional's value
+ * now. Undefined for any other key.
+ */
+export function optionalPluginHint(key: string, started: readonly string[] | undefined, listedNow: unknown): string | undefined {
+  const name = OPTIONAL_PLUGINS.find((p) => key.startsWith(`plugin.${p}.`) && !(started ?? []).includes(p));
+  if (!name) return undefined;
+  const now = listedOptional(listedNow);
+  // Listed since the start (config set), but not started until the service restarts.
+  if (started && now.includes(name)) return `the ${name} plugin is in core.plugins.optional, but the service has not restarted since it was added; restart it (sudo systemctl restart homeagent) and its settings exist`;
+  return `the ${name} plugin is optional and not started; add "${name}" to core.plugins.optional (homeagent config set core.plugins.optional '${JSON.stringify([...(Array.isArray(listedNow) ? listedNow : []), name])}') and ${started ? 'restart' : 'start'} the service`;
 }

@@ -209,3 +209,23 @@ test('`npx homeagent` works in a built checkout (a newcomer got "Permission deni
   assert.equal(r.code, 0);
   assert.match(r.out, /^\d+\.\d+\.\d+/);
 });
+
+test('an optional plugin\'s keys without the service, as with it: unknown until core.plugins.optional lists the plugin (a newcomer got "camera" from `config get plugin.camera.name` with the service down and "unknown" with it up)', async () => {
+  const { dir, socket, done } = tmp();
+  try {
+    const base = ['--data-dir', dir, '--socket', socket];
+    const get = await cli([...base, 'config', 'get', 'plugin.camera.name'], { env: HERMETIC });
+    assert.equal(get.code, 1);
+    assert.match(get.stderr, /unknown setting.*the camera plugin is optional and not started; add "camera" to core\.plugins\.optional \(homeagent config set core\.plugins\.optional '\["camera"\]'\) and start the service/);
+    const set = await cli([...base, 'config', 'set', 'plugin.serial.path', '/dev/ttyUSB0'], { env: HERMETIC });
+    assert.equal(set.code, 1, 'not stored for a plugin that is not listed');
+    assert.doesNotMatch((await cli([...base, 'config', 'list', 'plugin.'], { env: HERMETIC })).stdout, /plugin\.(camera|serial)\./);
+    assert.equal((await cli([...base, 'config', 'set', 'core.plugins.optional', '["camera"]'], { env: HERMETIC })).code, 0);
+    const listed = await cli([...base, 'config', 'get', 'plugin.camera.name'], { env: HERMETIC });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.equal(listed.stdout.trim(), '"camera"');
+    assert.equal((await cli([...base, 'config', 'get', 'plugin.serial.path'], { env: HERMETIC })).code, 1, 'serial is still not listed');
+  } finally {
+    done();
+  }
+});
