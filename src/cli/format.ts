@@ -390,7 +390,7 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
         const lines: string[] = [];
         for (const [list, items] of Object.entries(result)) {
           const open = Array.isArray(items) ? (items as Array<Record<string, unknown>>) : [];
-          lines.push(`${list}: ${open.length === 0 ? '(empty)' : ''}`);
+          lines.push(open.length === 0 ? `${list}: (empty)` : `${list}:`);
           for (const i of open) lines.push(`  - ${String(i.text)}`);
         }
         return out(lines.join('\n'));

@@ -253,3 +253,9 @@ test('listen prints what was heard after an early commit, with why it was refuse
   assert.ok(lines.includes('  then: "lock the front door" -> "Do you really want to lock the Front Door? Please say yes or no."'), lines.join('\n'));
   assert.ok(lines.includes('    doubted: could not tell "lock" from "unlock"'), lines.join('\n'));
 });
+
+test('lists prints each list\'s name with no trailing space, its items under it (a newcomer\'s "shopping: ")', () => {
+  const lines: string[] = [];
+  printResult('lists', { shopping: [{ text: 'milk' }], todo: [] }, false, (s) => lines.push(...s.split('\n')));
+  assert.deepEqual(lines, ['shopping:', '  - milk', 'todo: (empty)']);
+});
