@@ -179,10 +179,15 @@ export interface NotCommandLeads {
  * grammar; none for the command grammar); `jointProb` > 0: a second command
  * may follow a whole sentence (the compound grammar, DEFAULT_JOINT_PROB);
  * `notCommand`: openings that make the sentence no command (the matcher has
- * none of them, so a decode that takes one is rejected); `continuation`:
- * the fragments that only follow a command acted on at its pause
- * (IntentTemplateGroup.context 'continuation') are sentences too, and no
- * not-command opening leads into them.
+ * none of them, so a decode that takes one is rejected); `fragments`:
+ * the fragments that only mean something right after a command acted on at
+ * its pause (IntentTemplateGroup.context 'continuation': "to fifty
+ * percent") are paths too, and no not-command opening leads into them. In
+ * the continuation grammar they are sentences; in the command grammar they
+ * take such speech said on its own, which the judge rejects (the matcher
+ * has them only for a continuation), instead of leaving the decoder to force
+ * it into the nearest command ("at forty percent" heard as "open all the
+ * curtains").
  * Null when no sentence can be filled.
  */
 export function buildFsg(
@@ -192,7 +197,7 @@ export function buildFsg(
   leading: readonly string[] = [],
   jointProb = 0,
   notCommand?: NotCommandLeads,
-  continuation = false,
+  fragments = false,
 ): string | null {
   const a = new Automaton();
   const start = a.state();
@@ -274,7 +279,7 @@ export function buildFsg(
   for (const w of leading) a.add(start, body, w);
   let sentences = 0;
   for (const { group, sentences: nodes } of c.groups) {
-    if (group.grammar === false || (group.context === 'continuation' && !continuation)) continue;
+    if (group.grammar === false || (group.context === 'continuation' && !fragments)) continue;
     for (const node of nodes) {
       if (!producible(node, group.requires, new Set())) continue;
       build(node, body, final, group.requires);

@@ -301,7 +301,8 @@ export function buildGrammar(
     return alts;
   };
   const notCommand = { leads: NOT_COMMAND_LEADS_EN, prob: notCommandProb };
-  const fsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], 0, notCommand);
+  // The continuation's fragments are paths of the command grammar too, which the judge rejects (fsg.ts buildFsg `fragments`).
+  const fsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], 0, notCommand, true);
   if (fsg === null) throw new GrammarError('no template can be filled from this vocabulary');
   const continuationFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, LEADING_WORDS, 0, notCommand, true)!;
   const compoundFsg = buildFsg(c, resolve, weights ?? DEFAULT_FILLER_WEIGHTS, [], jointProb, notCommand)!;

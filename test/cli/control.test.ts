@@ -295,3 +295,22 @@ test('listen over the socket: a tight clip heard with a name it could not place 
     assert.match(u.hint ?? '', /the recording has sound at its very (start|end)/, `heard ${JSON.stringify(u.transcript)}`);
   });
 });
+
+test('listen over the socket: a refused recording says what it was heard as; "to fifty percent" on its own is refused as the rest of a command', async () => {
+  await withApp(async (socket, dir) => {
+    // A newcomer debugging a refused recording saw only `transcript: ""`: what was heard was in the log at debug only.
+    const { speak } = await import('../support/espeak.js');
+    const { wav } = await speak(dir, 'fifty', 'to fifty percent', { voice: 'en-us', padBefore: 0.5, padAfter: 1 });
+    const { readFileSync } = await import('node:fs');
+    const readyBy = Date.now() + 120_000;
+    while (((await request(socket, 'status', {})) as { voice?: { stt: { grammar: { state: string; entities?: number } } } }).voice?.stt.grammar.entities === undefined) {
+      assert.ok(Date.now() < readyBy, 'the speech grammar was built');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    const r = (await request(socket, 'listen', { files: [{ name: 'fifty.wav', data_b64: readFileSync(wav).toString('base64') }] }, undefined, { timeoutMs: 120_000 })) as {
+      utterances: Array<{ transcript: string; rejected: boolean; reason?: string; heard?: string; actions: string[] }>;
+    };
+    const u = r.utterances[0]!;
+    assert.deepEqual([u.rejected, u.reason, u.heard, u.actions], [true, 'fragment', 'to fifty percent', []], JSON.stringify(u));
+  });
+});

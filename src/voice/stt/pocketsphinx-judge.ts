@@ -19,7 +19,7 @@ import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { IntentMatch, Vocabulary } from '../../intents/types.js';
 import { MAX_NAME_MS, MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords, isPhoneWord } from '../../intents/filler.js';
 import { hypsegText, isFiller, type HypsegUtterance } from './pocketsphinx-log.js';
-import { NAME_FREE } from '../../intents/templates-en.js';
+import { NAME_FREE, PREVIOUS_TARGET } from '../../intents/templates-en.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
 import type { SttResult } from './types.js';
 import type { SentenceStanding } from './fsg-walk.js';
@@ -73,6 +73,8 @@ export interface PocketsphinxDetails {
   roomMisfit?: boolean;
   /** The decode opens with a not-command opening ("don't", "I"; src/intents/fsg.ts NOT_COMMAND_LEADS_EN): rejected, whatever follows. */
   notCommand?: boolean;
+  /** The continuation's fragment ("to fifty percent", templates-en.ts PREVIOUS_TARGET) heard on its own, not right after a command: rejected. */
+  fragment?: boolean;
   /** Each word's own score gap against the free phone loop over the same frames (wordScoreGaps); undefined without the garbage decoder. */
   wordGaps?: WordGap[];
   /** A word after the first fits its stretch of audio far worse than any phones would (misfitWord): rejected. */
@@ -991,7 +993,8 @@ function anyWordInSilence(main: HypsegUtterance, extent: SpeechExtent): boolean 
  * `stt: decoded` line; a maintainer reading it over SSH sees what was heard
  * and which rule refused it): 'nothing_decoded' (no sentence of the grammar fitted the sound at all: speech the grammar lacks, such as a "yes" with no question open, or no speech),
  * 'out_of_grammar' (the decoder left the grammar), 'not_command' (a "don't"
- * or "I" opening), 'word_misfit:<word>' (MAX_WORD_GAP), 'duration:<kind>'
+ * or "I" opening), 'fragment' (the rest of a light command, "to fifty
+ * percent", with no command before it), 'word_misfit:<word>' (MAX_WORD_GAP), 'duration:<kind>'
  * (DurationMisfit), 'room_misfit', 'compound_unsure', 'opposite_close'
  * (OPPOSITE_MARGIN: the reply names the two words), 'yes_rival' (a "yes"
  * that did not beat "jess": YES_RIVAL_MARGIN), 'score_gap' (the whole
@@ -1005,6 +1008,7 @@ export function rejectionReason(result: SttResult, details: PocketsphinxDetails,
   if (!details.hypothesis) return 'nothing_decoded';
   if (details.grammarMismatch) return 'out_of_grammar';
   if (details.notCommand) return 'not_command';
+  if (details.fragment) return 'fragment';
   if (details.oppositeClose) return 'opposite_close';
   if (details.compoundUnsure) return 'compound_unsure';
   if (details.wordMisfit) return `word_misfit:${details.wordMisfit.word}`;
@@ -1130,6 +1134,8 @@ export function judgeDecode(
   if ([intent, ...(parts ?? [])].some((m) => m && roomContradicts(m, opts.vocab))) details.roomMisfit = true;
   // "never mind" opens with "never" and is a sentence of its own (it does nothing).
   if (!opts.answers && opensNotCommand(words) && intent?.intent !== 'HassNevermind') details.notCommand = true;
+  // The rest of a light command with no command before it ("to fifty percent" said on its own): which light is unknown.
+  if (!opts.answers && !opts.continuation && text && !matched && matchIntent(heard, opts.vocab, 'en', { continuation: true })?.slots[PREVIOUS_TARGET] !== undefined) details.fragment = true;
   // An answer must fit its phrase far better than a command its sentence: a false yes confirms a risky action.
   const maxGap = opts.answers ? Math.min(opts.maxScoreGap, ANSWER_MAX_SCORE_GAP) : opts.maxScoreGap;
   const outOfGrammar = scoreGap !== undefined && scoreGap > maxGap;
