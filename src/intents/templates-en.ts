@@ -222,9 +222,6 @@ export const TEMPLATES_EN: TemplateSet = {
         '<please> (set|change|dim|turn|make) <the_name> [brightness] to {brightness:0-100} [percent] [brightness]',
         '<please> (set|change) [the] brightness of <the_name> to {brightness:0-100} [percent]',
         '<please> (dim|brighten) <the_name> [to] {brightness:0-100} percent',
-        // Said in one breath. After a hesitation, "turn on the bed light" is acted on at the pause and the rest comes
-        // as the continuation fragment below (pocketsphinx-judge.ts earlyCommittable).
-        '<please> <turn> on <the_name> (to|at) {brightness:0-100} percent [brightness]',
       ],
     },
     {

@@ -86,11 +86,3 @@ test('the rest of a command that switched nothing on ("turn off the bed light â€
   assert.deepEqual(topics(o), ['home/bed_light/set'], show(o));
   assert.equal((JSON.parse(String(o.commands[0]!.payload)) as { state: string }).state, 'OFF');
 });
-
-test('"turn on the bed light to fifty percent" in one breath: one utterance, the Bed Light on at 50 %', async () => {
-  const o = await rig.box.listen(await recording('breath', ['turn on the bed light to fifty percent'], 0), true, 3500);
-  assert.equal(o.report.transcript, 'turn on the bed light to 50 percent', show(o));
-  assert.equal(o.report.then, undefined, show(o));
-  assert.deepEqual(topics(o), ['home/bed_light/set'], show(o));
-  assert.deepEqual(JSON.parse(String(o.commands[0]!.payload)), { state: 'ON', brightness: 128 });
-});

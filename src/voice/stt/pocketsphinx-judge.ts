@@ -799,31 +799,12 @@ export function earlyCommittable(result: SttResult, details: PocketsphinxDetails
   if (!(details.scoreGap !== undefined && details.scoreGap <= maxScoreGap - margin)) return false;
   if (!st.continuable) return true;
   const intent = result.intent;
+  if (st.next.every((w) => AREA_QUALIFIER_WORDS.has(w)) && namesOneDevice(intent, vocab)) return true;
+  if (!walk || !vocab) return false;
   const words = details.hypothesis.split(' ').filter((w) => w && !isFiller(w)).map((w) => w.replace(/\(\d+\)$/, ''));
   // The walk sees the words as decoded; the matcher, like judgeDecode, without a leading "and"/"then".
   const lead = words.length > 1 && LEADING_WORDS.includes(words[0]!) ? 1 : 0;
-  const rest = st.next.filter((w) => !(vocab && opensBrightnessFragment(words.slice(lead), w, intent, vocab)));
-  if (rest.every((w) => AREA_QUALIFIER_WORDS.has(w)) && (rest.length === 0 || namesOneDevice(intent, vocab))) return true;
-  if (!walk || !vocab) return false;
-  return extendedOnlyToTheSame(words, lead, { ...st, next: rest }, intent, vocab, walk, LOOKAHEAD_DEPTH);
-}
-
-/** Words that open a brightness after "turn on <light>" ("… to fifty percent", "… at forty percent"). */
-const BRIGHTNESS_OPENERS = new Set(['to', 'at']);
-
-/**
- * `w` after `words` (a light switched on: "turn on the bed light") opens
- * its brightness ("… to fifty percent"), which sets the same light: acted on
- * at the pause, the rest comes as the next utterance, and the continuation
- * grammar's fragment sets the light just switched on (templates-en.ts
- * PREVIOUS_TARGET). So it does not hold the early commit back; without
- * this, the sentence in one breath would make every "turn on <light>" wait
- * for the full silence.
- */
-function opensBrightnessFragment(words: readonly string[], w: string, intent: IntentMatch, vocab: Vocabulary): boolean {
-  if (intent.intent !== 'HassTurnOn' || !BRIGHTNESS_OPENERS.has(w)) return false;
-  const m = matchIntent([...words, w, 'fifty', 'percent'].join(' '), vocab, 'en');
-  return m?.intent === 'HassLightSet' && m.slots.name !== undefined && m.slots.name === intent.slots.name && m.slots.area === intent.slots.area;
+  return extendedOnlyToTheSame(words, lead, st, intent, vocab, walk, LOOKAHEAD_DEPTH);
 }
 
 /** How many words past a complete sentence the early commit looks for a change of meaning. */
