@@ -85,9 +85,11 @@ export interface IntentTemplateGroup {
   /**
    * 'continuation': a fragment that only means something right after a
    * command acted on at its pause ("turn on the bed light … to fifty
-   * percent"): only in the continuation grammar (grammar.ts
-   * continuationFsg) and only matched when matchIntent is told so
-   * (MatchOptions.continuation). Absent: everywhere.
+   * percent"): a sentence of the continuation grammar (grammar.ts
+   * continuationFsg), only matched when matchIntent is told so
+   * (MatchOptions.continuation); in the command grammar a path that the
+   * judge refuses (reason 'fragment', fsg.ts buildFsg), in the compound
+   * grammar and the JSGF not at all. Absent: everywhere.
    */
   context?: 'continuation';
 }

@@ -235,7 +235,7 @@ export const TEMPLATES_EN: TemplateSet = {
     },
     // The rest of "turn on the bed light … to fifty percent" after a hesitation: "turn on the bed light" is a whole
     // sentence, acted on at the pause, and the rest comes as the next utterance (a tester's 15 of 15 "didn't catch
-    // that"). Only in the continuation grammar; local-intents.ts sets the lights just acted on.
+    // that"). A sentence of the continuation grammar only (said on its own, refused: context); local-intents.ts sets the lights just acted on.
     {
       intent: 'HassLightSet',
       slots: { [PREVIOUS_TARGET]: 1 },
