@@ -47,7 +47,7 @@ import { SkillCatalog, SkillsPlugin } from '../plugins/external/skills.js';
 import type { DeviceAccess } from '../plugins/external/restricted-sdk.js';
 import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
 import { newStageContext } from '../kernel/stages.js';
-import { bannerWakeLine, listenCommandFor } from './wake-ways.js';
+import { bannerWakeLine, cliCommandFor, listenCommandFor } from './wake-ways.js';
 import type { PluginStatus } from '../kernel/plugin-host.js';
 
 /** Options of `homeagent run`. */
@@ -235,7 +235,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     logs: opts.logFile ?? (isJournalStream(2, env) ? 'the journal (journalctl -u homeagent -f)' : undefined),
     ...(voice.wakeWays ? { voice: bannerWakeLine(voice.wakeWays, listenCommandFor(opts.dataDir, env)) } : {}),
   });
-  if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
+  if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, cli: cliCommandFor(opts.dataDir, env), onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);
   // Plugins from outside join the host after the built-ins; a bad one is refused or held, never stops the service.
   try {

@@ -155,13 +155,18 @@ export function bannerWakeLine(r: WakeReport, listenCommand = 'homeagent listen 
 }
 
 /**
- * The `homeagent listen` command that reaches the service whose data
- * directory is `dataDir` from any working directory: with `--data-dir` unless
- * it is the device's own (the CLI finds /var/lib/homeagent, $STATE_DIRECTORY
- * or $HOMEAGENT_DATA_DIR by itself; a checkout's ./data-local is relative to
+ * The `homeagent` command that reaches the service whose data directory is
+ * `dataDir` from any working directory: with `--data-dir` unless it is the
+ * device's own (the CLI finds /var/lib/homeagent, $STATE_DIRECTORY or
+ * $HOMEAGENT_DATA_DIR by itself; a checkout's ./data-local is relative to
  * where the command runs, so it is named).
  */
-export function listenCommandFor(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+export function cliCommandFor(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
   const own = [env.HOMEAGENT_DATA_DIR, env.STATE_DIRECTORY?.split(':')[0], '/var/lib/homeagent'].filter((d): d is string => !!d).map((d) => path.resolve(d));
-  return own.includes(path.resolve(dataDir)) ? 'homeagent listen FILE.wav' : `homeagent --data-dir ${path.resolve(dataDir)} listen FILE.wav`;
+  return own.includes(path.resolve(dataDir)) ? 'homeagent' : `homeagent --data-dir ${path.resolve(dataDir)}`;
+}
+
+/** The `homeagent listen` command for the service whose data directory is `dataDir` (cliCommandFor). */
+export function listenCommandFor(dataDir: string, env: NodeJS.ProcessEnv = process.env): string {
+  return `${cliCommandFor(dataDir, env)} listen FILE.wav`;
 }

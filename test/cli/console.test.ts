@@ -104,6 +104,10 @@ test('homeagent run exits cleanly on SIGINT', async () => {
     // How to talk to it by voice (a newcomer's: the banner did not say): on this machine nobody in the room can.
     assert.match(out, new RegExp(`By voice: nobody in the room can wake the box: its only button is simulated .*homeagent --data-dir ${dir.replace(/[.\\/]/g, '\\$&')} listen FILE\\.wav`));
     assert.match(out, new RegExp(`Logs: ${path.join(dir, 'homeagent.log').replace(/[.\\/]/g, '\\$&')}`));
+    // /help names the data directory in its maintenance commands too (a newcomer's help left it out).
+    child.stdin.write('/help\n');
+    await waitUntil(() => out.includes('Maintenance in another terminal'), 'the help');
+    assert.match(out, new RegExp(`Maintenance in another terminal: homeagent --data-dir ${dir.replace(/[.\\/]/g, '\\$&')} status \\| devices`));
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     assert.equal(code, 0, err);

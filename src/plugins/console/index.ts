@@ -41,6 +41,8 @@ export interface ConsoleOptions {
   onQuit?: () => void;
   /** Show a "> " prompt (interactive terminals). */
   prompt?: boolean;
+  /** The command that reaches this service from another terminal, for /help (wake-ways.ts cliCommandFor); default "homeagent". */
+  cli?: string;
   /** The start-up banner, read when the console starts (after the plugins before it started). */
   banner?: () => ConsoleBanner;
 }
@@ -48,13 +50,19 @@ export interface ConsoleOptions {
 /** Typed alone, these are the stop button (English and Chinese). */
 const STOP_WORDS = /^(\/stop|stop|停|停止|别说了)[.!。！]?$/i;
 
-const HELP = [
-  'Type a message to talk to the box; the reply is printed as it comes.',
-  '  stop or /stop   the stop button: cut the reply, silence the speaker, drop what is queued',
-  '  /help           this help',
-  '  /quit, Ctrl-D   shut the service down',
-  'Maintenance in another terminal: homeagent status | devices | logs | config list | doctor (in a checkout: npx homeagent ...)',
-].join('\n');
+/**
+ * The /help text; `cli` is the command that reaches this service from another terminal ("homeagent", or
+ * "homeagent --data-dir DIR" when its data directory is not the device's own: a newcomer's help left that out).
+ */
+export function helpText(cli = 'homeagent'): string {
+  return [
+    'Type a message to talk to the box; the reply is printed as it comes.',
+    '  stop or /stop   the stop button: cut the reply, silence the speaker, drop what is queued',
+    '  /help           this help',
+    '  /quit, Ctrl-D   shut the service down',
+    `Maintenance in another terminal: ${cli} status | devices | logs | config list | doctor (in a checkout: npx ${cli} ...)`,
+  ].join('\n');
+}
 
 /** The banner's text. */
 export function bannerText(b: ConsoleBanner): string {
@@ -126,7 +134,7 @@ export class ConsolePlugin implements Plugin {
       return;
     }
     if (line === '/help' || line === '/?') {
-      this.write(HELP + '\n');
+      this.write(helpText(this.opts.cli) + '\n');
       return this.showPrompt();
     }
     if (/^\/[a-z]+$/i.test(line) && line !== '/quit' && line !== '/exit') {
