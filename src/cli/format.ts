@@ -269,6 +269,11 @@ function decisionHow(p: Record<string, unknown>): string {
   }
 }
 
+/** Who asked, for a person: a person's name or a source, with the CLI's control socket said as what it is (a newcomer read "asked by control"). */
+function askedBy(who: string): string {
+  return who === 'control' ? 'the CLI (homeagent ask)' : who;
+}
+
 function logLine(r: Record<string, unknown>): string {
   const at = clockTime(String(r.at));
   const p = isRecord(r.payload) ? r.payload : {};
@@ -277,7 +282,7 @@ function logLine(r: Record<string, unknown>): string {
       return `${at} mqtt  ${String(p.topic)} ${String(p.payload)}`;
     case 'plugin.home.decision':
       // "risky unlock Front Door: confirmed (yes on voice; asked by voice)"
-      return `${at} risky ${String(p.what)}: ${String(p.decision)} (${decisionHow(p)}; asked by ${String(p.who)})`;
+      return `${at} risky ${String(p.what)}: ${String(p.decision)} (${decisionHow(p)}; asked by ${askedBy(String(p.who))})`;
     case 'plugin.timers.changed':
       return `${at} ${timerChangeText(p)}`;
     case 'plugin.lists.changed':

@@ -259,3 +259,10 @@ test('lists prints each list\'s name with no trailing space, its items under it 
   printResult('lists', { shopping: [{ text: 'milk' }], todo: [] }, false, (s) => lines.push(...s.split('\n')));
   assert.deepEqual(lines, ['shopping:', '  - milk', 'todo: (empty)']);
 });
+
+test('logs: a risky action asked from the CLI says so, not "asked by control" (a newcomer\'s)', () => {
+  const lines: string[] = [];
+  const payload = { what: 'unlock Front Door', decision: 'denied', by: 'input', channel: 'cli', who: 'control', at: Date.UTC(2026, 11, 5, 12) };
+  printResult('log', { event: 'plugin.home.decision', at: new Date(payload.at).toISOString(), payload }, false, (s) => lines.push(s));
+  assert.match(lines[0]!, /risky unlock Front Door: denied \(.*; asked by the CLI \(homeagent ask\)\)$/);
+});
