@@ -205,5 +205,5 @@ test('timers and lists: what `homeagent timers` and `lists` print, as the page r
   assert.match(printed, /pasta\s+running\s+\d+ min/);
   printed = '';
   printResult('lists', lists, false, (s) => void (printed += s));
-  assert.match(printed, /shopping: \n  - oat milk\ntodo: \(empty\)/);
+  assert.match(printed, /shopping:\n  - oat milk\ntodo: \(empty\)/);
 });
