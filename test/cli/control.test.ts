@@ -272,6 +272,15 @@ test('listen over the socket: speech after the utterance ended with its silence 
   });
 });
 
+/** The speech grammar is built from the demo home once it is announced: wait for it (a bounded poll on the service's own state). */
+async function grammarReady(socket: string): Promise<void> {
+  const readyBy = Date.now() + 120_000;
+  while (((await request(socket, 'status', {})) as { voice?: { stt: { grammar: { state: string; entities?: number } } } }).voice?.stt.grammar.entities === undefined) {
+    assert.ok(Date.now() < readyBy, 'the speech grammar was built');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 test('listen over the socket: a tight clip heard with a name it could not place gets the tight-clip hint too', async () => {
   await withApp(async (socket, dir) => {
     // espeak-ng's own output, cut tight to the words: a tester's home had a TV, and this clip was heard as "turn off the …"
@@ -280,12 +289,7 @@ test('listen over the socket: a tight clip heard with a name it could not place 
     const wav = path.join(dir, 'tight.wav');
     await promisify(execFile)('espeak-ng', ['-v', 'en-us', '-w', wav, 'turn off the tv']);
     const { readFileSync } = await import('node:fs');
-    // The grammar is built from the demo home once it is announced: wait for it (a bounded poll on the service's own state).
-    const readyBy = Date.now() + 120_000;
-    while (((await request(socket, 'status', {})) as { voice?: { stt: { grammar: { state: string; entities?: number } } } }).voice?.stt.grammar.entities === undefined) {
-      assert.ok(Date.now() < readyBy, 'the speech grammar was built');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await grammarReady(socket);
     const r = (await request(socket, 'listen', { files: [{ name: 'tight.wav', data_b64: readFileSync(wav).toString('base64') }] }, undefined, { timeoutMs: 120_000 })) as {
       utterances: Array<{ transcript: string; hint?: string; rejected: boolean }>;
     };
@@ -302,11 +306,7 @@ test('listen over the socket: a refused recording says what it was heard as; "to
     const { speak } = await import('../support/espeak.js');
     const { wav } = await speak(dir, 'fifty', 'to fifty percent', { voice: 'en-us', padBefore: 0.5, padAfter: 1 });
     const { readFileSync } = await import('node:fs');
-    const readyBy = Date.now() + 120_000;
-    while (((await request(socket, 'status', {})) as { voice?: { stt: { grammar: { state: string; entities?: number } } } }).voice?.stt.grammar.entities === undefined) {
-      assert.ok(Date.now() < readyBy, 'the speech grammar was built');
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await grammarReady(socket);
     const r = (await request(socket, 'listen', { files: [{ name: 'fifty.wav', data_b64: readFileSync(wav).toString('base64') }] }, undefined, { timeoutMs: 120_000 })) as {
       utterances: Array<{ transcript: string; rejected: boolean; reason?: string; heard?: string; actions: string[] }>;
     };
