@@ -565,7 +565,10 @@ export class HomePlugin implements Plugin {
       return;
     }
     if (topic === topics.volumeCommand) {
-      const v = Number(payload.toString('utf8').trim());
+      // A plain decimal only: Number('') is 0, so an empty payload (how a retained message is cleared) muted the box, and
+      // Number('0x32') is 50 (a tester's).
+      const text = payload.toString('utf8').trim();
+      const v = /^\d{1,3}(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
       if (!Number.isFinite(v) || v < 0 || v > 100) {
         this.warnings?.warn(topic, { topic, payload: payload.toString('utf8').slice(0, 50) }, 'volume command ignored: not 0-100');
         return;

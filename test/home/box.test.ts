@@ -63,7 +63,15 @@ describe('the box in Home Assistant', () => {
     await probe.publishAsync(`homeagent/${node}/volume/set`, '35', { qos: 1 });
     await waitFor(() => sdk.settingsApi.get('plugin.speaker.volume') === 35, 'volume set');
     await waitFor(() => seen.get(`homeagent/${node}/volume`) === '35', 'volume state');
-    await probe.publishAsync(`homeagent/${node}/volume/set`, 'loud', { qos: 1 });
+    // Anything but a plain number 0-100 is ignored: an empty payload (clearing a retained message) muted the box, "0x32"
+    // set 50 (a tester's). The broker delivers in order, so once 36 has arrived the payloads before it were handled.
+    const volumes: unknown[] = [];
+    const off = sdk.settingsApi.onChange('plugin.speaker.volume', (_k, v) => volumes.push(v));
+    for (const junk of ['loud', '', ' ', '0x32', '-5', '101', '1e2', '50abc']) await probe.publishAsync(`homeagent/${node}/volume/set`, junk, { qos: 1 });
+    await probe.publishAsync(`homeagent/${node}/volume/set`, '36', { qos: 1 });
+    await waitFor(() => sdk.settingsApi.get('plugin.speaker.volume') === 36, 'volume set again');
+    off();
+    assert.deepEqual(volumes, [36], 'only the plain number changed the volume');
     sdk.settingsApi.set('plugin.speaker.volume', 42);
     await waitFor(() => seen.get(`homeagent/${node}/volume`) === '42', 'volume follows the setting');
     sdk.publish('assistant_state', { state: 'thinking' });
