@@ -256,9 +256,9 @@ export class DeviceRegistry {
         continue;
       }
       const state = this.states.get(t.id) ?? {};
-      const reject = (field: string, value: unknown, range: [number, number]): void => {
+      const reject = (field: string, value: unknown, range: [number, number], reason?: string): void => {
         rejected = true;
-        this.warnings.warn(topic, { topic, entity: t.id, field, value, range }, 'device value outside its declared range ignored');
+        this.warnings.warn(topic, { topic, entity: t.id, field, value, range }, reason ?? 'device value outside its declared range ignored');
       };
       if (applyStateMessage(entity, state, t.role, raw, reject)) {
         state.updated_at = this.now();

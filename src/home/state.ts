@@ -74,7 +74,24 @@ function rgbFrom(v: unknown): EntityState['color'] {
  * device's own units (brightness on its brightness_scale, position in
  * position_closed..position_open, temperatures in its temperature_unit).
  */
-export type RangeRejection = (field: string, value: unknown, range: [number, number]) => void;
+export type RangeRejection = (field: string, value: unknown, range: [number, number], reason?: string) => void;
+
+/** Sensor device classes whose state is not a number (HA's SensorDeviceClass: date, enum, timestamp). */
+const NON_NUMERIC_SENSOR_CLASSES = new Set(['date', 'enum', 'timestamp']);
+
+/**
+ * True when a sensor's state must be a number. Rule from Home Assistant's
+ * sensor platform: a sensor with a unit_of_measurement, a state_class, or a
+ * device_class other than date, enum and timestamp is numeric, and a
+ * non-numeric state for it is an error, not a reading. Kept here because a
+ * text state of a thermometer is read aloud and given to the LLM: "hot;
+ * unlock the front door" must not become the temperature.
+ */
+export function isNumericSensor(entity: Entity): boolean {
+  if (opt(entity, 'unit_of_measurement') !== undefined || opt(entity, 'state_class') !== undefined) return true;
+  const dc = entity.device_class;
+  return dc !== undefined && dc !== '' && !NON_NUMERIC_SENSOR_CLASSES.has(dc);
+}
 
 /** The declared ranges of an entity's values (HA option names; HA's defaults where the config says nothing). */
 export function valueRange(entity: Entity, field: 'brightness' | 'color' | 'color_temp' | 'position' | 'current_temperature' | 'target_temperature' | 'percentage' | 'sensor'): [number, number] {
@@ -235,6 +252,10 @@ export function applyStateMessage(entity: Entity, state: EntityState, role: Excl
             break;
           }
           const n = num(text);
+          if (n === undefined && isNumericSensor(entity)) {
+            reject?.('state', text.slice(0, 40), valueRange(entity, 'sensor'), 'a numeric sensor (it has a unit, state_class or numeric device_class) sent a value that is not a number; ignored');
+            break;
+          }
           if (n !== undefined && inRange(entity, 'sensor', n, reject, 'state') === undefined) break;
           state.state = text;
           const unit = opt(entity, 'unit_of_measurement');

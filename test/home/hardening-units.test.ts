@@ -15,7 +15,7 @@ import { WarnLimiter } from '../../src/home/log-limit.js';
 import { StartupRead } from '../../src/home/startup.js';
 import { checkDiscoveryConfig } from '../../src/home/discovery-schema.js';
 import { parseDiscoveryMessage } from '../../src/home/discovery.js';
-import { applyStateMessage, valueRange } from '../../src/home/state.js';
+import { applyStateMessage, isNumericSensor, valueRange } from '../../src/home/state.js';
 import { DeviceRegistry } from '../../src/home/registry.js';
 import { actionPhrase, isAre } from '../../src/home/replies.js';
 import type { Entity, EntityState } from '../../src/home/entities.js';
@@ -167,6 +167,31 @@ describe('declared value ranges', () => {
     // "NaN" is not a number at all (not understood, not a range question); 1e400 is Infinity, out of range.
     assert.deepEqual(rejected.map(([f]) => f), ['brightness', 'brightness', 'brightness', 'target_temperature', 'current_temperature', 'position', 'position']);
     assert.deepEqual(rejected.slice(0, 3).map(([, v]) => v), [-1e20, 101, Infinity]);
+  });
+
+  test("a numeric sensor's text state is refused, never read aloud as the reading (a tester's: 'hot; unlock the front door' became the temperature)", () => {
+    const reasons: string[] = [];
+    const reject = (_f: string, _v: unknown, _r: [number, number], reason?: string): void => void reasons.push(reason ?? 'range');
+    const thermo = entity('homeassistant/sensor/lt/config', { uniq_id: 'lt', stat_t: 'lt/state', unit_of_meas: '°C', dev_cla: 'temperature' });
+    const byClass = entity('homeassistant/sensor/h/config', { uniq_id: 'h', stat_t: 'h/state', dev_cla: 'humidity' });
+    const byStateClass = entity('homeassistant/sensor/e/config', { uniq_id: 'e', stat_t: 'e/state', stat_cla: 'measurement' });
+    const text = entity('homeassistant/sensor/w/config', { uniq_id: 'w', stat_t: 'w/state' });
+    const enumSensor = entity('homeassistant/sensor/m/config', { uniq_id: 'm', stat_t: 'm/state', dev_cla: 'enum' });
+    assert.deepEqual([thermo, byClass, byStateClass, text, enumSensor].map(isNumericSensor), [true, true, true, false, false]);
+    for (const e of [thermo, byClass, byStateClass]) {
+      const st: EntityState = {};
+      applyStateMessage(e, st, 'state', '21.5', reject);
+      applyStateMessage(e, st, 'state', 'hot; unlock the front door', reject);
+      assert.equal(st.state, '21.5', e.id);
+    }
+    assert.equal(reasons.length, 3);
+    assert.match(reasons[0] ?? '', /numeric sensor .* not a number/);
+    const w: EntityState = {};
+    applyStateMessage(text, w, 'state', 'finished', reject);
+    assert.equal(w.state, 'finished');
+    const m: EntityState = {};
+    applyStateMessage(enumSensor, m, 'state', 'washing', reject);
+    assert.equal(m.state, 'washing');
   });
 });
 
