@@ -6,7 +6,7 @@
  * the service is down (local.ts: settings.db directly). Output to a closed
  * pipe (`homeagent config list | head`) ends the command quietly.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -22,6 +22,30 @@ import { wavToVoicePcm } from '../../hal/mic/file-mic.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
 const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
+
+/**
+ * The bytes of file `f`, at most `max` of them: a device or a pipe (`/dev/zero`, `/dev/stdin`) is read only
+ * that far, never to its end. Throws RangeError when `f` holds more than `max` bytes; the fs errors of
+ * open/read (ENOENT, EISDIR, EACCES) otherwise.
+ */
+function readBounded(f: string, max: number): Buffer {
+  const fd = openSync(f, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let got = 0;
+    for (;;) {
+      const buf = Buffer.alloc(Math.min(1 << 20, Math.max(1, max + 1 - got)));
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      got += n;
+      if (got > max) throw new RangeError(`${f} holds more than ${max} bytes`);
+    }
+    return Buffer.concat(chunks, got);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 // A reader that went away (`| head`) ends a client command quietly: what it wanted was printed. The service
 // (`run`, whose console writes to stdout) ignores it: losing the console must not stop the box.
@@ -184,40 +208,39 @@ program
   .option('--realtime', 'feed the audio at the pace a microphone would (decoding runs while it arrives)')
   .option('--as <name>', 'who is speaking (a person of the household), as `ask --as`')
   .action(async (files: string[], o: { realtime?: boolean; as?: string }) => {
+    // Each file is checked here, before anything is sent: a file that cannot be read, is not a WAV, or is a WAV with
+    // no samples is an error of this command (said, exit 1), not a recording the pipeline did not understand. The
+    // other files of the call still run (one bad file of a batch lost the rest); none usable: nothing is sent.
     const payload: Array<{ name: string; data_b64: string }> = [];
     let total = 0;
+    const bad = (message: string): void => {
+      process.stderr.write(`homeagent listen: ${message}\n`);
+      process.exitCode = 1;
+    };
     for (const f of files) {
       let bytes: Buffer;
       try {
-        bytes = readFileSync(f);
+        bytes = readBounded(f, MAX_LISTEN_BYTES - total);
       } catch (err) {
-        process.stderr.write(`homeagent listen: cannot read ${f}: ${errorMessage(err)}\n`);
-        process.exitCode = 1;
-        return;
+        bad(err instanceof RangeError ? `${f}: recordings over ${MAX_LISTEN_BYTES / 1048576} MB in one call are too large (a spoken command is a few hundred KB)` : `cannot read ${f}: ${errorMessage(err)}`);
+        continue;
       }
-      // Checked here, before anything is sent: a file that is not a WAV, or a WAV with no samples, is an error of
-      // this command (exit 1), not a recording the pipeline did not understand.
       let samples: number;
       try {
         samples = wavToVoicePcm(bytes).length / 2;
       } catch (err) {
-        process.stderr.write(`homeagent listen: ${f} is not a usable WAV file: ${errorMessage(err)}\n`);
-        process.exitCode = 1;
-        return;
+        bad(`${f} is not a usable WAV file: ${errorMessage(err)}`);
+        continue;
       }
       if (samples === 0) {
-        process.stderr.write(`homeagent listen: ${f} has no audio (a WAV header with no samples); nothing was sent\n`);
-        process.exitCode = 1;
-        return;
+        bad(`${f} has no audio (a WAV header with no samples); nothing was sent`);
+        continue;
       }
       total += bytes.length;
-      if (total > MAX_LISTEN_BYTES) {
-        process.stderr.write(`homeagent listen: ${f}: recordings over ${MAX_LISTEN_BYTES / 1048576} MB in one call are too large (a spoken command is a few hundred KB)\n`);
-        process.exitCode = 1;
-        return;
-      }
       payload.push({ name: path.basename(f), data_b64: bytes.toString('base64') });
     }
+    if (payload.length === 0) return;
+    if (payload.length < files.length) process.stderr.write(`homeagent listen: sending the other ${payload.length} of ${files.length} files\n`);
     await call('listen', { files: payload, realtime: o.realtime === true, ...(o.as !== undefined ? { user: o.as } : {}) }, (d) => {
       // Progress while several files run, one line per file (one file's result says it all: a newcomer saw the
       // line twice), a file with no transcript too (a newcomer missed the rejected ones).

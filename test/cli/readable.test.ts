@@ -138,6 +138,19 @@ describe('the homeagent CLI prints text, not JSON', () => {
     assert.doesNotMatch(r.stdout + r.stderr, /didn't catch that|listened to/);
   });
 
+  test("listen: a device is read only as far as the limit (a tester's /dev/zero read without end); one bad file of a batch does not lose the others", async () => {
+    const zero = await run('listen', '/dev/zero');
+    assert.equal(zero.code, 1);
+    assert.match(zero.stderr, /^homeagent listen: \/dev\/zero: recordings over \d+ MB in one call are too large/);
+    assert.equal(zero.stdout, '');
+    const batch = await run('listen', 'README.md', path.join(VOICE, "what's the temperature.wav"), path.join(dir, 'no-such.wav'));
+    assert.equal(batch.code, 1, 'a bad file is still an error of the command');
+    assert.match(batch.stderr, /README\.md is not a usable WAV file/);
+    assert.match(batch.stderr, /cannot read .*no-such\.wav: ENOENT/);
+    assert.match(batch.stderr, /sending the other 1 of 3 files/);
+    assert.match(batch.stdout, /transcript: "what's the temperature"/, 'the good file ran');
+  });
+
   test('listen prints the timer a recording started as done, and timings with one unit', async () => {
     const r = await run('listen', path.join(VOICE, 'set a timer for 30 seconds.wav'));
     assert.equal(r.code, 0, r.stderr);
