@@ -69,6 +69,11 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
     assert.match(r.reply, /can't reach my language model/);
     // White space alone is no question (a newcomer's `ask "   "` went to the language model).
     await assert.rejects(request(socket, 'ask', { text: '   ' }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /missing "text"/.test(e.message));
+    // Longer than core.agent.max_input_chars (4000): refused with both lengths, not cut without a word (a tester's
+    // 100 KB ask lost its end silently; `say` took any length).
+    for (const cmd of ['ask', 'say']) {
+      await assert.rejects(request(socket, cmd, { text: 'x'.repeat(100_000) }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /"text" is 100000 characters; at most 4000 are taken \(core\.agent\.max_input_chars\)/.test(e.message), cmd);
+    }
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
   });
 });

@@ -142,7 +142,7 @@ export class ControlPlugin implements Plugin {
       else for (const io of this.askers.values()) io.send({ kind: m.kind, content: m.content });
     }, { perRequest: true });
     this.commands.set('ask', async (args, io) => {
-      const text = requireString(args, 'text');
+      const text = requireText(args, sdk.settings().get<number>('core.agent.max_input_chars'));
       // `homeagent ask --as NAME`: who is asking (a person, never the channel); without it, nobody in particular.
       let user: string | undefined;
       if (args.as !== undefined) {
@@ -179,7 +179,7 @@ export class ControlPlugin implements Plugin {
       }
     });
     this.commands.set('say', async (args) => {
-      const text = requireString(args, 'text');
+      const text = requireText(args, sdk.settings().get<number>('core.agent.max_input_chars'));
       const channel = typeof args.channel === 'string' ? args.channel : 'speaker';
       await sdk.sendOutput(channel, text);
       return { said: text, channel };
@@ -278,6 +278,17 @@ export class ControlPlugin implements Plugin {
 }
 
 /** args[key] as a string with something in it besides white space; BAD_ARGUMENT naming the key otherwise (a newcomer's `ask "   "` went to the LLM). */
+/**
+ * `args.text`, a non-empty string of at most `max` characters (core.agent.max_input_chars). Longer is refused
+ * with BAD_ARGUMENT naming both lengths: the agent would cut it, and a typed message cut without a word lost its
+ * end silently (a tester's 100 KB ask); `say` had no limit at all.
+ */
+function requireText(args: Record<string, unknown>, max: number): string {
+  const text = requireString(args, 'text');
+  if (text.length > max) throw new HomeAgentError('BAD_ARGUMENT', `"text" is ${text.length} characters; at most ${max} are taken (core.agent.max_input_chars)`);
+  return text;
+}
+
 function requireString(args: Record<string, unknown>, key: string): string {
   const v = args[key];
   if (typeof v !== 'string' || !v.trim()) throw new HomeAgentError('BAD_ARGUMENT', `missing "${key}" (a non-empty string)`);
