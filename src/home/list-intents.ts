@@ -9,7 +9,6 @@
  */
 import type { IntentSlots } from '../intents/types.js';
 import { isListName, type ListName, type ListService } from '../plugins/lists/list-service.js';
-import { ITEM_UNHEARD } from '../intents/filler.js';
 import { cap, joinNames, type Lang } from './replies.js';
 
 /** The list intents this module answers. */
@@ -35,10 +34,6 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
     if (!items.length) return zh ? `${where}是空的。` : `Your ${where} is empty.`;
     if (zh) return `${where}上有${items.length}项：${joinNames(items, lang)}。`;
     return `Your ${where} has ${items.length === 1 ? '1 item' : `${items.length} items`}: ${joinNames(items, lang)}.`;
-  }
-  // Spoken, but spelt in phones by the speech grammar's filler (ITEM_UNHEARD): the item was not caught; nothing changes.
-  if (s[ITEM_UNHEARD] !== undefined) {
-    return zh ? `我没听清是哪一项。请再说一遍，或者打字告诉我。` : `I didn't catch which item, so I left your ${where} as it is. Please say it again, or type it.`;
   }
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';

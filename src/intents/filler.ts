@@ -39,9 +39,6 @@ export const FILLER_SLOT = '\u0000filler';
 /** Slot a match gets when its name was spelt in phones by the filler (no words are known for it). */
 export const NAME_UNHEARD = 'name_unheard';
 
-/** Slot a list match gets when its item was spelt in phones by the filler (list-intents.ts asks again). */
-export const ITEM_UNHEARD = 'item_unheard';
-
 /** The token a run of phone words becomes in a transcript before it is matched (one free-name word). */
 export const UNHEARD_TOKEN = 'unheardname';
 

@@ -185,7 +185,6 @@ export function slotAlternatives(c: CompiledTemplates, vocab: Vocabulary, listNa
       return [FILLER_SLOT, ...partialNameAlternatives(vocab), ...named, ...lacks.filter((w): w is string => w !== null)];
     }
     entries = l.wildcard ? (l.grammarValues ?? []).map((v) => ({ tokens: tokenise(v, 'en'), out: v })) : templateListEntries(l, 'en');
-    if (l.wildcard && l.grammarUnheard && filler) return [FILLER_SLOT, ...new Set(entries.map(entryWords).filter((w): w is string => w !== null))];
   }
   return [...new Set(entries.map(entryWords).filter((w): w is string => w !== null))];
 }
@@ -220,11 +219,7 @@ export function buildGrammar(
 
   function listRef(listName: string, requires: NameRequirement | undefined): string | null {
     const alts = slotAlternatives(c, vocab, listName, requires, weights !== null);
-    if (alts.includes(FILLER_SLOT)) {
-      const filler = defineAlternatives('filler', [`( ${MODEL_PHONES.map(phoneWord).join(' | ')} )+`]);
-      const words = alts.filter((a) => a !== FILLER_SLOT);
-      return words.length && filler ? defineAlternatives(ruleName(`l_${listName}_or_filler`), [filler, ...words]) : filler;
-    }
+    if (alts.includes(FILLER_SLOT)) return defineAlternatives('filler', [`( ${MODEL_PHONES.map(phoneWord).join(' | ')} )+`]);
     if (listName === 'name') return defineAlternatives(ruleName(`name_${requirementKey(requires)}`), alts);
     if (listName === 'area' || listName === 'list') return defineAlternatives(listName === 'area' ? 'area' : 'list_name', alts);
     return defineAlternatives(ruleName(`l_${listName}`), alts);

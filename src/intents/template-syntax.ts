@@ -42,13 +42,6 @@ export interface TemplateList {
   /** Values offered to the speech grammar for a wildcard list. */
   grammarValues?: string[];
   /**
-   * With grammarValues: the speech grammar here also holds the filler's
-   * phone loop (src/intents/filler.ts), so a value the list lacks ("call
-   * mom" on the to-do list) is heard as unheard (ITEM_UNHEARD), never as the
-   * nearest value the grammar has ("salt", a tester's).
-   */
-  grammarUnheard?: boolean;
-  /**
    * Words a wildcard never takes: the joints between two commands said in
    * one breath ("and", "then"), so "turn on the tv and lock the door" is not
    * one command about a device called "tv and lock the door".

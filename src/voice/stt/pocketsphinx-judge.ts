@@ -17,7 +17,7 @@
  */
 import { matchIntent, normaliseText } from '../../intents/index.js';
 import type { IntentMatch, Vocabulary } from '../../intents/types.js';
-import { ITEM_UNHEARD, MAX_NAME_MS, MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords, isPhoneWord } from '../../intents/filler.js';
+import { MAX_NAME_MS, MAX_NAME_PHONES, MIN_CARRIER_WORDS, NAME_UNHEARD, UNHEARD_TOKEN, collapsePhoneWords, isPhoneWord } from '../../intents/filler.js';
 import { hypsegText, isFiller, type HypsegUtterance } from './pocketsphinx-log.js';
 import { NAME_FREE, PREVIOUS_TARGET } from '../../intents/templates-en.js';
 import type { PairOutput } from './pocketsphinx-decoder.js';
@@ -876,18 +876,15 @@ function longestPhoneRunMs(u: HypsegUtterance): number {
 }
 
 /**
- * A match whose free name or list item was the filler's unheard word: the
- * name slot becomes NAME_UNHEARD (no words are known for it; local-intents.ts
- * answers that it knows no such device), the item slot ITEM_UNHEARD
- * (list-intents.ts says it did not catch the item and changes nothing). Null
- * when the unheard word stands anywhere else (the decode is then rejected).
+ * A match whose free name was the filler's unheard word: the name slot
+ * becomes NAME_UNHEARD (no words are known for it; local-intents.ts answers
+ * that it knows no such device). Null when the unheard word stands anywhere
+ * else than a free name (the decode is then rejected).
  */
 function unheardName(m: IntentMatch): IntentMatch | null {
-  const { name, item, ...slots } = m.slots;
-  const text = m.text.replaceAll(UNHEARD_TOKEN, '…');
-  if (item === UNHEARD_TOKEN && name === undefined) return { ...m, slots: { ...slots, [ITEM_UNHEARD]: 1 }, text };
-  if (name !== UNHEARD_TOKEN || slots[NAME_FREE] === undefined || item !== undefined) return null;
-  return { ...m, slots: { ...slots, [NAME_UNHEARD]: 1 }, text };
+  const { name, ...slots } = m.slots;
+  if (name !== UNHEARD_TOKEN || slots[NAME_FREE] === undefined) return null;
+  return { ...m, slots: { ...slots, [NAME_UNHEARD]: 1 }, text: m.text.replaceAll(UNHEARD_TOKEN, '…') };
 }
 
 /**
