@@ -267,6 +267,12 @@ test('a number word squeezed into less time than it takes to say is not heard: t
   // "ten" in 19 frames (63 ms per phone, as in the real timer recording) is heard; so is a long last word.
   assert.deepEqual(squeezedNumbers([{ word: 'to', start: 0 }, { word: 'ten', start: 10 }, { word: 'percent', start: 29 }], 40, phones, isNumberWord), []);
   assert.equal(MIN_NUMBER_WORD_MS_PER_PHONE, 60);
+  // A fast speaker's number keeps the utterance's pace (MIN_NUMBER_PACE_RATIO): en-us+f3's "seventy" at 220 words a
+  // minute, 57 ms per phone in an utterance of 61, is heard; the real "eighty" (40 ms per phone, utterance 69) is not.
+  const seventy = [{ word: 'to', start: 0 }, { word: 'fifty', start: 10 }, { word: 'percent', start: 39 }];
+  assert.deepEqual(squeezedNumbers(seventy, 60, phones, isNumberWord, undefined, 61), []);
+  assert.deepEqual(squeezedNumbers(seventy, 60, phones, isNumberWord), [1], 'without the pace, the floor alone');
+  assert.deepEqual(squeezedNumbers(squeezed, 296, phones, isNumberWord, undefined, 69), [2]);
   // Other words are not judged by it (a short "to" is normal), nor words missing from the dictionary.
   assert.deepEqual(squeezedNumbers([{ word: 'to', start: 0 }, { word: 'unknown', start: 1 }, { word: 'ten', start: 2 }], 30, phones, isNumberWord), []);
   // Through the judge: the same path is rejected with the reason.

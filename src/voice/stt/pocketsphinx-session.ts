@@ -19,7 +19,8 @@ import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './ty
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import { ANSWER_INTENTS } from '../../intents/fsg.js';
-import { YES_RIVALS, YES_RIVAL_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { YES_RIVALS, YES_RIVAL_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, unheardNameSentences, unheardNameVerdict, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { NAME_UNHEARD } from '../../intents/filler.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
 import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
@@ -407,6 +408,8 @@ export class PocketsphinxSession implements SttSession {
    */
   private async checkOpposites(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
     if (!judged.result.rejected && judged.result.text === 'yes' && !judged.result.intent && this.ports.align) return this.checkYes(pair, judged);
+    const unheard = judged.result.intent?.slots[NAME_UNHEARD] !== undefined && !ANSWER_INTENTS.has(judged.result.intent.intent);
+    if (!judged.result.rejected && unheard && this.ports.align) return this.checkUnheardName(pair, judged);
     const acts = !judged.result.rejected && (judged.result.intent !== undefined || (judged.result.intents?.length ?? 0) > 0);
     if (!acts) return judged;
     // No lock word to align: an opposite that may hide in the sounds around a word still asks first.
@@ -419,6 +422,22 @@ export class PocketsphinxSession implements SttSession {
     const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
     return opposedVerdict(judged, sentences, aligned);
+  }
+
+  /**
+   * A name the filler spelt in phones (NAME_UNHEARD), aligned again with each
+   * of the home's names the command could take in its place
+   * (pocketsphinx-judge.ts unheardNameSentences): one that fits nearly as
+   * well as the phones makes the command that name's, asking for a yes first
+   * (unheardNameVerdict); otherwise, or when the alignment fails, it stays a
+   * name the home does not have.
+   */
+  private async checkUnheardName(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
+    const candidates = unheardNameSentences(judged.details.hypothesis, judged.result.intent!, pair.grammar.vocab, pair.grammar.phones);
+    if (candidates.sentences.length < 2) return judged;
+    const aligned = await this.ports.align!(pair, candidates.sentences, this.stopper.signal).catch(() => undefined);
+    if (this.aborted) throw new SttAbortedError();
+    return unheardNameVerdict(judged, candidates, aligned, pair.grammar.vocab);
   }
 
   /**
