@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_WORD_GAP, NAME_WORD_ASK_GAP, OTHER_NAME, WORD_GAP_MIN_FRAMES, doubtedNameWord, judgeDecode, misfitWord, rejectionReason, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { MAX_WORD_GAP, NAME_WORD_ASK_GAP, OTHER_NAME, OTHER_WORD, WORD_GAP_MIN_FRAMES, doubtedNameWord, judgeDecode, misfitWord, rejectionReason, type WordGap } from '../../src/voice/stt/pocketsphinx-judge.js';
 import type { HypsegUtterance } from '../../src/voice/stt/pocketsphinx-log.js';
 import { VOCAB } from '../intents/vocab.js';
 
@@ -61,6 +61,20 @@ test('the same command with every word within MAX_WORD_GAP acts; so does one who
     assert.equal(j.result.intent?.intent, 'HassTurnOn');
     assert.equal(j.details.wordMisfit, undefined);
   }
+});
+
+test('an article alone that misfits (MISFIT_ASK_WORDS) makes a command ask first instead of rejecting it; with another word misfit, or in a question, it is still rejected', () => {
+  const asks = judge('turn on the kitchen light', { the: MAX_WORD_GAP + 5 });
+  assert.equal(asks.result.rejected, false);
+  assert.equal(asks.result.intent?.intent, 'HassTurnOn');
+  assert.deepEqual(asks.result.intent?.unsure_between, ['the', OTHER_WORD], 'a yes first');
+  assert.equal(asks.details.wordMisfit, undefined);
+  assert.equal(asks.details.articleMisfit?.word, 'the');
+  const both = judge('turn on the kitchen light', { the: MAX_WORD_GAP + 5, kitchen: MAX_WORD_GAP + 5 });
+  assert.equal(both.result.rejected, true);
+  assert.equal(both.details.wordMisfit?.word, 'the');
+  const question = judge('is the kitchen light on', { the: MAX_WORD_GAP + 5 });
+  assert.equal(question.result.rejected, true, 'a question is not asked back');
 });
 
 test('rejectionReason names the rule that refused a decode (the log line a maintainer reads), and nothing for one that acts', () => {

@@ -79,6 +79,8 @@ export interface PocketsphinxDetails {
   wordGaps?: WordGap[];
   /** A word after the first fits its stretch of audio far worse than any phones would (misfitWord): rejected. */
   wordMisfit?: WordGap;
+  /** Only an article misfits (MISFIT_ASK_WORDS), in one command that acts: not rejected, the command asks first. */
+  articleMisfit?: WordGap;
   /** A word of the named device's name fits its audio badly (doubtedNameWord, NAME_WORD_ASK_GAP): the command asks first. */
   doubtedNameWord?: WordGap;
   /**
@@ -473,6 +475,19 @@ export const WORD_GAP_MIN_FRAMES = 8;
  */
 export const NAME_WORD_ASK_GAP = 35;
 
+/**
+ * Words whose misfit (misfitWord, MAX_WORD_GAP) makes a command ask for a
+ * yes first instead of being rejected: an article carries no part of the
+ * command, and a reduced "the" after a verb fits its stretch badly in
+ * speech that is otherwise heard right (en-gb's "unlock the front door" and
+ * "turn off the standing light" at 130 and 160 words a minute, rejected).
+ * Only when no other word misfits, in one command that changes something.
+ */
+export const MISFIT_ASK_WORDS: ReadonlySet<string> = new Set(['the', 'a', 'an']);
+
+/** The second word of unsure_between for an article that misfits (MISFIT_ASK_WORDS): no rival was heard, only the word doubted. */
+export const OTHER_WORD = 'another word';
+
 /** The second word of unsure_between for a name word that misfits (NAME_WORD_ASK_GAP): no rival was heard, only the word doubted. */
 export const OTHER_NAME = 'another name';
 
@@ -503,7 +518,12 @@ function nameWordsOf(m: IntentMatch, vocab: Vocabulary): Set<string> {
 
 /** The first word after the first that misfits (gap over MAX_WORD_GAP, at least WORD_GAP_MIN_FRAMES long); undefined when none does. */
 export function misfitWord(gaps: readonly WordGap[], maxGap = MAX_WORD_GAP, minFrames = WORD_GAP_MIN_FRAMES): WordGap | undefined {
-  return gaps.slice(1).find((g) => !isPhoneWord(g.word) && g.frames >= minFrames && g.gap > maxGap);
+  return misfitWords(gaps, maxGap, minFrames)[0];
+}
+
+/** Every word misfitWord judges misfit, in order (the first is misfitWord's). */
+export function misfitWords(gaps: readonly WordGap[], maxGap = MAX_WORD_GAP, minFrames = WORD_GAP_MIN_FRAMES): WordGap[] {
+  return gaps.slice(1).filter((g) => !isPhoneWord(g.word) && g.frames >= minFrames && g.gap > maxGap);
 }
 
 /**
@@ -1205,8 +1225,12 @@ export function judgeDecode(
   const details: PocketsphinxDetails = { hypothesis, grammarMismatch, scoreGap, frames: main?.frames ?? 0, droppedMs: opts.droppedMs };
   if (main && garbage) {
     details.wordGaps = wordScoreGaps(main, garbage);
-    const misfit = misfitWord(details.wordGaps);
-    if (misfit) details.wordMisfit = misfit;
+    const misfits = misfitWords(details.wordGaps);
+    const misfit = misfits[0];
+    // Only articles misfit, in one command that changes something: it asks first instead (MISFIT_ASK_WORDS).
+    const articlesOnly = misfits.every((g) => MISFIT_ASK_WORDS.has(g.word.replace(/\(\d+\)$/, '')));
+    if (misfit && articlesOnly && intent && !ANSWER_INTENTS.has(intent.intent) && !parts) details.articleMisfit = misfit;
+    else if (misfit) details.wordMisfit = misfit;
   }
   if (opts.standing && hypothesis) details.standing = opts.standing(hypothesis.split(' ').filter(Boolean));
   if (opts.extent && opts.phones) {
@@ -1241,6 +1265,7 @@ export function judgeDecode(
   const confidence = !text ? 0 : scoreGap === undefined ? (rejected ? 0.2 : 0.8) : 1 / (1 + Math.exp((scoreGap - maxGap) / 3));
   // A device named by a word that fits its audio badly asks first (NAME_WORD_ASK_GAP); a question changes nothing.
   const doubt = (m: IntentMatch): IntentMatch => {
+    if (details.articleMisfit && !m.unsure_between) return { ...m, unsure_between: [details.articleMisfit.word.replace(/\(\d+\)$/, ''), OTHER_WORD] };
     const w = details.wordGaps && !m.unsure_between && !ANSWER_INTENTS.has(m.intent) ? doubtedNameWord(details.wordGaps, nameWordsOf(m, opts.vocab)) : undefined;
     if (!w) return m;
     details.doubtedNameWord = w;
