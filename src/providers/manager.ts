@@ -35,6 +35,18 @@ import {
 
 const SOURCE_KEYS = ['adapter', 'base_url', 'model', 'api_key', 'context_window'] as const;
 
+
+/** Largest context window a setting may ask for, tokens (the largest models' windows are about a million). */
+export const MAX_CONTEXT_WINDOW = 1_048_576;
+
+/** Smallest context window that holds the box's system prompt and a turn, tokens (0 stays "the model's own"). */
+export const MIN_CONTEXT_WINDOW = 512;
+
+/** A context window setting's check: 0 (the model's own) or at least MIN_CONTEXT_WINDOW tokens. */
+function contextWindowCheck(value: unknown): string | undefined {
+  return typeof value === 'number' && value > 0 && value < MIN_CONTEXT_WINDOW ? `a context window of ${value} tokens cannot hold the system prompt; use 0 (the model's own) or at least ${MIN_CONTEXT_WINDOW}` : undefined;
+}
+
 /** Defaults of one source's settings. */
 export interface SourceDefaults {
   adapter: string;
@@ -59,6 +71,8 @@ export function registerSourceSettings(settings: SettingsAPI, name: string, d: S
     type: 'integer',
     default: d.context_window ?? 0,
     min: 0,
+    max: MAX_CONTEXT_WINDOW,
+    check: contextWindowCheck,
     description: `LLM source ${name}: context window in tokens, sent to Ollama as options.num_ctx; 0 = core.llm.num_ctx, within the model's own (Ollama /api/show)`,
   });
 }
@@ -123,6 +137,8 @@ export function registerProviderSettings(settings: SettingsAPI): void {
     type: 'integer',
     default: 8192,
     min: 0,
+    max: MAX_CONTEXT_WINDOW,
+    check: contextWindowCheck,
     description:
       "LLM: the context window asked of Ollama on every request (options.num_ctx), in tokens; fixed, so the model is never reloaded at another size and its prompt cache stays. The prompt budget is this or the model's own window, whichever is smaller; a source's context_window, when set, wins. 0 = the model's own window (from /api/show)",
   });

@@ -29,6 +29,11 @@ test('the issue 14 inputs are refused with the key, what is expected and what wa
     assert.throws(() => c.setFromString('core.llm.sources.ollama.base_url', 'not-a-url'), /core\.llm\.sources\.ollama\.base_url.*URL http:\/\/, https:\/\/.*"not-a-url" is not a URL/);
     assert.throws(() => c.setFromString('plugin.mqtt.url', 'localhost:1883'), /plugin\.mqtt\.url.*scheme localhost:.*mqtt:\/\/host/);
     assert.throws(() => c.setFromString('core.llm.sources_order', '["deepseek"]'), /deepseek, whose API key is not set .*core\.llm\.sources\.deepseek\.api_key/);
+    // A context window that cannot hold the system prompt, or larger than any model's (a newcomer's num_ctx 1 and 99999999999 were taken).
+    for (const key of ['core.llm.num_ctx', 'core.llm.sources.ollama.context_window']) {
+      assert.throws(() => c.setFromString(key, '1'), (e: unknown) => e instanceof ConfigError && e.message.includes(key) && /cannot hold the system prompt; use 0 .* or at least 512/.test(e.message), key);
+      assert.throws(() => c.setFromString(key, '99999999999'), (e: unknown) => e instanceof ConfigError && e.message.includes(key), key);
+    }
     // Nothing was stored.
     assert.deepEqual(c.list('').filter((r) => r.source === 'stored'), []);
   } finally {

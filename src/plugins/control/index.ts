@@ -285,7 +285,7 @@ export class ControlPlugin implements Plugin {
  */
 function requireText(args: Record<string, unknown>, max: number): string {
   const text = requireString(args, 'text');
-  if (text.length > max) throw new HomeAgentError('BAD_ARGUMENT', `"text" is ${text.length} characters; at most ${max} are taken (core.agent.max_input_chars)`);
+  if (text.length > max) throw new HomeAgentError('BAD_ARGUMENT', `"text" is ${text.length} characters, over the ${max} taken (core.agent.max_input_chars); nothing was asked or said`);
   return text;
 }
 
