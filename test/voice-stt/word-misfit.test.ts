@@ -63,6 +63,15 @@ test('the same command with every word within MAX_WORD_GAP acts; so does one who
   }
 });
 
+test("a room command's room word that fits its audio badly asks first, as a device's name word does (a tester's \"set the porch light to fifty percent\" set the Office lights)", () => {
+  const asks = judge('turn off the hallway lights', { hallway: NAME_WORD_ASK_GAP + 5 });
+  assert.equal(asks.result.rejected, false);
+  assert.equal(asks.result.intent?.slots.area, 'Hallway');
+  assert.deepEqual(asks.result.intent?.unsure_between, ['hallway', OTHER_NAME]);
+  const fits = judge('turn off the hallway lights', { hallway: NAME_WORD_ASK_GAP - 10 });
+  assert.equal(fits.result.intent?.unsure_between, undefined);
+});
+
 test('an article alone that misfits (MISFIT_ASK_WORDS) makes a command ask first instead of rejecting it; with another word misfit, or in a question, it is still rejected', () => {
   const asks = judge('turn on the kitchen light', { the: MAX_WORD_GAP + 5 });
   assert.equal(asks.result.rejected, false);

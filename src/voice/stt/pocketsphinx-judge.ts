@@ -506,11 +506,14 @@ export function doubtedNameWord(gaps: readonly WordGap[], names: ReadonlySet<str
   return worst;
 }
 
-/** Lower-case words of the names and aliases of the device a match names (slots.name), per `vocab`; empty for none. */
+/** Lower-case words of the names and aliases of the device a match names (slots.name), per `vocab`, or of the room it names alone (slots.area, no name); empty for none. */
 function nameWordsOf(m: IntentMatch, vocab: Vocabulary): Set<string> {
   const name = m.slots.name;
-  if (typeof name !== 'string' || m.slots[NAME_FREE] !== undefined || m.slots[NAME_UNHEARD] !== undefined) return new Set();
   const words = (s: string) => s.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
+  // A room's lights named by the room alone ("set the office lights to 50 percent"): the room's words tell them
+  // apart. A tester's "set the porch light to fifty percent" set the Office lights (its "office" 38 to 40 per frame).
+  if (name === undefined && typeof m.slots.area === 'string' && m.slots[NAME_FREE] === undefined) return new Set(words(m.slots.area));
+  if (typeof name !== 'string' || m.slots[NAME_FREE] !== undefined || m.slots[NAME_UNHEARD] !== undefined) return new Set();
   const out = new Set(words(name));
   for (const e of vocab.entities) if (e.name === name || (e.aliases ?? []).includes(name)) for (const n of [e.name, ...(e.aliases ?? [])]) for (const w of words(n)) out.add(w);
   return out;
