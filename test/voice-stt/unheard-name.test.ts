@@ -61,6 +61,14 @@ test('a name within UNHEARD_NAME_MARGIN of the phones (per frame of the name and
     assert.equal(far.result.intent?.slots.name_unheard, 1, `still a name the home does not have (${why})`);
     assert.equal(far.result.intent?.unsure_between, undefined);
   }
+  // The name's own words must span most of the phones' stretch (MIN_NAME_COVERAGE): on clean audio "the coffee
+  // machine" aligned as "the ecobee" and a noise almost as well as its phones.
+  const cand = (nameFrames: number) => ({ ascr: -10_000 - 80, frames: 200, words: [{ word: 'open', start: 20, ascr: 0, lscr: 0 }, { word: 'the', start: 60, ascr: 0, lscr: 0 }, { word: 'garage', start: 80, ascr: 0, lscr: 0 }, { word: 'door', start: 80 + nameFrames / 2, ascr: 0, lscr: 0 }, { word: '++NOISE++', start: 80 + nameFrames, ascr: 0, lscr: 0 }, { word: '<sil>', start: 160, ascr: 0, lscr: 0 }] });
+  const short = unheardNameVerdict(judged(), candidates, [heard, cand(40)], vocab);
+  assert.equal(short.result.intent?.slots.name_unheard, 1, 'half the stretch is noise: still unknown');
+  assert.equal(short.details.unheardNameRival?.covered, 40);
+  const whole = unheardNameVerdict(judged(), candidates, [heard, cand(76)], vocab);
+  assert.equal(whole.result.intent?.slots.name, 'Garage Door');
   const question = judged();
   question.result.intent = unheard('HassGetState', { state: 'on' });
   assert.deepEqual(unheardNameVerdict(question, candidates, [heard, { ascr: -10_000, frames: 200 }], vocab), question, 'a question is not moved');

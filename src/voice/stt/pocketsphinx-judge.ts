@@ -102,7 +102,7 @@ export interface PocketsphinxDetails {
    * frame. Under UNHEARD_NAME_MARGIN the command asks whether that name was
    * meant (unheardNameVerdict). Undefined when not checked.
    */
-  unheardNameRival?: { name: string; margin: number; total: number; nameFrames: number };
+  unheardNameRival?: { name: string; margin: number; total: number; nameFrames: number; covered?: number };
   /** The opposite-word check's alignments (heard words first), for diagnostics (HOMEAGENT_SYNTH_DUMP). */
   oppositeAligned?: Array<Pick<HypsegUtterance, 'ascr' | 'frames' | 'words'> | null>;
 }
@@ -944,6 +944,13 @@ export const UNHEARD_NAME_MARGIN: { perFrame: number; total: number } = (() => {
 })();
 
 /**
+ * Least share of the phones' stretch a home name's own words must span in
+ * its alignment for the rescue (unheardNameVerdict): less, and the aligner
+ * put silence or noise where the rest of what was said stood.
+ */
+export const MIN_NAME_COVERAGE = 0.7;
+
+/**
  * The sentences to align for a command whose name the filler spelt in phones
  * (a match with NAME_UNHEARD): the heard words first (the phone words as
  * heard), then one per name or alias of the home's devices the command could
@@ -952,10 +959,10 @@ export const UNHEARD_NAME_MARGIN: { perFrame: number; total: number } = (() => {
  * (the first: ''). Only names whose words are all in `phones` (the grammar's
  * dictionary). Just the heard words when the hypothesis holds no phone run.
  */
-export function unheardNameSentences(hypothesis: string, intent: IntentMatch, vocab: Vocabulary, phones: ReadonlyMap<string, number>): { sentences: string[][]; names: string[] } {
+export function unheardNameSentences(hypothesis: string, intent: IntentMatch, vocab: Vocabulary, phones: ReadonlyMap<string, number>): { sentences: string[][]; names: string[]; spans: Array<[number, number]> } {
   const words = heardWords(hypothesis);
   const first = words.findIndex(isPhoneWord);
-  const out = { sentences: [words], names: [''] };
+  const out = { sentences: [words], names: [''], spans: [[0, 0]] as Array<[number, number]> };
   if (first < 0) return out;
   let end = first;
   while (end < words.length && isPhoneWord(words[end]!)) end++;
@@ -973,6 +980,7 @@ export function unheardNameSentences(hypothesis: string, intent: IntentMatch, vo
       const before = words.slice(0, first);
       const lead = nameWords[0] === 'the' && before[before.length - 1] === 'the' ? nameWords.slice(1) : nameWords;
       out.sentences.push([...before, ...lead, ...words.slice(end)]);
+      out.spans.push([before.length, before.length + lead.length]);
       out.names.push(e.name);
     }
   }
@@ -992,7 +1000,7 @@ export function unheardNameSentences(hypothesis: string, intent: IntentMatch, vo
  */
 export function unheardNameVerdict(
   judged: { result: SttResult; details: PocketsphinxDetails },
-  candidates: { sentences: readonly (readonly string[])[]; names: readonly string[] },
+  candidates: { sentences: readonly (readonly string[])[]; names: readonly string[]; spans?: ReadonlyArray<readonly [number, number]> },
   aligned: ReadonlyArray<Pick<HypsegUtterance, 'ascr' | 'frames'> | undefined> | undefined,
   vocab: Vocabulary,
   margin = UNHEARD_NAME_MARGIN,
@@ -1019,6 +1027,20 @@ export function unheardNameVerdict(
   const total = heard.ascr - aligned[best]!.ascr;
   const details: PocketsphinxDetails = { ...judged.details, unheardNameRival: { name, margin: lead, total, nameFrames } };
   if (lead > margin.perFrame || total > margin.total) return { result: judged.result, details };
+  // The name's own words must span most of the phones' stretch: the aligner may cover the rest with silence or
+  // noise, and on clean audio "the coffee machine" aligned as "the ecobee" plus a noise almost as well as its phones.
+  const span = candidates.spans?.[best];
+  const bw = 'words' in aligned[best]! ? (aligned[best] as HypsegUtterance).words : undefined;
+  if (span && bw) {
+    const spoken = bw.map((w, i) => ({ w, i })).filter(({ w }) => !isFiller(w.word));
+    let covered = 0;
+    for (let k = span[0]; k < span[1]; k++) {
+      const at = spoken[k]?.i;
+      if (at !== undefined) covered += (bw[at + 1]?.start ?? aligned[best]!.frames) - bw[at]!.start;
+    }
+    details.unheardNameRival = { name, margin: lead, total, nameFrames, covered };
+    if (covered < MIN_NAME_COVERAGE * nameFrames) return { result: judged.result, details };
+  }
   const text = candidates.sentences[best]!.join(' ');
   const m = matchIntent(text, vocab, 'en');
   if (!m || m.slots[NAME_FREE] !== undefined) return { result: judged.result, details };
