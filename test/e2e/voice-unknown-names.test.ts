@@ -17,6 +17,7 @@ import assert from 'node:assert/strict';
 import { e2eForFile } from '../support/e2e-home.js';
 import { speak, spokenInRoom } from '../support/espeak.js';
 import { OTHER_NAME } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { utteranceCondition, utteranceSeed } from '../bench/voice-synth.js';
 
 const VOICE = 'en-us';
 /**
@@ -33,6 +34,13 @@ async function say(sentence: string, voice = VOICE): Promise<string> {
 
 /** `sentence` in `voice` with a room's noise floor under it (ROOM_NOISE_DB, as the confusion bench mixes it): a WAV file. */
 const sayInRoom = (sentence: string, voice: string): Promise<string> => spokenInRoom(rig.dir, sentence, { voice });
+
+/** `sentence` in `voice` as the confusion bench says it (test/bench/voice-synth.ts: its rate, lead-in and room noise): a WAV file. */
+async function asTheBenchSaysIt(sentence: string, voice: string): Promise<string> {
+  const seed = utteranceSeed(voice, sentence);
+  const { rate, leadIn } = utteranceCondition(seed);
+  return spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, seed });
+}
 
 const UNKNOWN = ['turn on the garden sprinkler', 'switch off the pool pump', 'turn on the coffee machine', 'unlock the back door'];
 
@@ -203,11 +211,8 @@ test('a name the home lacks heard as a device whose name word fits its audio bad
 test('a name of the home lost to the filler, whose words fit the audio nearly as well as the phones, asks "did you mean it?" before it acts (pocketsphinx-judge.ts UNHEARD_NAME_MARGIN); a yes then acts, a no leaves it', async () => {
   // en-gb-x-gbclan's "close the garage door" as the confusion bench says it (160 words a minute, its room noise):
   // the decoder spells "garage door" in phones (the filler), and the box answered that it knows no such device.
-  const { utteranceSeed, utteranceCondition } = await import('../bench/voice-synth.js');
   const sentence = 'close the garage door';
   const voice = 'en-gb-x-gbclan';
-  const seed = utteranceSeed(voice, sentence);
-  const { rate, leadIn } = utteranceCondition(seed);
   // The garage door is open (a closed one is said so, not asked).
   const garage = (): string | undefined => rig.box.app.home.registry?.view('garage_door')?.state.state;
   const open = async (): Promise<void> => {
@@ -215,7 +220,7 @@ test('a name of the home lost to the filler, whose words fit the audio nearly as
     for (const by = Date.now() + 10_000; garage() !== 'open'; await new Promise((r) => setTimeout(r, 20))) if (Date.now() > by) throw new Error(`the garage door did not report open (${garage()})`);
   };
   await open();
-  const o = await rig.box.listen(await spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, seed }), false, 800);
+  const o = await rig.box.listen(await asTheBenchSaysIt(sentence, voice), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, unsure between ${JSON.stringify(o.report.unsure_between)}, sent ${JSON.stringify(o.commands)}`;
   assert.deepEqual(o.commands, [], `nothing closed before a yes: ${seen}`);
   assert.deepEqual(o.report.unsure_between, ['…', 'garage door'], seen);
@@ -224,7 +229,7 @@ test('a name of the home lost to the filler, whose words fit the audio nearly as
   assert.deepEqual(no.commands, [], `the no sends nothing: ${JSON.stringify(no.report)}`);
   // Asked again, a yes closes it.
   await open();
-  await rig.box.listen(await spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, seed }), false, 800);
+  await rig.box.listen(await asTheBenchSaysIt(sentence, voice), false, 800);
   const yes = await rig.box.listen(await spokenInRoom(rig.dir, 'yes', { voice: 'en-us', rate: 150 }), false, 800);
   assert.equal(yes.commands.length, 1, `the yes closes the garage door: ${JSON.stringify(yes.report)} ${JSON.stringify(yes.commands)}`);
   assert.match(yes.commands[0]!.topic, /garage/i);
@@ -234,12 +239,7 @@ test('a name of the home lost to the filler, whose words fit the audio nearly as
 test('a room word that fits its audio badly makes a room command ask first, as a device name word does: a tester\'s "set the porch light to fifty percent" set the Office lights', async () => {
   // en-gb as the confusion bench says it: decoded "set the office light to fifty percent", "office" 38 to 40 per frame
   // worse than a free phone loop (right "office"s fit within 26 on the same voices).
-  const { utteranceSeed, utteranceCondition } = await import('../bench/voice-synth.js');
-  const sentence = 'set the porch light to fifty percent';
-  const voice = 'en-gb';
-  const seed = utteranceSeed(voice, sentence);
-  const { rate, leadIn } = utteranceCondition(seed);
-  const o = await rig.box.listen(await spokenInRoom(rig.dir, sentence, { voice, rate, leadIn, seed }), false, 800);
+  const o = await rig.box.listen(await asTheBenchSaysIt('set the porch light to fifty percent', 'en-gb'), false, 800);
   const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, unsure between ${JSON.stringify(o.report.unsure_between)}, sent ${JSON.stringify(o.commands)}`;
   assert.deepEqual(o.commands, [], `no light set before a yes: ${seen}`);
   assert.deepEqual(o.report.unsure_between, ['office', OTHER_NAME], seen);
