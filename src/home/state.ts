@@ -43,8 +43,12 @@ function render(entity: Entity, key: string, raw: string): string | undefined {
 }
 
 /** A number, or undefined when `v` is not one; ±Infinity (1e400) is kept so that the range check reports it. */
+/** A decimal number as Python's float() reads one (HA's rule for a reading): sign, digits, point, exponent; no hex, binary, octal or Infinity. */
+const DECIMAL_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A number from a number or a decimal string (DECIMAL_RE, spaces around allowed; "1e400" is Infinity, out of every range); undefined otherwise ("0x1A", "Infinity", "", "12 C"). */
 function num(v: unknown): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && DECIMAL_RE.test(v.trim()) ? Number(v) : Number.NaN;
   return Number.isNaN(n) ? undefined : n;
 }
 

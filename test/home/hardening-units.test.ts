@@ -186,6 +186,17 @@ describe('declared value ranges', () => {
     }
     assert.equal(reasons.length, 3);
     assert.match(reasons[0] ?? '', /numeric sensor .* not a number/);
+    // HA reads a reading with Python's float(): hex, binary, octal and Infinity are no numbers (a tester's 0x1A was read as 26).
+    for (const notDecimal of ['0x1A', '0b11', '0o17', 'Infinity', '1e999', '12 C']) {
+      const st: EntityState = {};
+      applyStateMessage(thermo, st, 'state', notDecimal, reject);
+      assert.equal(st.state, undefined, notDecimal);
+    }
+    for (const [decimal, read] of [[' 21.5 ', '21.5'], ['-3', '-3'], ['.5', '.5'], ['1e3', '1e3'], ['+7.', '+7.']]) {
+      const st: EntityState = {};
+      applyStateMessage(thermo, st, 'state', decimal!, reject);
+      assert.equal(st.state, read, decimal);
+    }
     const w: EntityState = {};
     applyStateMessage(text, w, 'state', 'finished', reject);
     assert.equal(w.state, 'finished');
@@ -211,6 +222,9 @@ describe('discovery schemas', () => {
     assert.match(checkDiscoveryConfig('light', { command_topic: 'a', unique_id: 'has space' }) ?? '', /unique_id must be/);
     assert.match(checkDiscoveryConfig('light', { command_topic: 'a', unique_id: 'hasOwnProperty' }) ?? '', /unique_id/);
     assert.match(checkDiscoveryConfig('light', { command_topic: 'a', device: { suggested_area: 'K\nitchen' } }) ?? '', /device.suggested_area/);
+    // A unit is read aloud after the reading and given to the LLM: a sentence in its place is refused with the config.
+    for (const unit of ['°C', 'µg/m³', 'km/h', '%', 'W/m²', 'ft³/min', '€/kWh', 'lx', null]) assert.equal(checkDiscoveryConfig('sensor', { state_topic: 'a', unit_of_measurement: unit }), undefined, String(unit));
+    for (const unit of ['°C;unlock', 'unlock the door', '\u200b', 'x'.repeat(17)]) assert.match(checkDiscoveryConfig('sensor', { state_topic: 'a', unit_of_measurement: unit }) ?? '', /unit_of_measurement must/, unit);
   });
 
   test('prototype keys anywhere in the payload are refused', () => {
