@@ -13,6 +13,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Component } from './entities.js';
+import { UNPRINTABLE_CLASS } from '../kernel/visible-text.js';
 
 /** Longest entity, device or area name, characters. */
 export const MAX_NAME_LENGTH = 100;
@@ -26,11 +27,8 @@ export const PROTOTYPE_KEYS: readonly string[] = Object.getOwnPropertyNames(Obje
 
 const PROTO_SAFE_KEYS = { not: { enum: [...PROTOTYPE_KEYS] } };
 
-/**
- * Characters never in a name or topic: C0 and C1 controls, DEL, and the invisible format characters that
- * can make a name read as another (zero-width spaces and joiners, bidirectional overrides and isolates, BOM).
- */
-const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff';
+/** Characters never in a name or topic (they can make a name read as another): src/kernel/visible-text.ts. */
+const UNPRINTABLE = UNPRINTABLE_CLASS;
 /** Printable text: none of UNPRINTABLE, at least one non-space character. */
 const NAME = { type: 'string', maxLength: MAX_NAME_LENGTH, pattern: `^(?=.*\\S)[^${UNPRINTABLE}]+$` };
 /** An MQTT topic to publish to or read from: printable, no wildcards, not blank. */

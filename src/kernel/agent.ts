@@ -28,6 +28,7 @@ import { TurnResultCollector } from './turn-subscribers.js';
 import { SpeakerSessions, normalisePersonName, validatePersonName } from './people.js';
 import type { TimerHandle } from './clock.js';
 import { errorMessage } from './errors.js';
+import { charCount } from './visible-text.js';
 
 interface Waiter {
   channel?: string;
@@ -79,9 +80,11 @@ export class Agent {
   submit(source: string, channel: string, rawText: string, kind: 'queued' | 'interrupt', level: Level, opts: InjectOptions = {}): Promise<TurnResult> {
     const max = this.k.settings.get<number>('core.agent.max_input_chars');
     let text = typeof rawText === 'string' ? rawText : String(rawText);
-    if (text.length > max) {
-      this.k.log.warn({ source, channel, chars: text.length, max }, 'input too long; cut to core.agent.max_input_chars');
-      text = text.slice(0, max);
+    const chars = charCount(text);
+    if (chars > max) {
+      this.k.log.warn({ source, channel, chars, max }, 'input too long; cut to core.agent.max_input_chars');
+      // Cut at a code point, never inside a surrogate pair.
+      text = Array.from(text).slice(0, max).join('');
     }
     const input: InputMessage = {
       id: randomUUID(),

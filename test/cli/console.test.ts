@@ -39,9 +39,12 @@ test('typed lines go to the agent; replies stream to the terminal; /stop cuts th
   kernel.use(new ConsolePlugin({ input, output, onQuit: () => (quit = true) }));
   await kernel.start();
   try {
+    // A line of invisible characters is no message (a tester's NUL and zero-width spaces went to the LLM).
+    input.write('\u0000\u200b\ufeff\n');
     input.write('turn on the lights\n');
     while (!printed.includes('Anything else?\n')) await new Promise((r) => setTimeout(r, 5));
     assert.equal(printed, 'The lights are on. Anything else?\n');
+    assert.equal(provider.requests.length, 1, 'only the visible line was asked');
     input.write('tell me a story\n');
     while (!printed.includes('A very long story.')) await new Promise((r) => setTimeout(r, 5));
     input.write('/stop\n');

@@ -74,6 +74,14 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
     for (const cmd of ['ask', 'say']) {
       await assert.rejects(request(socket, cmd, { text: 'x'.repeat(100_000) }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /"text" is 100000 characters, over the 4000 taken \(core\.agent\.max_input_chars\); nothing was asked or said/.test(e.message), cmd);
     }
+    // Invisible characters alone are no message (a tester's NUL and zero-width spaces went to the LLM); characters
+    // are counted as a person counts them: 4000 emoji are 4000 characters, not 8000 UTF-16 units.
+    for (const cmd of ['ask', 'say']) {
+      await assert.rejects(request(socket, cmd, { text: '\u0000\u200b\u200b\ufeff' }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /nothing visible/.test(e.message), cmd);
+      await assert.rejects(request(socket, cmd, { text: '\u{1F600}'.repeat(4001) }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /"text" is 4001 characters/.test(e.message), cmd);
+    }
+    const said = (await request(socket, 'say', { text: '\u{1F600}'.repeat(3999) }, undefined, { timeoutMs: 10000 })) as Record<string, unknown>;
+    assert.equal(said.said, '\u{1F600}'.repeat(3999), 'say takes 3999 emoji: under the limit when counted as characters');
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
   });
 });

@@ -139,6 +139,10 @@ test('malformed requests get a 4xx naming what is wrong; a huge body is refused 
   const noText = await box.req('/api/v1/conversation/ask', { method: 'POST', body: { question: 'hi' }, bearer: token });
   assert.equal(noText.status, 400);
   assert.match(noText.json.error, /"text"/);
+  // Invisible characters alone are no question (visibleText): refused, never sent to the LLM.
+  const invisible = await box.req('/api/v1/conversation/ask', { method: 'POST', body: { text: '\u0000\u200b\u202e' }, bearer: token });
+  assert.equal(invisible.status, 400);
+  assert.match(invisible.json.error, /nothing visible/);
   const both = await box.req('/api/v1/settings/core.output.mode', { method: 'PUT', body: { value: 'auto', raw: 'auto' }, bearer: token });
   assert.equal(both.status, 400);
   const huge = await box.req('/api/v1/conversation/ask', { method: 'POST', raw: 'x'.repeat(10 * 1024 * 1024), headers: { 'content-type': 'application/json' }, bearer: token }).catch((err: Error) => ({ status: 0, json: { code: err.message } }));

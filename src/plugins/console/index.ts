@@ -14,6 +14,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { OutputMessage } from '../../kernel/output-types.js';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import { Cap } from '../../kernel/output-types.js';
+import { visibleText } from '../../kernel/visible-text.js';
 
 /** What the banner says. */
 export interface ConsoleBanner {
@@ -119,7 +120,8 @@ export class ConsolePlugin implements Plugin {
   }
 
   private onLine(raw: string): void {
-    const line = raw.trim();
+    // Only what can be seen: a line of NUL or zero-width spaces is no message (visibleText).
+    const line = visibleText(raw);
     const sdk = this.sdk;
     this.promptShown = false;
     if (!sdk) return;

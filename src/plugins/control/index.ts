@@ -16,6 +16,7 @@ import { TURN_EVENT_TYPES } from '../../kernel/turn-events.js';
 import type { Plugin, PluginSDK } from '../../kernel/sdk.js';
 import { Cap } from '../../kernel/output-types.js';
 import { HomeAgentError, errorMessage } from '../../kernel/errors.js';
+import { charCount, visibleText } from '../../kernel/visible-text.js';
 import type { CommandHandler, CommandIO, CommandRegistry } from '../../kernel/commands.js';
 import { LineSplitter, type ControlRequest, type ControlResponse } from '../../cli/protocol.js';
 import { envNameFor } from '../../config/registry.js';
@@ -277,18 +278,22 @@ export class ControlPlugin implements Plugin {
   }
 }
 
-/** args[key] as a string with something in it besides white space; BAD_ARGUMENT naming the key otherwise (a newcomer's `ask "   "` went to the LLM). */
 /**
- * `args.text`, a non-empty string of at most `max` characters (core.agent.max_input_chars). Longer is refused
- * with BAD_ARGUMENT naming both lengths: the agent would cut it, and a typed message cut without a word lost its
- * end silently (a tester's 100 KB ask); `say` had no limit at all.
+ * `args.text` with its invisible characters removed (visibleText): a non-empty string of at most `max`
+ * characters (core.agent.max_input_chars, counted as code points: charCount). Longer is refused with
+ * BAD_ARGUMENT naming both lengths: the agent would cut it, and a typed message cut without a word lost its
+ * end silently (a tester's 100 KB ask); `say` had no limit at all. Nothing visible (a tester's NUL and
+ * zero-width spaces went to the LLM) is BAD_ARGUMENT too.
  */
 function requireText(args: Record<string, unknown>, max: number): string {
-  const text = requireString(args, 'text');
-  if (text.length > max) throw new HomeAgentError('BAD_ARGUMENT', `"text" is ${text.length} characters, over the ${max} taken (core.agent.max_input_chars); nothing was asked or said`);
+  const text = visibleText(requireString(args, 'text'));
+  if (!text) throw new HomeAgentError('BAD_ARGUMENT', '"text" has nothing visible in it (only control or zero-width characters); nothing was asked or said');
+  const n = charCount(text);
+  if (n > max) throw new HomeAgentError('BAD_ARGUMENT', `"text" is ${n} characters, over the ${max} taken (core.agent.max_input_chars); nothing was asked or said`);
   return text;
 }
 
+/** args[key] as a string with something in it besides white space; BAD_ARGUMENT naming the key otherwise (a newcomer's `ask "   "` went to the LLM). */
 function requireString(args: Record<string, unknown>, key: string): string {
   const v = args[key];
   if (typeof v !== 'string' || !v.trim()) throw new HomeAgentError('BAD_ARGUMENT', `missing "${key}" (a non-empty string)`);

@@ -18,6 +18,7 @@ import { healthRoutes, type HealthBackend } from './health-api.js';
 import { memoryRoutes, type MemoryBackend } from './memory-api.js';
 import { memoryListRoutes } from './memory-lists-api.js';
 import { maskTurn } from './turn-privacy.js';
+import { charCount, visibleText } from '../../kernel/visible-text.js';
 
 /** The path prefix of the API. */
 export const API_PREFIX = '/api/v1';
@@ -326,9 +327,11 @@ export function apiRoutes(b: ApiBackend): Route[] {
       auth: true,
       handle: async ({ req, res, session }) => {
         const body = await readJsonBody(req);
-        const text = body.text;
-        if (typeof text !== 'string' || !text.trim()) throw new ApiError(400, 'BAD_ARGUMENT', 'missing "text" (a non-empty string)');
-        if (text.length > MAX_ASK_CHARS) throw new ApiError(400, 'BAD_ARGUMENT', `"text" is ${text.length} characters; at most ${MAX_ASK_CHARS}`);
+        if (typeof body.text !== 'string' || !body.text.trim()) throw new ApiError(400, 'BAD_ARGUMENT', 'missing "text" (a non-empty string)');
+        // Only what can be seen (visibleText), counted as a person counts (charCount).
+        const text = visibleText(body.text);
+        if (!text) throw new ApiError(400, 'BAD_ARGUMENT', '"text" has nothing visible in it (only control or zero-width characters)');
+        if (charCount(text) > MAX_ASK_CHARS) throw new ApiError(400, 'BAD_ARGUMENT', `"text" is ${charCount(text)} characters; at most ${MAX_ASK_CHARS}`);
         res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
         res.flushHeaders();
         const controller = new AbortController();
@@ -337,7 +340,7 @@ export function apiRoutes(b: ApiBackend): Route[] {
           if (!res.destroyed && !res.writableEnded) res.write(JSON.stringify(line) + '\n');
         };
         try {
-          const result = await b.ask(session!, text.trim(), emit, controller.signal);
+          const result = await b.ask(session!, text, emit, controller.signal);
           emit({ type: 'done', result });
         } catch (err) {
           emit({ type: 'done', result: { input_id: '', reply: '', status: 'error', tools: [], error: err instanceof Error ? err.message : String(err) } });
