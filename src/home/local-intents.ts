@@ -433,7 +433,7 @@ export class LocalIntents {
         // Here and now: the home's own outdoor sensors, when it has any (issue 15: weather from the home's sensors).
         const outside = where ? undefined : this.outdoorReading(lang);
         if (outside) return outside;
-        if (lang === 'zh') return `我没有天气数据来源，所以查不了${where ?? ''}的天气。`;
+        if (lang === 'zh') return `我没有天气数据来源，所以查不了${where ? `${where}的` : ''}天气。`;
         return `I don't have a weather source, so I can't tell you the weather${where ? ` in ${where}` : ''}.`;
       }
       case 'HassMediaNext':

@@ -8,6 +8,7 @@
  */
 import type { TemplateSet } from './template-syntax.js';
 import { COLOURS_ZH } from './builtin-lists.js';
+import { NAME_FREE } from './templates-en.js';
 
 const ON_OFF_DOMAINS = ['light', 'switch', 'fan', 'media_player', 'climate', 'cover', 'input_boolean'];
 
@@ -15,6 +16,20 @@ const ON_OFF_DOMAINS = ['light', 'switch', 'fan', 'media_player', 'climate', 'co
 function zhDuration(p: string): string {
   return `({${p}hours:1-99}[个](小时|钟头)[{${p}minutes:1-59}分[钟]][{${p}seconds:1-59}秒[钟]]|{${p}minutes:1-999}分钟[{${p}seconds:1-59}秒[钟]]|{${p}seconds:1-999}秒[钟]|{${p}minutes:zh_half})`;
 }
+
+/**
+ * Device sentences with free words for the name (NAME_FREE; src/home/local-intents.ts places them by the
+ * resolver's rules). Only with a verb that names a device action (打开/开启, 关掉/关闭, 锁上, 解锁, 调到 …%) or a
+ * state question: "开" alone opens too much ordinary speech ("开个玩笑").
+ */
+const ZH_FREE_NAME_SENTENCES: TemplateSet['intents'] = [
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1 }, sentences: ['<please>把{name:any_name}(打开|开启)<once>', '<please>(打开|开启){name:any_name}'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1 }, sentences: ['<please>把{name:any_name}(关掉|关闭|关上)<once>', '<please>(关掉|关闭){name:any_name}'] },
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please>[把]{name:any_name}(锁上|锁好)<once>', '<please>(锁上|锁好){name:any_name}'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please>[把]{name:any_name}(解锁|开锁)<once>', '<please>(解锁|开锁){name:any_name}'] },
+  { intent: 'HassLightSet', slots: { [NAME_FREE]: 1, domain: 'light' }, sentences: ['<please>[把]{name:any_name}[的亮度]<set_to>{brightness:0-100}%'] },
+  { intent: 'HassGetState', slots: { [NAME_FREE]: 1 }, sentences: ['{name:any_name}[是]开着[的]吗', '{name:any_name}[是]关着[的]吗', '{name:any_name}锁(上|好)了(吗|没有|没)'] },
+];
 
 /** Chinese templates (language 'zh'). */
 export const TEMPLATES_ZH: TemplateSet = {
@@ -45,6 +60,8 @@ export const TEMPLATES_ZH: TemplateSet = {
     location: { wildcard: true },
     item: { wildcard: true },
     timer_name: { wildcard: true },
+    // A device name the home does not have (ZH_FREE_NAME_SENTENCES): answered "我不知道叫…的设备", never the nearest device.
+    any_name: { wildcard: true, stopWords: ['和', '然后', '请'] },
     ordinal: { values: [{ in: '第1个', out: 1 }, { in: '第2个', out: 2 }, { in: '第3个', out: 3 }, { in: '最后1个', out: -1 }, { in: '最后那个', out: -1 }] },
   },
   intents: [
@@ -85,6 +102,13 @@ export const TEMPLATES_ZH: TemplateSet = {
     },
     { intent: 'HassGetState', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['{name}{state:lock_done}了(吗|没有|没)', '{name}[是不是|有没有]锁(上|好)了[吗]'] },
     { intent: 'HassGetState', requires: { domains: ON_OFF_DOMAINS }, sentences: ['{name}[是]开着[的]吗', '{name}[是]关着[的]吗', '{name}开了(吗|没有)', '{name}[是][什么]状态'] },
+    // A room's lights by the room ("把厨房灯调到50%", "厨房灯开着吗"), as the English set has them: a newcomer's went to
+    // the LLM, whose offline reply then said device control still worked.
+    { intent: 'HassLightSet', slots: { domain: 'light' }, sentences: ['<please>[把]{area}[的]<all>[的]<light>[都|全]<set_to>{brightness:0-100}%'] },
+    { intent: 'HassGetState', slots: { domain: 'light' }, sentences: ['{area}[的]<light>[是]开着[的]吗', '{area}[的]<light>[是]关着[的]吗', '{area}[的]<light>开了(吗|没有)'] },
+    // The device sentences with a name the home lacks ("把前门锁上" with no 前门): "我不知道叫前门的设备", not the LLM.
+    // Ranked below every sentence with one of the home's names (a wildcard costs more), and marked NAME_FREE, as in English.
+    ...ZH_FREE_NAME_SENTENCES,
     {
       intent: 'HassClimateGetTemperature',
       sentences: ['[现在][室内|屋里|家里|{area}[的]][的]温度[是]多少[度]', '[现在][室内|屋里|家里|{area}][是]几度', '[现在][室内|屋里|家里|{area}]多少度'],

@@ -48,3 +48,29 @@ test('Chinese temperature, weather, media, nevermind', () => {
   assert.equal(m('算了').intent, 'HassNevermind');
   assert.equal(matchIntent('给我讲个笑话', VOCAB), null);
 });
+
+test("Chinese room brightness and room state questions, as the English set has them (a newcomer's went to the LLM)", () => {
+  assert.deepEqual(m('把厨房灯调到50%').slots, { domain: 'light', area: 'Kitchen', brightness: 50 });
+  assert.deepEqual(m('把卧室的灯都调到百分之三十').slots, { domain: 'light', area: 'Bedroom', brightness: 30 });
+  assert.deepEqual(m('厨房灯开着吗').slots, { domain: 'light', area: 'Kitchen' });
+  assert.equal(m('客厅的灯关着吗').intent, 'HassGetState');
+});
+
+test('Chinese device commands with a name the home lacks are device commands marked name_free, never the nearest device', () => {
+  const free = (text: string, intent: string, name: string) => {
+    const r = m(text);
+    assert.equal(r.intent, intent, text);
+    assert.equal(r.slots.name, name, text);
+    assert.equal(r.slots.name_free, 1, text);
+  };
+  free('把后门锁上', 'HassTurnOn', '后门');
+  free('解锁车库', 'HassTurnOff', '车库');
+  free('把台灯调到30%', 'HassLightSet', '台灯');
+  free('打开电风扇', 'HassTurnOn', '电风扇');
+  free('把加湿器关掉', 'HassTurnOff', '加湿器');
+  free('后门锁上了吗', 'HassGetState', '后门');
+  // A home name still wins over the free words.
+  assert.equal(m('把前门锁上').slots.name_free, undefined);
+  // "开" alone is ordinary speech, not a device verb.
+  assert.notEqual(matchIntent('开个玩笑', VOCAB)?.slots.name_free, 1);
+});
