@@ -6,13 +6,31 @@
 import type { SettingsAPI } from './settings-types.js';
 import { DEFAULT_CORE_TOOLS } from './tool-groups.js';
 
+/** Largest context window a setting may ask for, tokens (the largest models' windows are about a million). */
+export const MAX_CONTEXT_WINDOW = 1_048_576;
+
+/**
+ * Smallest context window a setting may ask for, tokens (0 stays "the model's own"): Ollama's smallest default
+ * num_ctx. The box's system prompt with its tool schemas is about 2300 tokens on the demo home (a tester's
+ * `doctor`), so a window under this cannot hold it; whether a larger one holds the prompts really sent is what
+ * `homeagent doctor` checks (the largest recent prompt in the run log).
+ */
+export const MIN_CONTEXT_WINDOW = 2048;
+
+/** A context window setting's check: 0 (the model's own) or at least MIN_CONTEXT_WINDOW tokens; the reason reads after "value " (ConfigRegistry). */
+export function contextWindowCheck(value: unknown): string | undefined {
+  return typeof value === 'number' && value > 0 && value < MIN_CONTEXT_WINDOW
+    ? `must be 0 (the model's own window) or at least ${MIN_CONTEXT_WINDOW} tokens: ${value} cannot hold the box's system prompt and tools (homeagent doctor compares the window with the prompts sent)`
+    : undefined;
+}
+
 /** Register the kernel's settings. Idempotent. */
 export function registerCoreSettings(s: SettingsAPI): void {
   s.register({ key: 'core.agent.max_tool_rounds', type: 'integer', default: 10, min: 1, max: 100, description: 'Most LLM rounds of one turn\'s tool loop (seed 000 §3 max_tool_rounds).' });
   s.register({ key: 'core.agent.max_input_chars', type: 'integer', default: 4000, min: 100, max: 1000000, description: 'Longest input text accepted; longer inputs are cut there (a spoken or typed message is far shorter; this protects memory and prompt).' });
   s.register({ key: 'core.agent.stage_timeout_ms', type: 'integer', default: 5000, min: 10, description: 'Time limit of one stage handler, ms; a handler past it is logged and ignored.' });
   s.register({ key: 'core.agent.tool_timeout_ms', type: 'integer', default: 30000, min: 10, description: 'Default time limit of one tool call, ms.' });
-  s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, description: "Context window in tokens for the prompt budget; 0 = the LLM source's (Ollama: core.llm.num_ctx within the model's own window from /api/show), else 8192. Set it no larger than what the source is sent, or Ollama cuts the prompt's start (homeagent doctor checks)." });
+  s.register({ key: 'core.agent.context_window', type: 'integer', default: 0, min: 0, max: MAX_CONTEXT_WINDOW, check: contextWindowCheck, description: "Context window in tokens for the prompt budget; 0 = the LLM source's (Ollama: core.llm.num_ctx within the model's own window from /api/show), else 8192. Set it no larger than what the source is sent, or Ollama cuts the prompt's start (homeagent doctor checks)." });
   s.register({
     key: 'core.agent.prompt_band',
     type: 'integer',

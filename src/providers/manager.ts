@@ -21,6 +21,7 @@ import type { CompletionRequest, CompletionResponse, Provider, StreamEvent } fro
 import type { Logger } from '../kernel/log-types.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { errorMessage } from '../kernel/errors.js';
+import { MAX_CONTEXT_WINDOW, contextWindowCheck } from '../kernel/core-settings.js';
 import { createLogger } from '../kernel/log.js';
 import { AdapterRegistry } from './adapter.js';
 import { LuaAdaptedProvider } from './lua-provider.js';
@@ -35,17 +36,6 @@ import {
 
 const SOURCE_KEYS = ['adapter', 'base_url', 'model', 'api_key', 'context_window'] as const;
 
-
-/** Largest context window a setting may ask for, tokens (the largest models' windows are about a million). */
-export const MAX_CONTEXT_WINDOW = 1_048_576;
-
-/** Smallest context window that holds the box's system prompt and a turn, tokens (0 stays "the model's own"). */
-export const MIN_CONTEXT_WINDOW = 512;
-
-/** A context window setting's check: 0 (the model's own) or at least MIN_CONTEXT_WINDOW tokens. */
-function contextWindowCheck(value: unknown): string | undefined {
-  return typeof value === 'number' && value > 0 && value < MIN_CONTEXT_WINDOW ? `a context window of ${value} tokens cannot hold the system prompt; use 0 (the model's own) or at least ${MIN_CONTEXT_WINDOW}` : undefined;
-}
 
 /** Defaults of one source's settings. */
 export interface SourceDefaults {
