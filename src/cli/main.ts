@@ -6,7 +6,7 @@
  * the service is down (local.ts: settings.db directly). Output to a closed
  * pipe (`homeagent config list | head`) ends the command quietly.
  */
-import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
@@ -23,20 +23,39 @@ import { wavToVoicePcm } from '../../hal/mic/file-mic.js';
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
 const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
 
+/** Longest wait for a pipe's writer to send more, ms (`listen` on a named pipe whose writer stalls). */
+const PIPE_IDLE_MS = 10_000;
+
 /**
  * The bytes of file `f`, at most `max` of them: a device or a pipe (`/dev/zero`, `/dev/stdin`) is read only
- * that far, never to its end. Throws RangeError when `f` holds more than `max` bytes; the fs errors of
- * open/read (ENOENT, EISDIR, EACCES) otherwise.
+ * that far, never to its end. Opened without blocking, so a named pipe nobody writes to reads as empty at once
+ * (a tester's `listen FIFO` hung for ever in open); a pipe whose writer sends nothing for PIPE_IDLE_MS is an
+ * error. Throws RangeError when `f` holds more than `max` bytes; the fs errors of open/read (ENOENT, EISDIR,
+ * EACCES) otherwise.
  */
 function readBounded(f: string, max: number): Buffer {
-  const fd = openSync(f, 'r');
+  const fd = openSync(f, constants.O_RDONLY | constants.O_NONBLOCK);
+  const nap = new Int32Array(new SharedArrayBuffer(4));
   try {
     const chunks: Buffer[] = [];
     let got = 0;
+    let idle = 0;
     for (;;) {
       const buf = Buffer.alloc(Math.min(1 << 20, Math.max(1, max + 1 - got)));
-      const n = readSync(fd, buf, 0, buf.length, null);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (err) {
+        // A pipe with a writer that has sent nothing yet: wait for it, a little at a time, synchronously (the CLI
+        // has nothing else to do).
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        if (idle >= PIPE_IDLE_MS) throw new Error(`${f}: its writer sent nothing for ${PIPE_IDLE_MS / 1000} s`);
+        Atomics.wait(nap, 0, 0, 20);
+        idle += 20;
+        continue;
+      }
       if (n === 0) break;
+      idle = 0;
       chunks.push(buf.subarray(0, n));
       got += n;
       if (got > max) throw new RangeError(`${f} holds more than ${max} bytes`);

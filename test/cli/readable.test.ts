@@ -14,6 +14,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { startApp, type App } from '../../src/service/app.js';
@@ -149,6 +150,12 @@ describe('the homeagent CLI prints text, not JSON', () => {
     assert.match(batch.stderr, /cannot read .*no-such\.wav: ENOENT/);
     assert.match(batch.stderr, /sending the other 1 of 3 files/);
     assert.match(batch.stdout, /transcript: "what's the temperature"/, 'the good file ran');
+    // A named pipe nobody writes to reads as empty at once (a tester's `listen FIFO` hung for ever in open).
+    const fifo = path.join(dir, 'mic.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const piped = await run('listen', fifo);
+    assert.equal(piped.code, 1);
+    assert.match(piped.stderr, /mic\.fifo is not a usable WAV file/);
   });
 
   test('listen prints the timer a recording started as done, and timings with one unit', async () => {
