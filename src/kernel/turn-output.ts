@@ -20,6 +20,9 @@ import { errorMessage } from './errors.js';
 import { detectLanguage } from './language.js';
 import { cutEnding } from './turn-endings.js';
 
+/** InputMessage.meta key naming the channel a reply goes to when the input's own channel is not registered (TurnOutput.deliver). */
+export const FALLBACK_CHANNEL_META = 'fallback_channel';
+
 /** What the output side asks of its turn. */
 export interface TurnOutputHost {
   /** Run a stage on this turn's input. */
@@ -190,8 +193,14 @@ export class TurnOutput {
     return { kind: 'error', reply: msg, message: errorMessage(err) };
   }
 
-  /** Hand `content` to `channel` (a failing channel is logged) and emit the `output` event. */
-  async deliver(channel: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false, meta: Record<string, unknown> = {}): Promise<void> {
+  /**
+   * Hand `content` to `channel` (a failing channel is logged) and emit the `output` event. A channel that is not
+   * registered gives way to the input's `meta.fallback_channel` (FALLBACK_CHANNEL_META), when that one is: a timer
+   * set on the console that fell due while the box was off rang nowhere when it started with --no-console.
+   */
+  async deliver(requested: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false, meta: Record<string, unknown> = {}): Promise<void> {
+    const fallback = this.input.meta?.[FALLBACK_CHANNEL_META];
+    const channel = typeof fallback === 'string' && !this.k.outputs.get(requested) && this.k.outputs.get(fallback) ? fallback : requested;
     try {
       await this.k.outputs.send({ channel, kind, content, type: 'text', meta: { ...meta }, input_id: this.input.id, ...(interrupted ? { interrupted } : {}) });
     } catch (err) {

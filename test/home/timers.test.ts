@@ -101,6 +101,43 @@ describe('timers plugin', () => {
   });
 });
 
+describe('a timer whose channel is gone rings on the box', () => {
+  test("a console timer that fell due while the box was off rings on the speaker when it starts with no console (a newcomer's --no-console)", async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const { ConfigRegistry } = await import('../../src/config/registry.js');
+    const { Kernel } = await import('../../src/kernel/kernel.js');
+    const { Cap } = await import('../../src/kernel/output-types.js');
+    const { FakeProvider } = await import('../support/fake-provider.js');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'timers-gone-'));
+    const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const dbPath = path.join(dir, 'timers.db');
+    const before = new TimerService({ dbPath, clock, log: silentLogger, onExpire: () => undefined });
+    before.start();
+    before.set({ seconds: 60, name: 'tea', channel: 'console' });
+    before.stop();
+    clock.advance(120_000);
+    const settings = new ConfigRegistry(':memory:', { env: {} });
+    const provider = new FakeProvider([]);
+    const kernel = new Kernel({ settings, dataDir: dir, provider, clock, log: silentLogger });
+    const said: Array<[string, string]> = [];
+    kernel.registerOutputChannel('_test_', 'speaker', Cap.Text, 'the box speaker', (m) => void said.push(['speaker', m.content]));
+    kernel.use(new TimersPlugin({ clock, dbPath }));
+    try {
+      await kernel.start();
+      clock.advance(0);
+      const deadline = Date.now() + 10_000;
+      while (!said.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.deepEqual(said, [['speaker', 'Your tea timer is done.']]);
+      assert.equal(provider.requests.length, 0, 'the ring is said, not asked of the LLM');
+    } finally {
+      await kernel.stop();
+      settings.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('timer service: pause, resume, add and take off time, which timer', () => {
   const log = silentLogger;
 

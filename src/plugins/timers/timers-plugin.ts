@@ -17,6 +17,7 @@ import type { StageContext } from '../../kernel/stage-types.js';
 import { defineTool } from '../../kernel/tool-schema.js';
 import { systemClock, type Clock } from '../../kernel/clock.js';
 import { TimerError, TimerService, expiryText, formatDuration, type Timer, type TimerStatus } from './timer-service.js';
+import { FALLBACK_CHANNEL_META } from '../../kernel/turn-output.js';
 
 /** What the timer tool does (seed 000 timer_set, plus cancel, pause/resume, changing the length, the status). */
 const TIMER_ACTIONS = ['set', 'cancel', 'pause', 'resume', 'add_time', 'remove_time', 'status'] as const;
@@ -127,9 +128,12 @@ export class TimersPlugin implements Plugin {
     // It rings where it was set, unless that channel reaches only a caller while it waits (`homeagent ask`): it
     // would hand the ring to whoever waits there now, or to nobody. The box's own channel then. (A channel not
     // registered yet is kept: at start a timer that fell due while off fires before the later plugins are up.)
-    const channel = sdk.outputChannel(t.channel)?.perRequest ? sdk.settings().get<string>('plugin.timers.channel') : t.channel;
+    // A channel that is still not there when the ring is said (the console of a box started with --no-console)
+    // gives way to the box's own (FALLBACK_CHANNEL_META).
+    const boxChannel = sdk.settings().get<string>('plugin.timers.channel');
+    const channel = sdk.outputChannel(t.channel)?.perRequest ? boxChannel : t.channel;
     sdk
-      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken } })
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken, [FALLBACK_CHANNEL_META]: boxChannel } })
       .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
   }
 
