@@ -203,6 +203,14 @@ export const TEMPLATES_EN: TemplateSet = {
       slots: { domain: 'cover' },
       sentences: ['<please> (set|open|close) <the_name> to {position:0-100} percent'],
     },
+    // By a cover's kind, as "open the blinds" is: a tester's "set the living room blinds to fifty percent" had no
+    // sentence and was heard as "... lights to 50 percent" and set the lights (6 of 8 voices). Here "the blinds"
+    // are only the devices of that device_class, so a home with none answers that it has none.
+    {
+      intent: 'HassSetPosition',
+      slots: { domain: 'cover' },
+      sentences: ['<please> set <all> {area} {domain:cover_words} to {position:0-100} percent', '<please> set <all> {domain:cover_words} [<in_area>] to {position:0-100} percent'],
+    },
     // A name in free words where a device name goes (issue 15 "Names"): ranked below every sentence with one
     // of the home's names, rooms or kind words (a wildcard word costs more), and marked `name_free`, so
     // local-intents.ts resolves it by the one resolver's rules: the one device a partial name fits, ask which of

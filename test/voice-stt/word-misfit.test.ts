@@ -72,6 +72,21 @@ test("a room command's room word that fits its audio badly asks first, as a devi
   assert.equal(fits.result.intent?.unsure_between, undefined);
 });
 
+test("a room command's kind word that fits its audio badly asks first: it picks the devices as the room word does (a tester's \"set the garden lights to thirty percent\" set the Office lights)", () => {
+  const asks = judge('set the hallway lights to 30 percent', { lights: NAME_WORD_ASK_GAP + 5 });
+  assert.equal(asks.result.rejected, false);
+  assert.equal(asks.result.intent?.intent, 'HassLightSet');
+  assert.deepEqual(asks.result.intent?.unsure_between, ['lights', OTHER_NAME]);
+  const fits = judge('set the hallway lights to 30 percent', { lights: NAME_WORD_ASK_GAP - 10 });
+  assert.equal(fits.result.intent?.unsure_between, undefined);
+  // A named device's kind word is no name word: "the reading lamp" is told apart by "reading".
+  const named = judge('turn on the reading lamp', { lamp: NAME_WORD_ASK_GAP + 10 });
+  assert.equal(named.result.intent?.unsure_between, undefined);
+  // The rule's own check: kind words only when the caller says they pick the devices.
+  assert.equal(doubtedNameWord([gap('set', 1), gap('lights', NAME_WORD_ASK_GAP + 1)], new Set(['hallway', 'lights'])), undefined);
+  assert.equal(doubtedNameWord([gap('set', 1), gap('lights', NAME_WORD_ASK_GAP + 1)], new Set(['hallway', 'lights']), NAME_WORD_ASK_GAP, WORD_GAP_MIN_FRAMES, new Set(['lights']))?.word, 'lights');
+});
+
 test('an article alone that misfits (MISFIT_ASK_WORDS) makes a command ask first instead of rejecting it; with another word misfit, or in a question, it is still rejected', () => {
   const asks = judge('turn on the kitchen light', { the: MAX_WORD_GAP + 5 });
   assert.equal(asks.result.rejected, false);
