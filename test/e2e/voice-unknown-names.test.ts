@@ -259,3 +259,12 @@ test('a kind word that fits its audio badly makes a room command ask first: a te
   const no = await rig.box.listen(await spokenInRoom(rig.dir, 'no', { voice: 'en-us', rate: 150 }), false, 800);
   assert.deepEqual(no.commands, [], `the no sends nothing: ${JSON.stringify(no.report)}`);
 });
+
+test('blinds the home lacks, set by the room, are answered as such: a tester\'s "set the living room blinds to fifty percent" was heard as "... lights ..." and set the lights', async () => {
+  for (const voice of ['en-us+m3', 'en-gb-x-gbclan']) {
+    const o = await rig.box.listen(await asTheBenchSaysIt('set the living room blinds to fifty percent', voice), false, 800);
+    const seen = `${voice}: heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+    assert.deepEqual(o.commands, [], seen);
+    assert.equal(o.report.reply, 'There are no blinds in the Living Room.', seen);
+  }
+});

@@ -73,12 +73,6 @@ export interface PocketsphinxDetails {
   roomMisfit?: boolean;
   /** The decode opens with a not-command opening ("don't", "I"; src/intents/fsg.ts NOT_COMMAND_LEADS_EN): rejected, whatever follows. */
   notCommand?: boolean;
-  /** Per-frame score by which the words after a not-command opening trail the whole decode (leadDoubtVerdict); set when measured. */
-  leadMargin?: number;
-  /** Why the words after a doubted opening were still refused (their rejectionReason), when they were. */
-  leadRejudged?: string;
-  /** The not-command opening doubted: the command after it asks first (leadDoubtVerdict). */
-  leadDoubted?: string;
   /** The continuation's fragment ("to fifty percent", templates-en.ts PREVIOUS_TARGET) heard on its own, not right after a command: rejected. */
   fragment?: boolean;
   /** Each word's own score gap against the free phone loop over the same frames (wordScoreGaps); undefined without the garbage decoder. */
@@ -892,69 +886,6 @@ export function opensNotCommand(words: readonly string[]): boolean {
     const l = lead.split(' ');
     return l.every((w, i) => plain[i] === w);
   });
-}
-
-/**
- * The words of a not-command decode after its opening (the longest of NOT_COMMAND_LEADS_EN it opens with:
- * "please don't" before "please"), as the aligner takes them; undefined when it opens with none or nothing
- * follows. The opening of a heard "don't pause the tv" may be the onset of the command's own first word (en-gb-
- * scotland's and en-029's "turn off the tv"): leadDoubtVerdict weighs the two.
- */
-export function afterNotCommandLead(words: readonly string[]): string[] | undefined {
-  const plain = words.map((w) => w.replace(/\(\d+\)$/, ''));
-  let longest = 0;
-  for (const lead of NOT_COMMAND_LEADS_EN) {
-    const l = lead.split(' ');
-    if (l.length > longest && l.every((w, i) => plain[i] === w)) longest = l.length;
-  }
-  return longest > 0 && plain.length > longest ? plain.slice(longest) : undefined;
-}
-
-/**
- * Most per-frame acoustic score (units of the aligner, per 10 ms frame of the utterance) by which the words
- * after a not-command opening (afterNotCommandLead) may trail the whole decode, opening and all, for the opening
- * to be doubted: the command alone then gets every check a decode gets (leadDoubtVerdict) and, if it passes,
- * asks for a yes before it acts. Chosen on the tune voices: see README "Why a 'don't' may be asked about".
- * HOMEAGENT_LEAD_DOUBT_MARGIN overrides it (for choosing it, test/bench/voice-synth.ts).
- */
-export const LEAD_DOUBT_MARGIN: number = (() => {
-  const v = Number(process.env.HOMEAGENT_LEAD_DOUBT_MARGIN);
-  return process.env.HOMEAGENT_LEAD_DOUBT_MARGIN !== undefined && Number.isFinite(v) ? v : -Infinity;
-})();
-
-/**
- * The lead check's verdict. `judged`: the not-command decode (details.notCommand); `aligned`: the alignments of
- * [its words, the words after its opening], in order, or undefined; `rejudge`: judges the second alignment as a
- * decode of its own (every rule of judgeDecode). When the words alone trail by at most `margin` (default
- * LEAD_DOUBT_MARGIN) per frame and their command passes, `rejudged` is that command's judgement (markLeadDoubt
- * makes it ask first) and `lead` the opening doubted. `judged` comes back with details.leadMargin when it was
- * measured, and details.leadRejudged naming why the words alone were refused, when they were.
- */
-export function leadDoubtVerdict(
-  judged: { result: SttResult; details: PocketsphinxDetails },
-  aligned: ReadonlyArray<Pick<HypsegUtterance, 'ascr' | 'frames'> | undefined> | undefined,
-  rejudge: () => { result: SttResult; details: PocketsphinxDetails },
-  margin = LEAD_DOUBT_MARGIN,
-): { judged: { result: SttResult; details: PocketsphinxDetails }; rejudged?: { result: SttResult; details: PocketsphinxDetails }; lead?: string } {
-  const whole = aligned?.[0];
-  const rest = aligned?.[1];
-  if (!whole || !rest || whole.frames <= 0) return { judged };
-  const leadMargin = (whole.ascr - rest.ascr) / whole.frames;
-  const details = { ...judged.details, leadMargin };
-  if (leadMargin > margin) return { judged: { result: judged.result, details } };
-  const again = rejudge();
-  if (again.result.rejected || (!again.result.intent && !again.result.intents?.length)) {
-    return { judged: { result: judged.result, details: { ...details, leadRejudged: rejectionReason(again.result, again.details) ?? 'no_command' } } };
-  }
-  const words = judged.details.hypothesis.split(' ').filter(Boolean);
-  const lead = words.slice(0, words.length - (afterNotCommandLead(words)?.length ?? 0)).join(' ');
-  return { judged: { result: judged.result, details }, rejudged: { result: again.result, details: { ...again.details, leadMargin, leadDoubted: lead } }, lead };
-}
-
-/** `result` with each command (not a question: ANSWER_INTENTS) that is not already doubted marked unsure_between [`lead`, '…']: it asks for a yes first. */
-export function markLeadDoubt(result: SttResult, lead: string): SttResult {
-  const ask = (m: IntentMatch): IntentMatch => (m.unsure_between || ANSWER_INTENTS.has(m.intent) ? m : { ...m, unsure_between: [lead, '…'] });
-  return { ...result, ...(result.intent ? { intent: ask(result.intent) } : {}), ...(result.intents ? { intents: result.intents.map(ask) } : {}) };
 }
 
 /** The same intent with the same slot values (key order ignored). */

@@ -19,7 +19,7 @@ import type { SttEndOptions, SttPauseOptions, SttResult, SttSession } from './ty
 import type { Grammar, GrammarLease } from './pocketsphinx-grammar.js';
 import type { DecoderPair, PairOutput } from './pocketsphinx-decoder.js';
 import { ANSWER_INTENTS } from '../../intents/fsg.js';
-import { YES_RIVALS, YES_RIVAL_MARGIN, afterNotCommandLead, hiddenOpposites, leadDoubtVerdict, markHiddenOpposites, markLeadDoubt, rejectionReason, opposedVerdict, oppositeMargin, oppositeSentences, unheardNameSentences, unheardNameVerdict, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
+import { YES_RIVALS, YES_RIVAL_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, unheardNameSentences, unheardNameVerdict, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { NAME_UNHEARD } from '../../intents/filler.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
 import { prepareUtterance } from './audio-prep.js';
@@ -390,9 +390,7 @@ export class PocketsphinxSession implements SttSession {
       const extent = { ...speechExtent(prepared.pcm), ...(atPause ? { silenceConfirmed: true } : {}), ...(this.endedByPerson && !atPause ? { endedByPerson: true } : {}) };
       const settled = this.ports.settled;
       const compoundNeeded = (out: PairOutput): boolean => !settled || !settled(this.ports.judge(pair.grammar, out, droppedMs, extent));
-      const out = await pair.decode(prepared.pcm, compoundNeeded);
-      const judged = this.ports.judge(pair.grammar, out, droppedMs, extent);
-      if (judged.result.rejected && judged.details.notCommand && this.ports.align) return await this.checkLead(pair, judged, (main) => this.ports.judge(pair.grammar, { main, mainStderr: '', garbage: out.garbage }, droppedMs, extent));
+      const judged = this.ports.judge(pair.grammar, await pair.decode(prepared.pcm, compoundNeeded), droppedMs, extent);
       return await this.checkOpposites(pair, judged);
     } finally {
       clearTimeout(timer);
@@ -424,30 +422,6 @@ export class PocketsphinxSession implements SttSession {
     const aligned = await this.ports.align(pair, sentences, this.stopper.signal).catch(() => undefined);
     if (this.aborted) throw new SttAbortedError();
     return opposedVerdict(judged, sentences, aligned);
-  }
-
-  /**
-   * A not-command decode ("don't pause the tv") whose opening may be the onset
-   * of the command's first word: its words and the words after the opening
-   * (afterNotCommandLead) are aligned on the same audio; when the words alone
-   * trail by at most LEAD_DOUBT_MARGIN per frame, they are judged as a decode
-   * of their own (`rejudge`: every rule, then the opposite-word check), and a
-   * command that passes asks for a yes first (leadDoubtVerdict). Otherwise, or
-   * when the alignment fails, the decode stays refused as no command.
-   */
-  private async checkLead(pair: DecoderPair, judged: { result: SttResult; details: PocketsphinxDetails }, rejudge: (main: HypsegUtterance) => { result: SttResult; details: PocketsphinxDetails }): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
-    const words = judged.details.hypothesis.split(' ').filter(Boolean);
-    const rest = afterNotCommandLead(words);
-    if (!rest) return judged;
-    const aligned = await this.ports.align!(pair, [words.map((w) => w.replace(/\(\d+\)$/, '')), rest], this.stopper.signal).catch(() => undefined);
-    if (this.aborted) throw new SttAbortedError();
-    const restAligned = aligned?.[1];
-    const verdict = leadDoubtVerdict(judged, aligned, () => (restAligned && 'words' in restAligned ? rejudge(restAligned as HypsegUtterance) : judged));
-    if (!verdict.rejudged || verdict.lead === undefined) return verdict.judged;
-    // The command alone passed every rule of a decode; it still gets the checks a decode that would act gets.
-    const checked = await this.checkOpposites(pair, verdict.rejudged);
-    if (checked.result.rejected) return { result: judged.result, details: { ...verdict.judged.details, leadRejudged: rejectionReason(checked.result, checked.details) ?? 'rejected' } };
-    return { result: markLeadDoubt(checked.result, verdict.lead), details: checked.details };
   }
 
   /**
