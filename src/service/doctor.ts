@@ -123,10 +123,17 @@ function listeningFix(v: WakeConfig, gpioSimulated: boolean): string {
  * stop pin with no push-to-talk pin), a separate push-to-talk button, the
  * Wyoming wake service. Fails when nothing can wake it, or when the only
  * way is a simulated button (`gpioSimulated`: plugin.gpio.driver sim, or no
- * GPIO on this machine). The detail names every way in plain words.
+ * GPIO on this machine), when the microphone is simulated (`micSimulated`: no
+ * capture device), or when the only way is a wake service that does not
+ * answer (`wakeServiceDown`: checkWakeService failed). The detail names every
+ * way in plain words.
  */
-export function checkListening(v: VoiceDoctorInput, gpioSimulated = v.gpioDriver === 'sim'): DoctorCheck {
-  const r = wakeReport(v, gpioSimulated);
+export function checkListening(v: VoiceDoctorInput, gpioSimulated = v.gpioDriver === 'sim', micSimulated = false, wakeServiceDown = false): DoctorCheck {
+  const r = wakeReport(v, gpioSimulated, micSimulated);
+  // The wake service is the only way a person can wake the box, and it does not answer (checkWakeService): nobody can.
+  if (wakeServiceDown && r.problems.length === 0 && !r.ways.some((w) => w.kind === 'wake_phrase' || ((w.kind === 'button' || w.kind === 'push_to_talk') && !gpioSimulated))) {
+    r.problems.push(`nobody in the room can wake the box: the Wyoming wake service at ${v.wakeHost}:${v.wakePort} does not answer${gpioSimulated ? ' and the buttons are simulated' : ''}`);
+  }
   if (r.problems.length > 0) {
     return {
       name: 'listening',
@@ -556,8 +563,10 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
   if (input.voice) {
     const v = input.voice;
     const gpioSimulated = v.gpioDriver === 'sim' || (v.gpioDriver === 'auto' && !probeSysfsGpio(input.sysfsRoot ?? '/sys').present);
-    checks.push(checkListening(v, gpioSimulated));
+    // No capture device (checkAudio): the simulated microphone hears nobody, whatever wakes the box.
+    const micSimulated = checks.some((c) => c.name === 'audio capture' && !c.ok);
     const wake = await checkWakeService(v);
+    checks.push(checkListening(v, gpioSimulated, micSimulated, wake?.ok === false));
     if (wake) checks.push(wake);
     const zh = checkChineseSpeech(v);
     if (zh) checks.push(zh);

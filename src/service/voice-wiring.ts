@@ -19,7 +19,7 @@ import type { CommandIO } from '../kernel/commands.js';
 import type { TurnResult } from '../kernel/turn-types.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { createLogger } from '../kernel/log.js';
-import { createMicrophone, createSpeaker, probeSysfsGpio, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';
+import { createMicrophone, createSpeaker, probeSysfsGpio, RecorderMicrophone, readMicConfig, readSpeakerConfig, registerVoiceDeviceSettings, SimSpeaker, wavToVoicePcm, encodeWav } from '../../hal/index.js';
 import type { Speaker as HalSpeaker } from '../../hal/index.js';
 import { VoicePlugin, registerVoiceSettings, createWyomingAsr, createWakeDetector, voiceSetting } from '../voice/index.js';
 import type { WakeWordDetector, WyomingWake } from '../voice/wyoming/wake-client.js';
@@ -239,7 +239,7 @@ export class VoiceServicePlugin implements Plugin {
     this.pipelineRef = pipeline;
     this.unsubs.push(announceMute(sdk));
     await pipeline.start(sdk);
-    this.wakeInfo = logWakeWays(sdk, readWakeConfig(settings));
+    this.wakeInfo = logWakeWays(sdk, readWakeConfig(settings), !(mic instanceof RecorderMicrophone));
     sdk.registerCommand('listen', (args, io) => this.listen(sdk, args, io));
   }
 
@@ -348,9 +348,10 @@ export function announceMute(sdk: Pick<PluginSDK, 'subscribe' | 'sendOutput' | '
  * Chinese without the Wyoming ASR (with zh and the ASR set, the Chinese fact
  * is logged as information), and log the notes. The buttons count as simulated
  * when plugin.gpio.driver is sim, or auto on a machine without usable sysfs
- * GPIO. Returns the report (for `status`).
+ * GPIO; `micSimulated`: the microphone is no recorder (no sound card). Returns
+ * the report (for `status`).
  */
-export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeConfig): WakeReport {
+export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeConfig, micSimulated = false): WakeReport {
   let sysfsRoot = '/sys';
   try {
     sysfsRoot = sdk.settings().get<string>('plugin.gpio.sysfs_root') || '/sys';
@@ -358,7 +359,7 @@ export function logWakeWays(sdk: Pick<PluginSDK, 'log' | 'settings'>, cfg: WakeC
     // gpio settings not registered (no GPIO plugin): the default root
   }
   const simulated = cfg.gpioDriver === 'sim' || (cfg.gpioDriver === 'auto' && !probeSysfsGpio(sysfsRoot).present);
-  const report = wakeReport(cfg, simulated);
+  const report = wakeReport(cfg, simulated, micSimulated);
   if (report.ways.length > 0) sdk.log.info({ ways: report.ways.map((w) => w.kind) }, wakeSummary(report));
   for (const p of report.problems) sdk.log.warn({}, p);
   for (const n of report.notes) sdk.log.info({}, n);

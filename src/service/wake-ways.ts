@@ -96,9 +96,11 @@ export function readWakeConfig(s: Pick<SettingsAPI, 'get'>): WakeConfig {
  * How the box can be woken with this configuration. `gpioSimulated`: the
  * buttons are simulated (no GPIO on this machine, or driver sim), which is
  * said with each button; a box whose only way is a simulated button cannot
- * be woken by a person in the room, which is a problem.
+ * be woken by a person in the room, which is a problem. `micSimulated`: the
+ * microphone is simulated (no capture device), so no way reaches the box by
+ * voice, which is a problem too.
  */
-export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'): WakeReport {
+export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim', micSimulated = false): WakeReport {
   const ways: WakeWay[] = [];
   const problems: string[] = [];
   const notes: string[] = [];
@@ -116,7 +118,11 @@ export function wakeReport(c: WakeConfig, gpioSimulated = c.gpioDriver === 'sim'
     ways.push({ kind: 'wake_phrase', text: `say "${c.wakePhrase.trim()}" (EXPERIMENTAL offline spotting by pocketsphinx: it misses often and fires falsely; npm run bench -- wake)` });
   }
   const physical = ways.some((w) => w.kind === 'wake_service' || w.kind === 'wake_phrase') || (ways.length > 0 && !gpioSimulated);
-  if (ways.length === 0) {
+  if (micSimulated && ways.length > 0) {
+    // No sound card: a wake word or a press reaches a box that hears nothing said in the room (a newcomer's doctor said
+    // "ok listening ... say \"hey home agent\"" on a machine without a microphone).
+    problems.push('nobody in the room can be heard: the microphone is simulated (no capture device found), so no wake word or button press reaches the box by voice');
+  } else if (ways.length === 0) {
     problems.push(
       c.stopPin >= 0 && c.pttPin < 0 && !c.oneButton
         ? `nothing can wake the box: the button on BCM ${c.stopPin} only stops (plugin.gpio.one_button is false), there is no push-to-talk pin and no wake word (plugin.voice.wyoming_wake_host is empty); only the console and \`homeagent listen\` reach it`

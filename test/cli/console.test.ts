@@ -105,7 +105,7 @@ test('homeagent run exits cleanly on SIGINT', async () => {
     assert.match(out, /Simulated here: .*microphone and speaker/);
     assert.match(out, /Try: "turn on the kitchen light", .*, .*\./);
     // How to talk to it by voice (a newcomer's: the banner did not say): on this machine nobody in the room can.
-    assert.match(out, new RegExp(`By voice: nobody in the room can wake the box: its only button is simulated .*homeagent --data-dir ${dir.replace(/[.\\/]/g, '\\$&')} listen FILE\\.wav`));
+    assert.match(out, new RegExp(`By voice: nobody in the room can be heard: the microphone is simulated .*homeagent --data-dir ${dir.replace(/[.\\/]/g, '\\$&')} listen FILE\\.wav`));
     assert.match(out, new RegExp(`Logs: ${path.join(dir, 'homeagent.log').replace(/[.\\/]/g, '\\$&')}`));
     // /help names the data directory in its maintenance commands too (a newcomer's help left it out).
     child.stdin.write('/help\n');

@@ -77,7 +77,8 @@ test('doctor without the service: says it is not running, that nobody can wake t
     const r = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^FAIL service: not running/m);
-    assert.match(r.stdout, /^FAIL listening: nobody in the room can wake the box/m);
+    // No arecord here, so no capture device: the microphone is simulated and hears nobody, whatever wakes the box.
+    assert.match(r.stdout, /^FAIL listening: nobody in the room can be heard: the microphone is simulated/m);
     assert.match(r.stdout, /^FAIL espeak-ng: espeak-ng is not installed/m);
     assert.match(r.stdout, /^FAIL pocketsphinx: pocketsphinx_batch is not installed/m);
     assert.match(r.stdout, /fix: sudo apt-get install espeak-ng/);
@@ -88,7 +89,8 @@ test('doctor without the service: says it is not running, that nobody can wake t
     assert.equal((await cli(['--data-dir', dir, '--socket', socket, 'config', 'set', 'plugin.gpio.ptt_pin', '27'], { env: HERMETIC })).code, 0);
     assert.equal((await cli(['--data-dir', dir, '--socket', socket, 'config', 'set', 'plugin.gpio.driver', 'real'], { env: HERMETIC })).code, 0);
     const again = await cli(['--data-dir', dir, '--socket', socket, 'doctor'], { env: { ...HERMETIC, PATH: emptyPath } });
-    assert.match(again.stdout, /^ok {3}listening: the box can be woken by: hold the push-to-talk button on BCM 27 while speaking/m);
+    // The push-to-talk button is seen; listening still fails here for the microphone (on the Pi, with a sound card, it is ok).
+    assert.match(again.stdout, /^FAIL listening: nobody in the room can be heard: the microphone is simulated .*; hold the push-to-talk button on BCM 27 while speaking/m);
   } finally {
     done();
   }

@@ -51,6 +51,17 @@ test('listening: a box whose only button is simulated (no GPIO here) cannot be w
   assert.equal(checkListening({ ...voice, wakeHost: 'nabu.local' }, true).ok, true, 'the wake word still works');
 });
 
+test("listening: a newcomer's doctor said ok with a wake phrase on a machine with no microphone, and with a wake service that does not answer; both fail now", () => {
+  const phrase = checkListening({ ...voice, wakePhrase: 'hey home agent' }, true, true);
+  assert.equal(phrase.ok, false);
+  assert.match(phrase.detail, /^nobody in the room can be heard: the microphone is simulated/);
+  const service = checkListening({ ...voice, wakeHost: '127.0.0.1', wakeWords: 'ok_nabu' }, true, false, true);
+  assert.equal(service.ok, false);
+  assert.match(service.detail, /^nobody in the room can wake the box: the Wyoming wake service at 127\.0\.0\.1:10400 does not answer and the buttons are simulated/);
+  assert.equal(checkListening({ ...voice, wakeHost: '127.0.0.1' }, false, false, true).ok, true, 'a real button still wakes it');
+  assert.equal(checkListening({ ...voice, wakeHost: '127.0.0.1' }, true, false, false).ok, true, 'a service that answers wakes it');
+});
+
 test('chinese: zh without the Wyoming ASR fails and says why (no Chinese acoustic model for pocketsphinx); with it, ok; other languages: no check', () => {
   assert.equal(checkChineseSpeech(voice), undefined);
   const bad = checkChineseSpeech({ ...voice, language: 'zh' });
