@@ -130,6 +130,14 @@ describe('a timer whose channel is gone rings on the box', () => {
       while (!said.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       assert.deepEqual(said, [['speaker', 'Your tea timer is done.']]);
       assert.equal(provider.requests.length, 0, 'the ring is said, not asked of the LLM');
+      // plugin.timers.channel naming no channel (a tester's "nosuch") rings on the speaker too, not nowhere.
+      settings.set('plugin.timers.channel', 'nosuch');
+      const timers = kernel.host.get('timers') as unknown as { service: TimerService };
+      timers.service.set({ seconds: 5, name: 'egg', channel: 'nosuch' });
+      clock.advance(5_000);
+      const until = Date.now() + 10_000;
+      while (said.length < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      assert.deepEqual(said[1], ['speaker', 'Your egg timer is done.']);
     } finally {
       await kernel.stop();
       settings.close();
