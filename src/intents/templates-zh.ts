@@ -19,16 +19,17 @@ function zhDuration(p: string): string {
 
 /**
  * Device sentences with free words for the name (NAME_FREE; src/home/local-intents.ts places them by the
- * resolver's rules). Only with a verb that names a device action (打开/开启, 关掉/关闭, 锁上, 解锁, 调到 …%) or a
- * state question: "开" alone opens too much ordinary speech ("开个玩笑").
+ * resolver's rules). Only the command forms ordinary speech rarely takes: 把…打开/关掉/锁上/解锁/调到 …%, 锁上…/解锁…,
+ * and "…锁上了吗". A tester's "打开思路", "关闭通知" and "商店现在开着吗" were taken for devices by the verb-first on/off
+ * forms and the open/closed question, which are left to the named sentences and the LLM.
  */
 const ZH_FREE_NAME_SENTENCES: TemplateSet['intents'] = [
-  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1 }, sentences: ['<please>把{name:any_name}(打开|开启)<once>', '<please>(打开|开启){name:any_name}'] },
-  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1 }, sentences: ['<please>把{name:any_name}(关掉|关闭|关上)<once>', '<please>(关掉|关闭){name:any_name}'] },
-  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please>[把]{name:any_name}(锁上|锁好)<once>', '<please>(锁上|锁好){name:any_name}'] },
-  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please>[把]{name:any_name}(解锁|开锁)<once>', '<please>(解锁|开锁){name:any_name}'] },
-  { intent: 'HassLightSet', slots: { [NAME_FREE]: 1, domain: 'light' }, sentences: ['<please>[把]{name:any_name}[的亮度]<set_to>{brightness:0-100}%'] },
-  { intent: 'HassGetState', slots: { [NAME_FREE]: 1 }, sentences: ['{name:any_name}[是]开着[的]吗', '{name:any_name}[是]关着[的]吗', '{name:any_name}锁(上|好)了(吗|没有|没)'] },
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1 }, sentences: ['<please>把{name:any_name}(打开|开启)<once>'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1 }, sentences: ['<please>把{name:any_name}(关掉|关闭|关上)<once>'] },
+  { intent: 'HassTurnOn', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please>把{name:any_name}(锁上|锁好)<once>', '<please>(锁上|锁好){name:any_name}'] },
+  { intent: 'HassTurnOff', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['<please>把{name:any_name}(解锁|开锁)<once>', '<please>(解锁|开锁){name:any_name}'] },
+  { intent: 'HassLightSet', slots: { [NAME_FREE]: 1, domain: 'light' }, sentences: ['<please>把{name:any_name}[的亮度]<set_to>{brightness:0-100}%'] },
+  { intent: 'HassGetState', slots: { [NAME_FREE]: 1, domain: 'lock' }, sentences: ['{name:any_name}锁(上|好)了(吗|没有|没)'] },
 ];
 
 /** Chinese templates (language 'zh'). */
@@ -61,7 +62,9 @@ export const TEMPLATES_ZH: TemplateSet = {
     item: { wildcard: true },
     timer_name: { wildcard: true },
     // A device name the home does not have (ZH_FREE_NAME_SENTENCES): answered "我不知道叫…的设备", never the nearest device.
-    any_name: { wildcard: true, stopWords: ['和', '然后', '请'] },
+    // Never a character of a negation, a question or a wish ("不要把厨房灯调到50%", "iPhone怎么解锁", "商店现在开着吗" were
+    // taken for names by a tester): Chinese has no spaces, so a free name would swallow them.
+    any_name: { wildcard: true, stopWords: ['和', '然后', '请', '不', '别', '没', '吗', '么', '怎', '想', '要', '还', '呢', '吧', '是', '的', '在', '你', '我', '他', '她'] },
     ordinal: { values: [{ in: '第1个', out: 1 }, { in: '第2个', out: 2 }, { in: '第3个', out: 3 }, { in: '最后1个', out: -1 }, { in: '最后那个', out: -1 }] },
   },
   intents: [
@@ -81,6 +84,12 @@ export const TEMPLATES_ZH: TemplateSet = {
         '<please><close>{area}[的]<all>[的]<light>',
       ],
     },
+    // "The light" with no room is the one light it fits or asks which, as English "turn on the light" does; "all the
+    // lights" are every light (a newcomer's 把灯打开 and 打开所有的灯 were answered "I don't know a device called 灯").
+    { intent: 'HassTurnOn', slots: { domain: 'light', device: 'light' }, sentences: ['<please>把<light><open><once>', '<please><open><light>'] },
+    { intent: 'HassTurnOff', slots: { domain: 'light', device: 'light' }, sentences: ['<please>把<light><close><once>', '<please><close><light>'] },
+    { intent: 'HassTurnOn', slots: { domain: 'light' }, sentences: ['<please>把(所有|全部)[的]<light>[都|全]<open><once>', '<please><open>(所有|全部)[的]<light>'] },
+    { intent: 'HassTurnOff', slots: { domain: 'light' }, sentences: ['<please>把(所有|全部)[的]<light>[都|全]<close><once>', '<please><close>(所有|全部)[的]<light>'] },
     { intent: 'HassTurnOn', requires: { domains: ON_OFF_DOMAINS }, sentences: ['<please>[把]{name}<open><once>', '<please><open><once>{name}'] },
     { intent: 'HassTurnOff', requires: { domains: ON_OFF_DOMAINS }, sentences: ['<please>[把]{name}<close><once>', '<please><close><once>{name}'] },
     { intent: 'HassTurnOn', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['<please>[把]{name}(锁上|锁好)<once>', '<please>(锁上|锁好|锁)<once>{name}'] },
