@@ -20,7 +20,7 @@ import { errorMessage } from './errors.js';
 import { detectLanguage } from './language.js';
 import { cutEnding } from './turn-endings.js';
 
-/** InputMessage.meta key naming the channel a reply goes to when the input's own channel is not registered (TurnOutput.deliver). */
+/** InputMessage.meta key naming the channel, or channels in order, a reply goes to when the input's own channel is not registered (TurnOutput.deliver). */
 export const FALLBACK_CHANNEL_META = 'fallback_channel';
 
 /** What the output side asks of its turn. */
@@ -195,12 +195,14 @@ export class TurnOutput {
 
   /**
    * Hand `content` to `channel` (a failing channel is logged) and emit the `output` event. A channel that is not
-   * registered gives way to the input's `meta.fallback_channel` (FALLBACK_CHANNEL_META), when that one is: a timer
-   * set on the console that fell due while the box was off rang nowhere when it started with --no-console.
+   * registered gives way to the input's `meta.fallback_channel` (FALLBACK_CHANNEL_META: a channel, or channels in
+   * order), the first of them that is: a timer set on the console that fell due while the box was off rang nowhere
+   * when it started with --no-console.
    */
   async deliver(requested: string, kind: 'full' | 'sentence' | 'end', content: string, interrupted = false, meta: Record<string, unknown> = {}): Promise<void> {
     const fallback = this.input.meta?.[FALLBACK_CHANNEL_META];
-    const channel = typeof fallback === 'string' && !this.k.outputs.get(requested) && this.k.outputs.get(fallback) ? fallback : requested;
+    const fallbacks = typeof fallback === 'string' ? [fallback] : Array.isArray(fallback) ? fallback.filter((c): c is string => typeof c === 'string') : [];
+    const channel = this.k.outputs.get(requested) ? requested : (fallbacks.find((c) => this.k.outputs.get(c)) ?? requested);
     try {
       await this.k.outputs.send({ channel, kind, content, type: 'text', meta: { ...meta }, input_id: this.input.id, ...(interrupted ? { interrupted } : {}) });
     } catch (err) {

@@ -130,11 +130,13 @@ export class TimersPlugin implements Plugin {
     // registered yet is kept: at start a timer that fell due while off fires before the later plugins are up.)
     // A channel that is still not there when the ring is said (the console of a box started with --no-console)
     // gives way to the box's own (FALLBACK_CHANNEL_META).
-    // plugin.timers.channel itself may name no channel (a tester's "nosuch": the ring was lost): the speaker, then the console.
-    const boxChannel = [sdk.settings().get<string>('plugin.timers.channel'), 'speaker', 'console'].find((c) => sdk.outputChannel(c) && !sdk.outputChannel(c)?.perRequest) ?? sdk.settings().get<string>('plugin.timers.channel');
+    // plugin.timers.channel itself may name no channel (a tester's "nosuch": the ring was lost): then the speaker, then
+    // the console. Chosen when the ring is said, not now: at start the later plugins' channels are not there yet.
+    const boxChannel = sdk.settings().get<string>('plugin.timers.channel');
     const channel = sdk.outputChannel(t.channel)?.perRequest ? boxChannel : t.channel;
+    const fallbacks = [...new Set([boxChannel, 'speaker', 'console'])];
     sdk
-      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken, [FALLBACK_CHANNEL_META]: boxChannel } })
+      .injectInterrupt(TIMER_EXPIRY_LEVEL, channel, spoken, { announcement: true, meta: { timer_expired: true, timer_id: t.id, spoken, [FALLBACK_CHANNEL_META]: fallbacks } })
       .catch((err: unknown) => sdk.log.error({ err, id: t.id }, 'cannot announce expired timer'));
   }
 
