@@ -10,6 +10,7 @@
 import type { IntentSlots } from '../intents/types.js';
 import { isListName, type ListName, type ListService } from '../plugins/lists/list-service.js';
 import { cap, joinNames, type Lang } from './replies.js';
+import { GROCERY_ITEMS_EN } from '../intents/builtin-lists.js';
 
 /** The list intents this module answers. */
 export const LIST_INTENTS: ReadonlySet<string> = new Set([
@@ -37,25 +38,74 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
   }
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';
+  const said = zh ? [item] : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]);
   switch (intent) {
     case 'HassShoppingListAddItem':
     case 'HassListAddItem': {
-      const r = lists.add(list, item);
-      if (!r.added) return zh ? `${r.item.text}已经在${where}上了。` : `${cap(r.item.text)} is already on your ${where}.`;
-      return zh ? `已把${r.item.text}加到${where}。` : `Added ${r.item.text} to your ${where}.`;
+      const rs = said.map((x) => lists.add(list, x));
+      const added = rs.filter((r) => r.added).map((r) => r.item.text);
+      const there = rs.filter((r) => !r.added).map((r) => r.item.text);
+      if (zh) return added.length ? `已把${added[0]}加到${where}。` : `${there[0]}已经在${where}上了。`;
+      const already = there.length ? `${cap(joinNames(there, lang))} ${there.length === 1 ? 'is' : 'are'} already on your ${where}.` : '';
+      return added.length ? `Added ${joinNames(added, lang)} to your ${where}.${already ? ` ${already}` : ''}` : already;
     }
     case 'HassListRemoveItem': {
-      const r = lists.remove(list, { text: item });
-      if (!r) return zh ? `${where}上没有${item}。` : `${cap(item)} is not on your ${where}.`;
-      return zh ? `已把${r.text}从${where}删掉。` : `Removed ${r.text} from your ${where}.`;
+      const done = said.map((x) => ({ x, r: lists.remove(list, { text: x }) }));
+      if (zh) return done[0]!.r ? `已把${done[0]!.r.text}从${where}删掉。` : `${where}上没有${item}。`;
+      return doneReply(done, 'Removed', 'from', where, lang);
     }
     case 'HassShoppingListCompleteItem':
     case 'HassListCompleteItem': {
-      const r = lists.complete(list, { text: item });
-      if (!r) return zh ? `${where}上没有${item}。` : `${cap(item)} is not on your ${where}.`;
-      return zh ? `已把${r.text}标记为完成。` : `Ticked off ${r.text} on your ${where}.`;
+      const done = said.map((x) => ({ x, r: lists.complete(list, { text: x }) }));
+      if (zh) return done[0]!.r ? `已把${done[0]!.r.text}标记为完成。` : `${where}上没有${item}。`;
+      return doneReply(done, 'Ticked off', 'on', where, lang);
     }
     default:
       return undefined;
   }
+}
+
+/** "Removed eggs and bread from your shopping list. Milk is not on it." for each said item `x` and what was changed `r` (undefined: not on the list). */
+function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, verb: string, prep: string, where: string, lang: Lang): string {
+  const changed = done.filter((d) => d.r).map((d) => d.r!.text);
+  const missing = done.filter((d) => !d.r).map((d) => d.x);
+  const absent = missing.length ? `${cap(joinNames(missing, lang))} ${missing.length === 1 ? 'is' : 'are'} not on your ${where}.` : '';
+  return changed.length ? `${verb} ${joinNames(changed, lang)} ${prep} your ${where}.${absent ? ` ${absent}` : ''}` : absent;
+}
+
+/**
+ * The items one item slot names (English): "eggs and bread" is two items,
+ * "eggs and bread and milk" three, when the slot is `known` items (common
+ * groceries and what is on the list, compared case-insensitively, the
+ * longest first: "toilet paper") each joined to the next by "and", and
+ * nothing else; otherwise the whole slot is one item: "mac and cheese",
+ * "call mom and dad", and "fish oil and eggs" (two known words with no
+ * "and" between them may be one item). A typed "add eggs and bread to my
+ * shopping list" used to add one item "eggs and bread".
+ * @param item the slot's text, trimmed, not empty
+ * @param known item texts, any case
+ * @returns the items in the order said, each as the slot spelt it
+ */
+export function splitListItems(item: string, known: Iterable<string>): string[] {
+  const words = item.split(/\s+/);
+  if (!words.some((w) => w.toLowerCase() === 'and')) return [item];
+  const set = new Set([...known].map((k) => k.trim().toLowerCase().split(/\s+/).join(' ')));
+  const longest = Math.max(1, ...[...set].map((k) => k.split(' ').length));
+  const out: string[] = [];
+  for (let i = 0; i < words.length; ) {
+    if (words[i]!.toLowerCase() === 'and') {
+      // "and" only between two items.
+      if (out.length === 0 || i === words.length - 1 || words[i + 1]!.toLowerCase() === 'and') return [item];
+      i++;
+      continue;
+    }
+    let n = Math.min(longest, words.length - i);
+    while (n > 0 && !set.has(words.slice(i, i + n).join(' ').toLowerCase())) n--;
+    if (n === 0) return [item];
+    out.push(words.slice(i, i + n).join(' '));
+    i += n;
+    // Two items with no "and" between them may be one ("fish oil and eggs"): the whole slot stays one item.
+    if (i < words.length && words[i]!.toLowerCase() !== 'and') return [item];
+  }
+  return out.length > 1 ? out : [item];
 }

@@ -171,4 +171,21 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.deepEqual(lists.service?.items('todo', { done: true }).map((i) => [i.text, i.done]), [['call the plumber', true]]);
     assert.deepEqual(rig.sim.commands, [], 'no device was commanded');
   });
+
+  test('lists: items joined by "and" are items of their own when each is a known item; otherwise the words are one item', async () => {
+    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l, { done: true }) ?? []) lists.service?.remove(l, { id: i.id });
+    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l) ?? []) lists.service?.remove(l, { id: i.id });
+    // A tester's "add eggs and bread" was one item "eggs and bread".
+    assert.equal(await say('add eggs and bread to my shopping list'), 'Added eggs and bread to your shopping list.');
+    assert.equal(await say('put milk and toilet paper and bread on the shopping list'), 'Added milk and toilet paper to your shopping list. Bread is already on your shopping list.');
+    assert.equal(await say('add mac and cheese to my shopping list'), 'Added mac and cheese to your shopping list.');
+    assert.equal(await say('add fish oil and eggs to my shopping list'), 'Added fish oil and eggs to your shopping list.', 'two known words with no "and" between them may be one item');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['eggs', 'bread', 'milk', 'toilet paper', 'mac and cheese', 'fish oil and eggs']);
+    // What is on the list counts as known: "mac and cheese" is one item there now.
+    assert.equal(await say('take milk and mac and cheese off the shopping list'), 'Removed milk and mac and cheese from your shopping list.');
+    assert.equal(await say('remove eggs and butter from my shopping list'), 'Removed eggs from your shopping list. Butter is not on your shopping list.');
+    assert.equal(await say('add call mom and pay the bills to my to do list'), 'Added call mom and pay the bills to your to-do list.');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['bread', 'toilet paper', 'fish oil and eggs']);
+    assert.deepEqual(lists.service?.items('todo').map((i) => i.text), ['call mom and pay the bills']);
+  });
 });
