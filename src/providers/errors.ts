@@ -4,6 +4,7 @@
  * one of these; the provider manager decides from the class what to do
  * (fail over, mark unusable, retry without tools, rethrow an abort).
  */
+import { STATUS_CODES } from 'node:http';
 import { HomeAgentError } from '../kernel/errors.js';
 
 /**
@@ -28,8 +29,22 @@ export class HttpStatusError extends ProviderError {
     readonly body: string,
     options?: { source?: string; code?: string },
   ) {
-    super(options?.code ?? 'HTTP_STATUS', `HTTP ${status}: ${detail}`, { source: options?.source });
+    super(options?.code ?? 'HTTP_STATUS', `HTTP ${status}: ${statusDetail(status, detail)}`, { source: options?.source });
   }
+}
+
+/**
+ * The detail of an HTTP error message: `detail` as the server (or the
+ * adapter's transform_error) gave it, or, when that says nothing more than
+ * the status (empty, or "HTTP 404" as the bundled adapters write for an
+ * empty body), the status's reason phrase and that the body was empty:
+ * "Not Found (no detail in the response)". A tester's LLM error read
+ * "HTTP 404: HTTP 404".
+ */
+export function statusDetail(status: number, detail: string): string {
+  const d = detail.trim();
+  if (d && d.toUpperCase() !== `HTTP ${status}`) return d;
+  return `${STATUS_CODES[status] ?? 'error'} (no detail in the response)`;
 }
 
 /** HTTP 401/403: the key is missing, wrong or lacks rights. The source stays unusable until its settings change. */

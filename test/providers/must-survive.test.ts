@@ -333,3 +333,17 @@ test('deepseek: /chat/completions, thinking off unless asked, reasoning_content 
   await p.chat({ messages: [{ role: 'user', content: 'think' }], options: { think: true } });
   assert.deepEqual(srv.chatRequests().at(-1)!.body!.thinking, { type: 'enabled' });
 });
+
+test('an error status with an empty body reads as its reason phrase, never "HTTP 404: HTTP 404" (a tester\'s message), with every bundled adapter', async () => {
+  for (const adapter of ['ollama', 'openai', 'deepseek']) {
+    srv.enqueue({ status: 404, errorBody: '' });
+    await assert.rejects(collect(provider(adapter).chatStream(ask())), (e: unknown) => {
+      assert.ok(e instanceof HttpStatusError && e.status === 404, `${adapter}: ${String(e)}`);
+      assert.equal(e.message, 'HTTP 404: Not Found (no detail in the response)', adapter);
+      return true;
+    });
+  }
+  // A body with a message keeps it.
+  srv.enqueue({ status: 404, error: 'model "qwen9" not found, try pulling it first' });
+  await assert.rejects(collect(provider('ollama').chatStream(ask())), (e: unknown) => e instanceof HttpStatusError && /^HTTP 404: model "qwen9" not found/.test(e.message));
+});
