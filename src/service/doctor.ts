@@ -83,6 +83,54 @@ export interface DoctorInput {
 export interface VoiceDoctorInput extends WakeConfig {
   /** plugin.voice.tts_engine. */
   ttsEngine: string;
+  /** plugin.voice.piper_binary and plugin.voice.piper_model ('' = unset). */
+  piperBinary?: string;
+  piperModel?: string;
+  /** plugin.voice.wyoming_tts_host and _port. */
+  ttsHost?: string;
+  ttsPort?: number;
+}
+
+/**
+ * The TTS engine plugin.voice.tts_engine chose can speak: piper has its
+ * binary (an executable file), its model and the model's .onnx.json; a
+ * Wyoming TTS service answers `describe` within `timeoutMs`. Undefined for
+ * espeak-ng (checkSpeechPrograms looks for it). The voice plugin speaks with
+ * espeak-ng when the piper settings are unusable (pipeline.ts
+ * ttsFromSettings), which only its log said: a tester's `config set
+ * plugin.voice.tts_engine piper` with no binary was taken without a word.
+ */
+export async function checkTts(v: VoiceDoctorInput, timeoutMs = 3000): Promise<DoctorCheck | undefined> {
+  const name = 'tts engine';
+  if (v.ttsEngine === 'piper') {
+    const fallback = 'the box speaks with espeak-ng instead';
+    const binary = v.piperBinary ?? '';
+    const model = v.piperModel ?? '';
+    const unset = [binary ? '' : 'plugin.voice.piper_binary', model ? '' : 'plugin.voice.piper_model'].filter(Boolean);
+    if (unset.length) return { name, ok: false, detail: `plugin.voice.tts_engine is piper but ${unset.join(' and ')} ${unset.length === 1 ? 'is' : 'are'} empty: ${fallback}`, fix: `homeagent config set ${unset[0]} /ABSOLUTE/PATH (README: Configuration), or homeagent config set plugin.voice.tts_engine espeak-ng` };
+    try {
+      if (!statSync(binary).isFile()) throw new Error('not a file');
+      accessSync(binary, constants.X_OK);
+    } catch {
+      return { name, ok: false, detail: `piper binary ${binary} is not an executable file: nothing is said aloud`, fix: 'set plugin.voice.piper_binary to the piper program (the release archive of rhasspy/piper, not the Debian package named piper)' };
+    }
+    for (const f of [model, `${model}.json`]) {
+      if (!existsSync(f)) return { name, ok: false, detail: `piper voice file ${f} is missing: nothing is said aloud`, fix: 'put the voice .onnx and its .onnx.json side by side and set plugin.voice.piper_model to the .onnx' };
+    }
+    return { name, ok: true, detail: `piper ${binary}, voice ${model}` };
+  }
+  if (v.ttsEngine === 'wyoming') {
+    const where = `${v.ttsHost ?? ''}:${v.ttsPort ?? 10200}`;
+    if (!v.ttsHost) return { name, ok: false, detail: 'plugin.voice.tts_engine is wyoming but plugin.voice.wyoming_tts_host is empty', fix: 'homeagent config set plugin.voice.wyoming_tts_host HOST (a Wyoming piper service, port 10200)' };
+    try {
+      const info = await describeWyoming({ host: v.ttsHost, port: v.ttsPort ?? 10200, connectTimeoutMs: timeoutMs }, timeoutMs);
+      if (!Array.isArray(info.tts) || info.tts.length === 0) return { name, ok: false, detail: `${where} answers but offers no TTS (is it a TTS service? ASR is on 10300, wake words on 10400)`, fix: 'point plugin.voice.wyoming_tts_host/_port at a Wyoming piper service' };
+    } catch (err) {
+      return { name, ok: false, detail: `Wyoming TTS ${where}: ${errorMessage(err)}; nothing is said aloud until it answers`, fix: 'start the Wyoming piper service or correct plugin.voice.wyoming_tts_host/_port, or homeagent config set plugin.voice.tts_engine espeak-ng' };
+    }
+    return { name, ok: true, detail: `Wyoming TTS ${where} answers` };
+  }
+  return undefined;
 }
 
 /** `name` as an executable file in a directory of `pathEnv`, or undefined. */
@@ -178,7 +226,11 @@ export function offeredWakeWords(info: Record<string, unknown>): string[] {
  * when no wake service is configured.
  */
 export async function checkWakeService(v: VoiceDoctorInput, timeoutMs = 3000): Promise<DoctorCheck | undefined> {
-  if (!v.wakeHost) return undefined;
+  if (!v.wakeHost) {
+    // Wake words with no service to spot them: a tester set plugin.voice.wake_words alone and was told nothing.
+    if (v.wakeWords.trim()) return { name: 'wake word service', ok: false, detail: `plugin.voice.wake_words is ${v.wakeWords.trim()} but plugin.voice.wyoming_wake_host is empty: no wake word is listened for`, fix: WAKE_FIX };
+    return undefined;
+  }
   const where = `${v.wakeHost}:${v.wakePort}`;
   let info: Record<string, unknown>;
   try {
@@ -241,7 +293,7 @@ export function doctorInputFromSettings(s: SettingsAPI, dataDir: string): Doctor
     sources,
     numCtx: get('core.llm.num_ctx', 8192),
     sysfsRoot: get('plugin.gpio.sysfs_root', '/sys'),
-    voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng') },
+    voice: { ...readWakeConfig(s), ttsEngine: get('plugin.voice.tts_engine', 'espeak-ng'), piperBinary: get('plugin.voice.piper_binary', ''), piperModel: get('plugin.voice.piper_model', ''), ttsHost: get('plugin.voice.wyoming_tts_host', ''), ttsPort: get('plugin.voice.wyoming_tts_port', 10200) },
     ...(disk ? { disk } : {}),
     pluginSandbox: get<SandboxMode>('core.plugins.sandbox', 'auto'),
   };
@@ -566,12 +618,14 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
     // No capture device (checkAudio): the simulated microphone hears nobody, whatever wakes the box.
     const micSimulated = checks.some((c) => c.name === 'audio capture' && !c.ok);
     const wake = await checkWakeService(v);
-    checks.push(checkListening(v, gpioSimulated, micSimulated, wake?.ok === false));
+    checks.push(checkListening(v, gpioSimulated, micSimulated, wake?.ok === false && v.wakeHost !== ''));
     if (wake) checks.push(wake);
     const zh = checkChineseSpeech(v);
     if (zh) checks.push(zh);
   }
   checks.push(...checkSpeechPrograms(input.voice, input.pathEnv, input.pocketsphinxModelDir));
+  const tts = input.voice ? await checkTts(input.voice) : undefined;
+  if (tts) checks.push(tts);
   checks.push(await checkBroker(input.brokerUrl, input.brokerUsername, input.brokerPassword));
   const promptTokens = input.promptTokens ?? largestRecentPrompt(input.dataDir);
   for (const s of input.sources) checks.push(await checkLlmSource(s, input.fetchImpl, { ...(input.numCtx !== undefined ? { numCtx: input.numCtx } : {}), ...(promptTokens !== undefined ? { promptTokens } : {}) }));

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkChineseSpeech, checkListening, checkSpeechPrograms, checkWakeService, doctorInputFromSettings, findOnPath } from '../../src/service/doctor.js';
+import { checkChineseSpeech, checkListening, checkSpeechPrograms, checkTts, checkWakeService, doctorInputFromSettings, findOnPath } from '../../src/service/doctor.js';
 import { logWakeWays } from '../../src/service/voice-wiring.js';
 import { startWyomingTestServer } from '../support/wyoming-test-server.js';
 import { FakeSdk } from '../support/fake-sdk.js';
@@ -93,6 +93,51 @@ test('wake word service: answers and lists its wake words; a name it lacks and a
   assert.equal(down?.ok, false);
   assert.match(down?.detail ?? '', /reconnects by itself/);
   assert.equal(await checkWakeService(voice), undefined, 'no wake service configured: no check');
+  // A tester set plugin.voice.wake_words with no wake service and was told nothing.
+  const alone = await checkWakeService({ ...voice, wakeWords: 'hey_jarvis' });
+  assert.equal(alone?.ok, false);
+  assert.match(alone?.detail ?? '', /plugin\.voice\.wake_words is hey_jarvis but plugin\.voice\.wyoming_wake_host is empty: no wake word is listened for/);
+  assert.match(alone?.fix ?? '', /plugin\.voice\.wyoming_wake_host/);
+});
+
+test("tts engine: piper with no binary or model, a binary that is no program, a missing voice file, and a Wyoming TTS that is down or no TTS fail with the fix; espeak-ng has no such check (a tester's piper was taken without a word)", async () => {
+  assert.equal(await checkTts(voice), undefined);
+  const bare = await checkTts({ ...voice, ttsEngine: 'piper' });
+  assert.equal(bare?.ok, false);
+  assert.match(bare?.detail ?? '', /plugin\.voice\.tts_engine is piper but plugin\.voice\.piper_binary and plugin\.voice\.piper_model are empty: the box speaks with espeak-ng instead/);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ha-piper-'));
+  try {
+    const bin = path.join(dir, 'piper');
+    const model = path.join(dir, 'en_US-test-medium.onnx');
+    writeFileSync(bin, '#!/bin/sh\n');
+    const noModel = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: '' });
+    assert.match(noModel?.detail ?? '', /plugin\.voice\.piper_model is empty/);
+    const notProgram = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model });
+    assert.equal(notProgram?.ok, false);
+    assert.match(notProgram?.detail ?? '', /is not an executable file/);
+    chmodSync(bin, 0o755);
+    const noVoice = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model });
+    assert.match(noVoice?.detail ?? '', /en_US-test-medium\.onnx is missing/);
+    writeFileSync(model, 'x');
+    const noJson = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model });
+    assert.match(noJson?.detail ?? '', /en_US-test-medium\.onnx\.json is missing/);
+    writeFileSync(`${model}.json`, '{}');
+    const ok = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model });
+    assert.equal(ok?.ok, true, ok?.detail);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.match((await checkTts({ ...voice, ttsEngine: 'wyoming', ttsHost: '' }))?.detail ?? '', /wyoming_tts_host is empty/);
+  const s = await startWyomingTestServer();
+  try {
+    const up = await checkTts({ ...voice, ttsEngine: 'wyoming', ttsHost: s.host, ttsPort: s.port });
+    assert.equal(up?.ok, true, up?.detail);
+  } finally {
+    await s.close();
+  }
+  const down = await checkTts({ ...voice, ttsEngine: 'wyoming', ttsHost: s.host, ttsPort: s.port });
+  assert.equal(down?.ok, false);
+  assert.match(down?.detail ?? '', /nothing is said aloud until it answers/);
 });
 
 test('start-up log: how the box can be woken, a warning when nobody can, and the Chinese fact', () => {
