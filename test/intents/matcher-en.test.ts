@@ -49,6 +49,17 @@ test('brightness and colour with spoken numbers', () => {
   assert.deepEqual(m('set the lights in the bedroom to seventy five percent').slots, { domain: 'light', area: 'Bedroom', brightness: 75 });
   assert.deepEqual(m('make the kitchen light blue').slots, { name: 'Kitchen Light', color: 'blue', domain: 'light' });
   assert.equal(matchIntent('set the kitchen light to 150 percent', VOCAB), null, 'out of range');
+  // Typed in one go, "turn on ... to N percent" (a tester's went to the LLM).
+  for (const [text, slots] of [
+    ['turn on the kitchen light to fifty percent', { name: 'Kitchen Light', brightness: 50, domain: 'light' }],
+    ['please switch on the reading lamp at 20 percent', { name: 'Reading Lamp', brightness: 20, domain: 'light' }],
+    ['turn on the lights in the bedroom to 40 percent', { domain: 'light', area: 'Bedroom', brightness: 40 }],
+    ['turn on all the kitchen lights to thirty percent', { domain: 'light', area: 'Kitchen', brightness: 30 }],
+  ] as const) {
+    const r = m(text);
+    assert.equal(r.intent, 'HassLightSet', text);
+    assert.deepEqual(r.slots, slots, text);
+  }
 });
 
 test('state and temperature questions', () => {
