@@ -496,8 +496,9 @@ export const OTHER_NAME = 'another name';
  * or of the room named alone: nameWordsOf) with the largest gap of at least
  * `minGap`, among the judged words after the first (WORD_GAP_MIN_FRAMES
  * long); undefined when none reaches it. Kind words ("light", "fan":
- * name-rivals.ts isKindWord) count only when `names` holds them as what
- * picks the devices (a room's "lights": nameWordsOf).
+ * name-rivals.ts isKindWord) count only when `kinds` holds them as what
+ * picks the devices (a room's "lights", the "light" of "Kitchen Light":
+ * kindWordsOf).
  */
 export function doubtedNameWord(gaps: readonly WordGap[], names: ReadonlySet<string>, minGap = NAME_WORD_ASK_GAP, minFrames = WORD_GAP_MIN_FRAMES, kinds: ReadonlySet<string> = NO_WORDS): WordGap | undefined {
   let worst: WordGap | undefined;
@@ -511,27 +512,46 @@ export function doubtedNameWord(gaps: readonly WordGap[], names: ReadonlySet<str
 const NO_WORDS: ReadonlySet<string> = new Set();
 
 /**
- * The kind words that pick a room's devices when a match names the room alone (slots.area, slots.domain, no
- * name): "lights", "light", "lamp", "fan", "blinds"; empty otherwise. Doubted as its room word is
- * (doubtedNameWord): a tester's "set the garden lights to thirty percent" was heard as "set light on the office
- * to 30 percent" (en-gb, en-gb-x-gbclan; "light" 46 to 50 per frame) and set the Office lights. Said kind
- * words of room commands fit at most 33 per frame on the confusion set's voices.
+ * The kind words doubted as name words (doubtedNameWord): when a match names
+ * a room alone (slots.area, no name), the kind words that pick the room's
+ * devices ("lights", "lamp", "fan", "blinds": ROOM_KIND_WORDS); when it
+ * names a device (slots.name), the ROOM_KIND_WORDS of that device's name and
+ * aliases per `vocab` ("light" of "Kitchen Light"); empty otherwise.
+ *
+ * Room commands: a tester's "set the garden lights to thirty percent" was
+ * heard as "set light on the office to 30 percent" (en-gb, en-gb-x-gbclan;
+ * "light" 46 to 50 per frame) and set the Office lights. Said kind words of
+ * room commands fit at most 33 per frame on the confusion set's voices.
+ *
+ * Device names: every room word is followed in the grammar by every kind
+ * ("the kitchen blinds", "the kitchen fan"), so the kind word in a name such
+ * as "Kitchen Light" is what tells the device from the room's other kinds. A
+ * tester's "set the kitchen blinds to fifty percent" in the demo home was
+ * heard as "set the kitchen light to 50 percent" and set the Kitchen Light
+ * (en-gb, en-gb-x-rp; also en-us and en-us+m3 without room noise: "light"
+ * 26 to 48 per frame over 12 decodes). Said kind words of device names fit
+ * at most 34 per frame on the tune voices without room noise ("lamp" of
+ * "set the living room lamp to thirty percent", en-gb-scotland) and 20 on the
+ * confusion set's voices, so NAME_WORD_ASK_GAP (35) asks about none of them
+ * and catches 5 of those 12.
  */
-function roomKindWordsOf(m: IntentMatch): ReadonlySet<string> {
-  if (m.slots.name !== undefined || typeof m.slots.area !== 'string' || m.slots[NAME_FREE] !== undefined) return NO_WORDS;
-  return ROOM_KIND_WORDS;
+function kindWordsOf(m: IntentMatch, vocab: Vocabulary): ReadonlySet<string> {
+  if (m.slots[NAME_FREE] !== undefined) return NO_WORDS;
+  if (m.slots.name === undefined) return typeof m.slots.area === 'string' ? ROOM_KIND_WORDS : NO_WORDS;
+  const kinds = [...nameWordsOf(m, vocab)].filter((w) => ROOM_KIND_WORDS.has(w));
+  return kinds.length ? new Set(kinds) : NO_WORDS;
 }
 
 /** Words that say which kind of a room's devices is meant (templates-en.ts domain_words and cover_words). */
 const ROOM_KIND_WORDS: ReadonlySet<string> = new Set(['light', 'lights', 'lamp', 'lamps', 'switch', 'switches', 'fan', 'fans', 'blinds', 'curtains', 'shades', 'shutters', 'covers']);
 
-/** Lower-case words of the names and aliases of the device a match names (slots.name), per `vocab`, or of the room it names alone (slots.area, no name) with its kind words (roomKindWordsOf); empty for none. */
+/** Lower-case words of the names and aliases of the device a match names (slots.name), per `vocab`, or of the room it names alone (slots.area, no name) with its kind words (ROOM_KIND_WORDS); empty for none. */
 function nameWordsOf(m: IntentMatch, vocab: Vocabulary): Set<string> {
   const name = m.slots.name;
   const words = (s: string) => s.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
   // A room's lights named by the room alone ("set the office lights to 50 percent"): the room's words tell them
   // apart. A tester's "set the porch light to fifty percent" set the Office lights (its "office" 38 to 40 per frame).
-  if (name === undefined && typeof m.slots.area === 'string' && m.slots[NAME_FREE] === undefined) return new Set([...words(m.slots.area), ...roomKindWordsOf(m)]);
+  if (name === undefined && typeof m.slots.area === 'string' && m.slots[NAME_FREE] === undefined) return new Set([...words(m.slots.area), ...ROOM_KIND_WORDS]);
   if (typeof name !== 'string' || m.slots[NAME_FREE] !== undefined || m.slots[NAME_UNHEARD] !== undefined) return new Set();
   const out = new Set(words(name));
   for (const e of vocab.entities) if (e.name === name || (e.aliases ?? []).includes(name)) for (const n of [e.name, ...(e.aliases ?? [])]) for (const w of words(n)) out.add(w);
@@ -1310,7 +1330,7 @@ export function judgeDecode(
   // A device named by a word that fits its audio badly asks first (NAME_WORD_ASK_GAP); a question changes nothing.
   const doubt = (m: IntentMatch): IntentMatch => {
     if (details.articleMisfit && !m.unsure_between) return { ...m, unsure_between: [details.articleMisfit.word.replace(/\(\d+\)$/, ''), OTHER_WORD] };
-    const w = details.wordGaps && !m.unsure_between && !ANSWER_INTENTS.has(m.intent) ? doubtedNameWord(details.wordGaps, nameWordsOf(m, opts.vocab), NAME_WORD_ASK_GAP, WORD_GAP_MIN_FRAMES, roomKindWordsOf(m)) : undefined;
+    const w = details.wordGaps && !m.unsure_between && !ANSWER_INTENTS.has(m.intent) ? doubtedNameWord(details.wordGaps, nameWordsOf(m, opts.vocab), NAME_WORD_ASK_GAP, WORD_GAP_MIN_FRAMES, kindWordsOf(m, opts.vocab)) : undefined;
     if (!w) return m;
     details.doubtedNameWord = w;
     return { ...m, unsure_between: [w.word, OTHER_NAME] };
