@@ -65,6 +65,20 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
   }
 }
 
+/**
+ * What an add intent would do, said as a question's part ("add salt to your
+ * to-do list", "把盐加到待办事项"), for asking first (a voice to-do item:
+ * voice/stt/pocketsphinx-judge.ts todoAsks); undefined for any other intent, a list
+ * the box does not keep, or no item.
+ */
+export function listAddPhrase(intent: string, s: IntentSlots, lang: Lang): string | undefined {
+  if (intent !== 'HassShoppingListAddItem' && intent !== 'HassListAddItem') return undefined;
+  const list = intent.startsWith('HassShoppingList') ? 'shopping' : s.list;
+  const item = typeof s.item === 'string' ? s.item.trim() : '';
+  if (!isListName(list) || !item) return undefined;
+  return lang === 'zh' ? `把${item}加到${LIST_ZH[list]}` : `add ${item} to your ${LIST_EN[list]}`;
+}
+
 /** "Removed eggs and bread from your shopping list. Milk is not on it." for each said item `x` and what was changed `r` (undefined: not on the list). */
 function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, verb: string, prep: string, where: string, lang: Lang): string {
   const changed = done.filter((d) => d.r).map((d) => d.r!.text);

@@ -16,7 +16,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
 import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
-import { LIST_INTENTS, handleListIntent } from './list-intents.js';
+import { LIST_INTENTS, handleListIntent, listAddPhrase } from './list-intents.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
@@ -399,7 +399,18 @@ export class LocalIntents {
   private async device(match: IntentMatch, req: IntentRequest, lang: Lang): Promise<string | undefined> {
     if (LIST_INTENTS.has(match.intent)) {
       if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
-      return handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
+      const run = (): string | undefined => handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
+      // An item the recogniser may have forced into its word list (a to-do heard by voice) is added after a yes.
+      const adding = req.askFirst && this.d.lists?.() ? listAddPhrase(match.intent, match.slots, lang) : undefined;
+      if (adding) {
+        const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: adding, what: adding, execute: async () => run() ?? '' };
+        if (req.asks) {
+          req.asks.push(ask);
+          return '';
+        }
+        return this.ask([ask]);
+      }
+      return run();
     }
     let s = this.preferNamed(match);
     if (s[NAME_FREE] !== undefined) {

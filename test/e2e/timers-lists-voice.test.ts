@@ -156,11 +156,29 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     // pocketsphinx may hear "take" as "tick": ticked off or removed, milk is no longer on the list either way.
     assert.match(u.reply, /^(Removed milk from|Ticked off milk on) your shopping list\.$/, `heard ${u.transcript}`);
     assert.deepEqual(shopping(), ['bread']);
+    // A to-do heard by voice is added after a yes: the grammar's items are groceries (pocketsphinx-judge.ts todoAsks).
     u = await speak('add coffee to my to do list');
+    assert.equal(u.reply, 'Do you really want to add coffee to your to-do list? Please say yes or no.', `heard ${u.transcript}`);
+    assert.deepEqual(box.app.lists.service?.items('todo').map((i) => i.text), [], 'nothing before the yes');
+    u = await speak('yes');
     assert.equal(u.reply, 'Added coffee to your to-do list.', `heard ${u.transcript}`);
     u = await speak('mark coffee as done');
     assert.equal(u.reply, 'Ticked off coffee on your to-do list.', `heard ${u.transcript}`);
     assert.deepEqual(box.app.lists.service?.items('todo', { done: true }).map((i) => [i.text, i.done]), [['coffee', true]]);
     assert.deepEqual(box.sim.commands, [], 'no device was commanded');
+  });
+
+  test('a to-do the grammar cannot hold is never added unasked: a tester\'s "add call mom to my to do list" added "salt"; a spoken no adds nothing', async () => {
+    const todo = (): string[] => box.app.lists.service?.items('todo').map((i) => i.text) ?? [];
+    const before = todo();
+    for (const [voice, rate] of [['en-us+f3', 130], ['en-us+f3', 190], ['en-us', 160]] as const) {
+      const u = await speak('add call mom to my to do list', voice, rate);
+      assert.deepEqual(todo(), before, `${voice} ${rate}: heard ${JSON.stringify(u.transcript)}, replied ${JSON.stringify(u.reply)}`);
+      if (/^Do you really want to add /.test(u.reply)) {
+        const no = await speak('no');
+        assert.match(no.reply, /^OK, I did not add /, `heard ${no.transcript}`);
+      }
+      assert.deepEqual(todo(), before, `${voice} ${rate}: nothing added`);
+    }
   });
 });
