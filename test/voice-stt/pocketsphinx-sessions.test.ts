@@ -10,6 +10,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
 import os from 'node:os';
 import { PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
+import { garbageShare } from '../../src/voice/stt/pocketsphinx-decoder.js';
 import { waitUntil } from '../support/wait.js';
 import { fixtureVocabulary, voiceDir } from './home-vocab.js';
 import { feed, readWavPcm } from './wav.js';
@@ -160,4 +161,51 @@ test('the utterance after an early commit starts its decoders at its first audio
   await waitUntil(() => decoders(dir) >= 2, 'the continuation to start its decoders at its first audio');
   const r = await next.end();
   assert.equal(r.text, 'turn on standing light');
+});
+
+test('garbageShare: the first caller for a key runs the decode, the others get its result; a failed one is no result, and the next caller runs its own', async () => {
+  const share = garbageShare(50);
+  const seg = { total: -1, ascr: -1, lscr: 0, frames: 10, words: [] };
+  let runs = 0;
+  const run = async () => {
+    runs++;
+    await sleep(5);
+    return seg;
+  };
+  const [a, b] = await Promise.all([share('k', run), share('k', run)]);
+  assert.equal(runs, 1);
+  assert.equal(a, seg);
+  assert.equal(b, seg);
+  await share('other', run);
+  assert.equal(runs, 2, 'another key (audio or grammar) runs its own');
+  await assert.rejects(share('bad', async () => Promise.reject(new Error('killed'))));
+  assert.equal(await share('bad', run), seg, 'after a failure the next caller runs its own');
+  await sleep(120);
+  await share('k', run);
+  assert.equal(runs, 4, 'a settled decode is forgotten after keepMs');
+});
+
+test('a question waits: its answer-grammar and command-grammar sessions on the same audio each hear what they hear alone (one phone loop decodes for both)', async (t) => {
+  const { e } = await engine(t);
+  const alone = async (answer: boolean) => {
+    const s = e.start(answer ? { answer: true } : undefined);
+    feed(B(), (b) => s.write(b));
+    const r = await s.end();
+    return { r, gap: e.lastDetails?.scoreGap };
+  };
+  const soloCommand = await alone(false);
+  const soloAnswer = await alone(true);
+  const a = e.start({ answer: true });
+  const c = e.start();
+  feed(B(), (b) => {
+    a.write(b);
+    c.write(b);
+  });
+  const [ra, rc] = await Promise.all([a.end(), c.end()]);
+  assert.equal(rc.text, soloCommand.r.text);
+  assert.equal(rc.rejected, soloCommand.r.rejected);
+  assert.equal(rc.confidence, soloCommand.r.confidence, 'the same score gap: the shared phone loop read the same audio');
+  assert.equal(ra.text, soloAnswer.r.text);
+  assert.equal(ra.rejected, soloAnswer.r.rejected);
+  assert.equal(ra.confidence, soloAnswer.r.confidence);
 });

@@ -14,6 +14,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { parseHypsegLine, type HypsegUtterance } from './pocketsphinx-log.js';
 import type { AlignWord } from './pocketsphinx-judge.js';
@@ -54,6 +55,46 @@ export interface PairOutput {
   compound?: HypsegUtterance;
   /** The tail of the compound decoder's log. */
   compoundStderr?: string;
+}
+
+/**
+ * Shares one garbage (phone loop) decode among the sessions that decode the
+ * same audio at once: a session started while a yes/no question waits
+ * decodes every pause with the answer grammar and the command grammar side
+ * by side (capture.ts answerOrCommand), and their phone loops read the same
+ * samples with the same model, settings and garbage.fsg. `key` names the
+ * audio and the grammar files; `run` starts this pair's own phone loop. The
+ * first caller for a key runs it; later callers get its result. On 2 cores
+ * the fourth decoder was what made an utterance heard while a question
+ * waited slow: the real recording "timer status" right after "Do you
+ * really want to turn on ...?" was acted on 480 to 520 ms after its last
+ * word (300 with no question waiting); sharing the phone loop, 340 to 420
+ * (three pairs of runs one after the other, test/bench/voice.ts's order).
+ */
+export type GarbageShare = (key: string, run: () => Promise<HypsegUtterance | undefined>) => Promise<HypsegUtterance | undefined>;
+
+/**
+ * A GarbageShare that keeps each decode for `keepMs` after it settles (the
+ * sessions of one question call it within milliseconds of each other).
+ */
+export function garbageShare(keepMs = 5_000): GarbageShare {
+  const running = new Map<string, Promise<HypsegUtterance | undefined>>();
+  return (key, run) => {
+    const known = running.get(key);
+    if (known) return known;
+    const p = run();
+    running.set(key, p);
+    const forget = (): void => {
+      setTimeout(() => {
+        if (running.get(key) === p) running.delete(key);
+      }, keepMs).unref();
+    };
+    p.then(forget, () => {
+      // A failed or killed decode (its pass was voided) is no result: the next caller runs its own.
+      if (running.get(key) === p) running.delete(key);
+    });
+    return p;
+  };
 }
 
 /** Spawn one decoder as the leader of its own process group (so killDecoderProcess ends it and nothing else). */
@@ -229,6 +270,7 @@ export class DecoderPair {
     private readonly main: Decoder,
     private readonly garbage: Decoder | undefined,
     private readonly compound: Decoder | undefined,
+    private readonly share: GarbageShare | undefined,
   ) {}
 
   /**
@@ -237,7 +279,7 @@ export class DecoderPair {
    * the grammar decoder's FSG in `grammar.dir` (continuation.fsg for the
    * utterance after an early commit, issue 15).
    */
-  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void, fsgFile: 'command.fsg' | 'continuation.fsg' | 'answer.fsg' = 'command.fsg'): Promise<DecoderPair> {
+  static async start(settings: DecoderSettings, grammar: Grammar, dir: string, track: (p: ChildProcess) => void, fsgFile: 'command.fsg' | 'continuation.fsg' | 'answer.fsg' = 'command.fsg', share?: GarbageShare): Promise<DecoderPair> {
     const mainCtl = await openFifo(path.join(dir, 'grammar.ctl'));
     const garbageCtl = settings.garbageArgs === undefined ? undefined : await openFifo(path.join(dir, 'garbage.ctl'));
     const withCompound = settings.compoundArgs !== undefined && fsgFile === 'command.fsg';
@@ -275,7 +317,7 @@ export class DecoderPair {
     }
     const main = new Decoder(mainProc, settings.binary, mainCtl);
     const garbage = garbageProc && garbageCtl ? new Decoder(garbageProc, settings.binary, garbageCtl) : undefined;
-    return new DecoderPair(dir, grammar, main, garbage, compound);
+    return new DecoderPair(dir, grammar, main, garbage, compound, share);
   }
 
   /**
@@ -286,16 +328,25 @@ export class DecoderPair {
    * It runs after them, not beside: on a 2-core machine the three together
    * took 543 ms (median, fixture recordings) where the first two took 308,
    * and the command grammar alone mostly settles a command (issue 15, half a
-   * second from the last word).
+   * second from the last word). With `share` (GarbageShare), a phone loop
+   * another session runs on the same audio stands for this pair's own.
    * @throws SttUnavailableError, SttFailedError (a decoder failed or was killed).
    */
   async decode(pcm: Buffer, compoundNeeded: (out: PairOutput) => boolean = () => true): Promise<PairOutput> {
     await writeFile(path.join(this.dir, 'utt.raw'), pcm);
-    const first = [this.main, this.garbage].filter((d): d is Decoder => d !== undefined);
-    for (const d of first) await d.send('utt\n');
-    for (const d of first) await d.closeAfterRead();
-    await Promise.all(first.map((d) => d.done));
-    const [main, garbage] = await Promise.all([readSeg(path.join(this.dir, 'grammar.seg')), this.garbage ? readSeg(path.join(this.dir, 'garbage.seg')) : undefined]);
+    const run = async (d: Decoder, seg: string): Promise<HypsegUtterance | undefined> => {
+      await d.send('utt\n');
+      await d.closeAfterRead();
+      await d.done;
+      return readSeg(path.join(this.dir, seg));
+    };
+    const garbageDecoder = this.garbage;
+    let own: Promise<HypsegUtterance | undefined> | undefined;
+    const runOwn = (): Promise<HypsegUtterance | undefined> => (own ??= run(garbageDecoder!, 'garbage.seg'));
+    // The same audio decoded by another session's phone loop (GarbageShare); its failure leaves this pair's own to run.
+    const key = `${this.grammar.dir}\u0000${createHash('sha1').update(pcm).digest('hex')}`;
+    const garbageResult = !garbageDecoder ? Promise.resolve(undefined) : this.share ? this.share(key, runOwn).catch(() => runOwn()) : runOwn();
+    const [main, garbage] = await Promise.all([run(this.main, 'grammar.seg'), garbageResult]);
     const out: PairOutput = { main, mainStderr: this.main.stderr, garbage };
     if (!this.compound || !compoundNeeded(out)) return out;
     await this.compound.send('utt\n');

@@ -56,7 +56,7 @@ import type { Vocabulary } from '../../intents/types.js';
 import type { SttEngine, SttResult, SttSession, SttStartOptions } from './types.js';
 import { DEBIAN_MODEL_DIR } from './pronunciation.js';
 import { GrammarFiles, type Grammar, type GrammarInfo } from './pocketsphinx-grammar.js';
-import { alignSentences, DecoderPair, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
+import { alignSentences, DecoderPair, garbageShare, killDecoderProcess, type DecoderSettings } from './pocketsphinx-decoder.js';
 import { ANSWER_MAX_SCORE_GAP, DEFAULT_MAX_SCORE_GAP, earlyCommittable, judgeDecode, rejectionReason, singleCommandSure, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { parseFsg, standing, type FsgIndex, type SentenceStanding } from './fsg-walk.js';
 import { PocketsphinxSession } from './pocketsphinx-session.js';
@@ -214,6 +214,8 @@ export class PocketsphinxStt implements SttEngine {
   private readonly open = new Set<PocketsphinxSession>();
   /** Details of the last finished utterance. */
   lastDetails: PocketsphinxDetails | undefined;
+  /** One phone-loop decode for the sessions that decode the same audio at once (a question's answer and command grammars). */
+  private readonly garbageShare = garbageShare();
 
   constructor(private readonly opts: PocketsphinxOptions = {}) {
     this.files = new GrammarFiles({ dictionary: opts.dictionary, espeakBinary: opts.espeakBinary, workDir: opts.workDir, fillerWeights: opts.fillerWeights, jointProb: opts.jointProb, notCommandProb: opts.notCommandProb });
@@ -250,7 +252,7 @@ export class PocketsphinxStt implements SttEngine {
         if (lease) this.open.add(session);
         return lease;
       },
-      startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p), fsgFile),
+      startPair: async (g) => DecoderPair.start(this.decoders, g, await this.files.utteranceDir(), (p) => this.track(p), fsgFile, this.garbageShare),
       judge: (g, out, droppedMs, extent) =>
         judgeDecode(out, { engine: this.name, vocab: g.vocab, maxScoreGap, droppedMs, extent, phones: g.phones, durationLimits: this.opts.rejection?.duration, compoundMargin: this.opts.rejection?.compoundMargin, standing: (words) => grammarStanding(g, fsgFile, words), answers, continuation: opts?.continuation === true }),
       settled: (judged) => singleCommandSure(judged.result, judged.details, maxScoreGap),
