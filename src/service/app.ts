@@ -125,6 +125,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   // The broker: configured, or the embedded one.
   let broker: EmbeddedBroker | undefined;
   let brokerUrl = settings.get<string>('plugin.mqtt.url');
+  /** Why the box uses a broker it did not start (the banner's Devices line), when it does. */
+  let brokerNote: string | undefined;
   if (!brokerUrl) {
     try {
       broker = await startEmbeddedBroker(createLogger('broker'), opts.embeddedBrokerPort ?? settings.get<number>('core.service.embedded_broker_port'));
@@ -132,6 +134,9 @@ export async function startApp(opts: AppOptions): Promise<App> {
     } catch (err) {
       const port = opts.embeddedBrokerPort ?? settings.get<number>('core.service.embedded_broker_port');
       brokerUrl = `mqtt://127.0.0.1:${port}`;
+      // A second box on this machine joined the first one's broker and showed its devices without a word (a tester).
+      const why = err instanceof HomeAgentError && err.code === 'BROKER_PORT_IN_USE' ? `port ${port} is in use` : errorMessage(err);
+      brokerNote = `the embedded MQTT broker did not start (${why}), so this box uses the broker already on 127.0.0.1:${port} and the devices announced there (another HomeAgent's demo home?); to keep them apart, set core.service.embedded_broker_port or plugin.mqtt.url`;
       log.warn({ err: errorMessage(err), url: brokerUrl }, `embedded broker not started; using the broker already listening on 127.0.0.1:${port}`);
     }
   }
@@ -234,6 +239,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
     examples: demo ? ['turn on the kitchen light', 'what is the temperature in the bedroom', 'set a timer for 2 minutes'] : ['what time is it', 'set a timer for 5 minutes', 'what can you do'],
     logs: opts.logFile ?? (isJournalStream(2, env) ? 'the journal (journalctl -u homeagent -f)' : undefined),
     ...(voice.wakeWays ? { voice: bannerWakeLine(voice.wakeWays, listenCommandFor(opts.dataDir, env)) } : {}),
+    ...(brokerNote ? { broker: brokerNote } : {}),
   });
   if (useConsole) plugins.push(new ConsolePlugin({ prompt: !!process.stdin.isTTY, banner, cli: cliCommandFor(opts.dataDir, env), onQuit: () => stopWithin(() => app.stop(), settings.get<number>('core.service.stop_deadline_ms'), (code) => process.exit(code), log) }));
   for (const p of plugins) kernel.use(p);

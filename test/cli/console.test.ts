@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { ConfigRegistry } from '../../src/config/registry.js';
 import { Kernel } from '../../src/kernel/kernel.js';
 import { ConsolePlugin } from '../../src/plugins/console/index.js';
@@ -222,6 +223,29 @@ test('a message nobody asked for (a timer) gets its own line and the prompt is d
   } finally {
     await kernel.stop();
     settings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a box whose embedded broker's port is taken says so in its banner: it uses the broker already there and its devices (a tester's second box showed the first one's demo home without a word)", async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-run-'));
+  const taken = net.createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+  const port = (taken.address() as net.AddressInfo).port;
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/main.ts'), '--data-dir', dir, 'run', '--console'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, HOMEAGENT_LOG_LEVEL: 'info', NODE_ENV: 'production', HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: String(port), HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await waitUntil(() => child.exitCode !== null || out.includes('/help'), 'the banner', 120_000);
+    assert.match(out, new RegExp(`Devices: the embedded MQTT broker did not start \\(port ${port} is in use\\), so this box uses the broker already on 127\\.0\\.0\\.1:${port} and the devices announced there`));
+    assert.doesNotMatch(out, /a demo home/, 'no demo home of its own: its broker is not the box\'s');
+    child.kill('SIGINT');
+    await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  } finally {
+    taken.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -32,6 +32,12 @@ export interface ConsoleBanner {
    * or why nobody can); undefined: the voice pipeline did not start.
    */
   voice?: string;
+  /**
+   * Where the devices come from when that is not what this box set up, one
+   * line: the embedded broker could not start (its port in use) and the box
+   * uses the broker already there ("another HomeAgent's?"); undefined otherwise.
+   */
+  broker?: string;
 }
 
 /** Options of the console plugin. */
@@ -70,6 +76,7 @@ export function bannerText(b: ConsoleBanner): string {
   const lines = [`${b.title}: text console.`];
   lines.push(b.simulated.length ? `Simulated here: ${b.simulated.join('; ')}.` : 'Running on real hardware (audio, GPIO).');
   if (b.voice) lines.push(`By voice: ${b.voice}.`);
+  if (b.broker) lines.push(`Devices: ${b.broker}.`);
   if (b.examples.length) lines.push(`Try: ${b.examples.map((e) => `"${e}"`).join(', ')}.`);
   lines.push('Type stop (or /stop) to cut a reply, /help for help, /quit or Ctrl-D to end.');
   if (b.logs) lines.push(`Logs: ${b.logs}`);
