@@ -26,4 +26,6 @@ export type HomeErrorCode =
   | 'COMMAND_TIMEOUT'
   | 'COMMAND_FAILED'
   | 'NOT_CONFIRMED'
-  | 'MQTT_NOT_STARTED';
+  | 'MQTT_NOT_STARTED'
+  /** The broker has been out of reach too long to wait for it (mqtt-client.ts BROKER_DOWN_FAIL_MS): nothing was sent. */
+  | 'BROKER_UNREACHABLE';

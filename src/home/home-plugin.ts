@@ -279,7 +279,7 @@ export class HomePlugin implements Plugin {
     const controller = new HomeController({
       registry,
       publish: async (cmd, timeout) => {
-        await client.publishCommand(cmd, timeout);
+        await client.publishCommand(cmd, timeout, get<number>('plugin.mqtt.broker_down_fail_ms'));
         // What was done, for `homeagent listen`, logs and the LEDs.
         sdk.publish('plugin.home.command', { topic: cmd.topic, payload: cmd.payload });
       },

@@ -723,6 +723,8 @@ export class LocalIntents {
       switch (err.code) {
         case 'UNSUPPORTED_ACTION':
           return zh ? `${e.name}不支持这个操作。` : `${cap(the(e, lang))} can't do that.`;
+        case 'BROKER_UNREACHABLE':
+          return zh ? `没能${what}：连不上MQTT服务器，命令没有发出。` : `I could not ${what}: the MQTT broker is unreachable, so nothing was sent.`;
         case 'COMMAND_TIMEOUT':
         case 'COMMAND_FAILED':
         case 'MQTT_NOT_STARTED':

@@ -20,8 +20,10 @@ import type { Logger } from '../kernel/log-types.js';
 import { HomeError } from './errors.js';
 import { WarnLimiter } from './log-limit.js';
 import type { MqttCommand } from './commands.js';
+import { BROKER_DOWN_FAIL_MS } from './settings.js';
 
 /** TLS options; `ca`/`cert`/`key` are PEM text or file paths. */
+
 export interface MqttTls {
   ca?: string;
   cert?: string;
@@ -110,6 +112,9 @@ export class HomeMqttClient {
     if (this.delays.length > 100) this.delays.shift();
   }
 
+  /** Since when (Date.now() ms) the broker has been out of reach: from start() until the first connect, and from each close; undefined while connected. */
+  private downSince: number | undefined;
+
   /** True while connected to the broker. */
   get connected(): boolean {
     return this.client?.connected === true;
@@ -142,7 +147,9 @@ export class HomeMqttClient {
     }
     const client = mqtt.connect(s.url, opts);
     this.client = client;
+    this.downSince = Date.now();
     client.on('connect', () => {
+      this.downSince = undefined;
       this.backoff = this.minMs;
       client.options.reconnectPeriod = this.jittered(this.backoff);
       this.hooks.log.info({ url: s.url, clientId: s.clientId }, 'MQTT connected');
@@ -164,6 +171,7 @@ export class HomeMqttClient {
     });
     client.on('close', () => {
       if (this.closing) return;
+      this.downSince ??= Date.now();
       this.hooks.onConnectionChange?.(false);
     });
     client.on('offline', () => this.hooks.log.warn({ url: s.url, retry_ms: client.options.reconnectPeriod, retry_max_ms: this.maxMs }, 'MQTT broker unreachable; retrying'));
@@ -202,11 +210,20 @@ export class HomeMqttClient {
    * down the message waits in mqtt.js's outgoing store and goes out after the
    * reconnect. Rejects with HomeError COMMAND_TIMEOUT after `timeoutMs`
    * (the message is withdrawn), COMMAND_FAILED on a client error,
-   * MQTT_NOT_STARTED before start().
+   * MQTT_NOT_STARTED before start(), and BROKER_UNREACHABLE at once, sending
+   * nothing, when the broker has been out of reach for `downFailMs`
+   * (plugin.mqtt.broker_down_fail_ms, default BROKER_DOWN_FAIL_MS) or more:
+   * a short drop waits for the reconnect, a broker that is down
+   * does not hold the reply for `timeoutMs` (a tester's command waited
+   * 10 s with every device shown unavailable).
    */
-  publishCommand(cmd: MqttCommand, timeoutMs: number): Promise<void> {
+  publishCommand(cmd: MqttCommand, timeoutMs: number, downFailMs = BROKER_DOWN_FAIL_MS): Promise<void> {
     const c = this.client;
     if (!c) return Promise.reject(new HomeError('MQTT_NOT_STARTED', 'the MQTT client is not started'));
+    const down = this.downSince === undefined || c.connected ? 0 : Date.now() - this.downSince;
+    if (this.downSince !== undefined && !c.connected && down >= downFailMs) {
+      return Promise.reject(new HomeError('BROKER_UNREACHABLE', `the MQTT broker ${this.settings.url} has been unreachable for ${Math.round(down / 1000)} s; the command to ${cmd.topic} was not sent`));
+    }
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const cb = (err?: Error | null): void => {

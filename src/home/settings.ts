@@ -5,6 +5,16 @@
  */
 import type { SettingDef } from '../kernel/settings-types.js';
 
+/**
+ * How long the broker may have been out of reach before a command fails at
+ * once instead of waiting for the reconnect (MqttClient.publishCommand), ms:
+ * plugin.mqtt.broker_down_fail_ms's default.
+ * Long enough for mqtt.js's first reconnect after a dropped connection
+ * (its pause starts at a second), short enough that nobody waits on a
+ * broker that is down.
+ */
+export const BROKER_DOWN_FAIL_MS = 3_000;
+
 /** Every setting HomePlugin registers. */
 export const HOME_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.mqtt.url', type: 'string', default: '', url: { schemes: ['mqtt', 'mqtts', 'ws', 'wss'], allowEmpty: true }, restart: true, description: "MQTT broker URL (mqtt://, mqtts://, ws://, wss://); empty: the box's embedded broker on 127.0.0.1:1883 (or a broker already listening there)." },
@@ -14,6 +24,7 @@ export const HOME_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.mqtt.client_id', type: 'string', default: '', restart: true, description: 'MQTT client id; empty: generated once per box and kept in the data directory.' },
   { key: 'plugin.mqtt.base_topic', type: 'string', default: 'homeagent', restart: true, description: "Base topic of the box's own topics (availability, assistant state, stop, volume)." },
   { key: 'plugin.mqtt.command_timeout_ms', type: 'integer', default: 10000, min: 500, max: 120000, description: 'How long a device command may wait for the broker (also across a reconnect) before it is reported failed, ms.' },
+  { key: 'plugin.mqtt.broker_down_fail_ms', type: 'integer', default: BROKER_DOWN_FAIL_MS, min: 0, max: 120000, description: 'A device command given when the broker has been out of reach this long fails at once, sending nothing ("the MQTT broker is unreachable"), instead of waiting command_timeout_ms for the reconnect; a shorter drop waits, ms.' },
   { key: 'plugin.mqtt.reconnect_max_ms', type: 'integer', default: 2000, restart: true, min: 500, max: 600000, description: 'Longest pause between reconnect attempts, ms (backoff doubles from 500 ms up to this, with jitter): the box is back within about this long of the broker returning.' },
   { key: 'plugin.home.discovery_prefix', type: 'string', default: 'homeassistant', restart: true, description: 'Home Assistant MQTT discovery prefix.' },
   { key: 'plugin.home.z2m_prefix', type: 'string', default: 'zigbee2mqtt', restart: true, description: 'zigbee2mqtt base topic.' },

@@ -261,6 +261,8 @@ describe('broker outages', () => {
   test('a command refused during an outage says what it was', async () => {
     await waitFor(() => rig.plugin.connected, 'connected');
     rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 800);
+    // The waiting path, however long the five commands take: failing at once is outage.test.ts's.
+    rig.sdk.settingsApi.set('plugin.mqtt.broker_down_fail_ms', 120_000);
     await broker.kill();
     await waitFor(() => !rig.plugin.connected, 'the box to notice the outage');
     try {

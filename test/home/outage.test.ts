@@ -17,7 +17,8 @@ describe('broker restart during a command', () => {
 
   before(async () => {
     broker = await startMosquitto({ persistence: true });
-    rig = await startRig({ broker, sim: { clientId: 'outage-sim', clean: false }, settings: { 'plugin.mqtt.command_timeout_ms': 20_000 } });
+    // The waiting path: a broker down for longer than broker_down_fail_ms fails at once (its own test below).
+    rig = await startRig({ broker, sim: { clientId: 'outage-sim', clean: false }, settings: { 'plugin.mqtt.command_timeout_ms': 20_000, 'plugin.mqtt.broker_down_fail_ms': 120_000 } });
   });
   after(async () => {
     await rig.close();
@@ -63,6 +64,29 @@ describe('broker restart during a command', () => {
     // mosquitto restores its queue from the last save): that is a redelivery by the broker, not a send by the box.
     const box = rig.sim.commands.filter((c) => !(c.topic === 'home/standing_light/set' && c.payload === 'ON'));
     assert.deepEqual(box, [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
+  });
+
+  test('a command given when the broker has been down longer than broker_down_fail_ms fails at once, sends nothing then or later (a tester waited 10 s)', async () => {
+    await waitFor(() => rig.plugin.connected, 'reconnected');
+    rig.sim.clear();
+    rig.sdk.settingsApi.set('plugin.mqtt.broker_down_fail_ms', 300);
+    await broker.kill();
+    await waitFor(() => !rig.plugin.connected, 'the box to notice the outage');
+    const noticed = Date.now();
+    await waitFor(() => Date.now() - noticed >= 400, 'the outage to last longer than broker_down_fail_ms');
+    const r = await rig.sdk.runInput('turn off standing light');
+    assert.equal(r.response, 'I could not turn off the Standing Light: the MQTT broker is unreachable, so nothing was sent.');
+    const tool = await rig.sdk.callTool('device_control', { device: 'TV', action: 'turn_off' });
+    assert.equal((tool.error as { code?: string }).code, 'BROKER_UNREACHABLE');
+    assert.match(String((tool.error as { message?: string }).message), /has been unreachable for \d+ s; the command to home\/tv\/set was not sent/);
+    rig.sdk.settingsApi.set('plugin.mqtt.broker_down_fail_ms', 120_000);
+    await broker.start();
+    await waitFor(() => rig.plugin.connected, 'reconnected');
+    const marker = await rig.sdk.callTool('device_control', { device: 'Party Time', action: 'press' });
+    assert.equal(marker.error, undefined);
+    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/party_time/press'), 'the marker command');
+    const box = rig.sim.commands.filter((c) => !(c.topic === 'home/standing_light/set' && c.payload === 'ON'));
+    assert.deepEqual(box, [{ topic: 'home/party_time/press', payload: 'PRESS' }], 'nothing of the failed commands was sent');
   });
 
   test('after the restart the box resubscribed: state changes are still tracked', async () => {
