@@ -25,6 +25,24 @@ describe('broker restart during a command', () => {
     await broker.stop();
   });
 
+  /**
+   * Start the broker again and send a marker command after the reconnect: the commands reported failed during the
+   * outage (standing light off, TV off) must never arrive; anything still queued would have been sent before the
+   * marker. The broker may hand the simulator's persistent session the first test's "ON" once more after its restart
+   * (QoS 1 is at least once; mosquitto restores its queue from the last save): a redelivery by the broker, not a send
+   * by the box.
+   */
+  async function neverSentAfterTheReconnect(): Promise<void> {
+    await broker.start();
+    await waitFor(() => rig.plugin.connected, 'reconnected');
+    const marker = await rig.sdk.callTool('device_control', { device: 'Party Time', action: 'press' });
+    assert.equal(marker.error, undefined);
+    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/party_time/press'), 'the marker command');
+    await new Promise((r) => setTimeout(r, 200));
+    const box = rig.sim.commands.filter((c) => !(c.topic === 'home/standing_light/set' && c.payload === 'ON'));
+    assert.deepEqual(box, [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
+  }
+
   test('a command given while the broker is down is delivered after the reconnect', async () => {
     rig.sim.clear();
     await broker.kill();
@@ -52,18 +70,7 @@ describe('broker restart during a command', () => {
     const tool = await rig.sdk.callTool('device_control', { device: 'TV', action: 'turn_off' });
     assert.equal((tool.error as { code?: string }).code, 'COMMAND_TIMEOUT');
     rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 20_000);
-    await broker.start();
-    await waitFor(() => rig.plugin.connected, 'reconnected');
-    // A marker command after the reconnect: anything still queued would have been sent before it.
-    const marker = await rig.sdk.callTool('device_control', { device: 'Party Time', action: 'press' });
-    assert.equal(marker.error, undefined);
-    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/party_time/press'), 'the marker command');
-    await new Promise((r) => setTimeout(r, 200));
-    // The two commands reported failed (standing light off, TV off) must never arrive. The broker may hand the
-    // simulator's persistent session the first test's "ON" once more after its restart (QoS 1 is at least once;
-    // mosquitto restores its queue from the last save): that is a redelivery by the broker, not a send by the box.
-    const box = rig.sim.commands.filter((c) => !(c.topic === 'home/standing_light/set' && c.payload === 'ON'));
-    assert.deepEqual(box, [{ topic: 'home/party_time/press', payload: 'PRESS' }]);
+    await neverSentAfterTheReconnect();
   });
 
   test('a command given when the broker has been down longer than broker_down_fail_ms fails at once, sends nothing then or later (a tester waited 10 s)', async () => {
@@ -80,13 +87,7 @@ describe('broker restart during a command', () => {
     assert.equal((tool.error as { code?: string }).code, 'BROKER_UNREACHABLE');
     assert.match(String((tool.error as { message?: string }).message), /has been unreachable for \d+ s; the command to home\/tv\/set was not sent/);
     rig.sdk.settingsApi.set('plugin.mqtt.broker_down_fail_ms', 120_000);
-    await broker.start();
-    await waitFor(() => rig.plugin.connected, 'reconnected');
-    const marker = await rig.sdk.callTool('device_control', { device: 'Party Time', action: 'press' });
-    assert.equal(marker.error, undefined);
-    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/party_time/press'), 'the marker command');
-    const box = rig.sim.commands.filter((c) => !(c.topic === 'home/standing_light/set' && c.payload === 'ON'));
-    assert.deepEqual(box, [{ topic: 'home/party_time/press', payload: 'PRESS' }], 'nothing of the failed commands was sent');
+    await neverSentAfterTheReconnect();
   });
 
   test('after the restart the box resubscribed: state changes are still tracked', async () => {
