@@ -79,7 +79,7 @@ export function listAddPhrase(intent: string, s: IntentSlots, lang: Lang): strin
   return lang === 'zh' ? `把${item}加到${LIST_ZH[list]}` : `add ${item} to your ${LIST_EN[list]}`;
 }
 
-/** "Removed eggs and bread from your shopping list. Milk is not on it." for each said item `x` and what was changed `r` (undefined: not on the list). */
+/** "Removed eggs and bread from your shopping list. Milk is not on your shopping list." from each said item `x` and what was changed, `r` (undefined: it was not on the list). */
 function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, verb: string, prep: string, where: string, lang: Lang): string {
   const changed = done.filter((d) => d.r).map((d) => d.r!.text);
   const missing = done.filter((d) => !d.r).map((d) => d.x);
