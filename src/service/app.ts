@@ -329,7 +329,7 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
       disk: app.disk.status(),
       last_errors: recentProblems().slice(-10),
       // Settings read only at start that were changed since (homeagent config set): a restart applies them.
-      restart_pending: app.settings.restartPending(app.startedAt),
+      restart_pending: pendingRestarts(app.settings.restartPending(app.startedAt), kernel.host.status()),
     };
   };
   commands.plugins = () => pluginRows(app);
@@ -376,6 +376,32 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   commands.listen = () => {
     throw new Error('the voice pipeline is not running');
   };
+}
+
+/** Prefixes of restart settings that only their plugin reads, at its own start (its name): `homeagent plugins restart NAME` applies them. */
+const READ_AT_PLUGIN_START: ReadonlyArray<[prefix: string, plugin: string]> = [
+  ['plugin.voice.', 'voice'],
+  ['plugin.webui.', 'webui'],
+  ['plugin.mcp_server.', 'mcp_server'],
+  ['plugin.home.', 'home'],
+];
+
+/**
+ * The restart_pending of `homeagent status`: the settings read only at start
+ * and changed since the service started (`pending`, ConfigRegistry
+ * restartPending), less those only their plugin reads at its own start
+ * (READ_AT_PLUGIN_START) when that plugin has started since the change
+ * (`plugins`' started_at, epoch ms like changed_at): `homeagent plugins
+ * restart voice` applies plugin.voice.wake_words. A tester's status still
+ * said "restart needed" after such a plugin restart. plugin.mqtt.* stay:
+ * the service itself reads plugin.mqtt.url at start (the embedded broker).
+ */
+export function pendingRestarts<T extends { key: string; changed_at: number }>(pending: T[], plugins: readonly PluginStatus[]): T[] {
+  return pending.filter((p) => {
+    const owner = READ_AT_PLUGIN_START.find(([prefix]) => p.key.startsWith(prefix))?.[1];
+    const started = owner ? plugins.find((x) => x.name === owner && x.state === 'running')?.started_at : undefined;
+    return started === undefined || started < p.changed_at;
+  });
 }
 
 /** The plugins part of `homeagent status`: state (disabled shown as such), restarts, error, last error, next restart (epoch ms). */

@@ -117,3 +117,20 @@ test('a wake phrase the start would refuse is refused at config set, and the wak
     done();
   }
 });
+
+test('status: a restart setting only its plugin reads at its start is no longer pending once that plugin has started again (a tester\'s status said "restart needed" after plugins restart voice); the service\'s own ones stay pending', async () => {
+  const { pendingRestarts } = await import('../../src/service/app.js');
+  const pending = [
+    { key: 'plugin.voice.wake_words', changed_at: 1000 },
+    { key: 'plugin.webui.port', changed_at: 1000 },
+    { key: 'plugin.mqtt.url', changed_at: 1000 },
+    { key: 'plugin.home.discovery_prefix', changed_at: 3000 },
+  ];
+  const plugin = (name: string, started_at: number | undefined, state: 'running' | 'failed' = 'running') => ({ name, state, tools: [], channels: [], restarts: 0, ...(started_at !== undefined ? { started_at } : {}) });
+  const atStart = [plugin('voice', 500), plugin('webui', 500), plugin('home', 500)];
+  assert.deepEqual(pendingRestarts(pending, atStart).map((p) => p.key), pending.map((p) => p.key), 'changed after every plugin started: all pending');
+  const voiceAgain = [plugin('voice', 2000), plugin('webui', 500), plugin('home', 2000)];
+  assert.deepEqual(pendingRestarts(pending, voiceAgain).map((p) => p.key), ['plugin.webui.port', 'plugin.mqtt.url', 'plugin.home.discovery_prefix'], 'voice restarted after its change; home before');
+  const failed = [plugin('voice', undefined, 'failed'), plugin('webui', 2000), plugin('home', 4000)];
+  assert.deepEqual(pendingRestarts(pending, failed).map((p) => p.key), ['plugin.voice.wake_words', 'plugin.mqtt.url'], 'a plugin that is not running applied nothing; the service reads plugin.mqtt.url');
+});
