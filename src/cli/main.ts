@@ -19,6 +19,7 @@ import { MAX_REQUEST_BYTES } from './protocol.js';
 import type { KeysResult } from '../service/update.js';
 import type { InstallPreview } from '../plugins/external/loader.js';
 import { wavToVoicePcm } from '../../hal/mic/file-mic.js';
+import { pluginApplying } from '../config/plugin-restart.js';
 
 /** Raw bytes of recordings one `listen` may send (base64 grows them by a third). */
 const MAX_LISTEN_BYTES = Math.floor((MAX_REQUEST_BYTES * 3) / 4) - 1024 * 1024;
@@ -160,7 +161,9 @@ async function serviceOrLocal(cmd: string, args: Record<string, unknown> = {}): 
     const restart = Array.isArray(rows) && (rows as Array<{ key?: string; restart?: boolean }>).some((r) => r.key === args.key && r.restart);
     const r = result as { note?: string; source?: string };
     // An environment variable overrides the stored value: a restart would not apply it either, so only that is said.
-    const note = [r.note, restart && r.source !== 'env' ? `${String(args.key)} is read when the service starts: the running service keeps the old value until a restart (sudo systemctl restart homeagent)` : undefined].filter(Boolean).join('; ');
+    const plugin = pluginApplying(String(args.key));
+    const how = `sudo systemctl restart homeagent${plugin ? `, or homeagent plugins restart ${plugin}` : ''}`;
+    const note = [r.note, restart && r.source !== 'env' ? `${String(args.key)} is read when the service starts: the running service keeps the old value until a restart (${how})` : undefined].filter(Boolean).join('; ');
     return printResult(cmd, { ...r, ...(note ? { note } : {}) }, json());
   }
   try {

@@ -47,6 +47,8 @@ export class ConfigRegistry implements SettingsAPI {
   private readonly patterns: Array<{ re: RegExp; def: SettingDef }> = [];
   private readonly listeners: Listener[] = [];
   private readonly env: NodeJS.ProcessEnv;
+  /** Restart settings deleted by this registry (delete): when, and when the deleted value had been stored (epoch ms; restartPending). */
+  private readonly deletedAt = new Map<string, { at: number; storedAt: number }>();
 
   /**
    * Open (creating when absent) the settings store at `path` (`:memory:` for
@@ -159,6 +161,10 @@ export class ConfigRegistry implements SettingsAPI {
     const stored = this.db.prepare('SELECT 1 FROM settings WHERE key = ?').get(key) !== undefined;
     if (!stored && !this.definition(key)) throw new ConfigError(key, this.unknownReason(key));
     if (!stored) return false;
+    const def = this.definition(key);
+    const row = this.db.prepare('SELECT value, updated_at FROM settings WHERE key = ?').get(key) as { value: string; updated_at: number } | undefined;
+    // Back to the default is a change a restart applies too, unless the stored value was the default (restartPending).
+    if (def?.restart && row && row.value !== JSON.stringify(def.default)) this.deletedAt.set(key, { at: Date.now(), storedAt: row.updated_at });
     this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
     this.emit(key, this.tryGet(key));
     return true;
@@ -220,12 +226,22 @@ export class ConfigRegistry implements SettingsAPI {
    * stored value was written after `sinceMs` (the service's start): what a
    * restart would change, with when (ms since epoch), oldest first. Another
    * process (`homeagent config set` while the service is down, or a second
-   * writer) counts too: it reads the file. A key an environment variable
-   * overrides is left out: a restart would not apply its stored value.
+   * writer) counts too: it reads the file; a value deleted through this
+   * registry counts from the deletion (the default applies after a restart)
+   * when that value was stored before `sinceMs` (in force at the start) and
+   * was not the default. A key an environment variable overrides is
+   * left out: a restart would not apply its stored value.
    */
   restartPending(sinceMs: number): Array<{ key: string; changed_at: number }> {
     const rows = this.db.prepare('SELECT key, updated_at FROM settings WHERE updated_at > ? ORDER BY updated_at').all(sinceMs) as Array<{ key: string; updated_at: number }>;
-    return rows.filter((r) => this.definition(r.key)?.restart === true && this.env[envNameFor(r.key)] === undefined).map((r) => ({ key: r.key, changed_at: r.updated_at }));
+    const changed = rows.map((r) => ({ key: r.key, changed_at: r.updated_at }));
+    // Deleted here (`config delete`) since: the default applies after a restart. A newcomer's deleted wake phrase was no longer "restart needed" while the service still spotted it.
+    const stored = this.db.prepare('SELECT 1 FROM settings WHERE key = ?');
+    // Only a value stored before the start was in force: one set since and deleted again leaves what the service read.
+    for (const [key, d] of this.deletedAt) if (d.at > sinceMs && d.storedAt <= sinceMs && stored.get(key) === undefined) changed.push({ key, changed_at: d.at });
+    return changed
+      .filter((r) => this.definition(r.key)?.restart === true && this.env[envNameFor(r.key)] === undefined)
+      .sort((a, b) => a.changed_at - b.changed_at);
   }
 
   /** Run SQLite's integrity check (`homeagent doctor`). */

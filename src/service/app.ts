@@ -49,6 +49,7 @@ import { sandboxAvailable } from '../plugins/external/sandbox-probe.js';
 import { newStageContext } from '../kernel/stages.js';
 import { bannerWakeLine, cliCommandFor, listenCommandFor } from './wake-ways.js';
 import type { PluginStatus } from '../kernel/plugin-host.js';
+import { pluginApplying } from '../config/plugin-restart.js';
 
 /** Options of `homeagent run`. */
 export interface AppOptions {
@@ -378,19 +379,11 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
   };
 }
 
-/** Prefixes of restart settings that only their plugin reads, at its own start (its name): `homeagent plugins restart NAME` applies them. */
-const READ_AT_PLUGIN_START: ReadonlyArray<[prefix: string, plugin: string]> = [
-  ['plugin.voice.', 'voice'],
-  ['plugin.webui.', 'webui'],
-  ['plugin.mcp_server.', 'mcp_server'],
-  ['plugin.home.', 'home'],
-];
-
 /**
  * The restart_pending of `homeagent status`: the settings read only at start
  * and changed since the service started (`pending`, ConfigRegistry
  * restartPending), less those only their plugin reads at its own start
- * (READ_AT_PLUGIN_START) when that plugin has started since the change
+ * (src/config/plugin-restart.ts) when that plugin has started since the change
  * (`plugins`' started_at, epoch ms like changed_at): `homeagent plugins
  * restart voice` applies plugin.voice.wake_words. A tester's status still
  * said "restart needed" after such a plugin restart. plugin.mqtt.* stay:
@@ -398,7 +391,7 @@ const READ_AT_PLUGIN_START: ReadonlyArray<[prefix: string, plugin: string]> = [
  */
 export function pendingRestarts<T extends { key: string; changed_at: number }>(pending: T[], plugins: readonly PluginStatus[]): T[] {
   return pending.filter((p) => {
-    const owner = READ_AT_PLUGIN_START.find(([prefix]) => p.key.startsWith(prefix))?.[1];
+    const owner = pluginApplying(p.key);
     const started = owner ? plugins.find((x) => x.name === owner && x.state === 'running')?.started_at : undefined;
     return started === undefined || started < p.changed_at;
   });

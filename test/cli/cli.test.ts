@@ -124,6 +124,10 @@ describe('the homeagent CLI against a running service', () => {
     const r = await cli(['--socket', socket, 'config', 'set', 'core.service.embedded_broker_port', '1884']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /core\.service\.embedded_broker_port is read when the service starts: the running service keeps the old value until a restart/);
+    // A setting only its plugin reads at its start: restarting that plugin applies it too.
+    const voice = await cli(['--socket', socket, 'config', 'set', 'plugin.voice.wake_words', 'ok_nabu']);
+    assert.match(voice.stderr, /plugin\.voice\.wake_words is read when the service starts: .*until a restart \(sudo systemctl restart homeagent, or homeagent plugins restart voice\)/);
+    await cli(['--socket', socket, 'config', 'delete', 'plugin.voice.wake_words']);
     const plain = await cli(['--socket', socket, 'config', 'set', 'core.agent.max_tool_rounds', '5']);
     assert.doesNotMatch(plain.stderr, /restart/, 'a live setting needs no restart');
     // A setting the environment overrides (this service has HOMEAGENT__CORE__SERVICE__DEMO_HOME): a restart would not

@@ -99,6 +99,16 @@ test('restart-only settings are marked and reported once changed after a moment'
     while (Date.now() <= later); // the change below must fall in a later millisecond than `later` (the store's clock)
     c.set('plugin.mqtt.url', 'mqtt://10.0.0.3:1883');
     assert.deepEqual(c.restartPending(later).map((p) => p.key), ['plugin.mqtt.url'], 'a new value is pending');
+    // Deleted: the default applies after a restart (a newcomer's deleted wake phrase was no longer pending while still spotted).
+    const started = Date.now();
+    while (Date.now() <= started);
+    assert.equal(c.delete('plugin.mqtt.url'), true);
+    assert.deepEqual(c.restartPending(started).map((p) => p.key), ['plugin.mqtt.url'], 'a value in force at the start, deleted since, is pending');
+    assert.deepEqual(c.restartPending(later).map((p) => p.key), [], 'one stored after the start and deleted again leaves what the service read');
+    c.set('plugin.webui.port', c.get('plugin.webui.port'));
+    c.delete('plugin.webui.port');
+    assert.deepEqual(c.restartPending(started).map((p) => p.key), ['plugin.mqtt.url'], 'deleting a stored default changes nothing');
+    assert.deepEqual(c.restartPending(Date.now() + 1000), [], 'nothing after a later start');
   } finally {
     done();
   }

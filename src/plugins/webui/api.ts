@@ -7,6 +7,7 @@
  * before a handler runs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pluginApplying } from '../../config/plugin-restart.js';
 import type { CommandHandler } from '../../kernel/commands.js';
 import type { SettingDef, SettingsAPI } from '../../kernel/settings-types.js';
 import { ConfigError, HomeAgentError } from '../../kernel/errors.js';
@@ -302,7 +303,8 @@ export function apiRoutes(b: ApiBackend): Route[] {
           settingError(err);
         }
         const view = oneSetting(b.settings, key);
-        const notes = [view.restart ? `${key} is read when the service starts: it applies after a restart (sudo systemctl restart homeagent)` : '', view.source === 'env' ? 'overridden by an environment variable; the stored value applies only without it' : ''].filter(Boolean);
+        const plugin = pluginApplying(key);
+        const notes = [view.restart ? `${key} is read when the service starts: it applies after a restart (sudo systemctl restart homeagent${plugin ? `, or the ${plugin} plugin's Restart button` : ''})` : '', view.source === 'env' ? 'overridden by an environment variable; the stored value applies only without it' : ''].filter(Boolean);
         return { ...view, ...(notes.length ? { note: notes.join('; ') } : {}) };
       },
     },
