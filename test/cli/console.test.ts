@@ -206,6 +206,31 @@ test('stop alone is the stop button; /stop and stop are acknowledged when nothin
   }
 });
 
+test('a stop says how many lines typed before it it dropped unanswered (a newcomer\'s piped script lost six commands to a "stop" line with only "(stopped)" shown)', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let printed = '';
+  output.on('data', (d: Buffer) => (printed += d.toString()));
+  const gate = deferred();
+  const provider = new FakeProvider([{ content: 'First.', gate: gate.promise }, { content: 'Second.' }, { content: 'Third.' }]);
+  const settings = new ConfigRegistry(':memory:', { env: {} });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
+  const kernel = new Kernel({ settings, dataDir: dir, provider });
+  kernel.use(new ConsolePlugin({ input, output }));
+  await kernel.start();
+  try {
+    input.write('tell me something\nand another thing\nand a third\nstop\n');
+    await waitUntil(() => printed.includes('(stopped'), 'the stop acknowledged');
+    assert.match(printed, /\(stopped: 3 lines typed before it were dropped unanswered\)/);
+    assert.doesNotMatch(printed, /Second\.|Third\./, 'none of them was answered');
+  } finally {
+    gate.resolve();
+    await kernel.stop();
+    settings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a message nobody asked for (a timer) gets its own line and the prompt is drawn again', async () => {
   const input = new PassThrough();
   const output = new PassThrough();

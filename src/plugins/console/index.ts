@@ -137,8 +137,11 @@ export class ConsolePlugin implements Plugin {
       // A reply being printed is cut with " [stopped]" (the stop event); otherwise the stop is acknowledged here,
       // also when nothing was running (a timer's alarm or the speaker may have been).
       const cutting = this.midLine;
+      // Lines typed (or piped) before the stop and not answered yet are dropped with it: say how many (a newcomer's
+      // piped script lost six commands to a "stop" line with only "(stopped)" shown).
+      const waiting = this.inFlight.size;
       sdk.stop('console');
-      if (!cutting) this.write('(stopped)\n');
+      if (!cutting) this.write(waiting ? `(stopped: ${waiting} ${waiting === 1 ? 'line' : 'lines'} typed before it ${waiting === 1 ? 'was' : 'were'} dropped unanswered)\n` : '(stopped)\n');
       if (this.inFlight.size === 0) this.showPrompt();
       return;
     }
