@@ -108,6 +108,11 @@ interface PendingAsk {
   execute: () => Promise<string>;
 }
 
+/** A state question waits at most this long (real time) for the report of a device commanded just before, ms (LocalIntents.reportsOf). */
+const STATE_REPORT_WAIT_MS = 1500;
+/** A command older than this (clock ms) with no report since is not waited for: the device does not report. */
+const RECENT_COMMAND_MS = 5000;
+
 /** What a dry run returns where the real run would act. */
 const WOULD_ACT = '\u0000would act';
 
@@ -229,8 +234,47 @@ export class LocalIntents {
   private askedAbout: Entity[] | undefined;
   private deviceQuestion: DeviceQuestion | undefined;
 
+  /** Devices commanded and not heard from since (entity id -> when commanded, clock ms): their state may be the old one. */
+  private readonly unreported = new Map<string, number>();
+  /** Who waits for a device's report (getState): called on any state change. */
+  private readonly reportWaiters = new Set<() => void>();
+
   constructor(private readonly d: LocalIntentDeps) {
     this.timerIntents = new TimerIntents({ timers: d.timers, clock: d.clock, ...(d.choiceTimeoutMs ? { choiceTimeoutMs: d.choiceTimeoutMs } : {}) });
+    d.registry.onChange((c) => {
+      if (c.kind !== 'state') return;
+      this.unreported.delete(c.id);
+      for (const w of [...this.reportWaiters]) w();
+    });
+  }
+
+  /**
+   * Wait until none of `ids` commanded within RECENT_COMMAND_MS is still
+   * unreported, or STATE_REPORT_WAIT_MS (real time) has passed: a state
+   * question right after a command is answered from the device's report of
+   * it, not from the state before. A newcomer's piped "unlock the front
+   * door", "yes", "is the front door locked" was answered "Yes, the Front
+   * Door is locked." (the demo lock had not reported yet).
+   */
+  private async reportsOf(ids: readonly string[]): Promise<void> {
+    const now = this.d.clock.now();
+    const waiting = (): boolean => ids.some((id) => {
+      const at = this.unreported.get(id);
+      return at !== undefined && now - at <= RECENT_COMMAND_MS;
+    });
+    if (!waiting()) return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.reportWaiters.delete(check);
+        resolve();
+      };
+      const check = (): void => {
+        if (!waiting()) done();
+      };
+      const timer = setTimeout(done, STATE_REPORT_WAIT_MS);
+      this.reportWaiters.add(check);
+    });
   }
 
   /** True while a question of ours ("which timer?", "For how long?", "which one do you mean?") waits for its answer. */
@@ -672,12 +716,17 @@ export class LocalIntents {
     const risky = req.askFirst || widened ? ready : ready.filter((e) => this.d.controller.isRisky(e, action));
     const execute = async (): Promise<string> => {
       if (req.signal?.aborted) return '';
+      // Marked before sending: a report that comes before the broker's acknowledgement clears it.
+      for (const e of ready) this.unreported.set(e.id, this.d.clock.now());
       const results = await Promise.allSettled(ready.map((e) => this.d.controller.control(e.id, action, req.who)));
       const ok: Entity[] = [];
       results.forEach((r, i) => {
         const e = ready[i] as Entity;
         if (r.status === 'fulfilled') ok.push(e);
-        else problems.push(this.failure(e, action, r.reason, lang));
+        else {
+          this.unreported.delete(e.id);
+          problems.push(this.failure(e, action, r.reason, lang));
+        }
       });
       // Lights switched on or set: a continuation fragment ("… to fifty percent") may set them next (setPrevious).
       if (ok.length && normaliseAction(ok[0] as Entity, action.action) === 'turn_on' && ok.every((e) => e.component === 'light')) {
@@ -771,11 +820,12 @@ export class LocalIntents {
     return parts.join(zh ? '' : ' ');
   }
 
-  private getState(s: IntentSlots, lang: Lang): string {
+  private async getState(s: IntentSlots, lang: Lang): Promise<string> {
     const zh = lang === 'zh';
     const r = this.resolve(s);
     if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
     const targets = targetsOf(r);
+    await this.reportsOf(targets.map((e) => e.id));
     const asked = typeof s.state === 'string' ? (Object.hasOwn(STATE_WORDS, lower(s.state)) ? STATE_WORDS[lower(s.state)] : undefined) ?? lower(s.state) : undefined;
     if (r.kind === 'one' || targets.length === 1) {
       const e = targets[0] as Entity;

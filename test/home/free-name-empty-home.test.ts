@@ -16,7 +16,7 @@ import type { ConfirmationGate } from '../../src/home/confirm.js';
 import { silentLogger } from '../support/quiet.js';
 
 test('with no device known, a free name is left to the LLM, never "I don\'t know a device called ..."', async () => {
-  const registry = { entities: () => [], view: () => undefined } as unknown as DeviceRegistry;
+  const registry = { entities: () => [], view: () => undefined, onChange: () => () => undefined } as unknown as DeviceRegistry;
   const intents = new LocalIntents({
     registry,
     controller: {} as HomeController,

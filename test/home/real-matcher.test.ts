@@ -67,6 +67,26 @@ describe('local intents with the real matcher', () => {
     assert.deepEqual(rig.sim.commands, []);
   });
 
+  test('a state question right after a command waits for the device\'s report of it (a newcomer\'s "is the front door locked" right after unlocking it was answered "Yes, ... locked")', async () => {
+    await lockFrontDoor(rig);
+    rig.sim.reportDelayMs = 400;
+    try {
+      assert.match((await rig.sdk.runInput('unlock the front door')).response ?? '', /unlock the Front Door\?/);
+      assert.equal((await rig.sdk.runInput('yes')).response, 'Unlocked the Front Door.');
+      assert.equal((await rig.sdk.runInput('is the front door locked')).response, 'No, the Front Door is unlocked.');
+      assert.equal((await rig.sdk.runInput('turn on the standing light')).response, 'Turned on the Standing Light.');
+      assert.equal((await rig.sdk.runInput('is the standing light on')).response, 'Yes, the Standing Light is on.');
+      // A device that never reports: after the wait (STATE_REPORT_WAIT_MS) the answer is what is known, its last report.
+      rig.sim.mute.add('home/tv/set');
+      await rig.sdk.runInput('turn off the tv');
+      assert.equal((await rig.sdk.runInput('is the tv on')).response, 'Yes, the TV is on.');
+    } finally {
+      rig.sim.reportDelayMs = 0;
+      rig.sim.mute.delete('home/tv/set');
+    }
+    await lockFrontDoor(rig);
+  });
+
   test('names said in free words: one device a partial name fits, ask which of several, a name the home lacks said so, never the nearest device', async () => {
     rig.sim.clear();
     const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;

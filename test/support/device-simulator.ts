@@ -54,6 +54,8 @@ export class DeviceSimulator {
   private readonly waiters: Array<() => void> = [];
   /** Command topics the simulator should not answer (a device that is gone). */
   readonly mute = new Set<string>();
+  /** How long a device takes to report its new state after a command, ms (0: at once). */
+  reportDelayMs = 0;
 
   /**
    * `opts.clientId` + `opts.clean: false` give the simulator a persistent
@@ -176,7 +178,10 @@ export class DeviceSimulator {
       case 'none':
         break;
     }
-    if (out !== undefined) this.client?.publish(reaction.stateTopic, out, { retain: true, qos: 1 });
+    if (out === undefined) return;
+    const report = (): void => void this.client?.publish(reaction.stateTopic, out, { retain: true, qos: 1 });
+    if (this.reportDelayMs > 0) setTimeout(report, this.reportDelayMs);
+    else report();
   }
 
   /** Resolves when at least `count` commands were received in total (rejects after `timeoutMs`). */
