@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+# This script runs `homeagent run` itself: a leading "run" (as in `homeagent run --data-dir X`) is that word again.
+if [ "${1:-}" = "run" ]; then shift; fi
 exec node dist/src/cli/main.js run --console "$@"
