@@ -66,17 +66,29 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
 }
 
 /**
- * What an add intent would do, said as a question's part ("add salt to your
- * to-do list", "把盐加到待办事项"), for asking first (a voice to-do item:
- * voice/stt/pocketsphinx-judge.ts todoAsks); undefined for any other intent, a list
- * the box does not keep, or no item.
+ * What a list intent that changes the list would do, said as a question's
+ * part ("add salt to your to-do list", "tick off salt on your to-do list",
+ * "remove salt from your to-do list", "把盐加到待办事项"), for asking first
+ * (a voice to-do item: voice/stt/pocketsphinx-judge.ts todoAsks); undefined
+ * for any other intent, a list the box does not keep, or no item.
  */
-export function listAddPhrase(intent: string, s: IntentSlots, lang: Lang): string | undefined {
-  if (intent !== 'HassShoppingListAddItem' && intent !== 'HassListAddItem') return undefined;
+export function listActPhrase(intent: string, s: IntentSlots, lang: Lang): string | undefined {
   const list = intent.startsWith('HassShoppingList') ? 'shopping' : s.list;
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!isListName(list) || !item) return undefined;
-  return lang === 'zh' ? `把${item}加到${LIST_ZH[list]}` : `add ${item} to your ${LIST_EN[list]}`;
+  const zh = lang === 'zh';
+  switch (intent) {
+    case 'HassShoppingListAddItem':
+    case 'HassListAddItem':
+      return zh ? `把${item}加到${LIST_ZH[list]}` : `add ${item} to your ${LIST_EN[list]}`;
+    case 'HassShoppingListCompleteItem':
+    case 'HassListCompleteItem':
+      return zh ? `把${LIST_ZH[list]}上的${item}标记为完成` : `tick off ${item} on your ${LIST_EN[list]}`;
+    case 'HassListRemoveItem':
+      return zh ? `把${item}从${LIST_ZH[list]}删掉` : `remove ${item} from your ${LIST_EN[list]}`;
+    default:
+      return undefined;
+  }
 }
 
 /** "Removed eggs and bread from your shopping list. Milk is not on your shopping list." from each said item `x` and what was changed, `r` (undefined: it was not on the list). */

@@ -16,7 +16,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
 import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
-import { LIST_INTENTS, handleListIntent, listAddPhrase } from './list-intents.js';
+import { LIST_INTENTS, handleListIntent, listActPhrase } from './list-intents.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
 import type { ConfirmationGate } from './confirm.js';
@@ -444,10 +444,10 @@ export class LocalIntents {
     if (LIST_INTENTS.has(match.intent)) {
       if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
       const run = (): string | undefined => handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
-      // An item the recogniser may have forced into its word list (a to-do heard by voice) is added after a yes.
-      const adding = req.askFirst && this.d.lists?.() ? listAddPhrase(match.intent, match.slots, lang) : undefined;
-      if (adding) {
-        const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: adding, what: adding, execute: async () => run() ?? '' };
+      // An item the recogniser may have forced into its word list (a to-do heard by voice) is changed after a yes.
+      const doing = req.askFirst && this.d.lists?.() ? listActPhrase(match.intent, match.slots, lang) : undefined;
+      if (doing) {
+        const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => run() ?? '' };
         if (req.asks) {
           req.asks.push(ask);
           return '';

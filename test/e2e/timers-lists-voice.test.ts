@@ -180,5 +180,13 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
       }
       assert.deepEqual(todo(), before, `${voice} ${rate}: nothing added`);
     }
+    // Ticking off by voice: a tester's "mark call mom as done" ticked off "oil", then "salt", with no question.
+    box.app.lists.service?.add('todo', 'oil');
+    box.app.lists.service?.add('todo', 'salt');
+    for (const [voice, rate] of [['en-us', 160], ['en-us', 140]] as const) {
+      const u = await speak('mark call mom as done', voice, rate);
+      if (/^Do you really want to /.test(u.reply)) await speak('no');
+      assert.deepEqual(box.app.lists.service?.items('todo', { done: true }).filter((i) => i.done).map((i) => i.text), [], `${voice} ${rate}: heard ${JSON.stringify(u.transcript)}, replied ${JSON.stringify(u.reply)}: nothing ticked off`);
+    }
   });
 });

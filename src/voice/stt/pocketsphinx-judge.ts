@@ -559,18 +559,22 @@ function nameWordsOf(m: IntentMatch, vocab: Vocabulary): Set<string> {
 }
 
 /**
- * A to-do item heard by voice is added only after a yes
- * (IntentMatch.unsure_between [the item, OTHER_WORD]): the grammar's items
- * are common groceries (builtin-lists.ts GROCERY_ITEMS_EN), so a spoken
- * to-do ("call mom") can only be heard as one of them. A tester's "add call
- * mom to my to do list" added "salt" (en-gb-x-rp) and "oil" (en-us); on the
- * tune voices "salt" took 29 and 36 per frame where right items took up to
- * 29, so no word gap tells them apart. Shopping items are groceries and act
- * at once.
+ * A to-do item heard by voice is added, ticked off or removed only after a
+ * yes (IntentMatch.unsure_between [the item, OTHER_WORD]): the grammar's
+ * items are common groceries (builtin-lists.ts GROCERY_ITEMS_EN), so a
+ * spoken to-do ("call mom") can only be heard as one of them. A tester's
+ * "add call mom to my to do list" added "salt" (en-gb-x-rp) and "oil"
+ * (en-us); on the tune voices "salt" took 29 and 36 per frame where right
+ * items took up to 29, so no word gap tells them apart. Another's "mark
+ * call mom as done" ticked off "oil" and "salt" that were on the list
+ * (en-us, en-gb-x-rp). Shopping items are groceries and act at once.
  */
 function todoAsks(m: IntentMatch): boolean {
-  return m.intent === 'HassListAddItem' && m.slots.list === 'todo' && typeof m.slots.item === 'string' && !m.unsure_between;
+  return TODO_INTENTS.has(m.intent) && m.slots.list === 'todo' && typeof m.slots.item === 'string' && !m.unsure_between;
 }
+
+/** The to-do intents that change the list (todoAsks). */
+const TODO_INTENTS: ReadonlySet<string> = new Set(['HassListAddItem', 'HassListCompleteItem', 'HassListRemoveItem']);
 
 /** The first word after the first that misfits (gap over MAX_WORD_GAP, at least WORD_GAP_MIN_FRAMES long); undefined when none does. */
 export function misfitWord(gaps: readonly WordGap[], maxGap = MAX_WORD_GAP, minFrames = WORD_GAP_MIN_FRAMES): WordGap | undefined {
