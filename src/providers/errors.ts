@@ -36,16 +36,23 @@ export class HttpStatusError extends ProviderError {
 /**
  * The detail of an HTTP error message: `detail` as the server (or the
  * adapter's transform_error) gave it, or, when that says nothing more than
- * the status (empty, or "HTTP 404" as the bundled adapters write for an
- * empty body), the status's reason phrase and that the body was empty:
- * "Not Found (no detail in the response)". A tester's LLM error read
- * "HTTP 404: HTTP 404".
+ * the status (empty, "null", "{}", or "HTTP 404" as the bundled adapters
+ * write for an empty body), the status's reason phrase and that the body
+ * was empty: "Not Found (no detail in the response)". A tester's LLM error
+ * read "HTTP 404: HTTP 404". Control characters become spaces and a detail
+ * over MAX_DETAIL characters is cut.
  */
 export function statusDetail(status: number, detail: string): string {
-  const d = detail.trim();
-  if (d && d.toUpperCase() !== `HTTP ${status}`) return d;
+  // Control characters (escapes, bells, NULs from a body) never reach a terminal; a long body (an HTML page) is cut.
+  const d = detail.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  if (d && d.toUpperCase() !== `HTTP ${status}` && !EMPTY_BODIES.has(d)) return d.length > MAX_DETAIL ? `${d.slice(0, MAX_DETAIL)}… (${d.length} characters)` : d;
   return `${STATUS_CODES[status] ?? 'error'} (no detail in the response)`;
 }
+
+/** Bodies that say nothing: JSON null, an empty object, list or string. */
+const EMPTY_BODIES: ReadonlySet<string> = new Set(['null', '{}', '[]', '""']);
+/** Longest error detail kept in a message, characters (a tester's 20 KB HTML page was printed whole). */
+const MAX_DETAIL = 300;
 
 /** HTTP 401/403: the key is missing, wrong or lacks rights. The source stays unusable until its settings change. */
 export class AuthError extends HttpStatusError {

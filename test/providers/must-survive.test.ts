@@ -343,6 +343,18 @@ test('an error status with an empty body reads as its reason phrase, never "HTTP
       return true;
     });
   }
+  // Bodies that say nothing, a long HTML page with control characters: no raw bytes to the terminal, no 20 KB line.
+  for (const body of ['null', '{}']) {
+    srv.enqueue({ status: 404, errorBody: body });
+    await assert.rejects(collect(provider('openai').chatStream(ask())), (e: unknown) => e instanceof HttpStatusError && e.message === 'HTTP 404: Not Found (no detail in the response)');
+  }
+  srv.enqueue({ status: 502, errorBody: `<html>\u001b[31m\u0007${'<p>bad gateway</p>'.repeat(1200)}</html>` });
+  await assert.rejects(collect(provider('openai').chatStream(ask())), (e: unknown) => {
+    assert.ok(e instanceof HttpStatusError);
+    assert.doesNotMatch(e.message, /[\u0000-\u001f\u007f]/);
+    assert.ok(e.message.length < 400, `${e.message.length} characters`);
+    return true;
+  });
   // A body with a message keeps it.
   srv.enqueue({ status: 404, error: 'model "qwen9" not found, try pulling it first' });
   await assert.rejects(collect(provider('ollama').chatStream(ask())), (e: unknown) => e instanceof HttpStatusError && /^HTTP 404: model "qwen9" not found/.test(e.message));
