@@ -19,6 +19,7 @@ import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
 import { LIST_INTENTS, handleListIntent, listActPhrase } from './list-intents.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
+import { MAY_STILL_ARRIVE } from './mqtt-client.js';
 import type { ConfirmationGate } from './confirm.js';
 import type { HomeController } from './controller.js';
 import type { Entity } from './entities.js';
@@ -777,6 +778,8 @@ export class LocalIntents {
         case 'COMMAND_TIMEOUT':
         case 'COMMAND_FAILED':
         case 'MQTT_NOT_STARTED':
+          // A hung broker (connected, no acknowledgement): the command left and may still be carried out.
+          if (err.message.includes(MAY_STILL_ARRIVE)) return zh ? `MQTT服务器没有确认${what}的命令；它恢复后这个命令仍可能执行。` : `The MQTT broker did not confirm the command to ${what}; it may still be carried out if the broker recovers.`;
           return zh ? `没能${what}：MQTT服务器没有确认。` : `I could not ${what}: the MQTT broker did not confirm the command.`;
         case 'BAD_ARGUMENT':
           return zh ? `${e.name}：${err.message}。` : `${cap(the(e, lang))}: ${err.message}.`;

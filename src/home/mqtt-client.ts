@@ -24,6 +24,9 @@ import { BROKER_DOWN_FAIL_MS } from './settings.js';
 
 /** TLS options; `ca`/`cert`/`key` are PEM text or file paths. */
 
+
+/** Said of a command the broker did not acknowledge while connected: it was sent and may be carried out later. */
+export const MAY_STILL_ARRIVE = 'it was sent and may still be carried out if the broker recovers';
 export interface MqttTls {
   ca?: string;
   cert?: string;
@@ -239,7 +242,8 @@ export class HomeMqttClient {
         for (const [id, entry] of Object.entries(c.outgoing)) {
           if (entry.cb === cb) c.removeOutgoingMessage(Number(id));
         }
-        reject(new HomeError('COMMAND_TIMEOUT', `the broker did not acknowledge the command to ${cmd.topic} within ${timeoutMs} ms${c.connected ? '' : ' (broker unreachable)'}`));
+        // Connected (a hung broker): the message left on the connection and cannot be called back (a tester's was carried out after the broker resumed).
+        reject(new HomeError('COMMAND_TIMEOUT', `the broker did not acknowledge the command to ${cmd.topic} within ${timeoutMs} ms${c.connected ? `; ${MAY_STILL_ARRIVE}` : ' (broker unreachable)'}`));
       }, timeoutMs);
       c.publish(cmd.topic, cmd.payload, { qos: cmd.qos, retain: cmd.retain }, cb);
     });

@@ -90,6 +90,22 @@ describe('broker restart during a command', () => {
     await neverSentAfterTheReconnect();
   });
 
+  test('a hung broker (connected, answering nothing): the command is said to be unconfirmed and possibly carried out later, as it is (a tester\'s "could not" was carried out when the broker resumed)', async () => {
+    await waitFor(() => rig.plugin.connected, 'reconnected');
+    rig.sim.clear();
+    rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 800);
+    broker.freeze(true);
+    try {
+      const r = await rig.sdk.runInput('turn off standing light');
+      assert.equal(r.response, 'The MQTT broker did not confirm the command to turn off the Standing Light; it may still be carried out if the broker recovers.');
+    } finally {
+      broker.freeze(false);
+      rig.sdk.settingsApi.set('plugin.mqtt.command_timeout_ms', 20_000);
+    }
+    // It was carried out once the broker went on, as the reply said it might be.
+    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/standing_light/set' && c.payload === 'OFF'), 'the command after the broker went on');
+  });
+
   test('after the restart the box resubscribed: state changes are still tracked', async () => {
     await rig.sim.publish('home/front_door/state', 'UNLOCKED');
     await waitFor(() => rig.plugin.registry?.view('front_door')?.state.state === 'unlocked', 'state after restart');

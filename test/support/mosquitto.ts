@@ -26,6 +26,8 @@ export interface MosquittoBroker {
   kill(): Promise<void>;
   /** Start again after `kill()`. */
   start(): Promise<void>;
+  /** Freeze the process (SIGSTOP: connections stay open, nothing is answered), or let it go on (SIGCONT): a hung broker. */
+  freeze(frozen: boolean): void;
 }
 
 /** Options of startMosquitto. */
@@ -208,5 +210,8 @@ export async function startMosquitto(opts: MosquittoOptions = {}): Promise<Mosqu
     },
     kill: killProc,
     start: launch,
+    freeze(frozen: boolean) {
+      child?.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
+    },
   };
 }
