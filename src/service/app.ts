@@ -137,7 +137,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       brokerUrl = `mqtt://127.0.0.1:${port}`;
       // A second box on this machine joined the first one's broker and showed its devices without a word (a tester).
       const why = err instanceof HomeAgentError && err.code === 'BROKER_PORT_IN_USE' ? `port ${port} is in use` : errorMessage(err);
-      brokerNote = `the embedded MQTT broker did not start (${why}), so this box uses the broker already on 127.0.0.1:${port} and the devices announced there (another HomeAgent's demo home?); to keep them apart, set core.service.embedded_broker_port or plugin.mqtt.url`;
+      brokerNote = `the embedded MQTT broker did not start (${why}), so this box uses what listens on 127.0.0.1:${port} as its broker, with the devices announced there (another HomeAgent's demo home?; homeagent status says whether it is connected); to keep them apart, set core.service.embedded_broker_port or plugin.mqtt.url`;
       log.warn({ err: errorMessage(err), url: brokerUrl }, `embedded broker not started; using the broker already listening on 127.0.0.1:${port}`);
     }
   }

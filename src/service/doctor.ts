@@ -24,6 +24,7 @@ import { TIMERS_STORE } from '../plugins/timers/timer-service.js';
 import { LISTS_STORE } from '../plugins/lists/list-service.js';
 import type { SettingsAPI } from '../kernel/settings-types.js';
 import { DEBIAN_MODEL_DIR } from '../voice/stt/pronunciation.js';
+import { visibleText } from '../kernel/visible-text.js';
 import { describeWyoming } from '../voice/wyoming/connection.js';
 import { probeSysfsGpio } from '../../hal/gpio/onoff-driver.js';
 import { DiskKeeper, type DiskStatus } from './disk-keeper.js';
@@ -107,15 +108,24 @@ export async function checkTts(v: VoiceDoctorInput, timeoutMs = 3000): Promise<D
     const binary = v.piperBinary ?? '';
     const model = v.piperModel ?? '';
     const unset = [binary ? '' : 'plugin.voice.piper_binary', model ? '' : 'plugin.voice.piper_model'].filter(Boolean);
-    if (unset.length) return { name, ok: false, detail: `plugin.voice.tts_engine is piper but ${unset.join(' and ')} ${unset.length === 1 ? 'is' : 'are'} empty: ${fallback}`, fix: `homeagent config set ${unset[0]} /ABSOLUTE/PATH (README: Configuration), or homeagent config set plugin.voice.tts_engine espeak-ng` };
+    if (unset.length) return { name, ok: false, detail: `plugin.voice.tts_engine is piper but ${unset.join(' and ')} ${unset.length === 1 ? 'is' : 'are'} empty: ${fallback}`, fix: `${unset.map((k) => `homeagent config set ${k} ${k.endsWith('model') ? '/ABSOLUTE/PATH/voice.onnx' : '/ABSOLUTE/PATH/piper'}`).join(' and ')} (README: Configuration), or homeagent config set plugin.voice.tts_engine espeak-ng` };
+    // A bare name is looked up on PATH, as spawning it does.
+    const program = binary.includes('/') ? binary : (findOnPath(binary) ?? binary);
     try {
-      if (!statSync(binary).isFile()) throw new Error('not a file');
-      accessSync(binary, constants.X_OK);
+      if (!statSync(program).isFile()) throw new Error('not a file');
+      accessSync(program, constants.X_OK);
     } catch {
-      return { name, ok: false, detail: `piper binary ${binary} is not an executable file: nothing is said aloud`, fix: 'set plugin.voice.piper_binary to the piper program (the release archive of rhasspy/piper, not the Debian package named piper)' };
+      return { name, ok: false, detail: `piper binary ${binary} is not an executable file${binary.includes('/') ? '' : ' on PATH'}: nothing is said aloud`, fix: 'set plugin.voice.piper_binary to the piper program (the release archive of rhasspy/piper, not the Debian package named piper)' };
     }
     for (const f of [model, `${model}.json`]) {
-      if (!existsSync(f)) return { name, ok: false, detail: `piper voice file ${f} is missing: nothing is said aloud`, fix: 'put the voice .onnx and its .onnx.json side by side and set plugin.voice.piper_model to the .onnx' };
+      const isFile = ((): boolean => {
+        try {
+          return statSync(f).isFile();
+        } catch {
+          return false;
+        }
+      })();
+      if (!isFile) return { name, ok: false, detail: `piper voice file ${f} is missing (or not a file): nothing is said aloud`, fix: 'put the voice .onnx and its .onnx.json side by side and set plugin.voice.piper_model to the .onnx' };
     }
     return { name, ok: true, detail: `piper ${binary}, voice ${model}` };
   }
@@ -228,7 +238,9 @@ export function offeredWakeWords(info: Record<string, unknown>): string[] {
 export async function checkWakeService(v: VoiceDoctorInput, timeoutMs = 3000): Promise<DoctorCheck | undefined> {
   if (!v.wakeHost) {
     // Wake words with no service to spot them: a tester set plugin.voice.wake_words alone and was told nothing.
-    if (v.wakeWords.trim()) return { name: 'wake word service', ok: false, detail: `plugin.voice.wake_words is ${v.wakeWords.trim()} but plugin.voice.wyoming_wake_host is empty: no wake word is listened for`, fix: WAKE_FIX };
+    // Names as the service reads them (comma-separated, blanks dropped), shown without control characters.
+    const names = v.wakeWords.split(',').map((w) => visibleText(w).replace(/\s+/g, ' ').trim()).filter(Boolean);
+    if (names.length) return { name: 'wake word service', ok: false, detail: `plugin.voice.wake_words is ${names.join(', ')} but plugin.voice.wyoming_wake_host is empty: no wake word is listened for`, fix: WAKE_FIX };
     return undefined;
   }
   const where = `${v.wakeHost}:${v.wakePort}`;

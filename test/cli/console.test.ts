@@ -265,7 +265,7 @@ test("a box whose embedded broker's port is taken says so in its banner: it uses
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitUntil(() => child.exitCode !== null || out.includes('/help'), 'the banner', 120_000);
-    assert.match(out, new RegExp(`Devices: the embedded MQTT broker did not start \\(port ${port} is in use\\), so this box uses the broker already on 127\\.0\\.0\\.1:${port} and the devices announced there`));
+    assert.match(out, new RegExp(`Devices: the embedded MQTT broker did not start \\(port ${port} is in use\\), so this box uses what listens on 127\\.0\\.0\\.1:${port} as its broker, with the devices announced there`));
     assert.doesNotMatch(out, /a demo home/, 'no demo home of its own: its broker is not the box\'s');
     child.kill('SIGINT');
     await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));

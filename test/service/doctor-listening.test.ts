@@ -98,6 +98,9 @@ test('wake word service: answers and lists its wake words; a name it lacks and a
   assert.equal(alone?.ok, false);
   assert.match(alone?.detail ?? '', /plugin\.voice\.wake_words is hey_jarvis but plugin\.voice\.wyoming_wake_host is empty: no wake word is listened for/);
   assert.match(alone?.fix ?? '', /plugin\.voice\.wyoming_wake_host/);
+  assert.equal(await checkWakeService({ ...voice, wakeWords: ',, ,' }), undefined, 'no names at all: nothing set');
+  const forged = await checkWakeService({ ...voice, wakeWords: 'ok\nFAIL fake' });
+  assert.doesNotMatch(forged?.detail ?? '', /\n/, 'control characters are not printed');
 });
 
 test("tts engine: piper with no binary or model, a binary that is no program, a missing voice file, and a Wyoming TTS that is down or no TTS fail with the fix; espeak-ng has no such check (a tester's piper was taken without a word)", async () => {
@@ -105,6 +108,7 @@ test("tts engine: piper with no binary or model, a binary that is no program, a 
   const bare = await checkTts({ ...voice, ttsEngine: 'piper' });
   assert.equal(bare?.ok, false);
   assert.match(bare?.detail ?? '', /plugin\.voice\.tts_engine is piper but plugin\.voice\.piper_binary and plugin\.voice\.piper_model are empty: the box speaks with espeak-ng instead/);
+  assert.match(bare?.fix ?? '', /config set plugin\.voice\.piper_binary .* and homeagent config set plugin\.voice\.piper_model /, 'the fix names both');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ha-piper-'));
   try {
     const bin = path.join(dir, 'piper');
@@ -118,6 +122,9 @@ test("tts engine: piper with no binary or model, a binary that is no program, a 
     chmodSync(bin, 0o755);
     const noVoice = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model });
     assert.match(noVoice?.detail ?? '', /en_US-test-medium\.onnx is missing/);
+    mkdirSync(model);
+    assert.match((await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model }))?.detail ?? '', /en_US-test-medium\.onnx is missing \(or not a file\)/, 'a directory is no voice');
+    rmSync(model, { recursive: true });
     writeFileSync(model, 'x');
     const noJson = await checkTts({ ...voice, ttsEngine: 'piper', piperBinary: bin, piperModel: model });
     assert.match(noJson?.detail ?? '', /en_US-test-medium\.onnx\.json is missing/);
