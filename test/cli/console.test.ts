@@ -206,49 +206,51 @@ test('stop alone is the stop button; /stop and stop are acknowledged when nothin
   }
 });
 
-test('a stop says how many lines typed before it it dropped unanswered (a newcomer\'s piped script lost six commands to a "stop" line with only "(stopped)" shown)', async () => {
+/** A kernel with only the console plugin on piped input, answering from `provider`; `printed()` is what it wrote. */
+async function consoleKernel(provider: FakeProvider, prompt = false): Promise<{ input: PassThrough; printed: () => string; kernel: Kernel; close: () => Promise<void> }> {
   const input = new PassThrough();
   const output = new PassThrough();
   let printed = '';
   output.on('data', (d: Buffer) => (printed += d.toString()));
-  const gate = deferred();
-  const provider = new FakeProvider([{ content: 'First.', gate: gate.promise }, { content: 'Second.' }, { content: 'Third.' }]);
   const settings = new ConfigRegistry(':memory:', { env: {} });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
   const kernel = new Kernel({ settings, dataDir: dir, provider });
-  kernel.use(new ConsolePlugin({ input, output }));
+  kernel.use(new ConsolePlugin({ input, output, prompt }));
   await kernel.start();
+  return {
+    input,
+    kernel,
+    printed: () => printed,
+    close: async () => {
+      await kernel.stop();
+      settings.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test('a stop says how many lines typed before it were dropped unanswered (a newcomer\'s piped script lost six commands to a "stop" line with only "(stopped)" shown)', async () => {
+  const gate = deferred();
+  const box = await consoleKernel(new FakeProvider([{ content: 'First.', gate: gate.promise }, { content: 'Second.' }, { content: 'Third.' }]));
   try {
-    input.write('tell me something\nand another thing\nand a third\nstop\n');
-    await waitUntil(() => printed.includes('(stopped'), 'the stop acknowledged');
-    assert.match(printed, /\(stopped: 3 lines typed before it were dropped unanswered\)/);
-    assert.doesNotMatch(printed, /Second\.|Third\./, 'none of them was answered');
+    box.input.write('tell me something\nand another thing\nand a third\nstop\n');
+    await waitUntil(() => box.printed().includes('(stopped'), 'the stop acknowledged');
+    assert.match(box.printed(), /\(stopped: 3 lines typed before it were dropped unanswered\)/);
+    assert.doesNotMatch(box.printed(), /Second\.|Third\./, 'none of them was answered');
   } finally {
     gate.resolve();
-    await kernel.stop();
-    settings.close();
-    rmSync(dir, { recursive: true, force: true });
+    await box.close();
   }
 });
 
 test('a message nobody asked for (a timer) gets its own line and the prompt is drawn again', async () => {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let printed = '';
-  output.on('data', (d: Buffer) => (printed += d.toString()));
-  const settings = new ConfigRegistry(':memory:', { env: {} });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-console-'));
-  const kernel = new Kernel({ settings, dataDir: dir, provider: new FakeProvider([]) });
-  kernel.use(new ConsolePlugin({ input, output, prompt: true }));
-  await kernel.start();
+  const box = await consoleKernel(new FakeProvider([]), true);
   try {
-    assert.equal(printed, '> ');
-    await kernel.outputs.send({ channel: 'console', kind: 'full', content: 'Your 2 minute timer is done.', type: 'text', meta: {} });
-    assert.equal(printed, '> \nYour 2 minute timer is done.\n> ');
+    assert.equal(box.printed(), '> ');
+    await box.kernel.outputs.send({ channel: 'console', kind: 'full', content: 'Your 2 minute timer is done.', type: 'text', meta: {} });
+    assert.equal(box.printed(), '> \nYour 2 minute timer is done.\n> ');
   } finally {
-    await kernel.stop();
-    settings.close();
-    rmSync(dir, { recursive: true, force: true });
+    await box.close();
   }
 });
 
