@@ -22,11 +22,10 @@ import { WarnLimiter } from './log-limit.js';
 import type { MqttCommand } from './commands.js';
 import { BROKER_DOWN_FAIL_MS } from './settings.js';
 
-/** TLS options; `ca`/`cert`/`key` are PEM text or file paths. */
-
-
 /** Said of a command the broker did not acknowledge while connected: it was sent and may be carried out later. */
 export const MAY_STILL_ARRIVE = 'it was sent and may still be carried out if the broker recovers';
+
+/** TLS options; `ca`/`cert`/`key` are PEM text or file paths. */
 export interface MqttTls {
   ca?: string;
   cert?: string;
@@ -225,7 +224,7 @@ export class HomeMqttClient {
     if (!c) return Promise.reject(new HomeError('MQTT_NOT_STARTED', 'the MQTT client is not started'));
     const down = this.downSince === undefined || c.connected ? 0 : Date.now() - this.downSince;
     if (this.downSince !== undefined && !c.connected && down >= downFailMs) {
-      return Promise.reject(new HomeError('BROKER_UNREACHABLE', `the MQTT broker ${this.settings.url} has been unreachable for ${Math.round(down / 1000)} s; the command to ${cmd.topic} was not sent`));
+      return Promise.reject(new HomeError('BROKER_UNREACHABLE', `the MQTT broker ${withoutUserinfo(this.settings.url)} has been unreachable for ${Math.round(down / 1000)} s; the command to ${cmd.topic} was not sent`));
     }
     return new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -281,5 +280,17 @@ export class HomeMqttClient {
         resolve();
       });
     });
+  }
+}
+
+/** `url` without a user name or password in it (mqtt://user:secret@host -> mqtt://host): what a message may show. */
+function withoutUserinfo(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//');
   }
 }
