@@ -163,6 +163,8 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     u = await speak('yes');
     assert.equal(u.reply, 'Added coffee to your to-do list.', `heard ${u.transcript}`);
     u = await speak('mark coffee as done');
+    assert.equal(u.reply, 'Do you really want to tick off coffee on your to-do list? Please say yes or no.', `heard ${u.transcript}`);
+    u = await speak('yes');
     assert.equal(u.reply, 'Ticked off coffee on your to-do list.', `heard ${u.transcript}`);
     assert.deepEqual(box.app.lists.service?.items('todo', { done: true }).map((i) => [i.text, i.done]), [['coffee', true]]);
     assert.deepEqual(box.sim.commands, [], 'no device was commanded');
@@ -175,7 +177,12 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
       const u = await speak('add call mom to my to do list', voice, rate);
       assert.deepEqual(todo(), before, `${voice} ${rate}: heard ${JSON.stringify(u.transcript)}, replied ${JSON.stringify(u.reply)}`);
       if (/^Do you really want to add /.test(u.reply)) {
-        const no = await speak('no');
+        // A spoken no in room noise is sometimes not caught: the box asks again ("Please say yes or no."), and nothing is added meanwhile.
+        let no = await speak('no');
+        for (let i = 0; i < 2 && /Please say yes or no/.test(no.reply); i++) {
+          assert.deepEqual(todo(), before, 'nothing added while the question waits');
+          no = await speak('no', 'en-us', 140 + 20 * i);
+        }
         assert.match(no.reply, /^OK, I did not add /, `heard ${no.transcript}`);
       }
       assert.deepEqual(todo(), before, `${voice} ${rate}: nothing added`);
@@ -183,10 +190,15 @@ describe('timers and lists by voice through the running service (espeak-ng en-us
     // Ticking off by voice: a tester's "mark call mom as done" ticked off "oil", then "salt", with no question.
     box.app.lists.service?.add('todo', 'oil');
     box.app.lists.service?.add('todo', 'salt');
+    const ticked = (): string[] => (box.app.lists.service?.items('todo', { done: true }) ?? []).filter((i) => i.done).map((i) => i.text);
+    const tickedBefore = ticked();
     for (const [voice, rate] of [['en-us', 160], ['en-us', 140]] as const) {
       const u = await speak('mark call mom as done', voice, rate);
-      if (/^Do you really want to /.test(u.reply)) await speak('no');
-      assert.deepEqual(box.app.lists.service?.items('todo', { done: true }).filter((i) => i.done).map((i) => i.text), [], `${voice} ${rate}: heard ${JSON.stringify(u.transcript)}, replied ${JSON.stringify(u.reply)}: nothing ticked off`);
+      if (/^Do you really want to /.test(u.reply)) {
+        let no = await speak('no');
+        for (let i = 0; i < 2 && /Please say yes or no/.test(no.reply); i++) no = await speak('no', 'en-us', 140 + 20 * i);
+      }
+      assert.deepEqual(ticked(), tickedBefore, `${voice} ${rate}: heard ${JSON.stringify(u.transcript)}, replied ${JSON.stringify(u.reply)}: nothing ticked off`);
     }
   });
 });
