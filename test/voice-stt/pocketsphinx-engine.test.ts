@@ -121,7 +121,8 @@ test('pause(): the final pass runs during the silence wait and end() takes its r
   await writeFile(bin, `#!/bin/sh\necho started >> '${spawned}'\nexec pocketsphinx_batch "$@"\n`);
   await chmod(bin, 0o755);
   const starts = (): number => (existsSync(spawned) ? readFileSync(spawned, 'utf8').split('\n').filter(Boolean).length : 0);
-  const e = new PocketsphinxStt({ workDir: work, binary: bin });
+  // One set per utterance (no spare, SPARE_PAIRS) so that a second decode would show as a started set.
+  const e = new PocketsphinxStt({ workDir: work, binary: bin, sparePairs: 1 });
   await e.setVocabulary(fixtureVocabulary());
   const pcm = readWavPcm(path.join(voiceDir, 'turn on Standing Light.wav'));
   const plain = e.start();
@@ -143,6 +144,40 @@ test('pause(): the final pass runs during the silence wait and end() takes its r
   assert.equal(starts(), 6, 'end() took the speculative result: no decoder was started for it');
   await e.close();
   await rm(dir, { recursive: true, force: true });
+});
+
+test('a spare decoder set loads at the first audio; the pause after a voided pass takes it, and none loads in between (SPARE_PAIRS)', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-spare-'));
+  const work = path.join(dir, 'work');
+  const spawned = path.join(dir, 'spawned');
+  const bin = path.join(dir, 'pocketsphinx_batch');
+  await writeFile(bin, `#!/bin/sh\necho "$@" >> '${spawned}'\nexec pocketsphinx_batch "$@"\n`);
+  await chmod(bin, 0o755);
+  // Decoders only: the opposite-word check's alignments (align-N.fsg) run after a pass, one per sentence.
+  const starts = (): number => (existsSync(spawned) ? readFileSync(spawned, 'utf8').split('\n').filter((l) => l && !l.includes('align-')).length : 0);
+  const e = new PocketsphinxStt({ workDir: work, binary: bin });
+  try {
+    await e.setVocabulary(fixtureVocabulary());
+    const pcm = readWavPcm(path.join(voiceDir, 'lock the Front Door.wav'));
+    const s = e.start();
+    await waitUntil(() => starts() === 3, 'the first set (command grammar, phone loop, compound grammar) when the session starts');
+    const cut = Math.floor(pcm.length / 2 / 2) * 2;
+    feed(pcm.subarray(0, cut), (b) => s.write(b));
+    await waitUntil(() => starts() === 6, 'the spare set at the first audio');
+    s.pause!();
+    await waitUntil(() => readdirSync(work).some((u) => u.startsWith('u') && existsSync(path.join(work, u, 'utt.raw'))), 'the speculative pass to start');
+    s.resume!();
+    feed(pcm.subarray(cut), (b) => s.write(b));
+    s.pause!();
+    const r = await s.end();
+    assert.equal(r.text, 'lock the front door');
+    // The second pass ran on the spare, loaded already, and end() took its result: no set was started after the
+    // first audio (before, resume() started a fresh set and the second pass waited for it to load).
+    assert.equal(starts(), 6, 'no set started between the resume and the end');
+  } finally {
+    await e.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('resume() voids the speculative pass: end() decodes the whole utterance', async () => {

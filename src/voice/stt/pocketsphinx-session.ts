@@ -29,6 +29,19 @@ import { SttAbortedError } from './errors.js';
 /** Utterances shorter than this (ms of audio) are not decoded: rejected at once. */
 export const MIN_UTTERANCE_MS = 150;
 
+/**
+ * Decoder pairs a session keeps loaded once speech started: the one the next
+ * pause takes, and a spare loaded at the first audio. A pass voided by more
+ * speech (resume()) kills its pair; with no spare, the next pause's pass
+ * waited for a fresh pair to load its model and grammar first. On the real recordings such a pause often
+ * comes 60 to 120 ms after the resume (a short sound inside a word, then the
+ * real end): "turn on Standing Light" was acted on 480 to 500 ms after its
+ * last word, the pass taking 336 ms where the same length of audio took 133
+ * on a loaded pair. Each pair is two or three pocketsphinx_batch processes of
+ * about 26 MB each.
+ */
+export const SPARE_PAIRS = 2;
+
 /** Length of the stretch of room noise padSilence repeats, ms. */
 const PAD_SOURCE_MS = 100;
 
@@ -160,6 +173,8 @@ export interface SessionPorts {
    * speech starts, and the pair loads while the person speaks.
    */
   deferPair?: boolean;
+  /** Pairs kept loaded once speech started (SPARE_PAIRS, the default; 1: no spare). */
+  sparePairs?: number;
   /** The engine's name, for rejected results made here. */
   engine: string;
   /** Every finished decode's details and the verdict returned for it; returns why a rejected one was refused (SttResult.reason), if known. */
@@ -190,10 +205,12 @@ export class PocketsphinxSession implements SttSession {
   /** Aborted with the session: kills its opposite-word alignments. */
   private readonly stopper = new AbortController();
   private ended = false;
-  /** The idle decoder pair for the next decode (loading or waiting on its ctl pipe); undefined once taken. */
-  private idle: Promise<DecoderPair | undefined> | undefined;
+  /** Idle decoder pairs for the next decodes (loading or waiting on their ctl pipes), oldest first; a pass takes the first. */
+  private idle: Array<Promise<DecoderPair | undefined>> = [];
   /** The first idle pair was asked for (SessionPorts.deferPair). */
   private pairStarted = false;
+  /** Audio was written: the spare pair (SPARE_PAIRS) was asked for. */
+  private spareStarted = false;
   private speculative: Decode | undefined;
   /** The speculative decode was padded (pause() with SttPauseOptions): where the real audio went on, bytes, and the padding's mean frame energy. */
   private padded: { from: number; energy: number } | undefined;
@@ -219,13 +236,26 @@ export class PocketsphinxSession implements SttSession {
   private startIdle(): void {
     if (this.pairStarted) return;
     this.pairStarted = true;
-    this.idle = this.setUp();
-    this.idle.catch(() => undefined);
+    this.topUp(1);
+  }
+
+  /** Start loading pairs until `n` are idle. */
+  private topUp(n: number): void {
+    while (this.idle.length < n) {
+      const p = this.setUp();
+      p.catch(() => undefined);
+      this.idle.push(p);
+    }
   }
 
   write(pcm: Buffer): void {
     if (this.aborted || this.ended || pcm.length === 0) return;
     this.startIdle();
+    // Speech started: the spare pair loads now, well before the first pause (SPARE_PAIRS).
+    if (!this.spareStarted) {
+      this.spareStarted = true;
+      this.topUp(this.ports.sparePairs ?? SPARE_PAIRS);
+    }
     this.chunks.push(Buffer.from(pcm));
     this.bytes += pcm.length;
   }
@@ -261,11 +291,9 @@ export class PocketsphinxSession implements SttSession {
     this.padded = undefined;
     if (spec.pair) void this.release(spec.pair);
     spec.result.catch(() => undefined);
-    // More speech: have a pair loading for the next pause or the end.
-    if (!this.idle) {
-      this.idle = this.setUp();
-      this.idle.catch(() => undefined);
-    }
+    // More speech: the next pause takes the spare pair, loaded already. A fresh one loads now only when there is
+    // none: loading beside the next pass (often 60 to 120 ms away) slowed it.
+    this.topUp(1);
   }
 
   /**
@@ -325,9 +353,8 @@ export class PocketsphinxSession implements SttSession {
    * compete for the CPU with a speculative pass.
    */
   private takeIdle(): Promise<DecoderPair | undefined> {
-    const taken = this.idle ?? this.setUp();
+    const taken = this.idle.shift() ?? this.setUp();
     taken.catch(() => undefined);
-    this.idle = undefined;
     this.pairStarted = true;
     return taken;
   }
@@ -465,6 +492,6 @@ export class PocketsphinxSession implements SttSession {
   private async releaseAll(): Promise<void> {
     await Promise.all([...this.owned].map((p) => this.release(p)));
     // A pair still being set up releases itself (aborted) or is released here once it exists.
-    void this.idle?.then((p) => p && this.release(p), () => undefined);
+    for (const idle of this.idle) void idle.then((p) => p && this.release(p), () => undefined);
   }
 }

@@ -161,6 +161,8 @@ export interface PocketsphinxOptions {
   compound?: boolean;
   /** Kill a decoder that has not finished this long after end(); default 30000 ms. */
   finishTimeoutMs?: number;
+  /** Decoder pairs an utterance keeps loaded once speech started (pocketsphinx-session.ts SPARE_PAIRS, the default): 1 loads none ahead. */
+  sparePairs?: number;
   /** Mark a sure speculative result `early` (SttResult.early; issue 15 "Grammar-aware endpointing"); default true. */
   earlyCommit?: boolean;
 }
@@ -272,6 +274,7 @@ export class PocketsphinxStt implements SttEngine {
       prepareAudio: this.opts.prepareAudio ?? true,
       finishTimeoutMs: this.opts.finishTimeoutMs ?? 30_000,
       deferPair: opts?.continuation === true,
+      ...(this.opts.sparePairs !== undefined ? { sparePairs: this.opts.sparePairs } : {}),
       engine: this.name,
       onDetails: (d, result) => {
         this.lastDetails = d;
