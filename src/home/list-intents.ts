@@ -8,7 +8,7 @@
  * keep (a `{list}` name from elsewhere) is not ours (undefined: the LLM).
  */
 import type { IntentSlots } from '../intents/types.js';
-import { isListName, type ListName, type ListService } from '../plugins/lists/list-service.js';
+import { isListName, itemKey, type ListName, type ListService } from '../plugins/lists/list-service.js';
 import { cap, joinNames, type Lang } from './replies.js';
 import { GROCERY_ITEMS_EN } from '../intents/builtin-lists.js';
 
@@ -100,6 +100,35 @@ function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, 
 }
 
 /**
+ * A word standing for a typed comma while a list sentence is matched again
+ * (the matcher drops punctuation): listCommaText puts it in, listItemCommas
+ * turns it back into a comma in the item slot, for splitListItems.
+ */
+const LIST_COMMA = 'xlistcommax';
+
+/**
+ * `text` with each comma (and a ", and" after it) made LIST_COMMA, for
+ * matching a typed list sentence again; undefined when it has no comma.
+ */
+export function listCommaText(text: string): string | undefined {
+  return text.includes(',') ? text.replace(/\s*,\s*/g, ` ${LIST_COMMA} `) : undefined;
+}
+
+/**
+ * The item slot of a list intent matched on listCommaText's text, with its
+ * LIST_COMMA words made commas again ("eggs, bread and milk"); undefined
+ * when the match is no list intent with an item, or LIST_COMMA is outside
+ * the item (the comma was elsewhere in the sentence).
+ */
+export function listItemCommas(intent: string, slots: IntentSlots, text: string): string | undefined {
+  const item = slots.item;
+  if (!LIST_INTENTS.has(intent) || typeof item !== 'string' || !item.includes(LIST_COMMA)) return undefined;
+  const outside = text.split(LIST_COMMA).length - item.split(LIST_COMMA).length;
+  if (outside !== 0) return undefined;
+  return item.split(LIST_COMMA).map((p) => p.trim()).join(', ');
+}
+
+/**
  * The items one item slot names (English): "eggs and bread" is two items,
  * "eggs and bread and milk" three, when the slot is `known` items (common
  * groceries and what is on the list, compared case-insensitively, the
@@ -107,15 +136,24 @@ function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, 
  * nothing else; otherwise the whole slot is one item: "mac and cheese",
  * "call mom and dad", and "fish oil and eggs" (two known words with no
  * "and" between them may be one item). A typed "add eggs and bread to my
- * shopping list" used to add one item "eggs and bread".
+ * shopping list" used to add one item "eggs and bread". Commas typed
+ * between items always separate them ("call mom, pay the bills": two).
  * @param item the slot's text, trimmed, not empty
  * @param known item texts, any case
  * @returns the items in the order said, each as the slot spelt it
  */
 export function splitListItems(item: string, known: Iterable<string>): string[] {
+  // Commas are the person's own separators ("eggs, bread and milk": LIST_COMMA): each part, its leading "and" dropped, is split again as below.
+  if (item.includes(',')) {
+    const parts = item.split(',').map((p) => p.trim().replace(/^and\s+/i, '').trim()).filter(Boolean);
+    const list = [...known];
+    return parts.flatMap((p) => splitListItems(p, list));
+  }
   const words = item.split(/\s+/);
   if (!words.some((w) => w.toLowerCase() === 'and')) return [item];
-  const set = new Set([...known].map((k) => k.trim().toLowerCase().split(/\s+/).join(' ')));
+  // Singular and plural alike ("egg and bread", "tomato and onions"), compared as the list compares items (itemKey).
+  const set = new Set([...known].map(itemKey));
+  const isKnown = (ws: readonly string[]): boolean => set.has(itemKey(ws.join(' ')));
   const longest = Math.max(1, ...[...set].map((k) => k.split(' ').length));
   const out: string[] = [];
   for (let i = 0; i < words.length; ) {
@@ -126,7 +164,7 @@ export function splitListItems(item: string, known: Iterable<string>): string[] 
       continue;
     }
     let n = Math.min(longest, words.length - i);
-    while (n > 0 && !set.has(words.slice(i, i + n).join(' ').toLowerCase())) n--;
+    while (n > 0 && !isKnown(words.slice(i, i + n))) n--;
     if (n === 0) return [item];
     out.push(words.slice(i, i + n).join(' '));
     i += n;

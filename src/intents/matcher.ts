@@ -54,10 +54,11 @@ interface MatchContext {
   budget: { steps: number };
 }
 
-/** A free-text list as the matcher uses it: the words it never takes (TemplateList.stopWords). */
+/** A free-text list as the matcher uses it: the words it never takes (TemplateList.stopWords), and how many it takes at most (TemplateList.maxWords). */
 interface Wildcard {
   kind: 'wildcard';
   stop: ReadonlySet<string>;
+  max: number;
 }
 
 const MAX_STEPS = 200_000;
@@ -92,7 +93,7 @@ function* matchNode(node: TemplateNode, st: State, ctx: MatchContext): Generator
     case 'slot': {
       const entries = ctx.list(node.list);
       if (!Array.isArray(entries)) {
-        const max = Math.min(toks.length - st.pos, MAX_WILDCARD_TOKENS);
+        const max = Math.min(toks.length - st.pos, entries.max);
         for (let n = 1; n <= max; n++) {
           if (entries.stop.has(toks[st.pos + n - 1]!)) return;
           const value = joinTokens(toks.slice(st.pos, st.pos + n), ctx.language);
@@ -178,7 +179,7 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
       else if (name === 'list') v = listNameEntries(vocab, lang);
       else {
         const l = c.set.lists[name];
-        v = l === undefined ? [] : l.wildcard ? { kind: 'wildcard', stop: new Set(l.stopWords ?? []) } : templateListEntries(l, lang);
+        v = l === undefined ? [] : l.wildcard ? { kind: 'wildcard', stop: new Set(l.stopWords ?? []), max: l.maxWords ?? MAX_WILDCARD_TOKENS } : templateListEntries(l, lang);
       }
       cache.set(name, v);
     }

@@ -47,6 +47,8 @@ export interface TemplateList {
    * one command about a device called "tv and lock the door".
    */
   stopWords?: string[];
+  /** Most words a wildcard takes (matcher.ts); default 8, a device name's length. */
+  maxWords?: number;
   /**
    * In the speech grammar, a loop of the acoustic model's phones stands
    * here instead of values (src/intents/filler.ts): room for a name the

@@ -94,6 +94,9 @@ describe('local intents with the real matcher', () => {
     assert.equal(await said('switch the pool pump off'), "I don't know a device called the pool pump.");
     assert.equal(await said('lock the garden gate'), "I don't know a device called the garden gate.");
     assert.equal(await said('is the pool pump on'), "I don't know a device called the pool pump.");
+    // With a brightness: the name alone (a tester's was "... called the garage light to 50 percent").
+    assert.equal(await said('turn on the garage light to fifty percent'), "I don't know a device called the garage light.");
+    assert.equal(await said('set the garage light to 30 percent'), "I don't know a device called the garage light.");
     // A name it has with more words around it is no unknown device (a newcomer got "I don't know a device called the kitchen lights in 5 minutes").
     assert.equal(await said('turn on the kitchen lights in 5 minutes'), undefined);
     assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');

@@ -188,4 +188,21 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['bread', 'toilet paper', 'fish oil and eggs']);
     assert.deepEqual(lists.service?.items('todo').map((i) => i.text), ['call mom and pay the bills']);
   });
+
+  test('lists: typed commas separate items whatever they are; singular and plural of a known item are alike', async () => {
+    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l, { done: true }) ?? []) lists.service?.remove(l, { id: i.id });
+    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l) ?? []) lists.service?.remove(l, { id: i.id });
+    // A tester's commas were dropped: "eggs, bread and milk" became one item "eggs bread and milk".
+    assert.equal(await say('add eggs, bread and milk to my shopping list'), 'Added eggs, bread and milk to your shopping list.');
+    assert.equal(await say('add call mom, pay the bills, and book the dentist to my to do list'), 'Added call mom, pay the bills and book the dentist to your to-do list.');
+    // The part after the last comma is split as without commas: "mac and cheese" stays one item.
+    assert.equal(await say('add butter, mac and cheese to my shopping list'), 'Added butter and mac and cheese to your shopping list.');
+    // Singular forms of known items split too (a tester's "egg and bread" was one item).
+    assert.equal(await say('add apple and tomato to my shopping list'), 'Added apple and tomato to your shopping list.');
+    assert.equal(await say('remove egg, milk from my shopping list'), 'Removed eggs and milk from your shopping list.');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['bread', 'butter', 'mac and cheese', 'apple', 'tomato']);
+    assert.deepEqual(lists.service?.items('todo').map((i) => i.text), ['call mom', 'pay the bills', 'book the dentist']);
+    // A comma outside the item changes nothing.
+    assert.equal(await say('please, add salt to my shopping list'), 'Added salt to your shopping list.');
+  });
 });

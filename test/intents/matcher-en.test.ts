@@ -49,12 +49,22 @@ test('brightness and colour with spoken numbers', () => {
   assert.deepEqual(m('set the lights in the bedroom to seventy five percent').slots, { domain: 'light', area: 'Bedroom', brightness: 75 });
   assert.deepEqual(m('make the kitchen light blue').slots, { name: 'Kitchen Light', color: 'blue', domain: 'light' });
   assert.equal(matchIntent('set the kitchen light to 150 percent', VOCAB), null, 'out of range');
+  // A name the home lacks, with a brightness: the name is the name alone, not "garage light to 50 percent".
+  for (const text of ['turn on the garage light to fifty percent', 'set the garage light to 50 percent']) {
+    const r = m(text);
+    assert.equal(r.intent, 'HassLightSet', text);
+    assert.equal(r.slots.name, 'garage light', text);
+    assert.equal(r.slots.brightness, 50, text);
+  }
   // Typed in one go, "turn on ... to N percent" (a tester's went to the LLM).
   for (const [text, slots] of [
     ['turn on the kitchen light to fifty percent', { name: 'Kitchen Light', brightness: 50, domain: 'light' }],
     ['please switch on the reading lamp at 20 percent', { name: 'Reading Lamp', brightness: 20, domain: 'light' }],
     ['turn on the lights in the bedroom to 40 percent', { domain: 'light', area: 'Bedroom', brightness: 40 }],
     ['turn on all the kitchen lights to thirty percent', { domain: 'light', area: 'Kitchen', brightness: 30 }],
+    // No room: the lights of the box's own room, as "turn on the lights" (a tester's went to the LLM).
+    ['set the lights to 40 percent', { domain: 'light', brightness: 40 }],
+    ['turn on the lights to forty percent', { domain: 'light', brightness: 40 }],
   ] as const) {
     const r = m(text);
     assert.equal(r.intent, 'HassLightSet', text);
