@@ -297,7 +297,7 @@ export class ProviderManager implements Provider {
         errors.push(this.failed(s, err));
       }
     }
-    throw new AllSourcesFailedError(errors);
+    throw new AllSourcesFailedError(errors.length ? errors : this.refusedErrors());
   }
 
   /**
@@ -334,7 +334,7 @@ export class ProviderManager implements Provider {
         errors.push(e);
       }
     }
-    throw new AllSourcesFailedError(errors);
+    throw new AllSourcesFailedError(errors.length ? errors : this.refusedErrors());
   }
 
   // ---- internals -------------------------------------------------------
@@ -371,6 +371,18 @@ export class ProviderManager implements Provider {
     s.retryAt = this.now() + delay;
     this.log.warn({ source: s.name, code: e.code, retry_in_ms: delay }, `LLM source ${s.name} failed: ${e.message}`);
     return e;
+  }
+
+  /**
+   * Why no source was tried: each source left out because it refused its
+   * credentials (state unusable, until its settings change), with that
+   * error. Empty when none was: then nothing is configured. A tester's asks
+   * after an HTTP 401 were answered "no usable LLM source is configured".
+   */
+  private refusedErrors(): ProviderError[] {
+    return this.ordered()
+      .filter((s) => s.state === 'unusable' && s.lastError)
+      .map((s) => new ProviderError(s.lastError!.code, `not asked since it refused its credentials (${s.lastError!.message}); set core.llm.sources.${s.name}.api_key (or its other settings) to try it again`, { source: s.name, cause: s.lastError }));
   }
 
   /** Sources to try, in order: usable now first, then those backing off; never unusable ones. */

@@ -128,6 +128,26 @@ test('401/403 marks a source unusable until its settings change', async (t) => {
   assert.equal(m.status().sources[0]!.state, 'unusable');
 });
 
+test('with its only source refusing its credentials, a later ask says so, not "no usable LLM source is configured"', async (t) => {
+  const { m } = setup(['ollama']);
+  t.after(() => m.close());
+  srv.enqueue({ status: 401, errorBody: '' });
+  await assert.rejects(m.chat(ask), (e: unknown) => e instanceof AllSourcesFailedError && e.errors[0]!.code === 'AUTH_FAILED');
+  const before = srv.chatRequests().length;
+  for (const call of [() => m.chat(ask), () => collect(m.chatStream(ask))]) {
+    await assert.rejects(call(), (e: unknown) => {
+      assert.ok(e instanceof AllSourcesFailedError);
+      assert.equal(e.errors.length, 1);
+      assert.equal(e.errors[0]!.source, 'ollama');
+      assert.equal(e.errors[0]!.code, 'AUTH_FAILED');
+      assert.match(e.message, /ollama: not asked since it refused its credentials \(.*401.*\); set core\.llm\.sources\.ollama\.api_key/);
+      assert.doesNotMatch(e.message, /no usable LLM source is configured/);
+      return true;
+    });
+  }
+  assert.equal(srv.chatRequests().length, before, 'the source was not asked again');
+});
+
 test('connection refused on the first source falls over to the next', async (t) => {
   const { m, settings } = setup();
   t.after(() => m.close());
