@@ -21,7 +21,7 @@ import type { Logger } from '../kernel/log-types.js';
 import { Cap, type OutputMessage } from '../kernel/output-types.js';
 import type { Plugin, PluginSDK } from '../kernel/sdk.js';
 import type { TurnResult } from '../kernel/turn-types.js';
-import { errorMessage } from '../kernel/errors.js';
+import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { systemClock } from '../kernel/clock.js';
 import { hasHan } from '../kernel/language.js';
 import type { VoiceActivity } from '../kernel/assistant-state.js';
@@ -30,7 +30,8 @@ import { NUMBER_RIVALS } from './stt/pocketsphinx-judge.js';
 import type { TtsEngine } from './tts/types.js';
 import type { WakeDetection, WakeWordDetector } from './wyoming/wake-client.js';
 import { AudioInput, type Microphone } from './audio-input.js';
-import { SpeechQueue, type Speaker } from './speech-queue.js';
+import { SpeechQueue, type SayOutcome, type Speaker } from './speech-queue.js';
+import { TtsError } from './errors.js';
 import { Capture, type CaptureResult } from './capture.js';
 import { splitSentences, speakable } from '../kernel/sentences.js';
 import { createTtsEngine, createWakeDetector, registerVoiceSettings, voiceSetting } from './settings.js';
@@ -609,7 +610,12 @@ export class VoicePlugin implements Plugin {
 
   /** The `speaker` output channel handler. */
   private async onOutput(msg: OutputMessage): Promise<void> {
-    if (this.stopped || !this.speech) return;
+    // meta.await_spoken (the CLI's `say`): the sender learns whether the text was spoken, not only that it was sent.
+    const awaitSpoken = msg.meta.await_spoken === true;
+    if (this.stopped || !this.speech) {
+      if (awaitSpoken) throw new HomeAgentError('VOICE_STOPPED', 'the voice plugin is not running, so nothing was spoken');
+      return;
+    }
     const id = msg.input_id;
     if (id && this.ignoredInputs.has(id)) {
       if (msg.kind !== 'sentence') this.ignoredInputs.delete(id);
@@ -643,11 +649,16 @@ export class VoicePlugin implements Plugin {
       void this.afterReply();
       return;
     }
+    const said: Array<Promise<SayOutcome>> = [];
     if (msg.kind === 'full' || !this.replyHadSentences) {
-      for (const s of splitSentences(msg.content)) this.queueText(s, lang);
+      for (const s of splitSentences(msg.content)) said.push(this.queueText(s, lang));
     }
     this.endReply();
     void this.afterReply(); // the kernel's delivery must not wait for playback or follow-up listening
+    if (!awaitSpoken) return;
+    const outcomes = await Promise.all(said);
+    const failed = outcomes.find((o): o is { failed: unknown } => typeof o === 'object');
+    if (failed) throw failed.failed instanceof HomeAgentError ? failed.failed : new TtsError(voiceSetting<string>(this.sdk!.settings(), 'tts_engine'), errorMessage(failed.failed), { cause: failed.failed });
   }
 
   private endReply(): void {
@@ -655,11 +666,12 @@ export class VoicePlugin implements Plugin {
     this.replyHadSentences = false;
   }
 
-  private queueText(text: string, lang: string): void {
+  /** Queue one sentence for the speaker; its SayOutcome ('dropped' when it has nothing to say aloud). */
+  private queueText(text: string, lang: string): Promise<SayOutcome> {
     const t = speakable(text);
-    if (!t) return;
+    if (!t) return Promise.resolve('dropped');
     const language = hasHan(t) ? 'zh' : lang;
-    void this.speech!.say(t, { language });
+    return this.speech!.say(t, { language });
   }
 
   /** After a complete reply: wait until it is spoken, then listen for the answer when the reply asked something. */

@@ -46,15 +46,23 @@ export interface SayOptions {
   voice?: string;
 }
 
+/**
+ * How one say() ended: its audio was handed to the speaker ('handed'),
+ * nothing was played (a stop or barge-in dropped it, or it synthesised to
+ * no audio: 'dropped'), or the TTS failed (`failed`: its error, also given
+ * to SpeechQueueOptions.onError).
+ */
+export type SayOutcome = 'handed' | 'dropped' | { failed: unknown };
+
 /** The ordered TTS -> speaker queue. */
 export class SpeechQueue {
   private gen = 0;
-  private handoverTail: Promise<void> = Promise.resolve();
+  private handoverTail: Promise<unknown> = Promise.resolve();
   private readonly plays = new Set<Promise<unknown>>();
   private readonly aborts = new Set<AbortController>();
   private queued = 0;
   private readonly now: () => number;
-  private readonly recent: Promise<void>[] = [];
+  private readonly recent: Promise<unknown>[] = [];
   private readonly aheadLimit: number;
   /** Busy since the last onIdle call. */
   private wasBusy = false;
@@ -69,8 +77,8 @@ export class SpeechQueue {
     return this.queued > 0 || this.plays.size > 0;
   }
 
-  /** Queue one sentence; returns a promise that resolves when it has been handed over (or dropped/failed). */
-  say(text: string, opts: SayOptions = {}): Promise<void> {
+  /** Queue one sentence; returns a promise that resolves when it has been handed over, dropped or failed (SayOutcome); it never rejects. */
+  say(text: string, opts: SayOptions = {}): Promise<SayOutcome> {
     const gen = this.gen;
     const ac = new AbortController();
     this.aborts.add(ac);
@@ -85,17 +93,18 @@ export class SpeechQueue {
     });
     synth.catch(() => undefined);
     const prev = this.handoverTail;
-    const mine = (async () => {
+    const mine = (async (): Promise<SayOutcome> => {
       try {
         await prev;
         let audio;
         try {
           audio = await synth;
         } catch (err) {
-          if (gen === this.gen) this.o.onError?.(err, text);
-          return;
+          if (gen !== this.gen) return 'dropped';
+          this.o.onError?.(err, text);
+          return { failed: err };
         }
-        if (gen !== this.gen || audio.pcm.length === 0) return;
+        if (gen !== this.gen || audio.pcm.length === 0) return 'dropped';
         const p = this.o.speaker.play(audio.pcm, { sampleRate: audio.sampleRate, text });
         const tracked = p.then(
           () => undefined,
@@ -107,6 +116,7 @@ export class SpeechQueue {
           this.checkIdle();
         });
         this.o.onHandover?.({ text, at: this.now(), samples: audio.pcm.length / 2, sampleRate: audio.sampleRate });
+        return 'handed';
       } finally {
         this.aborts.delete(ac);
         this.queued--;

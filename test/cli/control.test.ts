@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import net from 'node:net';
@@ -18,11 +18,11 @@ import { encodeWav } from '../../hal/common/wav.js';
 import { readWavPcm } from '../voice-stt/wav.js';
 import { voiceDir } from '../voice-stt/home-vocab.js';
 
-async function withApp(fn: (socket: string, dir: string) => Promise<void>): Promise<void> {
+async function withApp(fn: (socket: string, dir: string) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-cli-'));
   const socket = path.join(dir, 'homeagent.sock');
   // Hermetic: an embedded broker on a free port, an LLM source nobody listens on.
-  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9' } });
+  const app = await startApp({ dataDir: dir, console: false, socketPath: socket, embeddedBrokerPort: 0, env: { HOMEAGENT__PLUGIN__WEBUI__PORT: '0', HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', ...env } });
   try {
     await fn(socket, dir);
   } finally {
@@ -84,6 +84,26 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
     assert.equal(said.said, '\u{1F600}'.repeat(3999), 'say takes 3999 emoji: under the limit when counted as characters');
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
   });
+});
+
+test('say with a broken TTS engine fails and says why, instead of "said on speaker"', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-piper-'));
+  const model = path.join(dir, 'voice.onnx');
+  writeFileSync(model, 'not a model');
+  writeFileSync(`${model}.json`, '{}');
+  try {
+    await withApp(
+      async (socket) => {
+        await assert.rejects(
+          request(socket, 'say', { text: 'hello there' }, undefined, { timeoutMs: 20000 }),
+          (e: unknown) => e instanceof CommandError && /TTS piper/.test(e.message) && /nothing|not found|ENOENT|exited|failed/i.test(e.message),
+        );
+      },
+      { HOMEAGENT__PLUGIN__VOICE__TTS_ENGINE: 'piper', HOMEAGENT__PLUGIN__VOICE__PIPER_BINARY: path.join(dir, 'no-such-piper'), HOMEAGENT__PLUGIN__VOICE__PIPER_MODEL: model },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('logs follows the turn events of an ask, in order, from the one stream', async () => {

@@ -182,7 +182,8 @@ export class ControlPlugin implements Plugin {
     this.commands.set('say', async (args) => {
       const text = requireText(args, sdk.settings().get<number>('core.agent.max_input_chars'));
       const channel = typeof args.channel === 'string' ? args.channel : 'speaker';
-      await sdk.sendOutput(channel, text);
+      // Waits until the text was handed to the speaker: a broken TTS engine is an error here, not "said".
+      await sdk.sendOutput(channel, text, { await_spoken: true });
       return { said: text, channel };
     });
     this.commands.set('stop', () => {
