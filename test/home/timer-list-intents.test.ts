@@ -20,6 +20,10 @@ describe('timers and lists through the matcher and the local intents', () => {
   const lists = new ListsPlugin({ clock, dbPath: ':memory:' });
   const pluginSdk = new FakeSdk({ name: 'timers' });
   const say = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+  /** Both lists emptied, ticked-off items too. */
+  const emptyLists = (): void => {
+    for (const l of ['shopping', 'todo'] as const) for (const i of [...(lists.service?.items(l, { done: true }) ?? []), ...(lists.service?.items(l) ?? [])]) lists.service?.remove(l, { id: i.id });
+  };
   const running = (): Array<[string | undefined, string, number]> => (timers.service?.status() ?? []).map((t) => [t.name, t.state, t.remaining_s]);
 
   before(async () => {
@@ -173,8 +177,7 @@ describe('timers and lists through the matcher and the local intents', () => {
   });
 
   test('lists: items joined by "and" are items of their own when each is a known item; otherwise the words are one item', async () => {
-    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l, { done: true }) ?? []) lists.service?.remove(l, { id: i.id });
-    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l) ?? []) lists.service?.remove(l, { id: i.id });
+    emptyLists();
     // A tester's "add eggs and bread" was one item "eggs and bread".
     assert.equal(await say('add eggs and bread to my shopping list'), 'Added eggs and bread to your shopping list.');
     assert.equal(await say('put milk and toilet paper and bread on the shopping list'), 'Added milk and toilet paper to your shopping list. Bread is already on your shopping list.');
@@ -190,8 +193,7 @@ describe('timers and lists through the matcher and the local intents', () => {
   });
 
   test('lists: typed commas separate items whatever they are; singular and plural of a known item are alike', async () => {
-    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l, { done: true }) ?? []) lists.service?.remove(l, { id: i.id });
-    for (const l of ['shopping', 'todo'] as const) for (const i of lists.service?.items(l) ?? []) lists.service?.remove(l, { id: i.id });
+    emptyLists();
     // A tester's commas were dropped: "eggs, bread and milk" became one item "eggs bread and milk".
     assert.equal(await say('add eggs, bread and milk to my shopping list'), 'Added eggs, bread and milk to your shopping list.');
     assert.equal(await say('add call mom, pay the bills, and book the dentist to my to do list'), 'Added call mom, pay the bills and book the dentist to your to-do list.');
