@@ -38,26 +38,26 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
   }
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';
-  const said = zh ? [item] : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]);
+  const said = zh ? splitListItemsZh(item, list === 'shopping') : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]);
   switch (intent) {
     case 'HassShoppingListAddItem':
     case 'HassListAddItem': {
       const rs = said.map((x) => lists.add(list, x));
       const added = rs.filter((r) => r.added).map((r) => r.item.text);
       const there = rs.filter((r) => !r.added).map((r) => r.item.text);
-      if (zh) return added.length ? `已把${added[0]}加到${where}。` : `${there[0]}已经在${where}上了。`;
+      if (zh) return [added.length ? `已把${joinNames(added, lang)}加到${where}。` : '', there.length ? `${joinNames(there, lang)}已经在${where}上了。` : ''].join('');
       const already = there.length ? `${cap(joinNames(there, lang))} ${there.length === 1 ? 'is' : 'are'} already on your ${where}.` : '';
       return added.length ? `Added ${joinNames(added, lang)} to your ${where}.${already ? ` ${already}` : ''}` : already;
     }
     case 'HassListRemoveItem': {
       const done = said.map((x) => ({ x, r: lists.remove(list, { text: x }) }));
-      if (zh) return done[0]!.r ? `已把${done[0]!.r.text}从${where}删掉。` : `${where}上没有${item}。`;
+      if (zh) return doneReplyZh(done, (x) => `已把${x}从${where}删掉。`, where);
       return doneReply(done, 'Removed', 'from', where, lang);
     }
     case 'HassShoppingListCompleteItem':
     case 'HassListCompleteItem': {
       const done = said.map((x) => ({ x, r: lists.complete(list, { text: x }) }));
-      if (zh) return done[0]!.r ? `已把${done[0]!.r.text}标记为完成。` : `${where}上没有${item}。`;
+      if (zh) return doneReplyZh(done, (x) => `已把${x}标记为完成。`, where);
       return doneReply(done, 'Ticked off', 'on', where, lang);
     }
     default:
@@ -99,6 +99,28 @@ function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, 
   return changed.length ? `${verb} ${joinNames(changed, lang)} ${prep} your ${where}.${absent ? ` ${absent}` : ''}` : absent;
 }
 
+/** doneReply in Chinese: `changed` says what was removed or ticked off; what was not on the list is said after it. */
+function doneReplyZh(done: Array<{ x: string; r: { text: string } | undefined }>, changed: (items: string) => string, where: string): string {
+  const hit = done.filter((d) => d.r).map((d) => d.r!.text);
+  const missing = done.filter((d) => !d.r).map((d) => d.x);
+  return [hit.length ? changed(joinNames(hit, 'zh')) : '', missing.length ? `${where}上没有${joinNames(missing, 'zh')}。` : ''].join('');
+}
+
+/**
+ * The items one Chinese item slot names: the parts between typed commas
+ * (，、, as listCommaText kept them) and, on the shopping list, the parts
+ * joined by 和 ("鸡蛋、面包和牛奶": three). A 和 that opens a part stays in
+ * it ("和牛", wagyu). On the to-do list 和 is left alone: a to-do is often a
+ * sentence with "and" in it ("跟小王和小李吃饭").
+ * @param item the slot's text, trimmed, not empty
+ * @param shopping whether the list is the shopping list
+ */
+export function splitListItemsZh(item: string, shopping: boolean): string[] {
+  const parts = item.split(/\s*[,，、]\s*/).map((p) => p.trim()).filter(Boolean);
+  const out = shopping ? parts.flatMap((p) => p.split(/(?<=[^\s和])\s*和\s*(?=\S)/).map((x) => x.trim()).filter(Boolean)) : parts;
+  return out.length ? out : [item];
+}
+
 /**
  * A word standing for a typed comma while a list sentence is matched again
  * (the matcher drops punctuation): listCommaText puts it in, listItemCommas
@@ -107,11 +129,11 @@ function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, 
 const LIST_COMMA = 'xlistcommax';
 
 /**
- * `text` with each comma (and a ", and" after it) made LIST_COMMA, for
+ * `text` with each comma (",", "，" or "、") made LIST_COMMA, for
  * matching a typed list sentence again; undefined when it has no comma.
  */
 export function listCommaText(text: string): string | undefined {
-  return text.includes(',') ? text.replace(/\s*,\s*/g, ` ${LIST_COMMA} `) : undefined;
+  return /[,，、]/.test(text) ? text.replace(/\s*[,，、]\s*/g, ` ${LIST_COMMA} `) : undefined;
 }
 
 /**

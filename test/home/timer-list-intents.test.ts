@@ -206,5 +206,13 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.deepEqual(lists.service?.items('todo').map((i) => i.text), ['call mom', 'pay the bills', 'book the dentist']);
     // A comma outside the item changes nothing.
     assert.equal(await say('please, add salt to my shopping list'), 'Added salt to your shopping list.');
+    // Chinese: 、 and ，, and on the shopping list 和 (a tester's "鸡蛋和面包" was one item); 和 opening a word stays.
+    assert.equal(await say('把鸡蛋、面包和牛奶加到购物清单'), '已把鸡蛋、面包和牛奶加到购物清单。');
+    assert.equal(await say('把和牛和土豆加到购物清单'), '已把和牛和土豆加到购物清单。');
+    assert.equal(await say('把面包，酸奶加到购物清单'), '已把酸奶加到购物清单。面包已经在购物清单上了。');
+    assert.equal(await say('把跟小王和小李吃饭加到待办事项'), '已把跟小王和小李吃饭加到待办事项。');
+    assert.equal(await say('把牛奶、香蕉从购物清单里删掉'), '已把牛奶从购物清单删掉。购物清单上没有香蕉。');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text).slice(-5), ['鸡蛋', '面包', '和牛', '土豆', '酸奶']);
+    assert.ok(lists.service?.items('todo').some((i) => i.text === '跟小王和小李吃饭'));
   });
 });
