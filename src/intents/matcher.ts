@@ -170,6 +170,31 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
   const lang: IntentLanguage = language ?? detectLanguage(text);
   const tokens = tokenise(text, lang);
   if (tokens.length === 0) return null;
+  const plain = bestMatch(tokens, vocab, lang, opts);
+  // Polite words around a command ("could you turn on the kitchen light please"): the command without them, when
+  // that fits better (a newcomer's went to the LLM, or named a device "kitchen light please").
+  const bare = lang === 'en' ? withoutPoliteness(tokens) : tokens;
+  if (bare.length === tokens.length || bare.length === 0) return plain?.match ?? null;
+  const polite = bestMatch(bare, vocab, lang, opts);
+  return polite && (!plain || polite.rank < plain.rank) ? polite.match : (plain?.match ?? null);
+}
+
+/** Words of politeness before a command ("could you please", "i'd like you to", "please") and after it ("please", "for me", "thanks", "now"). */
+const POLITE_LEAD = /^(?:(?:hey|ok|okay)\s+)?(?:(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?|(?:i\s+want|i\s+would\s+like|i'd\s+like)\s+(?:you\s+)?to\s+|please\s+)/;
+const POLITE_TAIL = /\s+(?:please|for me|thanks|thank you|now|right now)$/;
+
+/** `tokens` (English) without POLITE_LEAD and POLITE_TAIL, as often as they repeat ("... for me please"). */
+function withoutPoliteness(tokens: string[]): string[] {
+  let text = tokens.join(' ');
+  for (let prev = ''; prev !== text; ) {
+    prev = text;
+    text = text.replace(POLITE_LEAD, '').replace(POLITE_TAIL, '');
+  }
+  return text.split(' ').filter(Boolean);
+}
+
+/** The best match of `tokens` (see matchIntent) and its rank (free-text words twice, plus one without a name); null for none. */
+function bestMatch(tokens: string[], vocab: Vocabulary, lang: IntentLanguage, opts?: MatchOptions): { match: IntentMatch; rank: number } | null {
   const c = compiledTemplates(lang);
   const cache = new Map<string, SlotEntry[] | Wildcard>();
   const fixedList = (name: string): SlotEntry[] | Wildcard => {
@@ -219,9 +244,12 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
   }
   if (!best) return null;
   return {
-    intent: best.intent,
-    slots: postProcess(best.intent, best.slots, best.group, vocab, lang),
-    text: joinTokens(tokens, lang),
-    language: lang,
+    rank: best.rank,
+    match: {
+      intent: best.intent,
+      slots: postProcess(best.intent, best.slots, best.group, vocab, lang),
+      text: joinTokens(tokens, lang),
+      language: lang,
+    },
   };
 }

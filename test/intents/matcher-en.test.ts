@@ -72,6 +72,26 @@ test('brightness and colour with spoken numbers', () => {
   }
 });
 
+test('polite words around a command: the command without them (a newcomer\'s went to the LLM)', () => {
+  for (const [text, intent, slots] of [
+    ['turn on the kitchen light please', 'HassTurnOn', { name: 'Kitchen Light', domain: 'light' }],
+    ['could you turn off the kitchen light', 'HassTurnOff', { name: 'Kitchen Light', domain: 'light' }],
+    ['hey could you please switch off the kitchen light for me thanks', 'HassTurnOff', { name: 'Kitchen Light', domain: 'light' }],
+    ["i'd like you to lock the back door", 'HassTurnOn', { domain: 'lock', name: 'Back Door' }],
+    ['can you set a timer for 5 minutes', 'HassStartTimer', { minutes: 5, seconds: 300 }],
+    ['add milk to my shopping list please', 'HassShoppingListAddItem', { list: 'shopping', item: 'milk' }],
+    ['what time is it now', 'HassGetCurrentTime', {}],
+  ] as const) {
+    const r = m(text);
+    assert.equal(r.intent, intent, text);
+    assert.deepEqual(r.slots, slots, text);
+  }
+  // "please" is no part of a name: before, "turn on the kitchen light please" could name a device "kitchen light please".
+  assert.equal(m('turn on the garden sprinkler please').slots.name, 'garden sprinkler');
+  // Politeness is only stripped around a command: a negation stays unmatched (the LLM has it).
+  assert.equal(matchIntent('could you not turn on the kitchen light', VOCAB), null);
+});
+
 test('state and temperature questions', () => {
   assert.deepEqual(m('is the back door locked').slots, { domain: 'lock', name: 'Back Door', state: 'locked' });
   assert.deepEqual(m('is the garage open').slots, { domain: 'cover', name: 'Garage', state: 'open' });
