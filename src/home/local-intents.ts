@@ -548,7 +548,7 @@ export class LocalIntents {
     // The recogniser's filler took the name: it was no name of the home, and no words are known for it.
     if (s[NAME_UNHEARD] !== undefined || !said) return this.unknownName('', lang);
     const { [NAME_FREE]: _free, ...rest } = s;
-    const can = (e: Entity): boolean => (s.domain !== undefined ? e.component === s.domain : intent === 'HassGetState' || ON_OFF_COMPONENTS.has(e.component));
+    const can = (e: Entity): boolean => (s.domain !== undefined ? e.component === s.domain : intent === 'HassLightSet' ? e.component === 'light' : intent === 'HassGetState' || ON_OFF_COMPONENTS.has(e.component));
     const r = resolveTarget(this.d.registry.entities(), { name: said }, { ownArea: this.d.ownArea?.() });
     if (r.kind === 'not_found') {
       // A name the home has, with more words around it ("the kitchen light in 5 minutes"): not an unknown
@@ -579,6 +579,8 @@ export class LocalIntents {
   private cannotDo(e: Entity, intent: string, domain: string | undefined, lang: Lang): string {
     this.unplaced = true;
     const on = intent === 'HassTurnOn';
+    // A brightness for a lock or a switch ("set the front door to 50 percent"): said as such, not as "turned off".
+    if (intent === 'HassLightSet') return kindCannot(e, 'be set to a brightness', '调亮度', lang);
     const [en, cn] = domain === 'cover' ? (on ? ['opened', '打开'] : ['closed', '关上']) : domain === 'lock' ? (on ? ['locked', '锁上'] : ['unlocked', '解锁']) : on ? ['turned on', '打开'] : ['turned off', '关闭'];
     return kindCannot(e, `be ${en}`, cn, lang);
   }

@@ -97,6 +97,9 @@ describe('local intents with the real matcher', () => {
     // With a brightness: the name alone (a tester's was "... called the garage light to 50 percent").
     assert.equal(await said('turn on the garage light to fifty percent'), "I don't know a device called the garage light.");
     assert.equal(await said('set the garage light to 30 percent'), "I don't know a device called the garage light.");
+    // A brightness for a device of another kind is said as such (a newcomer's was "... so it can't be turned off").
+    assert.equal(await said('set the front door to 50 percent'), "The Front Door is a lock, so it can't be set to a brightness.");
+    assert.equal(await said('turn on the tv to 40 percent'), "The TV is a switch, so it can't be set to a brightness.");
     // A name it has with more words around it is no unknown device (a newcomer got "I don't know a device called the kitchen lights in 5 minutes").
     assert.equal(await said('turn on the kitchen lights in 5 minutes'), undefined);
     assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
