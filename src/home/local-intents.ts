@@ -486,6 +486,10 @@ export class LocalIntents {
         return this.date(lang);
       case 'HassGetWeather': {
         const where = typeof s.location === 'string' ? s.location : undefined;
+        // A room of the home ("is it cold in the bedroom", "what's the weather in the kitchen"): its temperature. A
+        // newcomer's got "I can't tell you the weather in The Bedroom" while the Bedroom's thermometer read 19.5.
+        const room = where ? this.homeArea(where) : undefined;
+        if (room) return this.getTemperature({ area: room }, lang);
         // Here and now: the home's own outdoor sensors, when it has any (issue 15: weather from the home's sensors).
         const outside = where ? undefined : this.outdoorReading(lang);
         if (outside) return outside;
@@ -583,6 +587,12 @@ export class LocalIntents {
     if (intent === 'HassLightSet') return kindCannot(e, 'be set to a brightness', '调亮度', lang);
     const [en, cn] = domain === 'cover' ? (on ? ['opened', '打开'] : ['closed', '关上']) : domain === 'lock' ? (on ? ['locked', '锁上'] : ['unlocked', '解锁']) : on ? ['turned on', '打开'] : ['turned off', '关闭'];
     return kindCannot(e, `be ${en}`, cn, lang);
+  }
+
+  /** The home's area (as its devices name it) that `said` names, "the" or not, any case; undefined for none. */
+  private homeArea(said: string): string | undefined {
+    const want = said.toLowerCase().replace(/^the\s+/, '').trim();
+    return this.d.registry.entities().map((e) => e.area).find((a): a is string => typeof a === 'string' && a.toLowerCase() === want);
   }
 
   /** Whether `said` holds a device's name or alias as whole words. */

@@ -243,6 +243,11 @@ describe('local intents with the real matcher', () => {
     const here = (await rig.sdk.runInput("what's the weather like")).response ?? '';
     assert.match(here, /^Outside it is .*63 percent humidity, by the home's own sensors\.$/);
     assert.equal((await rig.sdk.runInput("what's the weather like in new york")).response, "I don't have a weather source, so I can't tell you the weather in New York.");
+    // A room of the home is no place for the weather: its temperature (a newcomer's "is it cold in the bedroom" got
+    // "I can't tell you the weather in The Bedroom" while the bedroom had a thermometer).
+    assert.equal((await rig.sdk.runInput('is it cold in the living room')).response, 'The EcoBee reads 21.5 degrees.');
+    assert.equal((await rig.sdk.runInput("what's the weather in the living room")).response, 'The EcoBee reads 21.5 degrees.');
+    assert.equal((await rig.sdk.runInput('is it cold in the kitchen')).response, "I don't know the temperature in the Kitchen.");
   });
 });
 
