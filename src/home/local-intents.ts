@@ -727,27 +727,34 @@ export class LocalIntents {
       problems.unshift(note);
     }
     const risky = req.askFirst || widened ? ready : ready.filter((e) => this.d.controller.isRisky(e, action));
-    const execute = async (): Promise<string> => {
+    // Sends `action` to `set`; the reply names what failed, and with `notes` the devices skipped before (unavailable, already there).
+    const executeOn = (set: Entity[], notes: boolean) => async (): Promise<string> => {
       if (req.signal?.aborted) return '';
+      const probs = notes ? problems : [];
       // Marked before sending: a report that comes before the broker's acknowledgement clears it.
-      for (const e of ready) this.unreported.set(e.id, this.d.clock.now());
-      const results = await Promise.allSettled(ready.map((e) => this.d.controller.control(e.id, action, req.who)));
+      for (const e of set) this.unreported.set(e.id, this.d.clock.now());
+      const results = await Promise.allSettled(set.map((e) => this.d.controller.control(e.id, action, req.who)));
       const ok: Entity[] = [];
       results.forEach((r, i) => {
-        const e = ready[i] as Entity;
+        const e = set[i] as Entity;
         if (r.status === 'fulfilled') ok.push(e);
         else {
           this.unreported.delete(e.id);
-          problems.push(this.failure(e, action, r.reason, lang));
+          probs.push(this.failure(e, action, r.reason, lang));
         }
       });
       // Lights switched on or set: a continuation fragment ("… to fifty percent") may set them next (setPrevious).
       if (ok.length && normaliseAction(ok[0] as Entity, action.action) === 'turn_on' && ok.every((e) => e.component === 'light')) {
         this.lit = { channel: req.channel, ids: ok.map((e) => e.id), slots: { ...(s.name ? { name: s.name } : {}), ...(s.area ? { area: s.area } : {}) }, at: this.d.clock.now() };
       }
-      return this.summary(ok, action, unavailable, problems, lang, s);
+      return this.summary(ok, action, notes ? unavailable : [], probs, lang, s);
     };
     if (risky.length) {
+      // Some of several devices are risky (plugin.home.risky_devices): the others are done now and the question is
+      // about the risky ones alone. A newcomer's "turn on the lights" asked about the Kitchen Light only, and a no
+      // left the Living Room Lamp off without a word. Two commands in one breath (req.asks) act only after both
+      // are placed, so there the question stands for every device, as before.
+      const split = !req.asks && risky.length < ready.length;
       const act = normaliseAction(risky[0] as Entity, action.action);
       const names = joinNames(risky.map((e) => the(e, lang)), lang);
       const ask: PendingAsk = {
@@ -757,15 +764,18 @@ export class LocalIntents {
         // With what it sets ("set the Bed Light to blue"): a tester's "turn the bed light blue" was asked "turn on the Bed Light?", and a yes would have made it blue.
         spoken: actionPhrase(risky.length === 1 ? (risky[0] as Entity) : { name: names }, act, action, lang),
         what: `${act} ${risky.map((e) => e.name).join(', ')}`,
-        execute,
+        execute: split ? executeOn(risky, false) : executeOn(ready, true),
       };
       if (req.asks) {
         req.asks.push(ask);
         return '';
       }
-      return this.ask([ask]);
+      if (!split) return this.ask([ask]);
+      const done = await executeOn(ready.filter((e) => !risky.includes(e)), true)();
+      if (req.signal?.aborted) return done;
+      return [done, this.ask([ask])].filter(Boolean).join(' ');
     }
-    return execute();
+    return executeOn(ready, true)();
   }
 
   /** Whether `e`'s last report puts it where `action` would leave it (STATE_AFTER; a cover fully open to be open). */

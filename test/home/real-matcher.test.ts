@@ -87,6 +87,27 @@ describe('local intents with the real matcher', () => {
     await lockFrontDoor(rig);
   });
 
+  test('of several devices, the risky one asks and the others are done at once; a no leaves only the risky one undone', async () => {
+    const was = rig.sdk.settingsApi.get<string[]>('plugin.home.risky_devices');
+    rig.sdk.settingsApi.set('plugin.home.risky_devices', ['Standing Light']);
+    try {
+      rig.sim.clear();
+      const said = (await rig.sdk.runInput('turn off the living room lights')).response ?? '';
+      // A newcomer's "turn on the lights" asked about the risky light alone, and a no left the other off without a word.
+      assert.match(said, /^Turned off .+\. Do you really want to turn off the Standing Light\? /, 'the other light is done and said; the question is about the Standing Light alone');
+      const first = await rig.sim.waitForCommands(1);
+      assert.ok(first.every((c) => !/standing/i.test(c.topic)), JSON.stringify(first));
+      const sent = first.length;
+      assert.equal((await rig.sdk.runInput('no')).response, 'OK, I did not turn off the Standing Light.');
+      // A command sent now would reach the simulator well within this wait; waiting for a second command that must not come.
+      await assert.rejects(rig.sim.waitForCommands(sent + 1, 300));
+      assert.equal(rig.sim.commands.length, sent, 'nothing more was sent');
+      assert.equal(rig.plugin.gate?.decisions.at(-1)?.what, 'turn_off Standing Light');
+    } finally {
+      rig.sdk.settingsApi.set('plugin.home.risky_devices', was);
+    }
+  });
+
   test('names said in free words: one device a partial name fits, ask which of several, a name the home lacks said so, never the nearest device', async () => {
     rig.sim.clear();
     const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
