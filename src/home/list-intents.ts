@@ -38,7 +38,8 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
   }
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';
-  const said = zh ? splitListItemsZh(item, list === 'shopping') : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]);
+  // An article before an item is no part of it: "add an egg" with eggs on the list is eggs, not a new item "an egg".
+  const said = zh ? splitListItemsZh(item, list === 'shopping') : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]).map((x) => x.replace(/^(?:a|an|some|the)\s+(?=\S)/i, ''));
   switch (intent) {
     case 'HassShoppingListAddItem':
     case 'HassListAddItem': {

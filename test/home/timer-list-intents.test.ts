@@ -202,6 +202,8 @@ describe('timers and lists through the matcher and the local intents', () => {
     // Singular forms of known items split too (a tester's "egg and bread" was one item).
     assert.equal(await say('add apple and tomato to my shopping list'), 'Added apple and tomato to your shopping list.');
     assert.equal(await say('remove egg, milk from my shopping list'), 'Removed eggs and milk from your shopping list.');
+    // An article is no part of the item (a newcomer's "add an egg" with eggs on the list added "an egg").
+    assert.equal(await say('add an apple to my shopping list'), 'Apple is already on your shopping list.');
     assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['bread', 'butter', 'mac and cheese', 'apple', 'tomato']);
     assert.deepEqual(lists.service?.items('todo').map((i) => i.text), ['call mom', 'pay the bills', 'book the dentist']);
     // A comma outside the item changes nothing.
