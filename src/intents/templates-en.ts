@@ -61,7 +61,8 @@ const FREE_NAME_SENTENCES: TemplateSet['intents'] = [
     intent: 'HassLightSet',
     slots: { [NAME_FREE]: 1 },
     grammar: false,
-    sentences: ['<please> (turn|switch) on [the] {name:any_name} (to|at) {brightness:0-100} [percent] [brightness]', '<please> (set|change|dim) [the] {name:any_name} [brightness] to {brightness:0-100} [percent] [brightness]'],
+    // "percent" said: without it the number may be a time, a volume or a temperature ("set the alarm to 7").
+    sentences: ['<please> (turn|switch) on [the] {name:any_name} (to|at) {brightness:0-100} percent [brightness]', '<please> (set|change|dim) [the] {name:any_name} [brightness] to {brightness:0-100} percent [brightness]'],
   },
   {
     intent: 'HassGetState',
@@ -257,17 +258,18 @@ export const TEMPLATES_EN: TemplateSet = {
       intent: 'HassLightSet',
       requires: { domains: ['light'] },
       grammar: false,
-      sentences: ['<please> (turn|switch) on <the_name> (to|at) {brightness:0-100} [percent] [brightness]'],
+      // "at" with "percent" only: "turn on the kitchen light at 7" is a time (a tester's set the lights to 7 percent).
+      sentences: ['<please> (turn|switch) on <the_name> (to {brightness:0-100} [percent]|at {brightness:0-100} percent) [brightness]'],
     },
     {
       intent: 'HassLightSet',
       slots: { domain: 'light' },
       grammar: false,
       sentences: [
-        '<please> (turn|switch) on <all> {domain:domain_words} [<in_area>] (to|at) {brightness:0-100} [percent] [brightness]',
+        '<please> (turn|switch) on <all> {domain:domain_words} [<in_area>] (to {brightness:0-100} [percent]|at {brightness:0-100} percent) [brightness]',
         // No room: the lights of the box's own room, as "turn on the lights" (typed; a tester's "set the lights to 40 percent" went to the LLM).
         '<please> (set|change|dim) <all> {domain:domain_words} [brightness] to {brightness:0-100} [percent] [brightness]',
-        '<please> (turn|switch) on <all> {area} {domain:domain_words} (to|at) {brightness:0-100} [percent] [brightness]',
+        '<please> (turn|switch) on <all> {area} {domain:domain_words} (to {brightness:0-100} [percent]|at {brightness:0-100} percent) [brightness]',
       ],
     },
     // The rest of "turn on the bed light … to fifty percent" after a hesitation: "turn on the bed light" is a whole

@@ -121,6 +121,14 @@ describe('local intents with the real matcher', () => {
     // A brightness for a device of another kind is said as such (a newcomer's was "... so it can't be turned off").
     assert.equal(await said('set the front door to 50 percent'), "The Front Door is a lock, so it can't be set to a brightness.");
     assert.equal(await said('turn on the tv to 40 percent'), "The TV is a switch, so it can't be set to a brightness.");
+    // Only lights take a brightness: a tester's typed percentages turned the heating on, pressed a button and switched the TV on.
+    assert.equal(await said('set the ecobee to 50 percent'), "The EcoBee is a thermostat, so it can't be set to a brightness.");
+    assert.equal(await said('set party time to 50 percent'), "The Party Time is a button, so it can't be set to a brightness.");
+    assert.equal(await said('set the tv to 30 percent'), "The TV is a switch, so it can't be set to a brightness.");
+    // A number without "percent" may be a time, a volume or a temperature: no brightness (the LLM has it).
+    assert.equal(await said('set the living room to 22'), undefined);
+    assert.equal(await said('set the alarm to 7'), undefined);
+    assert.doesNotMatch((await said('turn on the lights at 7')) ?? '', /^Set|percent/);
     // A name it has with more words around it is no unknown device (a newcomer got "I don't know a device called the kitchen lights in 5 minutes").
     assert.equal(await said('turn on the kitchen lights in 5 minutes'), undefined);
     assert.equal(await said('close the door'), 'Which one do you mean: the Garage Door or the Sliding Door?');
