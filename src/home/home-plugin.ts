@@ -359,7 +359,7 @@ export class HomePlugin implements Plugin {
           } catch {
             // The first match stands.
           }
-          const item = again && again.intent === match.intent ? listItemCommas(again.intent, again.slots, again.text) : undefined;
+          const item = again && again.intent === match.intent ? listItemCommas(again.intent, again.slots) : undefined;
           if (again && item !== undefined) match = { ...again, slots: { ...again.slots, item } };
         }
       }

@@ -8,7 +8,7 @@
  * keep (a `{list}` name from elsewhere) is not ours (undefined: the LLM).
  */
 import type { IntentSlots } from '../intents/types.js';
-import { isListName, itemKey, type ListName, type ListService } from '../plugins/lists/list-service.js';
+import { isListName, itemKey, ListError, MAX_ITEM_CHARS, type ListName, type ListService } from '../plugins/lists/list-service.js';
 import { cap, joinNames, type Lang } from './replies.js';
 import { GROCERY_ITEMS_EN } from '../intents/builtin-lists.js';
 
@@ -39,7 +39,16 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';
   // An article before an item is no part of it: "add an egg" with eggs on the list is eggs, not a new item "an egg".
-  const said = zh ? splitListItemsZh(item, list === 'shopping') : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]).map((x) => x.replace(/^(?:a|an|some|the)\s+(?=\S)/i, ''));
+  // A to-do is one, commas and all: a to-do is often a sentence ("email Bob, Alice and Carol about the party"), and
+  // a tester's was cut into "email bob" and "alice and carol about the party".
+  const said = zh
+    ? splitListItemsZh(item, list === 'shopping')
+    : list === 'todo'
+      ? [item.replace(/\s*,\s*/g, ', ')]
+      : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]).map((x) => x.replace(/^(?:a|an|some|the)\s+(?=\S)/i, ''));
+  // Every item checked before any is added: a tester's "add sugar, <a 251-character word>" added sugar and said only the error.
+  const long = said.find((x) => x.length > MAX_ITEM_CHARS);
+  if (long !== undefined) throw new ListError(zh ? `一项最多${MAX_ITEM_CHARS}个字（这一项有${long.length}个），什么都没有加。` : `An item is at most ${MAX_ITEM_CHARS} characters (one here has ${long.length}), so nothing was changed.`);
   switch (intent) {
     case 'HassShoppingListAddItem':
     case 'HassListAddItem': {
@@ -134,20 +143,22 @@ const LIST_COMMA = 'xlistcommax';
  * matching a typed list sentence again; undefined when it has no comma.
  */
 export function listCommaText(text: string): string | undefined {
-  return /[,，、]/.test(text) ? text.replace(/\s*[,，、]\s*/g, ` ${LIST_COMMA} `) : undefined;
+  // A comma between digits is part of a number ("1,000 screws", "2,5 kg"), not a separator.
+  const commas = /\s*(?:(?<!\d),|,(?!\d)|[，、])\s*/g;
+  if (!/(?:(?<!\d),|,(?!\d)|[，、])/.test(text)) return undefined;
+  // The comma after a word that opens the sentence ("please, add ...", "ok, ...") is none of the items'.
+  return text.replace(/^\s*(please|ok|okay|hey|so|well|oh)\s*,\s*/i, '$1 ').replace(commas, ` ${LIST_COMMA} `);
 }
 
 /**
  * The item slot of a list intent matched on listCommaText's text, with its
  * LIST_COMMA words made commas again ("eggs, bread and milk"); undefined
- * when the match is no list intent with an item, or LIST_COMMA is outside
- * the item (the comma was elsewhere in the sentence).
+ * when the match is no list intent with an item, or no comma is inside the
+ * item (a comma elsewhere, "please, add salt ...", changes nothing).
  */
-export function listItemCommas(intent: string, slots: IntentSlots, text: string): string | undefined {
+export function listItemCommas(intent: string, slots: IntentSlots): string | undefined {
   const item = slots.item;
   if (!LIST_INTENTS.has(intent) || typeof item !== 'string' || !item.includes(LIST_COMMA)) return undefined;
-  const outside = text.split(LIST_COMMA).length - item.split(LIST_COMMA).length;
-  if (outside !== 0) return undefined;
   return item.split(LIST_COMMA).map((p) => p.trim()).join(', ');
 }
 
@@ -166,9 +177,10 @@ export function listItemCommas(intent: string, slots: IntentSlots, text: string)
  * @returns the items in the order said, each as the slot spelt it
  */
 export function splitListItems(item: string, known: Iterable<string>): string[] {
-  // Commas are the person's own separators ("eggs, bread and milk": LIST_COMMA): each part, its leading "and" dropped, is split again as below.
+  // Commas are the person's own separators ("eggs, bread and milk": LIST_COMMA): each part, an "and" at its ends
+  // dropped ("juice and, water"), is split again as below.
   if (item.includes(',')) {
-    const parts = item.split(',').map((p) => p.trim().replace(/^and\s+/i, '').trim()).filter(Boolean);
+    const parts = item.split(',').map((p) => p.trim().replace(/^and(?:\s+|$)/i, '').replace(/\s+and$/i, '').trim()).filter(Boolean);
     const list = [...known];
     return parts.flatMap((p) => splitListItems(p, list));
   }

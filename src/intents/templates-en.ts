@@ -133,8 +133,9 @@ export const TEMPLATES_EN: TemplateSet = {
     cover_states: { values: ['open', 'closed'] },
     color: { values: COLOURS_EN },
     location: { wildcard: true, grammarValues: WORLD_CITIES },
-    // A typed to-do may be long ("call the plumber about the leak under the kitchen sink"); the list caps its length.
-    item: { wildcard: true, grammarValues: GROCERY_ITEMS_EN, maxWords: 30 },
+    // A typed to-do may be long ("call the plumber about the leak under the kitchen sink"), and a list of items with
+    // commas longer still (each comma is a word while it is matched again: list-intents.ts listCommaText); the list caps each item's length.
+    item: { wildcard: true, grammarValues: GROCERY_ITEMS_EN, maxWords: 60 },
     // A device name the home does not have, or part of one (FREE_NAME_SENTENCES). In the speech grammar a
     // loop of phones stands here (filler.ts): the decoder can take it for a name it does not know.
     any_name: { wildcard: true, stopWords: ['and', 'then', 'please', 'also'], grammarFiller: true },
