@@ -659,6 +659,8 @@ export class VoicePlugin implements Plugin {
     const outcomes = await Promise.all(said);
     const failed = outcomes.find((o): o is { failed: unknown } => typeof o === 'object');
     if (failed) throw failed.failed instanceof HomeAgentError ? failed.failed : new TtsError(voiceSetting<string>(this.sdk!.settings(), 'tts_engine'), errorMessage(failed.failed), { cause: failed.failed });
+    // Emoji or punctuation alone, a TTS that made no audio, or a stop first: nothing was played, so nothing was said.
+    if (!outcomes.includes('handed')) throw new HomeAgentError('NOTHING_SPOKEN', 'nothing was spoken: the text has nothing to say aloud, the TTS engine made no audio, or a stop came first');
   }
 
   private endReply(): void {

@@ -8,6 +8,7 @@
 import type { TtsEngine } from './tts/types.js';
 import { VoiceAbortError } from './errors.js';
 import { systemClock } from '../kernel/clock.js';
+import { HomeAgentError } from '../kernel/errors.js';
 
 /**
  * The speaker as the pipeline needs it (structural; hal/speaker satisfies it).
@@ -38,6 +39,19 @@ export interface SpeechQueueOptions {
   now?: () => number;
   /** Sentences synthesised ahead of the one being handed over (default 2). */
   synthAhead?: number;
+  /** Longest one sentence's synthesis may take, ms, from its text's length in characters (default synthTimeoutMs). */
+  synthTimeoutMs?: (chars: number) => number;
+}
+
+/**
+ * How long the TTS engine may take for one sentence of `chars` characters
+ * before it is stopped and the sentence skipped, ms: 20 s and 100 ms per
+ * character (piper on a Pi 4 makes speech at about its own length; a
+ * 200-character sentence is some 12 s of speech). A tester's hung piper held
+ * `say` and every reply after it for good.
+ */
+export function synthTimeoutMs(chars: number): number {
+  return 20_000 + 100 * chars;
 }
 
 /** Per-sentence options. */
@@ -87,9 +101,21 @@ export class SpeechQueue {
     // synthesise at most `aheadLimit` sentences ahead of the one being handed over (a long
     // 'full' reply must not start a dozen TTS processes at once on a Pi)
     const ahead = this.recent.length >= this.aheadLimit ? this.recent[this.recent.length - this.aheadLimit]! : Promise.resolve();
-    const synth = ahead.then(() => {
+    const synth = ahead.then(async () => {
       if (gen !== this.gen) throw new VoiceAbortError('speech');
-      return this.o.tts().synthesize(text, { signal: ac.signal, ...opts });
+      const limit = (this.o.synthTimeoutMs ?? synthTimeoutMs)([...text].length);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          ac.abort();
+          reject(new HomeAgentError('TTS_TIMEOUT', `the TTS engine made no speech within ${Math.round(limit / 1000)} s for a sentence of ${[...text].length} characters, so it was stopped`));
+        }, limit);
+      });
+      try {
+        return await Promise.race([this.o.tts().synthesize(text, { signal: ac.signal, ...opts }), late]);
+      } finally {
+        clearTimeout(timer);
+      }
     });
     synth.catch(() => undefined);
     const prev = this.handoverTail;

@@ -80,8 +80,14 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
       await assert.rejects(request(socket, cmd, { text: '\u0000\u200b\u200b\ufeff' }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /nothing visible/.test(e.message), cmd);
       await assert.rejects(request(socket, cmd, { text: '\u{1F600}'.repeat(4001) }), (e: unknown) => e instanceof CommandError && e.code === 'BAD_ARGUMENT' && /"text" is 4001 characters/.test(e.message), cmd);
     }
-    const said = (await request(socket, 'say', { text: '\u{1F600}'.repeat(3999) }, undefined, { timeoutMs: 10000 })) as Record<string, unknown>;
-    assert.equal(said.said, '\u{1F600}'.repeat(3999), 'say takes 3999 emoji: under the limit when counted as characters');
+    // 3999 characters, 5998 UTF-16 units: taken (with letters in it, so that there is something to say aloud).
+    const text = `${'\u{1F600}a'.repeat(1999)}a`;
+    const said = (await request(socket, 'say', { text }, undefined, { timeoutMs: 30000 })) as Record<string, unknown>;
+    assert.equal(said.said, text, 'say takes 3999 characters with emoji among them: under the limit when counted as characters');
+    // Emoji or punctuation alone: nothing is spoken, and say says so (a tester's "🙂🎉" printed "said on speaker").
+    for (const t of ['\u{1F642}\u{1F389}', '...']) {
+      await assert.rejects(request(socket, 'say', { text: t }, undefined, { timeoutMs: 10000 }), (e: unknown) => e instanceof CommandError && /nothing was spoken/.test(e.message), t);
+    }
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
   });
 });

@@ -87,6 +87,28 @@ test('a failed sentence is reported and skipped; the rest is spoken', async () =
   assert.deepEqual(errors, ['bad.']);
 });
 
+test('a TTS that hangs is stopped after synthTimeoutMs: its sentence fails as TTS_TIMEOUT, and what follows is spoken (a tester\'s hung piper held every reply)', async () => {
+  const speaker = new FakeSpeaker();
+  const errors: string[] = [];
+  let aborted = false;
+  const tts: TtsEngine = {
+    name: 'hangs',
+    synthesize: (text, opts = {}) => {
+      if (text !== 'stuck.') return Promise.resolve({ pcm: Buffer.from(text.padEnd(text.length + (text.length % 2))), sampleRate: 16000 });
+      // Never answers; only notes the abort.
+      opts.signal?.addEventListener('abort', () => (aborted = true), { once: true });
+      return new Promise<TtsAudio>(() => undefined);
+    },
+  };
+  const q = new SpeechQueue({ tts: () => tts, speaker, onError: (e, t) => errors.push(`${t} ${(e as { code?: string }).code}`), synthTimeoutMs: (chars) => 5 * chars });
+  const outcomes = await Promise.all(['one.', 'stuck.', 'two.'].map((t) => q.say(t)));
+  assert.deepEqual(outcomes.map((o) => (typeof o === 'object' ? (o.failed as { code?: string }).code : o)), ['handed', 'TTS_TIMEOUT', 'handed']);
+  assert.equal(aborted, true, 'the hung synthesis was aborted');
+  await q.idle();
+  assert.deepEqual(speaker.texts.map((t) => t.trim()), ['one.', 'two.']);
+  assert.deepEqual(errors, ['stuck. TTS_TIMEOUT']);
+});
+
 test('onIdle: once when everything queued has played (not between sentences queued together), again after the next busy period, and after a cut', async () => {
   const tts = new ManualTts();
   const speaker = new FakeSpeaker();
