@@ -44,9 +44,23 @@ export class HttpStatusError extends ProviderError {
  */
 export function statusDetail(status: number, detail: string): string {
   // Control characters (escapes, bells, NULs from a body) never reach a terminal; a long body (an HTML page) is cut.
-  const d = detail.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const d = htmlText(detail).replace(/[\p{Cc}\p{Cf}]+/gu, ' ').replace(/\s+/g, ' ').trim();
   if (d && d.toUpperCase() !== `HTTP ${status}` && !EMPTY_BODIES.has(d)) return d.length > MAX_DETAIL ? `${d.slice(0, MAX_DETAIL)}… (${d.length} characters)` : d;
   return `${STATUS_CODES[status] ?? 'error'} (no detail in the response)`;
+}
+
+/**
+ * An HTML page (a proxy's or web server's error page) as the words a person
+ * would read first: its title, else its first heading, else its text without
+ * tags; any other body unchanged. A tester's 401 printed 5182 characters of
+ * <html><head><title>401 Authorization Required</title>... and script.
+ */
+function htmlText(body: string): string {
+  if (!/<\s*(?:!doctype\s+html|html|head|body|title)\b/i.test(body)) return body;
+  const strip = (x: string): string => x.replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<[^>]*>/g, ' ').replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  const heading = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(body)?.[1] ?? /<h1[^>]*>([\s\S]*?)<\/h1\s*>/i.exec(body)?.[1];
+  const words = strip(heading ?? body).replace(/\s+/g, ' ').trim();
+  return words ? (heading ? `${words} (an HTML page)` : words) : '';
 }
 
 /** Bodies that say nothing: JSON null, an empty object, list or string. */

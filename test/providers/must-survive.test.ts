@@ -355,6 +355,11 @@ test('an error status with an empty body reads as its reason phrase, never "HTTP
     assert.ok(e.message.length < 400, `${e.message.length} characters`);
     return true;
   });
+  // An HTML error page reads as its title (a tester's 401 printed 5182 characters of page and script).
+  srv.enqueue({ status: 401, errorBody: `<html><head><title>401 Authorization Required</title><script>${'x'.repeat(5000)}</script></head><body><h1>Authorization Required</h1></body></html>` });
+  await assert.rejects(collect(provider('openai').chatStream(ask())), (e: unknown) => e instanceof HttpStatusError && e.message === 'HTTP 401: 401 Authorization Required (an HTML page)');
+  srv.enqueue({ status: 502, errorBody: '<!DOCTYPE html><html><body><h1>Bad Gateway</h1><p>nginx</p></body></html>' });
+  await assert.rejects(collect(provider('openai').chatStream(ask())), (e: unknown) => e instanceof HttpStatusError && e.message === 'HTTP 502: Bad Gateway (an HTML page)');
   // A body with a message keeps it.
   srv.enqueue({ status: 404, error: 'model "qwen9" not found, try pulling it first' });
   await assert.rejects(collect(provider('ollama').chatStream(ask())), (e: unknown) => e instanceof HttpStatusError && /^HTTP 404: model "qwen9" not found/.test(e.message));
