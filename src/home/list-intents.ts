@@ -14,7 +14,7 @@ import { GROCERY_ITEMS_EN } from '../intents/builtin-lists.js';
 
 /** The list intents this module answers. */
 export const LIST_INTENTS: ReadonlySet<string> = new Set([
-  'HassShoppingListAddItem', 'HassListAddItem', 'HassShoppingListCompleteItem', 'HassListCompleteItem', 'HassListRemoveItem', 'HassListGetItems',
+  'HassShoppingListAddItem', 'HassListAddItem', 'HassShoppingListCompleteItem', 'HassListCompleteItem', 'HassListRemoveItem', 'HassListGetItems', 'HassListClear',
 ]);
 
 const LIST_EN: Record<ListName, string> = { shopping: 'shopping list', todo: 'to-do list' };
@@ -35,6 +35,12 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
     if (!items.length) return zh ? `${where}是空的。` : `Your ${where} is empty.`;
     if (zh) return `${where}上有${items.length}项：${joinNames(items, lang)}。`;
     return `Your ${where} has ${items.length === 1 ? '1 item' : `${items.length} items`}: ${joinNames(items, lang)}.`;
+  }
+  if (intent === 'HassListClear') {
+    const open = lists.items(list);
+    if (!open.length) return zh ? `${where}已经是空的。` : `Your ${where} is already empty.`;
+    for (const i of open) lists.remove(list, { id: i.id });
+    return zh ? `已清空${where}（${open.length}项）。` : `Removed all ${open.length === 1 ? '1 item' : `${open.length} items`} from your ${where}.`;
   }
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';
@@ -82,6 +88,11 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
  * (a voice to-do item: voice/stt/pocketsphinx-judge.ts todoAsks); undefined
  * for any other intent, a list the box does not keep, or no item.
  */
+/** Emptying `list` of its `n` open items, said as a question's part ("remove all 5 items from your shopping list", "清空购物清单（5项）"). */
+export function listClearPhrase(list: ListName, n: number, lang: Lang): string {
+  return lang === 'zh' ? `清空${LIST_ZH[list]}（${n}项）` : `remove all ${n === 1 ? '1 item' : `${n} items`} from your ${LIST_EN[list]}`;
+}
+
 export function listActPhrase(intent: string, s: IntentSlots, lang: Lang): string | undefined {
   const list = intent.startsWith('HassShoppingList') ? 'shopping' : s.list;
   const item = typeof s.item === 'string' ? s.item.trim() : '';

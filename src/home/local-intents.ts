@@ -16,7 +16,8 @@ import type { Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
 import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
-import { LIST_INTENTS, handleListIntent, listActPhrase } from './list-intents.js';
+import { LIST_INTENTS, handleListIntent, listActPhrase, listClearPhrase } from './list-intents.js';
+import { isListName, type ListName } from '../plugins/lists/list-service.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
 import { MAY_STILL_ARRIVE } from './mqtt-client.js';
@@ -445,8 +446,11 @@ export class LocalIntents {
     if (LIST_INTENTS.has(match.intent)) {
       if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
       const run = (): string | undefined => handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
+      // Emptying a list that has items always asks first: nothing brings them back.
+      const lists = this.d.lists?.();
+      const open = match.intent === 'HassListClear' && lists && isListName(match.slots.list) ? lists.items(match.slots.list).length : 0;
       // An item the recogniser may have forced into its word list (a to-do heard by voice) is changed after a yes.
-      const doing = req.askFirst && this.d.lists?.() ? listActPhrase(match.intent, match.slots, lang) : undefined;
+      const doing = open > 0 ? listClearPhrase(match.slots.list as ListName, open, lang) : req.askFirst && lists ? listActPhrase(match.intent, match.slots, lang) : undefined;
       if (doing) {
         const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => run() ?? '' };
         if (req.asks) {

@@ -16,7 +16,7 @@ export { spokenNames } from './slot-lists.js';
 /**
  * Every intent name the templates can produce: Home Assistant's built-in intent names, and the box's own
  * where Home Assistant has none (TimerChoice: the answer to "which timer?"; TimerDuration: the answer to "For how long?"; HassListRemoveItem,
- * HassListGetItems: the lists kept on the box).
+ * HassListGetItems, HassListClear: the lists kept on the box).
  */
 export const INTENT_NAMES: readonly string[] = [
   'HassTurnOn',
@@ -49,5 +49,6 @@ export const INTENT_NAMES: readonly string[] = [
   'HassListCompleteItem',
   'HassListRemoveItem',
   'HassListGetItems',
+  'HassListClear',
   'HassNevermind',
 ];

@@ -449,6 +449,20 @@ export const TEMPLATES_EN: TemplateSet = {
       slots: { list: 'todo' },
       sentences: ['<what_is> (on|in) <todo_list>', '(read|tell me) [me] <todo_list>', 'what do i (have|need) to do [today]', 'what (do|did) i (have|put) on <todo_list>'],
     },
+    // Emptying a list (the box's own; it asks first: local-intents.ts). Typed only: a newcomer's "remove all items
+    // from the shopping list" was "All items is not on your shopping list."
+    {
+      intent: 'HassListClear',
+      slots: { list: 'shopping' },
+      grammar: false,
+      sentences: ['<please> (clear|empty) [out] <shopping_list>', '<please> (remove|delete|take) (everything|all [of] [the] (items|things)) (from|off|on) <shopping_list>'],
+    },
+    {
+      intent: 'HassListClear',
+      slots: { list: 'todo' },
+      grammar: false,
+      sentences: ['<please> (clear|empty) [out] <todo_list>', '<please> (remove|delete|take) (everything|all [of] [the] (items|things|tasks)) (from|off|on) <todo_list>'],
+    },
     // Nevermind (HA: homeassistant_HassNevermind.yaml).
     { intent: 'HassNevermind', sentences: ['(never mind|nevermind|forget it|cancel that|cancel|nothing)'] },
   ],

@@ -193,6 +193,8 @@ export const TEMPLATES_ZH: TemplateSet = {
       slots: { list: 'todo' },
       sentences: ['[我的]<todo>[里|中|上](有什么|有哪些[事]|有啥)', '<please>(读|念|看)[1下][我的]<todo>', '我[今天]有什么要做的[事]'],
     },
+    { intent: 'HassListClear', slots: { list: 'shopping' }, sentences: ['<please>清空[我的]<shop>', '<please>把[我的]<shop>清空', '<please>(删掉|删除)[我的]<shop>[里|中|上](所有|全部)[的][东西]'] },
+    { intent: 'HassListClear', slots: { list: 'todo' }, sentences: ['<please>清空[我的]<todo>', '<please>把[我的]<todo>清空', '<please>(删掉|删除)[我的]<todo>[里|中|上](所有|全部)[的][事]'] },
     { intent: 'HassNevermind', sentences: ['(算了|没事[了]|不用了|取消|没什么)'] },
   ],
 };

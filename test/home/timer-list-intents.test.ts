@@ -228,6 +228,21 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.match((await say(`add ${many.slice(0, -1).join(', ')} and ${many.at(-1)} to my shopping list`)) ?? '', /^Added .*potatoes to your shopping list\./);
     for (const x of many) assert.ok(lists.service?.items('shopping').some((i) => i.text === x), x);
     assert.equal(await say('add garlic, and, carrots to my shopping list'), 'Added garlic and carrots to your shopping list.');
+    // Emptying a list asks first (a newcomer's "remove all items from the shopping list" was "All items is not on ...").
+    const n = lists.service?.items('shopping').length ?? 0;
+    assert.ok(n > 2);
+    assert.equal(await say('remove all items from the shopping list'), `Do you really want to remove all ${n} items from your shopping list? Please say yes or no.`);
+    assert.equal(await say('no'), `OK, I did not remove all ${n} items from your shopping list.`);
+    assert.equal(lists.service?.items('shopping').length, n);
+    assert.match((await say('clear my shopping list')) ?? '', /^Do you really want to remove all/);
+    assert.equal(await say('yes'), `Removed all ${n} items from your shopping list.`);
+    assert.equal(lists.service?.items('shopping').length, 0);
+    assert.equal(await say('empty the shopping list'), 'Your shopping list is already empty.');
+    const todos = lists.service?.items('todo').length ?? 0;
+    assert.ok(todos > 0);
+    assert.equal(await say('清空待办事项'), `确定要清空待办事项（${todos}项）吗？请说是或不。`);
+    assert.equal(await say('是'), `已清空待办事项（${todos}项）。`);
+    assert.equal(await say('把待办事项清空'), '待办事项已经是空的。');
     assert.equal(await say('把酱油,醋和盐加到购物清单'), '已把酱油、醋和盐加到购物清单。');
   });
 });
