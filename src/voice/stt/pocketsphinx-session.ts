@@ -251,10 +251,14 @@ export class PocketsphinxSession implements SttSession {
   write(pcm: Buffer): void {
     if (this.aborted || this.ended || pcm.length === 0) return;
     this.startIdle();
-    // Speech started: the spare pair loads now, well before the first pause (SPARE_PAIRS).
+    // Speech started: the spare pair loads now, well before the first pause (SPARE_PAIRS). On the next turn of the
+    // event loop: audio written at once and ended in the same turn (a file decoded whole, `listen` without
+    // --realtime, the benchmarks) has no pause to use it, and loading it there only took CPU.
     if (!this.spareStarted) {
       this.spareStarted = true;
-      this.topUp(this.ports.sparePairs ?? SPARE_PAIRS);
+      setImmediate(() => {
+        if (!this.ended && !this.aborted) this.topUp(this.idle.length + (this.ports.sparePairs ?? SPARE_PAIRS) - 1);
+      });
     }
     this.chunks.push(Buffer.from(pcm));
     this.bytes += pcm.length;
