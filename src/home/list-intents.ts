@@ -128,17 +128,19 @@ function doneReplyZh(done: Array<{ x: string; r: { text: string } | undefined }>
 }
 
 /**
- * The items one Chinese item slot names: the parts between typed commas
- * (，、, as listCommaText kept them) and, on the shopping list, the parts
- * joined by 和 ("鸡蛋、面包和牛奶": three). A 和 that opens a part stays in
- * it ("和牛", wagyu). On the to-do list 和 is left alone: a to-do is often a
- * sentence with "and" in it ("跟小王和小李吃饭").
+ * The items one Chinese item slot names: on the shopping list the parts
+ * between typed commas (，、, as listCommaText kept them) and the parts
+ * joined by 和 ("鸡蛋、面包和牛奶": three); a 和 that opens a part stays in
+ * it ("和牛", wagyu). On the to-do list the slot is one item, as in English
+ * (handleListIntent): a to-do is often a sentence with commas or "and" in
+ * it ("跟小王和小李吃饭").
  * @param item the slot's text, trimmed, not empty
  * @param shopping whether the list is the shopping list
  */
 export function splitListItemsZh(item: string, shopping: boolean): string[] {
+  if (!shopping) return [item.replace(/\s*[,，]\s*/g, '，')];
   const parts = item.split(/\s*[,，、]\s*/).map((p) => p.trim()).filter(Boolean);
-  const out = shopping ? parts.flatMap((p) => p.split(/(?<=[^\s和])\s*和\s*(?=\S)/).map((x) => x.trim()).filter(Boolean)) : parts;
+  const out = parts.flatMap((p) => p.split(/(?<=[^\s和])\s*和\s*(?=\S)/).map((x) => x.trim()).filter(Boolean));
   return out.length ? out : [item];
 }
 

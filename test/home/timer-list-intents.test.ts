@@ -211,6 +211,7 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.equal(await say('把和牛和土豆加到购物清单'), '已把和牛和土豆加到购物清单。');
     assert.equal(await say('把面包，酸奶加到购物清单'), '已把酸奶加到购物清单。面包已经在购物清单上了。');
     assert.equal(await say('把跟小王和小李吃饭加到待办事项'), '已把跟小王和小李吃饭加到待办事项。');
+    assert.equal(await say('把给妈妈打电话，交房租加到待办事项'), '已把给妈妈打电话，交房租加到待办事项。', 'a to-do is one item, commas and all');
     assert.equal(await say('把牛奶、香蕉从购物清单里删掉'), '已把牛奶从购物清单删掉。购物清单上没有香蕉。');
     assert.deepEqual(lists.service?.items('shopping').map((i) => i.text).slice(-5), ['鸡蛋', '面包', '和牛', '土豆', '酸奶']);
     assert.ok(lists.service?.items('todo').some((i) => i.text === '跟小王和小李吃饭'));
