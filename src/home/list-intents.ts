@@ -62,7 +62,7 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
       const added = rs.filter((r) => r.added).map((r) => r.item.text);
       const there = rs.filter((r) => !r.added).map((r) => r.item.text);
       if (zh) return [added.length ? `已把${joinNames(added, lang)}加到${where}。` : '', there.length ? `${joinNames(there, lang)}已经在${where}上了。` : ''].join('');
-      const already = there.length ? `${cap(joinNames(there, lang))} ${there.length === 1 ? 'is' : 'are'} already on your ${where}.` : '';
+      const already = there.length ? `${cap(joinNames(there, lang))} ${isOrAre(there)} already on your ${where}.` : '';
       return added.length ? `Added ${joinNames(added, lang)} to your ${where}.${already ? ` ${already}` : ''}` : already;
     }
     case 'HassListRemoveItem': {
@@ -112,11 +112,22 @@ export function listActPhrase(intent: string, s: IntentSlots, lang: Lang): strin
   }
 }
 
+/**
+ * The verb for `items` said together: "are" for several, or for one whose
+ * last word is a plural ("bananas are", "eggs are"; not "glass", "hummus",
+ * "this"); "is" otherwise. A newcomer read "Bananas is not on ...".
+ */
+function isOrAre(items: readonly string[]): 'is' | 'are' {
+  if (items.length !== 1) return 'are';
+  const last = (items[0] ?? '').trim().split(/\s+/).pop()?.toLowerCase() ?? '';
+  return last.length > 3 && /[^su]s$/.test(last) && !/(?:is|ss)$/.test(last) ? 'are' : 'is';
+}
+
 /** "Removed eggs and bread from your shopping list. Milk is not on your shopping list." from each said item `x` and what was changed, `r` (undefined: it was not on the list). */
 function doneReply(done: Array<{ x: string; r: { text: string } | undefined }>, verb: string, prep: string, where: string, lang: Lang): string {
   const changed = done.filter((d) => d.r).map((d) => d.r!.text);
   const missing = done.filter((d) => !d.r).map((d) => d.x);
-  const absent = missing.length ? `${cap(joinNames(missing, lang))} ${missing.length === 1 ? 'is' : 'are'} not on your ${where}.` : '';
+  const absent = missing.length ? `${cap(joinNames(missing, lang))} ${isOrAre(missing)} not on your ${where}.` : '';
   return changed.length ? `${verb} ${joinNames(changed, lang)} ${prep} your ${where}.${absent ? ` ${absent}` : ''}` : absent;
 }
 

@@ -25,7 +25,11 @@ function cleanEnglish(text: string): string {
     .replace(/(^|\s)'+|'+(?=\s|$)/g, ' ')
     .replace(/(\d)([a-z])/g, '$1 $2')
     .replace(/\bwhats\b/g, "what's")
-    .replace(/\bhows\b/g, "how's");
+    .replace(/\bhows\b/g, "how's")
+    // Typed abbreviations of units after a number ("3 min", "90 secs", "2 hrs"); no template has them.
+    .replace(/(\d) (?:mins?)\b/g, '$1 minutes')
+    .replace(/(\d) (?:secs?)\b/g, '$1 seconds')
+    .replace(/(\d) (?:hrs?)\b/g, '$1 hours');
 }
 
 /** English numbers in a token list become digit tokens ("twenty one" -> "21"). */

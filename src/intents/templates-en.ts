@@ -335,7 +335,7 @@ export const TEMPLATES_EN: TemplateSet = {
     },
     // Typed only: spoken, "timer <duration>" took a tester's "never mind" ("timer 1 minute", 5 of 5 on one voice)
     // and a tune voice's "nevermind" ("timer an minute"), and a timer started.
-    { intent: 'HassStartTimer', grammar: false, sentences: ['timer <duration>'] },
+    { intent: 'HassStartTimer', grammar: false, sentences: ['timer <duration>', '<please> (set|start) [a|the] timer [for] <duration>'] },
     // A timer with no length ("set a timer"): the box asks "For how long?" (timer-intents.ts). Without it the decoder
     // forced a tester's "set a timer" into "set a hour timer" or "6 hour timer", and a timer started.
     { intent: 'HassStartTimer', sentences: ['<please> <timer_set> [a|an] timer'] },
@@ -372,6 +372,12 @@ export const TEMPLATES_EN: TemplateSet = {
         'how long until <timer_ref> [is done|goes off|rings]',
         'how much time [is] left',
       ],
+    },
+    // Typed only (a newcomer's went to the LLM); not in the voice grammar, whose sentences stay as they are.
+    {
+      intent: 'HassTimerStatus',
+      grammar: false,
+      sentences: ['(what|which) timers (are running|are (on|set)|do i have)', '(are there|do i have) any timers [running|set|on]', 'how long [is left] on <timer_ref>'],
     },
     // The answer to "Which timer do you mean: ...?" (the box's own intent; Home Assistant has none). Heard
     // with no such question open, it is left to the LLM.

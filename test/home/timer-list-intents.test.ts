@@ -47,6 +47,9 @@ describe('timers and lists through the matcher and the local intents', () => {
     clock.advance(60_000);
     assert.equal(await say('how much time is left on the pasta timer'), 'The pasta timer has 9 minutes left.');
     assert.equal(await say('how much time is left'), 'You have 2 timers: the timer for 5 minutes has 4 minutes left and the pasta timer has 9 minutes left.');
+    // Typed forms a newcomer's went to the LLM with: the same answers.
+    assert.equal(await say('what timers are running'), 'You have 2 timers: the timer for 5 minutes has 4 minutes left and the pasta timer has 9 minutes left.');
+    assert.equal(await say('how long on the pasta timer'), 'The pasta timer has 9 minutes left.');
     assert.equal(await say('pause the pasta timer'), 'Paused the pasta timer with 9 minutes left.');
     clock.advance(120_000);
     assert.equal(await say('pause the pasta timer'), 'The pasta timer is already paused.');
@@ -58,6 +61,9 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.equal(await say('cancel the 5 minute timer'), 'Cancelled the timer for 5 minutes.');
     assert.equal(await say('cancel the eggs timer'), 'There is no eggs timer.');
     assert.equal(await say('cancel the timer'), 'Cancelled the pasta timer.', 'one timer: "the timer" is that one');
+    // Typed units in short, and "set timer" without "a ... for".
+    assert.equal(await say('set timer 3 min'), 'Timer set for 3 minutes.');
+    assert.equal(await say('cancel the timer'), 'Cancelled the timer for 3 minutes.');
     assert.equal(await say('cancel the timer'), 'There is no timer running.');
     await say('set a timer for 1 minute');
     await say('set a tea timer for 3 minutes');
@@ -229,6 +235,10 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.match((await say(`add ${many.slice(0, -1).join(', ')} and ${many.at(-1)} to my shopping list`)) ?? '', /^Added .*potatoes to your shopping list\./);
     for (const x of many) assert.ok(lists.service?.items('shopping').some((i) => i.text === x), x);
     assert.equal(await say('add garlic, and, carrots to my shopping list'), 'Added garlic and carrots to your shopping list.');
+    // A plural item is "are" (a newcomer read "Bananas is not on ...").
+    assert.equal(await say('remove plums from my shopping list'), 'Plums are not on your shopping list.');
+    assert.equal(await say('remove hummus from my shopping list'), 'Hummus is not on your shopping list.');
+    assert.equal(await say('add carrots to my shopping list'), 'Carrots are already on your shopping list.');
     // Emptying a list asks first (a newcomer's "remove all items from the shopping list" was "All items is not on ...").
     const n = lists.service?.items('shopping').length ?? 0;
     assert.ok(n > 2);
