@@ -22,7 +22,7 @@ import { tokenise } from '../intents/normalise.js';
 import { systemClock, type Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
-import { LIST_INTENTS, listCommaText, listItemCommas } from './list-intents.js';
+import { LIST_INTENTS, itemWithCommas } from './list-intents.js';
 import { boxDiscovery, boxTopics, clipState, type BoxTopics } from './box-entity.js';
 import { ConfirmationGate, parseYesNo, unknownRiskyNames } from './confirm.js';
 import { normaliseAction, type DeviceAction } from './commands.js';
@@ -350,17 +350,10 @@ export class HomePlugin implements Plugin {
         // device called "tv lock the front door"): the commands, when the text cuts into them.
         if (match && match.slots[NAME_FREE] !== undefined && (await this.compound(ctx.raw_message, vocab))) match = null;
         // Items typed with commas ("add eggs, bread and milk to my shopping list"): the matcher drops punctuation, so
-        // the sentence is matched again with each comma kept as a word, and the item slot gets its commas back.
-        const commas = match && LIST_INTENTS.has(match.intent) && typeof match.slots.item === 'string' ? listCommaText(ctx.raw_message) : undefined;
-        if (match && commas !== undefined) {
-          let again: IntentMatch | null | undefined = null;
-          try {
-            again = await this.matcher(commas, vocab, lang);
-          } catch {
-            // The first match stands.
-          }
-          const item = again && again.intent === match.intent ? listItemCommas(again.intent, again.slots) : undefined;
-          if (again && item !== undefined) match = { ...again, slots: { ...again.slots, item } };
+        // the item slot gets the commas typed between its words back (list-intents.ts itemWithCommas).
+        if (match && LIST_INTENTS.has(match.intent) && typeof match.slots.item === 'string') {
+          const item = itemWithCommas(ctx.raw_message, match.slots.item, match.language === 'zh' ? 'zh' : 'en');
+          if (item !== undefined) match = { ...match, slots: { ...match.slots, item } };
         }
       }
       // The answer to "Which one do you mean: ...?" is no command ("the lamp"; "the sliding one" reads as a timer's name).

@@ -10,6 +10,7 @@
 import type { IntentSlots } from '../intents/types.js';
 import { isListName, itemKey, ListError, MAX_ITEM_CHARS, type ListName, type ListService } from '../plugins/lists/list-service.js';
 import { cap, joinNames, type Lang } from './replies.js';
+import { joinTokens, tokenise, type IntentLanguage } from '../intents/normalise.js';
 import { GROCERY_ITEMS_EN } from '../intents/builtin-lists.js';
 
 /** The list intents this module answers. */
@@ -36,12 +37,7 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
     if (zh) return `${where}上有${items.length}项：${joinNames(items, lang)}。`;
     return `Your ${where} has ${items.length === 1 ? '1 item' : `${items.length} items`}: ${joinNames(items, lang)}.`;
   }
-  if (intent === 'HassListClear') {
-    const open = lists.items(list);
-    if (!open.length) return zh ? `${where}已经是空的。` : `Your ${where} is already empty.`;
-    for (const i of open) lists.remove(list, { id: i.id });
-    return zh ? `已清空${where}（${open.length}项）。` : `Removed all ${open.length === 1 ? '1 item' : `${open.length} items`} from your ${where}.`;
-  }
+  if (intent === 'HassListClear') return listCleared(list, lists.items(list).filter((i) => lists.remove(list, { id: i.id }) !== undefined).length, lang);
   const item = typeof s.item === 'string' ? s.item.trim() : '';
   if (!item) return zh ? '要加什么？' : 'Which item?';
   // An article before an item is no part of it: "add an egg" with eggs on the list is eggs, not a new item "an egg".
@@ -51,7 +47,11 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
     ? splitListItemsZh(item, list === 'shopping')
     : list === 'todo'
       ? [item.replace(/\s*,\s*/g, ', ')]
-      : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)]).map((x) => x.replace(/^(?:a|an|some|the)\s+(?=\S)/i, ''));
+      : splitListItems(item, [...GROCERY_ITEMS_EN, ...lists.items(list).map((i) => i.text)])
+          // Polite words typed inside the slot are none of the item ("add milk please to ..."), nor is a lone article.
+          .map((x) => x.replace(/^(?:all (?:of )?the|a|an|some|the)\s+(?=\S)/i, '').replace(/\s+(?:please|for me|thanks|thank you)$/i, ''))
+          .filter((x) => !/^(?:a|an|the|some|please|and|thanks)$/i.test(x));
+  if (!said.length) return zh ? '要加什么？' : 'Which item?';
   // Every item checked before any is added: a tester's "add sugar, <a 251-character word>" added sugar and said only the error.
   const long = said.find((x) => x.length > MAX_ITEM_CHARS);
   if (long !== undefined) throw new ListError(zh ? `一项最多${MAX_ITEM_CHARS}个字（这一项有${long.length}个），什么都没有加。` : `An item is at most ${MAX_ITEM_CHARS} characters (one here has ${long.length}), so nothing was changed.`);
@@ -88,6 +88,12 @@ export function handleListIntent(lists: ListService | undefined, intent: string,
  * (a voice to-do item: voice/stt/pocketsphinx-judge.ts todoAsks); undefined
  * for any other intent, a list the box does not keep, or no item.
  */
+/** What emptying `list` did: `n` items removed ("Removed all 5 items from your shopping list.", "已清空购物清单（5项）。"). */
+export function listCleared(list: ListName, n: number, lang: Lang): string {
+  if (lang === 'zh') return n ? `已清空${LIST_ZH[list]}（${n}项）。` : `${LIST_ZH[list]}已经是空的。`;
+  return n ? `Removed all ${n === 1 ? '1 item' : `${n} items`} from your ${LIST_EN[list]}.` : `Your ${LIST_EN[list]} is already empty.`;
+}
+
 /** Emptying `list` of its `n` open items, said as a question's part ("remove all 5 items from your shopping list", "清空购物清单（5项）"). */
 export function listClearPhrase(list: ListName, n: number, lang: Lang): string {
   return lang === 'zh' ? `清空${LIST_ZH[list]}（${n}项）` : `remove all ${n === 1 ? '1 item' : `${n} items`} from your ${LIST_EN[list]}`;
@@ -140,7 +146,7 @@ function doneReplyZh(done: Array<{ x: string; r: { text: string } | undefined }>
 
 /**
  * The items one Chinese item slot names: on the shopping list the parts
- * between typed commas (，、, as listCommaText kept them) and the parts
+ * between typed commas (，、, as itemWithCommas put them back) and the parts
  * joined by 和 ("鸡蛋、面包和牛奶": three); a 和 that opens a part stays in
  * it ("和牛", wagyu). On the to-do list the slot is one item, as in English
  * (handleListIntent): a to-do is often a sentence with commas or "and" in
@@ -155,35 +161,41 @@ export function splitListItemsZh(item: string, shopping: boolean): string[] {
   return out.length ? out : [item];
 }
 
-/**
- * A word standing for a typed comma while a list sentence is matched again
- * (the matcher drops punctuation): listCommaText puts it in, listItemCommas
- * turns it back into a comma in the item slot, for splitListItems.
- */
+/** A word standing for a typed comma while the typed text is read again (itemWithCommas). */
 const LIST_COMMA = 'xlistcommax';
 
 /**
- * `text` with each comma (",", "，" or "、") made LIST_COMMA, for
- * matching a typed list sentence again; undefined when it has no comma.
+ * The item slot `item` (as the matcher gave it: lower case, no punctuation)
+ * with the commas typed between its words in `raw` put back ("eggs, bread
+ * and milk"), for splitListItems; undefined when `raw` has none there. The
+ * item's words are found in `raw` read with each comma kept as a word
+ * (LIST_COMMA), so a comma elsewhere ("add salt, sugar to my list, please",
+ * "please, add ...") changes nothing. A comma between digits is part of a
+ * number ("1,000", "2,5": normalise.ts). A tester's commas after the list
+ * ("..., please") made every item one.
  */
-export function listCommaText(text: string): string | undefined {
-  // A comma between digits is part of a number ("1,000 screws", "2,5 kg"), not a separator.
-  const commas = /\s*(?:(?<!\d),|,(?!\d)|[，、])\s*/g;
-  if (!/(?:(?<!\d),|,(?!\d)|[，、])/.test(text)) return undefined;
-  // The comma after a word that opens the sentence ("please, add ...", "ok, ...") is none of the items'.
-  return text.replace(/^\s*(please|ok|okay|hey|so|well|oh)\s*,\s*/i, '$1 ').replace(commas, ` ${LIST_COMMA} `);
-}
-
-/**
- * The item slot of a list intent matched on listCommaText's text, with its
- * LIST_COMMA words made commas again ("eggs, bread and milk"); undefined
- * when the match is no list intent with an item, or no comma is inside the
- * item (a comma elsewhere, "please, add salt ...", changes nothing).
- */
-export function listItemCommas(intent: string, slots: IntentSlots): string | undefined {
-  const item = slots.item;
-  if (!LIST_INTENTS.has(intent) || typeof item !== 'string' || !item.includes(LIST_COMMA)) return undefined;
-  return item.split(LIST_COMMA).map((p) => p.trim()).join(', ');
+export function itemWithCommas(raw: string, item: string, language: IntentLanguage): string | undefined {
+  if (!/(?:(?<!\d),|,(?!\d)|[，、])/.test(raw)) return undefined;
+  const marked = tokenise(raw.replace(/\s*(?:(?<!\d),|,(?!\d)|[，、])\s*/g, ` ${LIST_COMMA} `), language);
+  const want = tokenise(item, language);
+  if (!want.length) return undefined;
+  for (let start = 0; start < marked.length; start++) {
+    if (marked[start] !== want[0]) continue;
+    const parts: string[][] = [[]];
+    let k = 0;
+    let i = start;
+    for (; i < marked.length && k < want.length; i++) {
+      if (marked[i] === LIST_COMMA) parts.push([]);
+      else if (marked[i] === want[k]) {
+        parts[parts.length - 1]!.push(marked[i]!);
+        k++;
+      } else break;
+    }
+    if (k < want.length) continue;
+    const words = parts.filter((p) => p.length > 0);
+    return words.length > 1 ? words.map((p) => joinTokens(p, language)).join(', ') : undefined;
+  }
+  return undefined;
 }
 
 /**

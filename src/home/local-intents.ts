@@ -16,7 +16,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { TimerService } from '../plugins/timers/timer-service.js';
 import type { ListService } from '../plugins/lists/list-service.js';
 import { TIMER_INTENTS, TimerIntents } from './timer-intents.js';
-import { LIST_INTENTS, handleListIntent, listActPhrase, listClearPhrase } from './list-intents.js';
+import { LIST_INTENTS, handleListIntent, listActPhrase, listClearPhrase, listCleared } from './list-intents.js';
 import { isListName, type ListName } from '../plugins/lists/list-service.js';
 import type { ActionName, DeviceAction } from './commands.js';
 import { normaliseAction } from './commands.js';
@@ -363,8 +363,12 @@ export class LocalIntents {
       if (req.signal?.aborted) break;
       const before = asks.length;
       const r = await this.handle(p.match, { ...req, lang, asks });
-      // A part that waits for a yes is asked below, with any other such part, in one question.
-      if (asks.length > before) continue;
+      // A part that waits for a yes is asked below, with any other such part, in one question; what it did at
+      // once (the devices of it that need no yes) is said here.
+      if (asks.length > before) {
+        if (r) said.push(r);
+        continue;
+      }
       if (r) (/[?？]\s*(please say yes or no\.|请说是或不。)?$/i.test(r) ? questions : said).push(r);
     }
     if (asks.length) questions.push(this.ask(asks));
@@ -446,13 +450,17 @@ export class LocalIntents {
     if (LIST_INTENTS.has(match.intent)) {
       if (req.dryRun) return this.d.lists?.() ? WOULD_ACT : undefined;
       const run = (): string | undefined => handleListIntent(this.d.lists?.(), match.intent, match.slots, lang);
-      // Emptying a list that has items always asks first: nothing brings them back.
+      // Emptying a list that has items always asks first: nothing brings them back. A yes removes the items the
+      // question counted, no others: a tester's "clear my shopping list and add tea ..." and a "tea" added from
+      // elsewhere while the question waited were removed by the yes.
       const lists = this.d.lists?.();
-      const open = match.intent === 'HassListClear' && lists && isListName(match.slots.list) ? lists.items(match.slots.list).length : 0;
+      const list = match.slots.list;
+      const open = match.intent === 'HassListClear' && lists && isListName(list) ? lists.items(list).map((i) => i.id) : [];
       // An item the recogniser may have forced into its word list (a to-do heard by voice) is changed after a yes.
-      const doing = open > 0 ? listClearPhrase(match.slots.list as ListName, open, lang) : req.askFirst && lists ? listActPhrase(match.intent, match.slots, lang) : undefined;
+      const doing = open.length > 0 ? listClearPhrase(list as ListName, open.length, lang) : req.askFirst && lists ? listActPhrase(match.intent, match.slots, lang) : undefined;
       if (doing) {
-        const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => run() ?? '' };
+        const clear = (): string => listCleared(list as ListName, open.filter((id) => lists!.remove(list as ListName, { id }) !== undefined).length, lang);
+        const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => (open.length > 0 ? clear() : run() ?? '') };
         if (req.asks) {
           req.asks.push(ask);
           return '';
@@ -756,9 +764,10 @@ export class LocalIntents {
     if (risky.length) {
       // Some of several devices are risky (plugin.home.risky_devices): the others are done now and the question is
       // about the risky ones alone. A newcomer's "turn on the lights" asked about the Kitchen Light only, and a no
-      // left the Living Room Lamp off without a word. Two commands in one breath (req.asks) act only after both
-      // are placed, so there the question stands for every device, as before.
-      const split = !req.asks && risky.length < ready.length;
+      // left the Living Room Lamp off without a word. In two commands in one breath (req.asks) every part was
+      // placed before any runs (handleAll), so the part does the same as it would alone: a tester's "lock the
+      // front door and turn off the lights" asked about the Kitchen Light and a no left four other lights on.
+      const split = risky.length < ready.length;
       const act = normaliseAction(risky[0] as Entity, action.action);
       const names = joinNames(risky.map((e) => the(e, lang)), lang);
       const ask: PendingAsk = {
@@ -770,13 +779,17 @@ export class LocalIntents {
         what: `${act} ${risky.map((e) => e.name).join(', ')}`,
         execute: split ? executeOn(risky, false) : executeOn(ready, true),
       };
-      if (req.asks) {
+      if (!split) {
+        if (!req.asks) return this.ask([ask]);
         req.asks.push(ask);
         return '';
       }
-      if (!split) return this.ask([ask]);
       const done = await executeOn(ready.filter((e) => !risky.includes(e)), true)();
       if (req.signal?.aborted) return done;
+      if (req.asks) {
+        req.asks.push(ask);
+        return done;
+      }
       return [done, this.ask([ask])].filter(Boolean).join(' ');
     }
     return executeOn(ready, true)();

@@ -180,8 +180,8 @@ export function matchIntent(text: string, vocab: Vocabulary, language?: IntentLa
 }
 
 /** Words of politeness before a command ("could you please", "i'd like you to", "please") and after it ("please", "for me", "thanks", "now"). */
-const POLITE_LEAD = /^(?:(?:hey|ok|okay)\s+)?(?:(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?|(?:i\s+want|i\s+would\s+like|i'd\s+like)\s+(?:you\s+)?to\s+|please\s+)/;
-const POLITE_TAIL = /\s+(?:please|for me|thanks|thank you|now|right now)$/;
+const POLITE_LEAD = /^(?:(?:hey|ok|okay)\s+)?(?:(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+|kindly\s+)?|(?:i\s+want|i\s+would\s+like|i'd\s+like)\s+(?:you\s+)?to\s+|please\s+)?/;
+const POLITE_TAIL = /\s+(?:please|for me|for now|thanks|thank you|now|right now)$/;
 
 /** `tokens` (English) without POLITE_LEAD and POLITE_TAIL, as often as they repeat ("... for me please"). */
 function withoutPoliteness(tokens: string[]): string[] {

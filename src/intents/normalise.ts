@@ -17,6 +17,10 @@ function cleanEnglish(text: string): string {
     .toLowerCase()
     .replace(/[\u2018\u2019\u02bc]/g, "'")
     .replace(/(\d),(\d{3})/g, '$1$2')
+    // A decimal comma ("2,5 kg") is a decimal point; a minus before a number is a word, so no template reads
+    // "-5 percent" as 5 percent (a tester's set a light to 5 percent).
+    .replace(/(\d),(\d{1,2})(?!\d)/g, '$1.$2')
+    .replace(/(^|[\s(])[-\u2212](?=\d)/g, '$1minus ')
     .replace(/%/g, ' percent ')
     .replace(/°\s*[cf]?/g, ' degrees ')
     .replace(/(\d)\.(\d)/g, '$1\u0000$2')

@@ -133,8 +133,8 @@ export const TEMPLATES_EN: TemplateSet = {
     cover_states: { values: ['open', 'closed'] },
     color: { values: COLOURS_EN },
     location: { wildcard: true, grammarValues: WORLD_CITIES },
-    // A typed to-do may be long ("call the plumber about the leak under the kitchen sink"), and a list of items with
-    // commas longer still (each comma is a word while it is matched again: list-intents.ts listCommaText); the list caps each item's length.
+    // A typed to-do may be long ("call the plumber about the leak under the kitchen sink"), and items typed in one
+    // slot with commas longer still (a tester's 31 items became one); the list caps each item's length.
     item: { wildcard: true, grammarValues: GROCERY_ITEMS_EN, maxWords: 60 },
     // A device name the home does not have, or part of one (FREE_NAME_SENTENCES). In the speech grammar a
     // loop of phones stands here (filler.ts): the decoder can take it for a name it does not know.
@@ -461,13 +461,13 @@ export const TEMPLATES_EN: TemplateSet = {
       intent: 'HassListClear',
       slots: { list: 'shopping' },
       grammar: false,
-      sentences: ['<please> (clear|empty) [out] <shopping_list>', '<please> (remove|delete|take) (everything|all [of] [the] (items|things)) (from|off|on) <shopping_list>'],
+      sentences: ['<please> (clear|empty) [out] <shopping_list>', '<please> (remove|delete|take) (everything|all|all [of] [the] (items|things)) (from|off|on) <shopping_list>'],
     },
     {
       intent: 'HassListClear',
       slots: { list: 'todo' },
       grammar: false,
-      sentences: ['<please> (clear|empty) [out] <todo_list>', '<please> (remove|delete|take) (everything|all [of] [the] (items|things|tasks)) (from|off|on) <todo_list>'],
+      sentences: ['<please> (clear|empty) [out] <todo_list>', '<please> (remove|delete|take) (everything|all|all [of] [the] (items|things|tasks)) (from|off|on) <todo_list>'],
     },
     // Nevermind (HA: homeassistant_HassNevermind.yaml).
     { intent: 'HassNevermind', sentences: ['(never mind|nevermind|forget it|cancel that|cancel|nothing)'] },

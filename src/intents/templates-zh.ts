@@ -59,7 +59,7 @@ export const TEMPLATES_ZH: TemplateSet = {
     color_zh: { values: COLOURS_ZH },
     lock_done: { values: [{ in: '锁上', out: 'locked' }, { in: '锁好', out: 'locked' }, { in: '锁', out: 'locked' }] },
     location: { wildcard: true },
-    item: { wildcard: true, maxWords: 60 },
+    item: { wildcard: true, maxWords: 200 },
     timer_name: { wildcard: true },
     // A device name the home does not have (ZH_FREE_NAME_SENTENCES): answered "我不知道叫…的设备", never the nearest device.
     // Never a character of a negation, a question or a wish ("不要把厨房灯调到50%", "iPhone怎么解锁", "商店现在开着吗" were

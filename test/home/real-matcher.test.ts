@@ -103,6 +103,15 @@ describe('local intents with the real matcher', () => {
       await assert.rejects(rig.sim.waitForCommands(sent + 1, 300));
       assert.equal(rig.sim.commands.length, sent, 'nothing more was sent');
       assert.equal(rig.plugin.gate?.decisions.at(-1)?.what, 'turn_off Standing Light');
+      // The same part in two commands in one breath does as it would alone (a tester's "lock the front door and turn
+      // off the lights" asked about the risky light, and a no left the others on).
+      rig.sim.clear();
+      const both = (await rig.sdk.runInput('turn on the tv and turn on the living room lights')).response ?? '';
+      assert.match(both, /^Turned on the TV\. Turned on .+\. Do you really want to turn on the Standing Light\? /);
+      const sentBoth = (await rig.sim.waitForCommands(2)).length;
+      assert.ok(rig.sim.commands.every((c) => !/standing/i.test(c.topic)), JSON.stringify(rig.sim.commands));
+      assert.equal((await rig.sdk.runInput('no')).response, 'OK, I did not turn on the Standing Light.');
+      await assert.rejects(rig.sim.waitForCommands(sentBoth + 1, 300));
     } finally {
       rig.sdk.settingsApi.set('plugin.home.risky_devices', was);
     }

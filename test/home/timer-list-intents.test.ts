@@ -235,6 +235,25 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.match((await say(`add ${many.slice(0, -1).join(', ')} and ${many.at(-1)} to my shopping list`)) ?? '', /^Added .*potatoes to your shopping list\./);
     for (const x of many) assert.ok(lists.service?.items('shopping').some((i) => i.text === x), x);
     assert.equal(await say('add garlic, and, carrots to my shopping list'), 'Added garlic and carrots to your shopping list.');
+    // Commas outside the items, polite words and articles inside the slot (a tester's became one item, or items "please", "the").
+    emptyLists();
+    assert.equal(await say('add salt, sugar to my shopping list, please'), 'Added salt and sugar to your shopping list.');
+    assert.equal(await say('could you, add rice, beans to my shopping list'), 'Added rice and beans to your shopping list.');
+    assert.equal(await say('add milk please to my shopping list'), 'Added milk to your shopping list.');
+    assert.equal(await say('add apples, please to my shopping list'), 'Added apples to your shopping list.');
+    assert.equal(await say('add 2,5 kg flour to my shopping list'), 'Added 2.5 kg flour to your shopping list.');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['salt', 'sugar', 'rice', 'beans', 'milk', 'apples', '2.5 kg flour']);
+    // A yes empties what the question counted: an item added in the same breath, or meanwhile, stays.
+    assert.equal(await say('clear my shopping list and add tea to my shopping list'), 'Added tea to your shopping list. Do you really want to remove all 7 items from your shopping list? Please say yes or no.');
+    assert.equal(await say('yes'), 'Removed all 7 items from your shopping list.');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['tea']);
+    assert.match((await say('remove all from my shopping list')) ?? '', /^Do you really want to remove all 1 item from your shopping list\?/);
+    await lists.service?.add('shopping', 'jam');
+    assert.equal(await say('yes'), 'Removed all 1 item from your shopping list.');
+    assert.deepEqual(lists.service?.items('shopping').map((i) => i.text), ['jam'], 'jam, added while the question waited, stays');
+    emptyLists();
+    assert.equal(await say('add garlic, carrots and onions to my shopping list'), 'Added garlic, carrots and onions to your shopping list.');
+    assert.equal(await say('add call the plumber to my to do list'), 'Added call the plumber to your to-do list.');
     // A plural item is "are" (a newcomer read "Bananas is not on ...").
     assert.equal(await say('remove plums from my shopping list'), 'Plums are not on your shopping list.');
     assert.equal(await say('remove hummus from my shopping list'), 'Hummus is not on your shopping list.');

@@ -88,6 +88,12 @@ test('polite words around a command: the command without them (a newcomer\'s wen
   }
   // "please" is no part of a name: before, "turn on the kitchen light please" could name a device "kitchen light please".
   assert.equal(m('turn on the garden sprinkler please').slots.name, 'garden sprinkler');
+  // "hey"/"ok" alone before a command; "for now" after one (a tester's "turn off the lights for now" named a device "lights for").
+  assert.deepEqual(m('hey turn off the kitchen light').slots, { name: 'Kitchen Light', domain: 'light' });
+  assert.deepEqual(m('ok turn off the kitchen light').slots, { name: 'Kitchen Light', domain: 'light' });
+  assert.equal(m('turn off the kitchen light for now').intent, 'HassTurnOff');
+  // A minus is no part of the number dropped: no brightness of 5 (a tester's "-5 percent" set 5 percent).
+  assert.equal(matchIntent('set the kitchen light to -5 percent', VOCAB), null);
   // Politeness is only stripped around a command: a negation stays unmatched (the LLM has it).
   assert.equal(matchIntent('could you not turn on the kitchen light', VOCAB), null);
 });
