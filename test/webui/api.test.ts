@@ -239,8 +239,9 @@ test('the activity stream carries every turn live: input, LLM rounds with tool c
 });
 
 test('a past turn: its events and what the model saw in each round, rebuilt from the run log', async () => {
+  // A sentence the local templates do not know, so that the LLM answers it ("what timers do I have" is answered locally).
   box.llm.enqueue({ tool_calls: [{ name: 'timer', arguments: { action: 'status' } }] }, { content: 'None running.' });
-  const lines = await readNdjson(await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'what timers do I have' }, bearer: token }));
+  const lines = await readNdjson(await box.stream('/api/v1/conversation/ask', { method: 'POST', body: { text: 'tell me about my timers' }, bearer: token }));
   const turn = lines[0].input_id as string;
   const ev = await box.req(`/api/v1/turns/${turn}`, { bearer: token });
   assert.equal(ev.status, 200);
@@ -253,7 +254,7 @@ test('a past turn: its events and what the model saw in each round, rebuilt from
   assert.equal(ctx.status, 200, ctx.text);
   const sent = box.llm.chatRequests().at(-1)!.body!.messages!;
   assert.equal(ctx.json.messages.length, sent.length);
-  assert.ok(ctx.json.messages.some((m: { role: string; content: string }) => m.role === 'user' && m.content.includes('what timers do I have')));
+  assert.ok(ctx.json.messages.some((m: { role: string; content: string }) => m.role === 'user' && m.content.includes('tell me about my timers')));
   assert.ok(ctx.json.messages.some((m: { role: string }) => m.role === 'tool'));
   const r1 = await box.req(`/api/v1/turns/${turn}/context?round=1`, { bearer: token });
   assert.equal(r1.json.messages.length, ctx.json.messages.length - 2, 'round 2 = round 1 + the tool call + its result');
