@@ -78,6 +78,8 @@ export const TEMPLATES_EN: TemplateSet = {
     turn: '(turn|switch)',
     the_name: '[the] {name}',
     in_area: '(in|on) [the] {area}',
+    // The box's own room, said (speech-to-phrase's English "turn on the lights in here"): no area slot, as with no room said.
+    in_here: 'in here',
     all: '[all [of]] [the]',
     what_is: "(what's|what is|whats)",
     please: '[please]',
@@ -119,6 +121,7 @@ export const TEMPLATES_EN: TemplateSet = {
       values: [
         { in: 'blinds', out: 'cover', slots: { device_class: 'blind' } }, { in: 'curtains', out: 'cover', slots: { device_class: 'curtain' } },
         { in: 'shades', out: 'cover', slots: { device_class: 'shade' } }, { in: 'shutters', out: 'cover', slots: { device_class: 'shutter' } },
+        { in: 'windows', out: 'cover', slots: { device_class: 'window' } },
         { in: 'covers', out: 'cover' },
       ],
     },
@@ -153,18 +156,18 @@ export const TEMPLATES_EN: TemplateSet = {
     {
       intent: 'HassTurnOn',
       sentences: [
-        '<please> <turn> on <all> {domain:domain_words} [<in_area>]',
+        '<please> <turn> on <all> {domain:domain_words} [<in_area>|<in_here>]',
         '<please> <turn> on <all> {area} {domain:domain_words}',
-        '<please> <turn> <all> {domain:domain_words} on [<in_area>]',
+        '<please> <turn> <all> {domain:domain_words} on [<in_area>|<in_here>]',
         '<please> <turn> <all> {area} {domain:domain_words} on',
       ],
     },
     {
       intent: 'HassTurnOff',
       sentences: [
-        '<please> <turn> off <all> {domain:domain_words} [<in_area>]',
+        '<please> <turn> off <all> {domain:domain_words} [<in_area>|<in_here>]',
         '<please> <turn> off <all> {area} {domain:domain_words}',
-        '<please> <turn> <all> {domain:domain_words} off [<in_area>]',
+        '<please> <turn> <all> {domain:domain_words} off [<in_area>|<in_here>]',
         '<please> <turn> <all> {area} {domain:domain_words} off',
       ],
     },
@@ -172,12 +175,12 @@ export const TEMPLATES_EN: TemplateSet = {
     {
       intent: 'HassTurnOn',
       requires: { domains: ON_OFF_DOMAINS },
-      sentences: ['<please> <turn> on <the_name> [<in_area>]', '<please> <turn> <the_name> on'],
+      sentences: ['<please> <turn> on <the_name> [<in_area>]', '<please> <turn> <the_name> [<in_area>] on'],
     },
     {
       intent: 'HassTurnOff',
       requires: { domains: ON_OFF_DOMAINS },
-      sentences: ['<please> <turn> off <the_name> [<in_area>]', '<please> <turn> <the_name> off'],
+      sentences: ['<please> <turn> off <the_name> [<in_area>]', '<please> <turn> <the_name> [<in_area>] off'],
     },
     // On / off with no verb ("kitchen lights off"): typed only. Spoken, a statement ("the kitchen light is on") and a
     // command's verb misheard ("turn on the kitchen lights" as "all the kitchen light off") were forced into them and
@@ -251,6 +254,10 @@ export const TEMPLATES_EN: TemplateSet = {
         '<please> (set|change|dim|turn) <all> {domain:domain_words} <in_area> to {brightness:0-100} [percent] [brightness]',
         '<please> (set|change|dim|turn) <all> {area} {domain:domain_words} [brightness] to {brightness:0-100} [percent] [brightness]',
         '<please> (set|change) [the] {area} brightness to {brightness:0-100} [percent]',
+        // No light named (speech-to-phrase's English "set brightness to 50 percent", "set the brightness of the kitchen
+        // to 25 percent"): the lights of the room said, or of the box's room.
+        '<please> (set|change) [the] brightness [<in_here>] to {brightness:0-100} percent',
+        '<please> (set|change) [the] brightness (of|in) [the] {area} to {brightness:0-100} [percent]',
       ],
     },
     // "Turn on the kitchen light to fifty percent" typed in one go (a tester's went to the LLM). Typed only: tried in
@@ -285,7 +292,7 @@ export const TEMPLATES_EN: TemplateSet = {
     {
       intent: 'HassLightSet',
       requires: { domains: ['light'] },
-      sentences: ['<please> (set|change|make|turn) <the_name> [to] [the [color|colour]] {color}', '<please> (set|change) [the] (color|colour) of <the_name> to {color}'],
+      sentences: ['<please> (set|change|make|turn) <the_name> [to] [the [color|colour]] {color}', '<please> (set|change) [the] (color|colour) of <the_name> to {color}', '<please> (set|change) <the_name> (color|colour) to {color}'],
     },
     {
       intent: 'HassLightSet',
@@ -293,24 +300,30 @@ export const TEMPLATES_EN: TemplateSet = {
       sentences: [
         '<please> (set|change|make|turn) <all> {domain:domain_words} <in_area> [to] {color}',
         '<please> (set|change|make|turn) <all> {area} {domain:domain_words} [to] {color}',
+        // No room, or "in here": the lights of the box's room (speech-to-phrase's English "set lights to red",
+        // "set color of lights to green", "set color of the kitchen lights to blue").
+        '<please> (set|change|make|turn) <all> {domain:domain_words} [<in_here>] to {color}',
+        '<please> (set|change) [the] (color|colour) of <all> {domain:domain_words} [<in_area>|<in_here>] to {color}',
+        '<please> (set|change) [the] (color|colour) of <all> {area} {domain:domain_words} to {color}',
       ],
     },
     // State questions (HA: lock_HassGetState.yaml, cover_HassGetState.yaml, homeassistant_HassGetState.yaml).
     { intent: 'HassGetState', slots: { domain: 'lock' }, requires: { domains: ['lock'] }, sentences: ['is <the_name> {state:lock_states}'] },
-    { intent: 'HassGetState', slots: { domain: 'cover' }, requires: { domains: ['cover'] }, sentences: ['is <the_name> {state:cover_states}'] },
+    { intent: 'HassGetState', slots: { domain: 'cover' }, requires: { domains: ['cover'] }, sentences: ['(is|are) <the_name> {state:cover_states}'] },
     { intent: 'HassGetState', requires: { domains: ON_OFF_DOMAINS }, sentences: ['is <the_name> [turned] {state:on_off}'] },
     { intent: 'HassGetState', slots: { domain: 'light' }, sentences: ['(are|is) <all> {domain:domain_words} <in_area> [turned] {state:on_off}', '(are|is) <all> {area} {domain:domain_words} [turned] {state:on_off}'] },
     { intent: 'HassGetState', sentences: ['<what_is> [the] (state|status) of <the_name>'] },
-    { intent: 'HassGetState', requires: { domains: ['sensor', 'binary_sensor'] }, sentences: ['<what_is> <the_name> [<in_area>]', 'what does <the_name> say'] },
+    { intent: 'HassGetState', requires: { domains: ['sensor', 'binary_sensor'] }, sentences: ['<what_is> <the_name> [<in_area>]', '<what_is> [the] value of <the_name>', 'what does <the_name> say'] },
     // Temperature (HA: climate_HassClimateGetTemperature.yaml / ...SetTemperature.yaml).
     {
       intent: 'HassClimateGetTemperature',
-      sentences: ["<what_is> [the] [current] temperature [<in_area>]", "<what_is> it like in [the] {area}", 'how (hot|warm|cold) is it [<in_area>]'],
+      // "temp" as speech-to-phrase's English has it ("what's the temp", "what's the office temp").
+      sentences: ["<what_is> [the] [current] (temperature|temp) [<in_area>]", '<what_is> [the] {area} (temperature|temp)', "<what_is> it like in [the] {area}", 'how (hot|warm|cold) is it [<in_area>]'],
     },
     {
       intent: 'HassClimateGetTemperature',
       requires: TEMPERATURE_SOURCES,
-      sentences: ['<what_is> [the] [current] temperature (of|on|from) <the_name>', '<what_is> <the_name> temperature', 'what temperature is <the_name> [set to]'],
+      sentences: ['<what_is> [the] [current] (temperature|temp) (of|on|from) <the_name>', '<what_is> <the_name> (temperature|temp)', 'what temperature is <the_name> [set to]'],
     },
     {
       intent: 'HassClimateSetTemperature',
@@ -369,6 +382,7 @@ export const TEMPLATES_EN: TemplateSet = {
         '[<what_is>] [the] status of (<timer_ref>|[the|my] timers)',
         'how (much|long) [time] is left',
         'how (much|long) [time] [is] left on (<timer_ref>|[the|my] timers)',
+        'time [is] left on (<timer_ref>|[the|my] timers)',
         'how long until <timer_ref> [is done|goes off|rings]',
         'how much time [is] left',
       ],
@@ -393,13 +407,14 @@ export const TEMPLATES_EN: TemplateSet = {
     { intent: 'TimerDuration', sentences: ['for <duration>'] },
     { intent: 'TimerDuration', grammar: false, sentences: ['<duration>'] },
     // Time and date (HA: homeassistant_HassGetCurrentTime.yaml / ...Date.yaml).
-    { intent: 'HassGetCurrentTime', sentences: ['what time is it [now|right now]', '<what_is> the time [now|right now]', 'tell me the time', 'do you know what time it is'] },
+    { intent: 'HassGetCurrentTime', sentences: ['what time is it [now|right now]', '<what_is> the [current] time [now|right now]', 'tell me the time', 'do you know what time it is'] },
     { intent: 'HassGetCurrentDate', sentences: ["<what_is> [the] date [today]", "<what_is> today's date", 'what day is (it|today)', "what's today", 'tell me the date'] },
     // Weather (HA: weather_HassGetWeather.yaml).
     {
       intent: 'HassGetWeather',
       sentences: [
         '<what_is> the weather [like] [today|tomorrow] [(in|for) {location}]',
+        '<what_is> the {location} weather [like] [today|tomorrow]',
         "(how's|how is) the weather [today] [(in|for) {location}]",
         "<what_is> the (forecast|weather forecast) [(in|for) {location}]",
         'is it (raining|snowing|sunny|cold|hot) [outside] [in {location}]',
@@ -408,12 +423,12 @@ export const TEMPLATES_EN: TemplateSet = {
     // Media (HA: media_player_HassMediaNext.yaml / ...Pause / ...Unpause / ...Previous).
     {
       intent: 'HassMediaNext',
-      sentences: ['next [track|song|item|episode]', 'skip [[to] [the] next] [track|song]', 'play [the] next (track|song)'],
+      sentences: ['next [track|song|item|episode]', 'skip [[to] [the] next|this|the] [track|song]', 'play [the] next (track|song)'],
     },
     {
       intent: 'HassMediaNext',
       requires: { domains: ['media_player', 'switch'] },
-      sentences: ['next [track|song|item] (on|for) <the_name>', 'skip [[to] [the] next] [track|song] (on|for) <the_name>'],
+      sentences: ['next [track|song|item] (on|for) <the_name>', 'skip [[to] [the] next|this|the] [track|song] (on|for) <the_name>'],
     },
     { intent: 'HassMediaPrevious', sentences: ['previous [track|song|item]', 'go back [(a|one) (track|song)]', 'play [the] previous (track|song)'] },
     { intent: 'HassMediaPause', sentences: ['pause [the] [music|song|track|video|playback|media]', 'stop [the] (music|playback|song)'] },

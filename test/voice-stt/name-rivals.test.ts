@@ -50,26 +50,28 @@ test('the sentences aligned for a command: the heard words, and per name word wi
   const rivals = { bed: ['den', 'deck'] };
   assert.deepEqual(oppositeSentences('turn on the bed light', { nameRivals: rivals }), [
     ['turn', 'on', 'the', 'bed', 'light'],
+    ['turn', 'off', 'the', 'bed', 'light'],
     ['turn', 'on', 'the', ['den', 'deck'], 'light'],
   ]);
   assert.deepEqual(oppositeSentences('is the bed light on', { corrections: false, nameRivals: rivals }), [['is', 'the', 'bed', 'light', 'on']], 'a question changes nothing');
-  assert.deepEqual(oppositeSentences('turn on the tv', { nameRivals: rivals }), [['turn', 'on', 'the', 'tv']]);
-  assert.deepEqual(oppositeSentences('turn on the constructor light', { nameRivals: { constructor: ['x'] } }).length, 2, 'an own key only');
-  assert.deepEqual(oppositeSentences('turn on the toString light', { nameRivals: {} }).length, 1, 'no inherited key is a rival list');
+  assert.deepEqual(oppositeSentences('turn off the tv', { nameRivals: rivals }), [['turn', 'off', 'the', 'tv']]);
+  assert.deepEqual(oppositeSentences('turn off the constructor light', { nameRivals: { constructor: ['x'] } }).length, 2, 'an own key only');
+  assert.deepEqual(oppositeSentences('turn off the toString light', { nameRivals: {} }).length, 1, 'no inherited key is a rival list');
   // Nor of the opposites and numbers: "constructor" was taken for an entry of OPPOSITE_WORDS and NUMBER_RIVALS (a throw).
-  assert.deepEqual(oppositeSentences('turn on the constructor light'), [['turn', 'on', 'the', 'constructor', 'light']]);
+  assert.deepEqual(oppositeSentences('turn off the constructor light'), [['turn', 'off', 'the', 'constructor', 'light']]);
 });
 
 function bedLight(): { result: SttResult; details: PocketsphinxDetails } {
   return {
-    result: { text: 'turn on the bed light', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassTurnOn', slots: { name: 'Bed Light', domain: 'light' }, text: 'turn on the bed light', language: 'en' } },
-    details: { hypothesis: 'turn on the bed light', grammarMismatch: false, frames: 100 },
+    // "off": a heard "on" has its own rival too (the particle's, PARTICLE_MARGIN), aligned before the names.
+    result: { text: 'turn off the bed light', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassTurnOff', slots: { name: 'Bed Light', domain: 'light' }, text: 'turn off the bed light', language: 'en' } },
+    details: { hypothesis: 'turn off the bed light', grammarMismatch: false, frames: 100 },
   };
 }
 
 test('the verdict: a rival that fits the audio better than the heard name word (NAME_RIVAL_MARGIN) makes the command ask first; a clear lead acts as heard', () => {
-  const S = oppositeSentences('turn on the bed light', { nameRivals: { bed: ['den', 'deck'] } });
-  const rival = (lead: number) => ({ ascr: -1000 - 100 * lead, frames: 100, words: [{ word: 'turn', start: 0, ascr: 0, lscr: 0 }, { word: 'on', start: 10, ascr: 0, lscr: 0 }, { word: 'the', start: 20, ascr: 0, lscr: 0 }, { word: 'deck', start: 30, ascr: 0, lscr: 0 }, { word: 'light', start: 40, ascr: 0, lscr: 0 }], total: 0, lscr: 0 });
+  const S = oppositeSentences('turn off the bed light', { nameRivals: { bed: ['den', 'deck'] } });
+  const rival = (lead: number) => ({ ascr: -1000 - 100 * lead, frames: 100, words: [{ word: 'turn', start: 0, ascr: 0, lscr: 0 }, { word: 'off', start: 10, ascr: 0, lscr: 0 }, { word: 'the', start: 20, ascr: 0, lscr: 0 }, { word: 'deck', start: 30, ascr: 0, lscr: 0 }, { word: 'light', start: 40, ascr: 0, lscr: 0 }], total: 0, lscr: 0 });
   const close = opposedVerdict(bedLight(), S, [{ ascr: -1000, frames: 100 }, rival(NAME_RIVAL_MARGIN - 0.3)]);
   assert.equal(close.result.rejected, false, 'not rejected: it asks');
   assert.deepEqual(close.result.intent?.unsure_between, ['bed', 'deck'], 'the heard word and the rival that fitted best');

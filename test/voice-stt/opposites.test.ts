@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CORRECTION_MARGIN, OPPOSITE_MARGIN, correctionSentences, isCorrectionSentence, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { CORRECTION_MARGIN, OPPOSITE_MARGIN, PARTICLE_MARGIN, markParticleUnsure, particlePlaces, correctionSentences, isCorrectionSentence, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
 import { alignSentences } from '../../src/voice/stt/pocketsphinx-decoder.js';
 import { DEFAULT_DECODER_ARGS, DEFAULT_FRONTEND_ARGS, PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
@@ -29,7 +29,11 @@ test('the sentences aligned: the heard words (variants and fillers left out), th
     ['turn', 'off', 'the', 'kitchen', 'lights', 'and', 'unlock', 'the', 'front', 'door'],
     ['turn', 'off', 'the', 'kitchen', 'lights', 'and', 'lock', 'the', 'front', 'door'],
   ]);
-  assert.equal(oppositeSentences('turn on the kitchen lights').length, 1, 'nothing to check');
+  assert.deepEqual(oppositeSentences('turn on the kitchen lights'), [
+    ['turn', 'on', 'the', 'kitchen', 'lights'],
+    ['turn', 'off', 'the', 'kitchen', 'lights'],
+  ], 'a heard "on" of a turn verb has its "off" (PARTICLE_MARGIN)');
+  assert.equal(oppositeSentences('turn off the kitchen lights').length, 1, 'nothing to check: an "off" heard is no "on" lost');
   assert.equal(oppositeSentences('is the front door locked').length, 1, '"locked" is a state asked about, not a lock word');
   const two = oppositeSentences('lock the front door and unlock the back door');
   assert.equal(two.length, 3, 'each command\'s lock word has its own rival');
@@ -223,4 +227,47 @@ test('a "-teen" number and its "-ty" rival are checked wherever they stand (NUMB
   assert.deepEqual(close.result.unsure_between, ['forty', 'fourteen']);
   const clear = opposedVerdict(timer, S, [{ ascr: -2000, frames: 200 }, { ascr: -2000 - 200 * (OPPOSITE_MARGIN + 0.5), frames: 200 }]);
   assert.equal(clear.result.rejected, false);
+});
+
+test('a turn verb\'s "on" is aligned against "off" in its place (speech-to-phrase\'s recordings of another synthetic voice: "turn Bed Light off" heard as "... on" at a sure score gap)', () => {
+  assert.deepEqual(particlePlaces(['turn', 'on', 'the', 'bed', 'light']), [1]);
+  assert.deepEqual(particlePlaces(['turn', 'the', 'lights', 'off', 'in', 'here']), [3], 'the particle after the name');
+  assert.deepEqual(particlePlaces(['turn', 'off', 'the', 'lights', 'on', 'the', 'first', 'floor']), [1], 'the "on" of a room after the particle is none');
+  assert.deepEqual(particlePlaces(['turn', 'on', 'the', 'tv', 'and', 'switch', 'the', 'lamp', 'off']), [1, 8], 'each command\'s own');
+  assert.deepEqual(particlePlaces(['is', 'the', 'tv', 'on']), [], 'a question has no verb');
+  assert.deepEqual(particlePlaces(['skip', 'track', 'on', 'the', 'tv']), [], '"on" of no turn verb');
+  assert.deepEqual(particlePlaces(['add', 'turn', 'on', 'to', 'my', 'list']), [], 'a turn verb out of a verb\'s place');
+  assert.deepEqual(oppositeSentences('turn the bed light on').at(-1), ['turn', 'the', 'bed', 'light', 'off']);
+  assert.equal(oppositeSentences('switch off the tv').length, 1, 'an "off" is not checked: its F was heard');
+});
+
+test('the verdict on a heard "on": under PARTICLE_MARGIN ahead of "off" the command is kept but asks first, naming both; a clear lead acts; the lock check still rejects', () => {
+  const heard = 'turn on the bed light';
+  const S = oppositeSentences(heard);
+  const bed = { intent: 'HassTurnOn', slots: { name: 'Bed Light', domain: 'light' }, text: heard, language: 'en' };
+  const j = { result: { text: heard, confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: bed } as SttResult, details: { hypothesis: heard, grammarMismatch: false, frames: 100 } as PocketsphinxDetails };
+  const close = opposedVerdict(j, S, [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (PARTICLE_MARGIN - 0.2), frames: 100 }]);
+  assert.equal(close.result.rejected, false);
+  assert.deepEqual(close.result.intent?.unsure_between, ['turn on', 'turn off']);
+  assert.ok(Math.abs(close.details.particleMargin! - (PARTICLE_MARGIN - 0.2)) < 1e-9);
+  const clear = opposedVerdict(j, S, [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (PARTICLE_MARGIN + 0.2), frames: 100 }]);
+  assert.equal(clear.result.intent?.unsure_between, undefined, 'a clear lead acts at once');
+  const unmeasured = opposedVerdict(j, S, undefined);
+  assert.equal(unmeasured.result.rejected, true, 'no alignment at all: not sure, as for the lock words');
+  // Two commands: only the one with the turn verb asks; a lock word's rival still decides alone.
+  const two = 'lock the front door and turn on the tv';
+  const tv = { intent: 'HassTurnOn', slots: { name: 'TV' }, text: 'turn on the tv', language: 'en' };
+  const lock = { intent: 'HassTurnOn', slots: { name: 'Front Door', domain: 'lock' }, text: 'lock the front door', language: 'en' };
+  const S2 = oppositeSentences(two);
+  assert.equal(S2.length, 3, 'the lock word\'s rival and the particle\'s');
+  const j2 = { result: { text: two, confidence: 0.9, rejected: false, engine: 'pocketsphinx', intents: [lock, tv] } as SttResult, details: { hypothesis: two, grammarMismatch: false, frames: 100 } as PocketsphinxDetails };
+  const v = opposedVerdict(j2, S2, [{ ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (OPPOSITE_MARGIN + 1), frames: 100 }, { ascr: -1000 + 50, frames: 100 }]);
+  assert.deepEqual(v.result.intents?.map((m) => m.unsure_between), [undefined, ['turn on', 'turn off']]);
+  const lockClose = opposedVerdict(j2, S2, [{ ascr: -1000, frames: 100 }, { ascr: -1000, frames: 100 }, { ascr: -1000 - 100 * (PARTICLE_MARGIN + 1), frames: 100 }]);
+  assert.equal(lockClose.result.rejected, true, 'the lock word too close: neither acts');
+  // An intent already doubted keeps its question; one with no turn verb is left as it was.
+  const asked = markParticleUnsure({ ...j.result, intent: { ...bed, unsure_between: ['bed', 'another name'] } });
+  assert.deepEqual(asked.intent?.unsure_between, ['bed', 'another name']);
+  const question: SttResult = { text: 'lock the front door', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: lock };
+  assert.deepEqual(markParticleUnsure(question), question);
 });

@@ -93,6 +93,8 @@ export interface PocketsphinxDetails {
   yesMargin?: number;
   /** The heard words' lead over their near-name rivals (name-rivals.ts; NAME_RIVAL_MARGIN), per frame; undefined when no name word has rivals. */
   nameRivalMargin?: number;
+  /** The heard words' lead over the same words with a turn verb's "on"/"off" swapped (particlePlaces; PARTICLE_MARGIN), per frame; undefined when no such word was heard. */
+  particleMargin?: number;
   /** oppositeMargin was under OPPOSITE_MARGIN (or could not be measured): rejected, neither meaning acts. */
   oppositeClose?: boolean;
   /**
@@ -269,6 +271,27 @@ export function markHiddenOpposites(result: SttResult, hidden: readonly HiddenOp
   };
 }
 
+/**
+ * `result` with every intent whose words have a turn verb's on/off particle
+ * (particlePlaces) marked unsure_between [heard, opposite] ("turn on",
+ * "turn off"), unless already marked, so it asks before it acts.
+ */
+export function markParticleUnsure(result: SttResult): SttResult {
+  const mark = (m: IntentMatch): IntentMatch => {
+    if (m.unsure_between) return m;
+    const words = heardWords(m.text);
+    const at = particlePlaces(words)[0];
+    if (at === undefined) return m;
+    const verb = words.slice(0, at).reverse().find((w) => PARTICLE_VERBS.has(w)) ?? 'turn';
+    return { ...m, unsure_between: [`${verb} ${words[at]}`, `${verb} ${PARTICLES[words[at]!]}`] };
+  };
+  return {
+    ...result,
+    ...(result.intent ? { intent: mark(result.intent) } : {}),
+    ...(result.intents ? { intents: result.intents.map(mark) } : {}),
+  };
+}
+
 /** `table[key]` when `key` is the table's own (a heard word such as "constructor" is no entry of a plain object). */
 function ownEntry<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined;
@@ -276,6 +299,45 @@ function ownEntry<T>(table: Readonly<Record<string, T>>, key: string): T | undef
 
 /** Verbs that take an on/off particle ("turn on", "switch off"). */
 const PARTICLE_VERBS = new Set(['turn', 'switch']);
+
+/** The on/off particles and their opposites. */
+const PARTICLES: Readonly<Record<string, string>> = { on: 'off', off: 'on' };
+
+/**
+ * Indexes of `words` (heardWords) that are the on/off particle of a turn
+ * verb in a verb's place (first, or after "please", "and", "then"): the
+ * first "on" or "off" after it, before the next verb ("turn on the bed
+ * light", "turn the bed light off", "turn the lights off in here"). An
+ * "on" of a room ("turn off the lights on the first floor") comes after
+ * the particle and is not one.
+ */
+export function particlePlaces(words: readonly string[]): number[] {
+  const out: number[] = [];
+  words.forEach((w, i) => {
+    if (!PARTICLE_VERBS.has(w) || !(i === 0 || BEFORE_VERB.has(words[i - 1]!))) return;
+    for (let j = i + 1; j < words.length && !BEFORE_VERB.has(words[j]!); j++) {
+      if (ownEntry(PARTICLES, words[j]!) !== undefined) {
+        out.push(j);
+        return;
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * Least score per frame by which a turn command's heard "on" or "off" must
+ * beat its opposite aligned on the same audio (particlePlaces) for the
+ * command to act at once; under it the command asks for a yes first ("Do
+ * you really want to turn on the Bed Light?"). The espeak-ng voices of the
+ * confusion set never confused the two, but speech-to-phrase's recordings
+ * of another synthetic voice did: "turn Bed Light off" and "turn off the
+ * lights in here" were heard with "on" at sure score gaps (0.3), and
+ * switched the lights on. Chosen on the tune voices of the confusion set
+ * (test/bench/voice-synth.ts, HOMEAGENT_SYNTH_DUMP prints particleMargin):
+ * under every right turn command there, so none of them asks.
+ */
+export const PARTICLE_MARGIN = ((v) => (Number.isFinite(v) ? v : 1))(Number(process.env.HOMEAGENT_PARTICLE_MARGIN ?? 1));
 
 /** The words of a decoder's hypothesis: fillers and silences left out, pronunciation variants ("the(2)") as the word. */
 function heardWords(hypothesis: string): string[] {
@@ -294,7 +356,8 @@ const BEFORE_VERB = new Set(['please', 'and', 'then']);
  * heard words first (fillers and silences left out: the aligner puts them
  * where they fit), then one sentence per OPPOSITE_WORDS word in a verb's
  * place (first, or after "please", "and", "then") with that word swapped,
- * and one per rival of each NUMBER_RIVALS word anywhere. A
+ * one per rival of each NUMBER_RIVALS word anywhere, and one per turn
+ * verb's on/off particle swapped (particlePlaces). A
  * lock word in a name ("the front door lock") or a question ("is the front
  * door lock locked") is no command's verb and is not swapped. Then,
  * unless `opts.corrections` is false (a question, which changes nothing),
@@ -310,6 +373,7 @@ export function oppositeSentences(hypothesis: string, opts: { corrections?: bool
     if (other !== undefined && verbPlace) out.push(words.map((x, j) => (j === i ? other : x)));
     for (const rival of ownEntry(NUMBER_RIVALS, w) ?? []) out.push(words.map((x, j) => (j === i ? rival : x)));
   });
+  for (const at of particlePlaces(words)) if (words[at] === 'on') out.push(words.map((x, j) => (j === at ? 'off' : x)));
   if (opts.corrections !== false) out.push(...correctionSentences(words));
   // A name word's near-name rivals, all in its place in one sentence (name-rivals.ts); only for a command that acts.
   if (opts.corrections !== false && opts.nameRivals) {
@@ -620,7 +684,10 @@ export function wordScoreGaps(main: HypsegUtterance, garbage: HypsegUtterance): 
  * is under `margin` (default OPPOSITE_MARGIN) is rejected, every intent
  * dropped, with details.oppositeClose and `unsure_between` [heard word, its
  * opposite] (of the closest rival); otherwise it is returned as it was, with
- * details.oppositeMargin.
+ * details.oppositeMargin. A swapped on/off particle has its own margin
+ * (details.particleMargin, PARTICLE_MARGIN): under it the result is kept
+ * but each command with a turn verb asks first (unsure_between ["turn
+ * on", "turn off"]).
  */
 export function opposedVerdict(
   judged: { result: SttResult; details: PocketsphinxDetails },
@@ -631,13 +698,23 @@ export function opposedVerdict(
 ): { result: SttResult; details: PocketsphinxDetails } {
   // Correction rivals (correctionSentences) and near names (a sentence with alternatives) have their own margins:
   // the verdict is the least of all, each less its margin.
-  const kind = sentences.map((x, i) => (i === 0 ? 'heard' : x.some((w) => typeof w !== 'string') ? 'name' : isCorrectionSentence(x) ? 'correction' : 'opposite'));
+  const heardSentence = sentences[0] ?? [];
+  const isParticleSwap = (x: readonly AlignWord[]): boolean => x.length === heardSentence.length && x.some((w, j) => w !== heardSentence[j] && typeof w === 'string' && ownEntry(PARTICLES, w) !== undefined);
+  const kind = sentences.map((x, i) => (i === 0 ? 'heard' : x.some((w) => typeof w !== 'string') ? 'name' : isCorrectionSentence(x) ? 'correction' : isParticleSwap(x) ? 'particle' : 'opposite'));
   const pick = (want: string) => (aligned ?? []).filter((_, i) => i === 0 || kind[i] === want);
   const nameRivalMargin = aligned && kind.includes('name') ? oppositeMargin(pick('name')) : undefined;
+  const particleMargin = kind.includes('particle') ? (aligned ? oppositeMargin(pick('particle')) : -Infinity) : undefined;
   const m = aligned ? Math.min(oppositeMargin(pick('opposite')), oppositeMargin(pick('correction')) - CORRECTION_MARGIN + margin) : -Infinity;
-  const details: PocketsphinxDetails = { ...judged.details, oppositeMargin: m, ...(nameRivalMargin !== undefined ? { nameRivalMargin } : {}), ...(aligned ? { oppositeAligned: aligned.map((a) => (a && 'words' in a ? (a as HypsegUtterance) : null)) } : {}) };
+  const details: PocketsphinxDetails = {
+    ...judged.details,
+    oppositeMargin: m,
+    ...(nameRivalMargin !== undefined ? { nameRivalMargin } : {}),
+    ...(particleMargin !== undefined ? { particleMargin } : {}),
+    ...(aligned ? { oppositeAligned: aligned.map((a) => (a && 'words' in a ? (a as HypsegUtterance) : null)) } : {}),
+  };
   if (m >= margin) {
-    const result = markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis));
+    let result = markHiddenOpposites(judged.result, hiddenOpposites(judged.details.hypothesis));
+    if (particleMargin !== undefined && particleMargin < PARTICLE_MARGIN) result = markParticleUnsure(result);
     if (nameRivalMargin === undefined || nameRivalMargin >= nameMargin) return { result, details };
     return { result: markNearName(result, nearNameRival(sentences, aligned ?? [])), details };
   }
