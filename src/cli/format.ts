@@ -283,6 +283,9 @@ function logLine(r: Record<string, unknown>): string {
     case 'plugin.home.decision':
       // "risky unlock Front Door: confirmed (yes on voice; asked by voice)"
       return `${at} risky ${String(p.what)}: ${String(p.decision)} (${decisionHow(p)}; asked by ${askedBy(String(p.who))})`;
+    case 'plugin.home.unreported':
+      // "no report from TV after a command: I asked to turn off the TV, but ..."
+      return `${at} no report from ${Array.isArray(p.names) ? p.names.join(', ') : ''} after a command: ${String(p.text ?? '')}`;
     case 'plugin.timers.changed':
       return `${at} ${timerChangeText(p)}`;
     case 'plugin.lists.changed':

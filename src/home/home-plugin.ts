@@ -34,6 +34,8 @@ import { DeviceRegistry } from './registry.js';
 import { actionPhrase, toLang } from './replies.js';
 import { HOME_SETTINGS } from './settings.js';
 import { StartupRead } from './startup.js';
+import { ReportWatch } from './report-watch.js';
+import { FALLBACK_CHANNEL_META } from '../kernel/turn-output.js';
 import { WarnLimiter } from './log-limit.js';
 import { writeFileAtomic } from './store.js';
 import { compoundCuts } from './compound.js';
@@ -95,6 +97,7 @@ export class HomePlugin implements Plugin {
   private reg: DeviceRegistry | undefined;
   private client: HomeMqttClient | undefined;
   private gateRef: ConfirmationGate | undefined;
+  private reportWatch: ReportWatch | undefined;
   private ctrl: HomeController | undefined;
   private topics: BoxTopics | undefined;
   private matcher: IntentMatcher | undefined;
@@ -217,7 +220,7 @@ export class HomePlugin implements Plugin {
         log: sdk.log,
         onMessage: (topic, payload, retained) => {
           if (retained) startup.retained();
-          this.route(topic, payload);
+          this.route(topic, payload, retained);
         },
         onConnectionChange: (up) => {
           registry.setConnected(up);
@@ -289,6 +292,23 @@ export class HomePlugin implements Plugin {
       riskyDevices: riskyNames,
     });
     this.ctrl = controller;
+    // A command the broker took that the device never reported back on is said so (a tester's command during a broker
+    // restart was answered "Turned on ..." and lost: the new broker took it before the device had subscribed again).
+    const reportWatch = new ReportWatch({
+      registry,
+      clock,
+      timeoutMs: () => get<number>('plugin.home.report_timeout_ms'),
+      onMissing: (m) => {
+        sdk.log.warn({ entities: m.entities.map((e) => e.id), channel: m.channel }, 'commanded devices did not report back');
+        sdk.publish('plugin.home.unreported', { ids: m.entities.map((e) => e.id), names: m.entities.map((e) => e.name), channel: m.channel, text: m.text });
+        // Where the command came from; a channel that reaches only a caller while it waits (`homeagent ask`) gives way to the speaker, then the console.
+        const channel = sdk.outputChannel(m.channel)?.perRequest ? 'speaker' : m.channel;
+        sdk
+          .injectInterrupt(1, channel, m.text, { announcement: true, meta: { device_unreported: true, spoken: m.text, [FALLBACK_CHANNEL_META]: ['speaker', 'console'] } })
+          .catch((err: unknown) => sdk.log.error({ err }, 'cannot say that devices did not report back'));
+      },
+    });
+    this.reportWatch = reportWatch;
     const timersOpt = this.opts.timers;
     const timers = (): TimerService | undefined => (typeof timersOpt === 'function' ? timersOpt() : timersOpt?.service);
     const listsOpt = this.opts.lists;
@@ -298,15 +318,21 @@ export class HomePlugin implements Plugin {
       choiceTimeoutMs: () => get<number>('plugin.home.confirm_timeout_ms'),
       timeZone: () => get<string>('plugin.home.time_zone') || undefined,
       ownArea: () => get<string>('plugin.home.area') || undefined,
+      reportWatch,
     });
 
     this.matcher = this.opts.matchIntent ?? matchIntent;
 
     const approvals = new Set<string>();
-    for (const tool of homeTools({ registry, controller, gate, approvals })) sdk.registerTool(tool);
+    for (const tool of homeTools({ registry, controller, gate, approvals, reportWatch })) sdk.registerTool(tool);
 
     sdk.registerStage('on_input', async (ctx: StageContext) => {
       const input = ctx.input;
+      // Our own announcement (reportWatch): said as it is.
+      if (input.meta?.device_unreported === true) {
+        ctx.response = typeof input.meta.spoken === 'string' ? input.meta.spoken : input.text;
+        return;
+      }
       if (input.meta?.timer_expired === true || input.channel.startsWith('_')) return;
       const answer = gate.answer(ctx.raw_message, input.channel);
       if (answer) {
@@ -466,9 +492,13 @@ export class HomePlugin implements Plugin {
       sdk.subscribe('assistant_state', (p) => client.publish(topics.state, p.state, true)),
       // The voice box has spoken the question (or its "Please say yes or no."): the time to answer starts now.
       sdk.subscribe('plugin.voice.question_spoken', (p) => gate.listening(p.channel)),
-      sdk.subscribe('stop', () => gate.cancel(true)),
+      sdk.subscribe('stop', () => {
+        gate.cancel(true);
+        // Nothing is said after the stop button, not even that a device stayed silent.
+        reportWatch.clear();
+      }),
       sdk.subscribe('raw_input', (input) => {
-        if (input.channel.startsWith('_') || input.meta?.timer_expired === true) return;
+        if (input.channel.startsWith('_') || input.meta?.timer_expired === true || input.meta?.device_unreported === true) return;
         client.publish(topics.transcript, clipState(input.text), true);
       }),
       settings.onChange('plugin.speaker.volume', (_k, v) => {
@@ -558,7 +588,7 @@ export class HomePlugin implements Plugin {
     }
   }
 
-  private route(topic: string, payload: Buffer): void {
+  private route(topic: string, payload: Buffer, retained = false): void {
     const sdk = this.sdk;
     const topics = this.topics;
     if (!sdk || !topics) return;
@@ -588,11 +618,12 @@ export class HomePlugin implements Plugin {
       }
       return;
     }
-    this.reg?.handleMessage(topic, payload);
+    this.reg?.handleMessage(topic, payload, retained);
   }
 
   async stop(): Promise<void> {
     for (const u of this.unsubs.splice(0)) u();
+    this.reportWatch?.clear();
     this.startupRead?.close();
     this.gateRef?.cancel();
     await this.client?.stop();

@@ -29,7 +29,8 @@ import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
 import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS, PREVIOUS_TARGET } from '../intents/templates-en.js';
 import { NAME_UNHEARD } from '../intents/filler.js';
-import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, verb, type Lang } from './replies.js';
+import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, unreportedNotice, verb, type Lang } from './replies.js';
+import type { ReportWatch } from './report-watch.js';
 
 /**
  * The matcher's signature (src/intents/index.ts `matchIntent`): null or
@@ -54,6 +55,8 @@ export interface LocalIntentDeps {
   log: Logger;
   /** The box's own room: "turn off the lights" without a room addresses it (absent or empty: the whole home). */
   ownArea?: () => string | undefined;
+  /** Watches that the devices commanded report back (report-watch.ts); absent: not watched. */
+  reportWatch?: ReportWatch;
 }
 
 /** Who asked and where the answer goes. */
@@ -759,6 +762,7 @@ export class LocalIntents {
       if (ok.length && normaliseAction(ok[0] as Entity, action.action) === 'turn_on' && ok.every((e) => e.component === 'light')) {
         this.lit = { channel: req.channel, ids: ok.map((e) => e.id), slots: { ...(s.name ? { name: s.name } : {}), ...(s.area ? { area: s.area } : {}) }, at: this.d.clock.now() };
       }
+      if (ok.length) this.d.reportWatch?.expect(ok, (silent) => unreportedNotice(silent, normaliseAction(silent[0] as Entity, action.action), action, lang), req.channel);
       return this.summary(ok, action, notes ? unavailable : [], probs, lang, s);
     };
     if (risky.length) {

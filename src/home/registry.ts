@@ -124,6 +124,8 @@ export class DeviceRegistry {
   /** Hash of the config each entry of `states` was read with (configHash). */
   private stateConfig = new Map<string, string>();
   private index = new Map<string, Array<{ id: string; role: TopicRole }>>();
+  /** Live (not retained) state messages understood, per entity id, since start (report-watch.ts). */
+  private readonly live = new Map<string, number>();
   private signature = '';
   private connected = true;
   /** Discovery/bridge input changed since the last rebuild. */
@@ -214,10 +216,11 @@ export class DeviceRegistry {
   }
 
   /**
-   * Handle one MQTT message. Malformed or oversized payloads are logged and
-   * ignored; never throws.
+   * Handle one MQTT message (`retained`: the broker's retained copy, sent at
+   * subscribe time, not a report the device just made). Malformed or
+   * oversized payloads are logged and ignored; never throws.
    */
-  handleMessage(topic: string, payload: Buffer | string): void {
+  handleMessage(topic: string, payload: Buffer | string, retained = false): void {
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
     const isBridge = topic === `${this.z2mPrefix}/bridge/devices`;
     const limit = isBridge ? this.maxBridgePayload : this.maxPayload;
@@ -263,6 +266,7 @@ export class DeviceRegistry {
       if (applyStateMessage(entity, state, t.role, raw, reject)) {
         state.updated_at = this.now();
         this.states.set(t.id, state);
+        if (!retained) this.live.set(t.id, (this.live.get(t.id) ?? 0) + 1);
         this.emit({ kind: 'state', id: t.id });
       } else if (raw.length > 0) {
         this.log.debug({ topic, entity: t.id }, 'state payload not understood');
@@ -446,6 +450,23 @@ export class DeviceRegistry {
         this.log.error({ err }, 'registry change listener failed');
       }
     }
+  }
+
+  /**
+   * Whether entity `id` reports its state: it has a state topic (any topic
+   * of a state role: state, brightness, position, ...) and is not
+   * `optimistic` (HA: the device sends no state back; its state is assumed).
+   */
+  reportsState(id: string): boolean {
+    this.ensureBuilt();
+    const e = this.byId.get(id);
+    if (!e || e.config.optimistic === true) return false;
+    return entityTopics(e).some((t) => typeof t.role === 'string');
+  }
+
+  /** How many live (not retained) state messages of entity `id` were understood since start. */
+  liveReports(id: string): number {
+    return this.live.get(id) ?? 0;
   }
 
   /** True while the broker connection is up. */

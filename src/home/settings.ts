@@ -4,6 +4,7 @@
  * start (seed 000 §10 `Register(key, default)`).
  */
 import type { SettingDef } from '../kernel/settings-types.js';
+import { REPORT_TIMEOUT_MS } from './report-watch.js';
 
 /**
  * How long the broker may have been out of reach before a command fails at
@@ -29,6 +30,14 @@ export const HOME_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.home.discovery_prefix', type: 'string', default: 'homeassistant', restart: true, description: 'Home Assistant MQTT discovery prefix.' },
   { key: 'plugin.home.z2m_prefix', type: 'string', default: 'zigbee2mqtt', restart: true, description: 'zigbee2mqtt base topic.' },
   { key: 'plugin.home.risky_devices', type: 'json', default: [], description: 'Device ids or names whose every command needs a spoken yes (besides unlocking, garage doors and alarms).' },
+  {
+    key: 'plugin.home.report_timeout_ms',
+    type: 'integer',
+    default: REPORT_TIMEOUT_MS,
+    min: 0,
+    max: 600000,
+    description: 'How long a device that reports its state (it has a state topic and is not optimistic) has to report after a command the broker took, ms; when it stays silent the box says so where the command came from ("I asked to turn on the Kitchen Light, but it has not reported back, so it may not have happened."). 0: not watched.',
+  },
   { key: 'plugin.home.confirm_timeout_ms', type: 'integer', default: 15000, min: 1000, max: 300000, description: 'How long the box waits for a yes before a risky action counts as refused, ms.' },
   { key: 'plugin.home.local_intents', type: 'boolean', default: true, description: 'Answer device commands, timers, time and date locally without the LLM.' },
   { key: 'plugin.home.area', type: 'string', default: '', description: 'The room the box stands in: "turn off the lights" without a room addresses its lights; empty: every light of the home.' },

@@ -15,7 +15,8 @@ import type { HomeController } from './controller.js';
 import { COMPONENTS, type Entity, type EntityState } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
-import { actionPhrase, COLOUR_RGB, the, toLang, verb } from './replies.js';
+import { actionPhrase, COLOUR_RGB, the, toLang, unreportedNotice, verb } from './replies.js';
+import type { ReportWatch } from './report-watch.js';
 import { resolveTarget } from './resolve.js';
 
 /** Dependencies of the tools. */
@@ -25,6 +26,8 @@ export interface HomeToolDeps {
   gate: ConfirmationGate;
   /** Call ids whose risky action the before_toolcall stage already confirmed. */
   approvals: Set<string>;
+  /** Watches that the devices commanded report back (report-watch.ts); absent: not watched. */
+  reportWatch?: ReportWatch;
 }
 
 /**
@@ -186,6 +189,8 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
           if (!ok) throw new HomeError('NOT_CONFIRMED', `the user did not confirm: ${action.action} ${e.name}`);
         }
         await d.controller.control(e.id, action, `${ctx.input.user ?? ctx.input.source} via device_control`);
+        const replyLang = toLang(detectLanguage(ctx.input.text));
+        d.reportWatch?.expect([e], (silent) => unreportedNotice(silent, normaliseAction(e, action.action), action, replyLang), ctx.input.channel);
         // What the model reads: done, and what. The MQTT topic and payload stay out of the prompt (issue 19: every turn re-reads the
         // history); the bus event plugin.home.command carries them to the run log, `homeagent logs` and `listen`.
         return { ok: true, name: e.name, action: action.action };

@@ -89,6 +89,11 @@ export interface PluginEvents {
   /** src/home: a device command was sent (QoS 1, acknowledged by the broker). */
   'plugin.home.command': { topic: string; payload: string };
   /**
+   * src/home/report-watch.ts: devices commanded did not report their state within plugin.home.report_timeout_ms
+   * (ids, names, the command's channel, what the box says). `homeagent logs` shows it.
+   */
+  'plugin.home.unreported': { ids: string[]; names: string[]; channel: string; text: string };
+  /**
    * src/home/confirm.ts: a risky action's question was settled (DecisionRecord: who asked, what for, the decision,
    * how the answer came and on which channel, ms since the epoch). `homeagent logs` shows it.
    */

@@ -286,3 +286,10 @@ test('logs: a risky action asked from the CLI says so, not "asked by control" (a
   printResult('log', { event: 'plugin.home.decision', at: new Date(payload.at).toISOString(), payload }, false, (s) => lines.push(s));
   assert.match(lines[0]!, /risky unlock Front Door: denied \(.*; asked by the CLI \(homeagent ask\)\)$/);
 });
+
+test('logs: devices that did not report back after a command (plugin.home.unreported) are named with what the box said', () => {
+  const lines: string[] = [];
+  const payload = { ids: ['tv'], names: ['TV'], channel: 'speaker', text: 'I asked to turn off the TV, but it has not reported back, so it may not have happened.' };
+  printResult('log', { event: 'plugin.home.unreported', at: new Date(Date.UTC(2026, 11, 5, 12)).toISOString(), payload }, false, (s) => lines.push(s));
+  assert.match(lines[0]!, /no report from TV after a command: I asked to turn off the TV, but it has not reported back, so it may not have happened\.$/);
+});

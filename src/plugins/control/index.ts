@@ -47,6 +47,7 @@ const LOG_EVENTS: EventType[] = [
   'stop',
   'plugin.home.command',
   'plugin.home.decision',
+  'plugin.home.unreported',
   'plugin.timers.changed',
   'plugin.lists.changed',
   'plugin.voice.not_understood',

@@ -1,0 +1,84 @@
+/**
+ * A command the broker acknowledged but the device never reported back on is
+ * said so (src/home/report-watch.ts): a tester's command during a broker
+ * restart was answered "Turned on ..." and lost. Unit tests on a real
+ * registry and the fake clock; the whole path over a real broker is in
+ * test/home/report-watch-broker.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../../src/kernel/clock.js';
+import { DeviceRegistry } from '../../src/home/registry.js';
+import { ReportWatch, type MissingReport } from '../../src/home/report-watch.js';
+import { unreportedNotice } from '../../src/home/replies.js';
+import type { Entity } from '../../src/home/entities.js';
+
+const log = { debug() {}, info() {}, warn() {}, error() {}, child() { return log; } } as never;
+
+function home(): { reg: DeviceRegistry; e: (id: string) => Entity } {
+  const reg = new DeviceRegistry({ log });
+  const config = (id: string, extra: Record<string, unknown>) => reg.handleMessage(`homeassistant/light/${id}/config`, JSON.stringify({ name: id.replace('_', ' '), unique_id: id, command_topic: `home/${id}/set`, ...extra }), true);
+  config('kitchen_light', { state_topic: 'home/kitchen_light/state' });
+  config('desk_lamp', { state_topic: 'home/desk_lamp/state' });
+  config('hall_light', {});
+  config('porch_light', { state_topic: 'home/porch_light/state', optimistic: true });
+  reg.handleMessage('homeassistant/scene/party/config', JSON.stringify({ name: 'Party', unique_id: 'party', command_topic: 'home/party/set' }), true);
+  return { reg, e: (id) => reg.get(id) as Entity };
+}
+
+function rig(timeoutMs = 8000) {
+  const { reg, e } = home();
+  const clock = new FakeClock();
+  const missing: MissingReport[] = [];
+  const watch = new ReportWatch({ registry: reg, clock, timeoutMs: () => timeoutMs, onMissing: (m) => missing.push(m) });
+  const notice = (silent: Entity[]) => unreportedNotice(silent, 'turn_on', { action: 'turn_on' } as never, 'en');
+  return { reg, e, clock, missing, watch, notice };
+}
+
+test('a device with a state topic that stays silent after a command is said so once the timeout passes, on the command\'s channel', () => {
+  const { e, clock, missing, watch, notice } = rig();
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  clock.advance(7999);
+  assert.equal(missing.length, 0, 'not before the timeout');
+  clock.advance(1);
+  assert.equal(missing.length, 1);
+  assert.equal(missing[0]?.channel, 'speaker');
+  assert.deepEqual(missing[0]?.entities.map((x) => x.id), ['kitchen_light']);
+  assert.equal(missing[0]?.text, 'I asked to turn on the kitchen light, but it has not reported back, so it may not have happened.');
+  assert.equal(watch.pending, 0);
+});
+
+test('a live report in time settles it; a retained copy (sent at subscribe time, as after a broker restart) or an availability message does not', () => {
+  const { reg, e, clock, missing, watch, notice } = rig();
+  watch.expect([e('kitchen_light'), e('desk_lamp')], notice, 'console');
+  reg.handleMessage('home/kitchen_light/state', 'ON');
+  reg.handleMessage('home/desk_lamp/state', 'ON', true);
+  clock.advance(8000);
+  assert.equal(missing.length, 1);
+  assert.deepEqual(missing[0]?.entities.map((x) => x.id), ['desk_lamp'], 'only the silent one is named');
+  // Several silent: one notice naming each.
+  watch.expect([e('kitchen_light'), e('desk_lamp')], notice, 'console');
+  clock.advance(8000);
+  assert.equal(missing.at(-1)?.text, 'I asked to turn on the kitchen light and turn on the desk lamp, but they have not reported back, so it may not have happened.');
+});
+
+test('not watched: a device with no state topic, an optimistic one, a scene; the watch off (0); a stop drops every watch without a word', () => {
+  const { e, clock, missing, watch, notice } = rig();
+  watch.expect([e('hall_light'), e('porch_light'), e('party')], notice, 'speaker');
+  assert.equal(watch.pending, 0, 'nothing to wait for');
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  assert.equal(watch.pending, 1);
+  watch.clear();
+  clock.advance(60_000);
+  assert.equal(missing.length, 0, 'nothing said after a stop');
+  const off = rig(0);
+  off.watch.expect([off.e('kitchen_light')], off.notice, 'speaker');
+  off.clock.advance(60_000);
+  assert.equal(off.missing.length, 0);
+});
+
+test('the notice in Chinese, and with a setting', () => {
+  const lamp = { name: '客厅灯' };
+  assert.equal(unreportedNotice([lamp], 'turn_on', {}, 'zh'), '客厅灯没有回报状态，可能没有收到“打开客厅灯”的指令。');
+  assert.equal(unreportedNotice([{ name: 'Bed Light' }], 'turn_on', { brightness_pct: 40 }, 'en'), 'I asked to set the Bed Light to 40 percent, but it has not reported back, so it may not have happened.');
+});
