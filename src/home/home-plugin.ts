@@ -34,7 +34,7 @@ import { DeviceRegistry } from './registry.js';
 import { actionPhrase, toLang } from './replies.js';
 import { HOME_SETTINGS } from './settings.js';
 import { StartupRead } from './startup.js';
-import { ReportWatch } from './report-watch.js';
+import { ReportWatch, type MissingReport } from './report-watch.js';
 import { FALLBACK_CHANNEL_META } from '../kernel/turn-output.js';
 import { WarnLimiter } from './log-limit.js';
 import { writeFileAtomic } from './store.js';
@@ -98,6 +98,8 @@ export class HomePlugin implements Plugin {
   private client: HomeMqttClient | undefined;
   private gateRef: ConfirmationGate | undefined;
   private reportWatch: ReportWatch | undefined;
+  /** Notices of devices that did not report back, held while a yes/no question is open (flushNotices). */
+  private deferredNotices: MissingReport[] = [];
   private ctrl: HomeController | undefined;
   private topics: BoxTopics | undefined;
   private matcher: IntentMatcher | undefined;
@@ -277,7 +279,11 @@ export class HomePlugin implements Plugin {
       // The outcome is no question: the voice box goes back to hearing commands (a timeout's reply reopened the answer grammar).
       tell: (channel, text) => sdk.sendOutput(channel, text),
       // For `homeagent logs`: who asked for what, and how it was settled.
-      onDecision: (rec) => sdk.publish('plugin.home.decision', rec),
+      onDecision: (rec) => {
+        sdk.publish('plugin.home.decision', rec);
+        // A notice held back while the question was open (reportWatch) is said now.
+        this.flushNotices();
+      },
     });
     this.gateRef = gate;
     const controller = new HomeController({
@@ -301,11 +307,10 @@ export class HomePlugin implements Plugin {
       onMissing: (m) => {
         sdk.log.warn({ entities: m.entities.map((e) => e.id), channel: m.channel }, 'commanded devices did not report back');
         sdk.publish('plugin.home.unreported', { ids: m.entities.map((e) => e.id), names: m.entities.map((e) => e.name), channel: m.channel, text: m.text });
-        // Where the command came from; a channel that reaches only a caller while it waits (`homeagent ask`) gives way to the speaker, then the console.
-        const channel = sdk.outputChannel(m.channel)?.perRequest ? 'speaker' : m.channel;
-        sdk
-          .injectInterrupt(1, channel, m.text, { announcement: true, meta: { device_unreported: true, spoken: m.text, [FALLBACK_CHANNEL_META]: ['speaker', 'console'] } })
-          .catch((err: unknown) => sdk.log.error({ err }, 'cannot say that devices did not report back'));
+        // Not over an open yes/no question: said once it is settled (spoken over it, a tester's e2e question ran out
+        // unanswered and the "no" said next was taken for a command).
+        this.deferredNotices.push(m);
+        if (!gate.pending) this.flushNotices();
       },
     });
     this.reportWatch = reportWatch;
@@ -493,9 +498,11 @@ export class HomePlugin implements Plugin {
       // The voice box has spoken the question (or its "Please say yes or no."): the time to answer starts now.
       sdk.subscribe('plugin.voice.question_spoken', (p) => gate.listening(p.channel)),
       sdk.subscribe('stop', () => {
-        gate.cancel(true);
-        // Nothing is said after the stop button, not even that a device stayed silent.
+        // Nothing is said after the stop button, not even that a device stayed silent (dropped before the question's
+        // end, which would say the held ones).
         reportWatch.clear();
+        this.deferredNotices = [];
+        gate.cancel(true);
       }),
       sdk.subscribe('raw_input', (input) => {
         if (input.channel.startsWith('_') || input.meta?.timer_expired === true || input.meta?.device_unreported === true) return;
@@ -588,6 +595,23 @@ export class HomePlugin implements Plugin {
     }
   }
 
+  /**
+   * Say the held notices of devices that did not report back (reportWatch),
+   * each on the channel of its command; a channel that reaches only a caller
+   * while it waits (`homeagent ask`) gives way to the speaker, then the
+   * console.
+   */
+  private flushNotices(): void {
+    const sdk = this.sdk;
+    if (!sdk) return;
+    for (const m of this.deferredNotices.splice(0)) {
+      const channel = sdk.outputChannel(m.channel)?.perRequest ? 'speaker' : m.channel;
+      sdk
+        .injectInterrupt(1, channel, m.text, { announcement: true, meta: { device_unreported: true, spoken: m.text, [FALLBACK_CHANNEL_META]: ['speaker', 'console'] } })
+        .catch((err: unknown) => sdk.log.error({ err }, 'cannot say that devices did not report back'));
+    }
+  }
+
   private route(topic: string, payload: Buffer, retained = false): void {
     const sdk = this.sdk;
     const topics = this.topics;
@@ -624,6 +648,7 @@ export class HomePlugin implements Plugin {
   async stop(): Promise<void> {
     for (const u of this.unsubs.splice(0)) u();
     this.reportWatch?.clear();
+    this.deferredNotices = [];
     this.startupRead?.close();
     this.gateRef?.cancel();
     await this.client?.stop();

@@ -748,6 +748,7 @@ export class LocalIntents {
       const probs = notes ? problems : [];
       // Marked before sending: a report that comes before the broker's acknowledgement clears it.
       for (const e of set) this.unreported.set(e.id, this.d.clock.now());
+      const reportsBefore = this.d.reportWatch?.before(set);
       const results = await Promise.allSettled(set.map((e) => this.d.controller.control(e.id, action, req.who)));
       const ok: Entity[] = [];
       results.forEach((r, i) => {
@@ -762,7 +763,7 @@ export class LocalIntents {
       if (ok.length && normaliseAction(ok[0] as Entity, action.action) === 'turn_on' && ok.every((e) => e.component === 'light')) {
         this.lit = { channel: req.channel, ids: ok.map((e) => e.id), slots: { ...(s.name ? { name: s.name } : {}), ...(s.area ? { area: s.area } : {}) }, at: this.d.clock.now() };
       }
-      if (ok.length) this.d.reportWatch?.expect(ok, (silent) => unreportedNotice(silent, normaliseAction(silent[0] as Entity, action.action), action, lang), req.channel);
+      if (ok.length) this.d.reportWatch?.expect(ok, (silent) => unreportedNotice(silent, normaliseAction(silent[0] as Entity, action.action), action, lang), req.channel, reportsBefore);
       return this.summary(ok, action, notes ? unavailable : [], probs, lang, s);
     };
     if (risky.length) {

@@ -51,16 +51,29 @@ export class ReportWatch {
   constructor(private readonly o: ReportWatchOptions) {}
 
   /**
-   * Expect each of `entities` that reports its state to report within the
-   * timeout (counted from now; call it once the broker acknowledged the
-   * command). Devices that do not report state are not watched; with none
-   * left, or the watch off, nothing is armed. `notice` words what to say
-   * for the devices that stayed silent (replies.ts unreportedNotice).
+   * The devices' report counts now: take it before the command is sent, and
+   * hand it to expect(). A device quick to answer reports before the
+   * broker's acknowledgement reaches the box (a count taken after it missed
+   * those reports, and every light of a tester's "turn off the lights" was
+   * said to be silent).
    */
-  expect(entities: readonly Entity[], notice: (silent: Entity[]) => string, channel: string): void {
+  before(entities: readonly Entity[]): ReadonlyMap<string, number> {
+    return new Map(entities.map((e) => [e.id, this.o.registry.liveReports(e.id)]));
+  }
+
+  /**
+   * Expect each of `entities` that reports its state to have reported since
+   * `since` (before(), taken before the command was sent; a device missing
+   * from it counts from now) within the timeout, counted from now (call it
+   * once the broker acknowledged the command). Devices that do not report
+   * state are not watched; with none left, or the watch off, nothing is
+   * armed. `notice` words what to say for the devices that stayed silent
+   * (replies.ts unreportedNotice).
+   */
+  expect(entities: readonly Entity[], notice: (silent: Entity[]) => string, channel: string, since?: ReadonlyMap<string, number>): void {
     const ms = this.o.timeoutMs();
     if (!(ms > 0)) return;
-    const watched = entities.filter((e) => this.o.registry.reportsState(e.id)).map((entity) => ({ entity, reports: this.o.registry.liveReports(entity.id) }));
+    const watched = entities.filter((e) => this.o.registry.reportsState(e.id)).map((entity) => ({ entity, reports: since?.get(entity.id) ?? this.o.registry.liveReports(entity.id) }));
     if (!watched.length) return;
     const w: Watch = { entities: watched, notice, channel, timer: undefined as unknown as TimerHandle };
     w.timer = this.o.clock.setTimeout(() => this.check(w), ms);

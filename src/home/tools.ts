@@ -188,9 +188,10 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
           });
           if (!ok) throw new HomeError('NOT_CONFIRMED', `the user did not confirm: ${action.action} ${e.name}`);
         }
+        const reportsBefore = d.reportWatch?.before([e]);
         await d.controller.control(e.id, action, `${ctx.input.user ?? ctx.input.source} via device_control`);
         const replyLang = toLang(detectLanguage(ctx.input.text));
-        d.reportWatch?.expect([e], (silent) => unreportedNotice(silent, normaliseAction(e, action.action), action, replyLang), ctx.input.channel);
+        d.reportWatch?.expect([e], (silent) => unreportedNotice(silent, normaliseAction(e, action.action), action, replyLang), ctx.input.channel, reportsBefore);
         // What the model reads: done, and what. The MQTT topic and payload stay out of the prompt (issue 19: every turn re-reads the
         // history); the bus event plugin.home.command carries them to the run log, `homeagent logs` and `listen`.
         return { ok: true, name: e.name, action: action.action };

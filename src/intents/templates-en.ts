@@ -300,11 +300,18 @@ export const TEMPLATES_EN: TemplateSet = {
       sentences: [
         '<please> (set|change|make|turn) <all> {domain:domain_words} <in_area> [to] {color}',
         '<please> (set|change|make|turn) <all> {area} {domain:domain_words} [to] {color}',
-        // No room, or "in here": the lights of the box's room (speech-to-phrase's English "set lights to red",
-        // "set color of lights to green", "set color of the kitchen lights to blue").
-        '<please> (set|change|make|turn) <all> {domain:domain_words} [<in_here>] to {color}',
-        '<please> (set|change) [the] (color|colour) of <all> {domain:domain_words} [<in_area>|<in_here>] to {color}',
-        '<please> (set|change) [the] (color|colour) of <all> {area} {domain:domain_words} to {color}',
+      ],
+    },
+    // No room, or "in here": the lights of the box's room (speech-to-phrase's English "set lights to red", "set color
+    // of lights to green", "set color of the kitchen lights to blue"). "lights" said, as there: with every kind word and
+    // "turn", en-us+f3's "turn on the shed light" was heard as "do not turn fan to white".
+    {
+      intent: 'HassLightSet',
+      slots: { domain: 'light' },
+      sentences: [
+        '<please> (set|change) [the] lights [<in_here>] to {color}',
+        '<please> (set|change) [the] (color|colour) of [the] lights [<in_area>|<in_here>] to {color}',
+        '<please> (set|change) [the] (color|colour) of [the] {area} lights to {color}',
       ],
     },
     // State questions (HA: lock_HassGetState.yaml, cover_HassGetState.yaml, homeassistant_HassGetState.yaml).

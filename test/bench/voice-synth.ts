@@ -155,6 +155,12 @@ const ANSWER_ONLY = new Set(['HassGetState', 'HassClimateGetTemperature', 'HassG
 function acts(m: IntentMatch): IntentMatch | undefined {
   // A command the engine could not tell from its opposite (unsure_between) asks for a yes first: nothing acts on its own.
   if (m.slots[NAME_UNHEARD] !== undefined || ANSWER_ONLY.has(m.intent) || m.unsure_between) return undefined;
+  // A singular kind word with no name and no room ("turn on the light"): the one device of that kind, or the service
+  // asks which (src/home/resolve.ts); never every device of the kind.
+  if (m.slots.device !== undefined && m.slots.name === undefined && m.slots.area === undefined) {
+    const kind = fixtureEntities().filter((e) => e.component === m.slots.domain);
+    if (kind.length !== 1) return undefined;
+  }
   if (m.slots[NAME_FREE] === undefined) return m;
   // As the service places it (src/home/local-intents.ts placeFreeName): the one device of that name, when it is of the kind
   // the verb needs; one of another kind is answered as such ("The Front Door is a lock, so it can't be opened.").
@@ -172,7 +178,7 @@ function fixtureEntities(): Entity[] {
 }
 
 /** The result is `want` itself: its command (a free name placed on its device), or its answer. */
-function rightOf(r: SttResult, want: IntentMatch | null): boolean {
+export function rightOf(r: SttResult, want: IntentMatch | null): boolean {
   if (r.rejected || !r.intent) return false;
   return same(r.intent.slots[NAME_FREE] !== undefined ? acts(r.intent) : r.intent, want);
 }
@@ -190,7 +196,7 @@ export function actionsOf(r: SttResult): IntentMatch[] {
 }
 
 /** The same command: intent and slots (a kind the device's name already implies, `domain`, aside when both name one). */
-const same = (a: IntentMatch | null | undefined, b: IntentMatch | null | undefined): boolean => {
+export const same = (a: IntentMatch | null | undefined, b: IntentMatch | null | undefined): boolean => {
   if (!a || !b || a.intent !== b.intent) return false;
   const slots = (m: IntentMatch): string => {
     const { domain, ...rest } = m.slots;

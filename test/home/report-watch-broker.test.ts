@@ -63,6 +63,24 @@ describe('devices that do not report back after a command', () => {
     }
   });
 
+  test('a notice that falls due while a yes/no question is open waits until the question is settled (spoken over it, the question ran out and the "no" said next was taken for a command)', async () => {
+    const before = unreported().length;
+    const interrupts = (): number => rig.sdk.interrupts.filter((i) => i.opts?.meta?.device_unreported === true).length;
+    const said = interrupts();
+    await rig.sdk.runInput('lock the front door');
+    rig.sim.mute.add('home/tv/set');
+    try {
+      assert.equal((await rig.sdk.runInput('turn on the tv')).response, 'Turned on the TV.');
+      assert.match((await rig.sdk.runInput('unlock the front door')).response ?? '', /^Do you really want to unlock the Front Door\?/);
+      await rig.sdk.waitForPublished('plugin.home.unreported', () => true, before + 1);
+      assert.equal(interrupts(), said, 'held while the question is open');
+      assert.match((await rig.sdk.runInput('no')).response ?? '', /^OK, I did not unlock the Front Door/);
+      await waitFor(() => interrupts() === said + 1, 'the held notice once the question was settled');
+    } finally {
+      rig.sim.mute.delete('home/tv/set');
+    }
+  });
+
   test('the tester\'s case: no device subscribed (the broker restarted and the device has not come back): the broker acknowledges, nothing arrives, and the box says so', async () => {
     const before = unreported().length;
     await rig.sim.stop();

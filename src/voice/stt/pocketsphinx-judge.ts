@@ -704,7 +704,10 @@ export function opposedVerdict(
   const pick = (want: string) => (aligned ?? []).filter((_, i) => i === 0 || kind[i] === want);
   const nameRivalMargin = aligned && kind.includes('name') ? oppositeMargin(pick('name')) : undefined;
   const particleMargin = kind.includes('particle') ? (aligned ? oppositeMargin(pick('particle')) : -Infinity) : undefined;
-  const m = aligned ? Math.min(oppositeMargin(pick('opposite')), oppositeMargin(pick('correction')) - CORRECTION_MARGIN + margin) : -Infinity;
+  // With no alignment at all, a lock word, number, correction or near-name rival could not be ruled out (rejected); a
+  // particle alone could not either, but the command is kept and asks first (particleMargin -Infinity).
+  const onlyParticles = kind.length > 1 && kind.slice(1).every((k) => k === 'particle');
+  const m = aligned ? Math.min(oppositeMargin(pick('opposite')), oppositeMargin(pick('correction')) - CORRECTION_MARGIN + margin) : onlyParticles ? Infinity : -Infinity;
   const details: PocketsphinxDetails = {
     ...judged.details,
     oppositeMargin: m,
