@@ -296,6 +296,8 @@ function logLine(r: Record<string, unknown>): string {
     case 'log':
       return `${at} ${String(p.level).padEnd(5)} ${String(p.ns).replace(/^homeagent:/, '')}: ${String(p.msg)}${p.err ? ` (${String(p.err)})` : ''}`;
     case 'raw_input':
+      // An announcement a plugin raised (a timer going off, a device that did not report back): nobody said it.
+      if (p.announcement === true) return `${at} announcement ${String(p.channel ?? '')}: ${JSON.stringify(p.text ?? '')}`;
       // Who spoke, when known (issue 18): `input cli (Anna): "..."`.
       return `${at} input ${String(p.channel ?? '')}${typeof p.user === 'string' ? ` (${p.user})` : ''}: ${JSON.stringify(p.text ?? p.content ?? '')}`;
     case 'output':

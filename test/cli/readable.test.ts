@@ -293,3 +293,12 @@ test('logs: devices that did not report back after a command (plugin.home.unrepo
   printResult('log', { event: 'plugin.home.unreported', at: new Date(Date.UTC(2026, 11, 5, 12)).toISOString(), payload }, false, (s) => lines.push(s));
   assert.match(lines[0]!, /no report from TV after a command: I asked to turn off the TV, but it has not reported back, so it may not have happened\.$/);
 });
+
+test('logs: an announcement (a timer going off, a device that did not report back) is no input anybody said (a newcomer read "input speaker: ...")', () => {
+  const lines: string[] = [];
+  const at = new Date(Date.UTC(2026, 11, 5, 12)).toISOString();
+  printResult('log', { event: 'raw_input', at, payload: { channel: 'speaker', text: 'Your tea timer is done.', announcement: true } }, false, (s) => lines.push(s));
+  printResult('log', { event: 'raw_input', at, payload: { channel: 'cli', text: 'turn on the tv' } }, false, (s) => lines.push(s));
+  assert.match(lines[0]!, / announcement speaker: "Your tea timer is done\."$/);
+  assert.match(lines[1]!, / input cli: "turn on the tv"$/);
+});
