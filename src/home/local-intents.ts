@@ -228,6 +228,20 @@ interface LitTargets {
   at: number;
 }
 
+/**
+ * `m` with its `here` slot ("in here": the box's own room, speech-to-phrase's
+ * English) read as `area` = `ownArea` (plugin.home.area); with no room set,
+ * as if no room was said. A tester's "turn off the lamp in here", the box in
+ * the Kitchen, switched off the Living Room Lamp: "the lamp" with no room is
+ * the one lamp of the home, but "in here" said which room.
+ */
+export function inHere(m: IntentMatch, ownArea: string | undefined): IntentMatch {
+  if (m.slots.here === undefined) return m;
+  const { here: _here, ...slots } = m.slots;
+  const area = ownArea?.trim();
+  return { ...m, slots: { ...slots, ...(area && slots.area === undefined ? { area } : {}) } };
+}
+
 /** See module comment. */
 export class LocalIntents {
   /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
@@ -418,6 +432,7 @@ export class LocalIntents {
    */
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
+    match = inHere(match, this.d.ownArea?.());
     if (match.unsure_between) req = { ...req, askFirst: true };
     const lang = req.lang ?? toLang(match.language);
     // A continuation fragment sets the lights the command just before it switched on; anything else forgets them.
@@ -646,6 +661,9 @@ export class LocalIntents {
     if (typeof s.name === 'string' && s.name) return this.unknownName(s.name, lang);
     // A cover's kind (blind, curtain, shade, shutter: HA device classes) is said in the plural.
     const what = s.device_class && lang !== 'zh' ? `${s.device_class}s` : count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
+    // No room said: the resolver looked in the box's own room (plugin.home.area), so that is the room said to have none
+    // (a tester's box in the Hallway answered "There are no lights in the home." with four lights elsewhere).
+    if (!s.area && !s.name) s = { ...s, ...(this.d.ownArea?.()?.trim() ? { area: this.d.ownArea?.()?.trim() } : {}) };
     if (s.area) return zh ? `${areaName(s.area, lang)}没有${what}。` : `There are no ${what} in the ${s.area}.`;
     return zh ? `家里没有${what}。` : `There are no ${what} in the home.`;
   }

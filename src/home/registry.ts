@@ -124,7 +124,7 @@ export class DeviceRegistry {
   /** Hash of the config each entry of `states` was read with (configHash). */
   private stateConfig = new Map<string, string>();
   private index = new Map<string, Array<{ id: string; role: TopicRole }>>();
-  /** Live (not retained) state messages understood, per entity id, since start (report-watch.ts). */
+  /** Live (not retained) messages on a state topic (not current_temperature), per entity id, since start (report-watch.ts). */
   private readonly live = new Map<string, number>();
   private signature = '';
   private connected = true;
@@ -258,6 +258,10 @@ export class DeviceRegistry {
         this.emit({ kind: 'state', id: t.id });
         continue;
       }
+      // A live message on a state topic is the device's report (report-watch.ts), changed or not: a light told to turn
+      // off that was off reports OFF again (a tester's demo lights were all said to be silent). Not the current
+      // temperature a thermostat sends on its own: it says nothing about a command.
+      if (!retained && raw.length > 0 && t.role !== 'current_temperature') this.live.set(t.id, (this.live.get(t.id) ?? 0) + 1);
       const state = this.states.get(t.id) ?? {};
       const reject = (field: string, value: unknown, range: [number, number], reason?: string): void => {
         rejected = true;
@@ -266,7 +270,6 @@ export class DeviceRegistry {
       if (applyStateMessage(entity, state, t.role, raw, reject)) {
         state.updated_at = this.now();
         this.states.set(t.id, state);
-        if (!retained) this.live.set(t.id, (this.live.get(t.id) ?? 0) + 1);
         this.emit({ kind: 'state', id: t.id });
       } else if (raw.length > 0) {
         this.log.debug({ topic, entity: t.id }, 'state payload not understood');
@@ -461,10 +464,10 @@ export class DeviceRegistry {
     this.ensureBuilt();
     const e = this.byId.get(id);
     if (!e || e.config.optimistic === true) return false;
-    return entityTopics(e).some((t) => typeof t.role === 'string');
+    return entityTopics(e).some((t) => typeof t.role === 'string' && t.role !== 'current_temperature');
   }
 
-  /** How many live (not retained) state messages of entity `id` were understood since start. */
+  /** How many live (not retained) messages on entity `id`'s state topics (not its current temperature) came since start, changed or not. */
   liveReports(id: string): number {
     return this.live.get(id) ?? 0;
   }

@@ -78,8 +78,9 @@ export const TEMPLATES_EN: TemplateSet = {
     turn: '(turn|switch)',
     the_name: '[the] {name}',
     in_area: '(in|on) [the] {area}',
-    // The box's own room, said (speech-to-phrase's English "turn on the lights in here"): no area slot, as with no room said.
-    in_here: 'in here',
+    // The box's own room, said (speech-to-phrase's English "turn on the lights in here"): slot `here`, which
+    // local-intents.ts reads as the box's room (plugin.home.area); with none set, as no room said.
+    in_here: '{here:in_here}',
     all: '[all [of]] [the]',
     what_is: "(what's|what is|whats)",
     please: '[please]',
@@ -132,6 +133,7 @@ export const TEMPLATES_EN: TemplateSet = {
     // A tester's "set a timer for a minute and a half" had no sentence and was heard as "... for 88 minute".
     minute_and_half: { values: [{ in: 'a minute and a half', out: 1.5 }, { in: 'half a minute', out: 0.5 }] },
     on_off: { values: ['on', 'off'] },
+    in_here: { values: [{ in: 'in here', out: 1 }] },
     lock_states: { values: ['locked', 'unlocked'] },
     cover_states: { values: ['open', 'closed'] },
     color: { values: COLOURS_EN },

@@ -287,5 +287,21 @@ describe('local intents with the real matcher', () => {
     assert.equal((await rig.sdk.runInput("what's the weather in the living room")).response, 'The EcoBee reads 21.5 degrees.');
     assert.equal((await rig.sdk.runInput('is it cold in the kitchen')).response, "I don't know the temperature in the Kitchen.");
   });
-});
 
+  test('"in here" is the box\'s own room (plugin.home.area): a tester\'s "turn off the lamp in here", the box in the Kitchen, switched off a lamp in another room; a room with none says which room', async () => {
+    rig.sdk.settingsApi.set('plugin.home.area', 'Bedroom');
+    try {
+      rig.sim.clear();
+      assert.equal((await rig.sdk.runInput('turn on the lamp in here')).response, 'Turned on the Bed Light.');
+      assert.equal((await rig.sdk.runInput('turn off the lights in here')).response, 'Turned off the Bed Light.');
+      const sent = await rig.sim.waitForCommands(2);
+      assert.ok(sent.every((c) => /bed_light/.test(c.topic)), JSON.stringify(sent));
+      rig.sdk.settingsApi.set('plugin.home.area', 'Garage');
+      for (const text of ['turn on the lights in here', 'turn on the lights', 'set lights to red', 'set brightness to 30 percent']) {
+        assert.equal((await rig.sdk.runInput(text)).response, 'There are no lights in the Garage.', text);
+      }
+    } finally {
+      rig.sdk.settingsApi.set('plugin.home.area', '');
+    }
+  });
+});

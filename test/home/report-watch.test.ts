@@ -97,3 +97,22 @@ test('a report that comes before the broker\'s acknowledgement counts (the count
   clock.advance(8000);
   assert.equal(missing.length, 1);
 });
+
+test('a report is any live message on a state topic, changed or not (a light told to turn off that was off reports OFF again); a thermostat\'s own current temperature is none', () => {
+  const { reg, e, clock, missing, watch, notice } = rig();
+  reg.handleMessage('home/kitchen_light/state', 'OFF');
+  const since = watch.before([e('kitchen_light')]);
+  reg.handleMessage('home/kitchen_light/state', 'OFF');
+  watch.expect([e('kitchen_light')], notice, 'speaker', since);
+  clock.advance(8000);
+  assert.deepEqual(missing, [], 'the same state again is a report');
+  reg.handleMessage('homeassistant/climate/nest/config', JSON.stringify({ name: 'Nest', unique_id: 'nest', temperature_command_topic: 'nest/target/set', temperature_state_topic: 'nest/target', current_temperature_topic: 'nest/current' }), true);
+  reg.handleMessage('homeassistant/climate/bare/config', JSON.stringify({ name: 'Bare', unique_id: 'bare', temperature_command_topic: 'bare/target/set', current_temperature_topic: 'bare/current' }), true);
+  assert.equal(reg.reportsState('nest'), true);
+  assert.equal(reg.reportsState('bare'), false, 'only its current temperature: nothing to report a command with');
+  const before = watch.before([e('nest')]);
+  reg.handleMessage('nest/current', '19.5');
+  watch.expect([e('nest')], notice, 'speaker', before);
+  clock.advance(8000);
+  assert.deepEqual(missing.map((m) => m.entities.map((x) => x.id)), [['nest']], 'a current temperature is no report of a new set-point');
+});

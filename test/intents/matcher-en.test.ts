@@ -160,13 +160,13 @@ test("speech-to-phrase's English sentences (its sentences/en.yaml, read 2026-12)
   // A tester's "set lights to red" had no sentence here: spoken, it was forced into "set light in kitchen red" and
   // turned the kitchen lights red; "what's the office temp" into "switch on the office fan".
   const cases: Array<[string, string, Record<string, unknown>]> = [
-    ['turn on the lights in here', 'HassTurnOn', { domain: 'light' }],
-    ['turn lights off in here', 'HassTurnOff', { domain: 'light' }],
-    ['set the brightness in here to 50 percent', 'HassLightSet', { domain: 'light', brightness: 50 }],
+    ['turn on the lights in here', 'HassTurnOn', { domain: 'light', here: 1 }],
+    ['turn lights off in here', 'HassTurnOff', { domain: 'light', here: 1 }],
+    ['set the brightness in here to 50 percent', 'HassLightSet', { domain: 'light', here: 1, brightness: 50 }],
     ['set brightness to 50 percent', 'HassLightSet', { domain: 'light', brightness: 50 }],
     ['set the brightness of the kitchen to 25 percent', 'HassLightSet', { domain: 'light', area: 'Kitchen', brightness: 25 }],
     ['set lights to red', 'HassLightSet', { domain: 'light', color: 'red' }],
-    ['set the lights in here to red', 'HassLightSet', { domain: 'light', color: 'red' }],
+    ['set the lights in here to red', 'HassLightSet', { domain: 'light', here: 1, color: 'red' }],
     ['set color of lights to green', 'HassLightSet', { domain: 'light', color: 'green' }],
     ['set the color of the study lights to blue', 'HassLightSet', { domain: 'light', area: 'Study', color: 'blue' }],
     ['set kitchen light color to orange', 'HassLightSet', { name: 'Kitchen Light', domain: 'light', color: 'orange' }],
