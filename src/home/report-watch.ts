@@ -5,11 +5,13 @@
  * zigbee device out of range never gets it. Home Assistant says "Turned on"
  * either way. Here a device that reports its state (it has a state topic
  * and is not `optimistic`) is expected to report within `timeoutMs` of a
- * command; when none of the commanded devices' state topics sends a live
- * (not retained) message in that time, the box says so on the channel that
- * gave the command ("I have not heard back from the Kitchen Light since I
- * asked it to turn on, so it may not have.") and logs it. A stop drops every
- * watch: nothing is said after the stop button.
+ * command: a live (not retained) message on one of its state topics,
+ * changed or not (registry.ts liveReports). The devices of one command that
+ * sent none are named in one notice on the channel that gave the command
+ * ("I asked to turn on the Kitchen Light, but it has not reported back, so
+ * it may not have happened."; home-plugin.ts says it, not over an open
+ * yes/no question) and logged. A stop drops every watch: nothing is said
+ * after the stop button.
  */
 import type { Clock, TimerHandle } from '../kernel/clock.js';
 import type { Entity } from './entities.js';
