@@ -274,4 +274,9 @@ test('the verdict on a heard "on": under PARTICLE_MARGIN ahead of "off" the comm
   assert.deepEqual(asked.intent?.unsure_between, ['bed', 'another name']);
   const question: SttResult = { text: 'lock the front door', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: lock };
   assert.deepEqual(markParticleUnsure(question), question);
+  // Only a heard "on" was checked: a "turn off" beside it stays sure.
+  const off = { intent: 'HassTurnOff', slots: { name: 'TV' }, text: 'turn off the tv', language: 'en' };
+  const lamp = { intent: 'HassTurnOn', slots: { name: 'Lamp' }, text: 'turn on the lamp', language: 'en' };
+  const both: SttResult = { text: 'turn off the tv and turn on the lamp', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intents: [off, lamp] };
+  assert.deepEqual(markParticleUnsure(both).intents?.map((m) => m.unsure_between), [undefined, ['turn on', 'turn off']]);
 });

@@ -272,15 +272,16 @@ export function markHiddenOpposites(result: SttResult, hidden: readonly HiddenOp
 }
 
 /**
- * `result` with every intent whose words have a turn verb's on/off particle
- * (particlePlaces) marked unsure_between [heard, opposite] ("turn on",
- * "turn off"), unless already marked, so it asks before it acts.
+ * `result` with every intent whose words have a turn verb's "on"
+ * (particlePlaces) marked unsure_between ["turn on", "turn off"], unless
+ * already marked, so it asks before it acts.
  */
 export function markParticleUnsure(result: SttResult): SttResult {
   const mark = (m: IntentMatch): IntentMatch => {
     if (m.unsure_between) return m;
     const words = heardWords(m.text);
-    const at = particlePlaces(words)[0];
+    // Only a heard "on" was checked (an "off" heard has its F): "turn off the tv" beside an unsure "turn on" stays sure.
+    const at = particlePlaces(words).find((i) => words[i] === 'on');
     if (at === undefined) return m;
     const verb = words.slice(0, at).reverse().find((w) => PARTICLE_VERBS.has(w)) ?? 'turn';
     return { ...m, unsure_between: [`${verb} ${words[at]}`, `${verb} ${PARTICLES[words[at]!]}`] };
