@@ -43,40 +43,99 @@ function cacheDir(): string {
 }
 
 /** Write `file` atomically (tmp + rename) so a crash never leaves half a dictionary. */
-function writeAtomic(file: string, text: string): void {
+function writeAtomic(file: string, text: string | Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, file);
 }
 
-/**
- * Call `fn(line, start, end)` for every non-empty line of `text` without
- * splitting it into an array (the full dictionary has 349k lines: an array of
- * them, and an object per line, cost ~100 MB of heap on the first start).
- */
-function eachLine(text: string, fn: (start: number, end: number) => void): void {
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end > start && text.slice(start, end).trim() !== '') fn(start, end);
-    start = end + 1;
-  }
+const NL = 0x0a;
+const SPACE = 0x20;
+
+/** ASCII whitespace (what String.prototype.trim removes of a dictionary line's bytes). */
+function isBlankByte(b: number): boolean {
+  return b === SPACE || (b >= 0x09 && b <= 0x0d);
 }
 
-/** The frequency column of a dictionary line "word freq tag" (0 when absent or not a number). */
-function lineFreq(text: string, start: number, end: number): number {
-  const sp1 = text.indexOf(' ', start);
-  if (sp1 < 0 || sp1 >= end) return 0;
-  let sp2 = text.indexOf(' ', sp1 + 1);
-  if (sp2 < 0 || sp2 > end) sp2 = end;
-  const f = Number(text.slice(sp1 + 1, sp2));
-  return Number.isFinite(f) ? f : 0;
+/**
+ * The non-blank lines of `buf` (a dictionary file's bytes) as byte offsets:
+ * line i is buf[starts[i], ends[i]), without its newline. The dictionaries
+ * are read as bytes, not as one string split into lines: the full one has
+ * 349k lines, and a string (or two) per line cost ~60 MB of garbage on the
+ * service's heap at its first start, left there until V8's memory reducer
+ * ran some 20 s later.
+ */
+function lineOffsets(buf: Buffer): { starts: Int32Array; ends: Int32Array; n: number } {
+  let cap = 1;
+  for (let i = 0; i < buf.length; i++) if (buf[i] === NL) cap++;
+  const starts = new Int32Array(cap);
+  const ends = new Int32Array(cap);
+  let n = 0;
+  for (let s = 0; s < buf.length; ) {
+    let e = buf.indexOf(NL, s);
+    if (e < 0) e = buf.length;
+    let blank = true;
+    for (let k = s; k < e && blank; k++) blank = isBlankByte(buf[k]!);
+    if (!blank) {
+      starts[n] = s;
+      ends[n] = e;
+      n++;
+    }
+    s = e + 1;
+  }
+  return { starts, ends, n };
+}
+
+/** Where the first field of the line [s, e) ends: its first space, else e. */
+function firstFieldEnd(buf: Buffer, s: number, e: number): number {
+  const sp = buf.indexOf(SPACE, s);
+  return sp < 0 || sp > e ? e : sp;
+}
+
+/** The frequency column of a dictionary line "word freq tag" at [s, e) (0 when absent or not a number). */
+function lineFreq(buf: Buffer, s: number, e: number): number {
+  const a = firstFieldEnd(buf, s, e);
+  if (a >= e) return 0;
+  const b = firstFieldEnd(buf, a + 1, e);
+  let f = 0;
+  for (let k = a + 1; k < b; k++) {
+    const d = buf[k]! - 0x30;
+    if (d < 0 || d > 9) {
+      // Not plain digits (a decimal, a stray "\r"): as Number() reads the column.
+      const n = Number(buf.toString('latin1', a + 1, b));
+      return Number.isFinite(n) ? n : 0;
+    }
+    f = f * 10 + d;
+  }
+  return f;
+}
+
+/** FNV-1a hash of buf[s, e) (32 bits), to look words up without making strings of them. */
+function hashBytes(buf: Buffer, s: number, e: number): number {
+  let h = 0x811c9dc5;
+  for (let k = s; k < e; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
+  return h >>> 0;
+}
+
+/** The lines `order` of `buf` (offsets from lineOffsets), each ended by a newline, as one buffer. */
+function joinLines(buf: Buffer, starts: Int32Array, ends: Int32Array, order: ArrayLike<number>): Buffer {
+  let size = 0;
+  for (let i = 0; i < order.length; i++) size += ends[order[i]!]! - starts[order[i]!]! + 1;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < order.length; i++) {
+    const l = order[i]!;
+    at += buf.copy(out, at, starts[l]!, ends[l]!);
+    out[at++] = NL;
+  }
+  return out;
 }
 
 /**
  * Build the trimmed dictionary and IDF files when absent; returns their paths.
  * The output is the `JIEBA_DICT_WORDS` most frequent lines, most frequent
- * first, ties in file order (a stable sort), and the IDF lines of those words.
+ * first, ties in file order (a stable sort), and the IDF lines of those words
+ * (in the IDF file's order). Both files are handled as bytes (lineOffsets).
  */
 function ensureTrimmedDict(): { dict: string; idf: string } {
   const dir = cacheDir();
@@ -84,34 +143,50 @@ function ensureTrimmedDict(): { dict: string; idf: string } {
   const idf = path.join(dir, 'idf.utf8');
   if (fs.existsSync(dict) && fs.existsSync(idf)) return { dict, idf };
   fs.mkdirSync(dir, { recursive: true });
-  const text = fs.readFileSync(defaultPath('DEFAULT_DICT'), 'utf8');
+  const text = fs.readFileSync(defaultPath('DEFAULT_DICT'));
+  const lines = lineOffsets(text);
   // Pass 1: the frequency a line needs to be among the most frequent.
-  const freqs: number[] = [];
-  eachLine(text, (s, e) => freqs.push(lineFreq(text, s, e)));
-  const keep = Math.min(JIEBA_DICT_WORDS, freqs.length);
+  const freqs = new Float64Array(lines.n);
+  for (let i = 0; i < lines.n; i++) freqs[i] = lineFreq(text, lines.starts[i]!, lines.ends[i]!);
+  const keep = Math.min(JIEBA_DICT_WORDS, lines.n);
   const threshold = keep > 0 ? Float64Array.from(freqs).sort().reverse()[keep - 1]! : Infinity;
-  let atThreshold = keep - freqs.filter((f) => f > threshold).length;
+  let atThreshold = keep;
+  for (let i = 0; i < lines.n; i++) if (freqs[i]! > threshold) atThreshold--;
   // Pass 2: the kept lines (all above the threshold, the first ones at it), then most frequent first.
-  const kept: Array<{ line: string; word: string; freq: number; at: number }> = [];
-  let i = 0;
-  eachLine(text, (s, e) => {
+  const kept: number[] = [];
+  for (let i = 0; i < lines.n; i++) {
     const freq = freqs[i]!;
-    if (freq > threshold || (freq === threshold && atThreshold-- > 0)) {
-      const line = text.slice(s, e);
-      kept.push({ line, word: line.split(' ')[0] ?? '', freq, at: i });
+    if (freq > threshold || (freq === threshold && atThreshold-- > 0)) kept.push(i);
+  }
+  kept.sort((a, b) => freqs[b]! - freqs[a]! || a - b);
+  // The kept words by hash of their bytes; a hash hit is confirmed byte for byte.
+  const words = new Map<number, number[]>();
+  for (const i of kept) {
+    const s = lines.starts[i]!;
+    const h = hashBytes(text, s, firstFieldEnd(text, s, lines.ends[i]!));
+    const same = words.get(h);
+    if (same) same.push(i);
+    else words.set(h, [i]);
+  }
+  const idfText = fs.readFileSync(defaultPath('DEFAULT_IDF_DICT'));
+  const idfLines = lineOffsets(idfText);
+  const idfKept: number[] = [];
+  for (let j = 0; j < idfLines.n; j++) {
+    const s = idfLines.starts[j]!;
+    const e = firstFieldEnd(idfText, s, idfLines.ends[j]!);
+    const same = words.get(hashBytes(idfText, s, e));
+    if (!same) continue;
+    for (const i of same) {
+      const ws = lines.starts[i]!;
+      const we = firstFieldEnd(text, ws, lines.ends[i]!);
+      if (we - ws === e - s && text.compare(idfText, s, e, ws, we) === 0) {
+        idfKept.push(j);
+        break;
+      }
     }
-    i++;
-  });
-  kept.sort((a, b) => b.freq - a.freq || a.at - b.at);
-  const words = new Set(kept.map((r) => r.word));
-  const idfText = fs.readFileSync(defaultPath('DEFAULT_IDF_DICT'), 'utf8');
-  const idfLines: string[] = [];
-  eachLine(idfText, (s, e) => {
-    const sp = idfText.indexOf(' ', s);
-    if (words.has(idfText.slice(s, sp < 0 || sp > e ? e : sp))) idfLines.push(idfText.slice(s, e));
-  });
-  writeAtomic(dict, kept.map((r) => r.line).join('\n') + '\n');
-  writeAtomic(idf, idfLines.join('\n') + '\n');
+  }
+  writeAtomic(dict, joinLines(text, lines.starts, lines.ends, kept));
+  writeAtomic(idf, joinLines(idfText, idfLines.starts, idfLines.ends, idfKept));
   return { dict, idf };
 }
 

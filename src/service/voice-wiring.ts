@@ -217,6 +217,8 @@ export class VoiceServicePlugin implements Plugin {
     const rebuild = (vocab: Vocabulary) => {
       if (this.closed) return;
       const mine = ++requested;
+      // The first build says so; a rebuild keeps the grammar in use (and its state) until the new one is ready.
+      if (this.grammarInfo?.state !== 'ready') this.grammarInfo = { state: 'building', entities: vocab.entities.length, areas: vocab.areas.length };
       this.lastBuild = grammar
         .setVocabulary(vocab)
         .then((info) => {

@@ -80,7 +80,26 @@ export async function startWorld(scope: Scope, opts: WorldOptions = {}): Promise
   const box = await startBox({ env });
   scope.defer(() => box.close());
   if (sim) await waitForDevices(box, FIXTURE_DEVICES, 60_000);
+  await waitForGrammar(box, 60_000);
   return { broker, sim, llm, box, env };
+}
+
+/**
+ * Resolves once the service's speech grammar is built (`status` voice.stt.grammar.state
+ * "ready" or "failed"): the end of its start, so that no attack measures the start
+ * (the grammar is built on a worker thread whose memory is the process's until it
+ * exits). Throws after `deadlineMs` (a failure deadline).
+ */
+export async function waitForGrammar(box: Box, deadlineMs: number): Promise<string> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const st = await box.status();
+    const voice = st.voice as { stt?: { grammar?: { state?: string } } } | undefined;
+    const state = voice?.stt?.grammar?.state ?? 'unknown';
+    if (state === 'ready' || state === 'failed' || voice === undefined) return state;
+    if (Date.now() > end) throw new Error(`the service's speech grammar is still "${state}" after ${deadlineMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Resolves once `status` counts at least `n` devices; throws after `deadlineMs` (a failure deadline). */

@@ -17,7 +17,8 @@ import { answerFsg, answerWords } from '../../intents/answers.js';
 import { appendFile, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { buildGrammar, tokenise } from '../../intents/index.js';
+import { tokenise } from '../../intents/index.js';
+import { buildGrammarOffThread } from '../../intents/grammar-thread.js';
 import { MODEL_PHONES, isPhoneWord, phoneDictionary, phoneWord, type FillerWeights } from '../../intents/filler.js';
 import type { Vocabulary } from '../../intents/types.js';
 import { createLogger } from '../../kernel/log.js';
@@ -125,7 +126,8 @@ export class GrammarFiles {
       const root = await this.ensureRoot();
       const dir = path.join(root, `g${++this.generation}`);
       await mkdir(dir, { recursive: true });
-      const g = buildGrammar(vocab, this.opts.fillerWeights, this.opts.jointProb, this.opts.notCommandProb);
+      // On a worker thread: the build's CPU and garbage stay off the service's thread (grammar-thread.ts).
+      const g = await buildGrammarOffThread(vocab, this.opts.fillerWeights, this.opts.jointProb, this.opts.notCommandProb);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
       await writeFile(path.join(dir, 'continuation.fsg'), g.continuationFsg);
       await writeFile(path.join(dir, 'compound.fsg'), g.compoundFsg);
