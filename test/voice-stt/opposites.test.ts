@@ -239,6 +239,10 @@ test('a turn verb\'s "on" is aligned against "off" in its place (speech-to-phras
   assert.deepEqual(particlePlaces(['add', 'turn', 'on', 'to', 'my', 'list']), [], 'a turn verb out of a verb\'s place');
   assert.deepEqual(oppositeSentences('turn the bed light on').at(-1), ['turn', 'the', 'bed', 'light', 'off']);
   assert.equal(oppositeSentences('switch off the tv').length, 1, 'an "off" is not checked: its F was heard');
+  // A command that asks first anyway ("turn on all", "turn all": hiddenOpposites) costs no alignment before its question.
+  assert.equal(oppositeSentences('turn on all of(2) lights in the office').length, 1, 'the real recording "turn off all of the lights in the Office"');
+  assert.equal(oppositeSentences('turn all of lights on in here').length, 1);
+  assert.deepEqual(oppositeSentences('turn on all the lights and turn on the tv').slice(1), [['turn', 'on', 'all', 'the', 'lights', 'and', 'turn', 'off', 'the', 'tv']], 'the other command\'s "on" is still aligned');
 });
 
 test('the verdict on a heard "on": under PARTICLE_MARGIN ahead of "off" the command is kept but asks first, naming both; a clear lead acts; the lock check still rejects', () => {

@@ -313,17 +313,35 @@ const PARTICLES: Readonly<Record<string, string>> = { on: 'off', off: 'on' };
  * the particle and is not one.
  */
 export function particlePlaces(words: readonly string[]): number[] {
-  const out: number[] = [];
+  return particleVerbs(words).map((p) => p.at);
+}
+
+/** particlePlaces with the index of each particle's verb. */
+function particleVerbs(words: readonly string[]): Array<{ verb: number; at: number }> {
+  const out: Array<{ verb: number; at: number }> = [];
   words.forEach((w, i) => {
     if (!PARTICLE_VERBS.has(w) || !(i === 0 || BEFORE_VERB.has(words[i - 1]!))) return;
     for (let j = i + 1; j < words.length && !BEFORE_VERB.has(words[j]!); j++) {
       if (ownEntry(PARTICLES, words[j]!) !== undefined) {
-        out.push(j);
+        out.push({ verb: i, at: j });
         return;
       }
     }
   });
   return out;
+}
+
+/**
+ * Whether the command of the turn verb at `verb` asks first whatever the
+ * alignment says: it opens "turn on all" or "turn all" (hiddenOpposites'
+ * HIDDEN_PARTICLE and "turn all" rules), so its particle is not aligned
+ * (the alignment could not change what it does, and costs a pocketsphinx
+ * run before the question: the real recording "turn off all of the lights
+ * in the Office", heard "turn on all of lights ...", asked 60 to 140 ms
+ * later for it).
+ */
+function asksAnyway(words: readonly string[], verb: number): boolean {
+  return words[verb + 1] === 'all' || (words[verb + 1] === 'on' && words[verb + 2] === HIDDEN_PARTICLE[1]);
 }
 
 /**
@@ -358,7 +376,8 @@ const BEFORE_VERB = new Set(['please', 'and', 'then']);
  * where they fit), then one sentence per OPPOSITE_WORDS word in a verb's
  * place (first, or after "please", "and", "then") with that word swapped,
  * one per rival of each NUMBER_RIVALS word anywhere, and one per turn
- * verb's on/off particle swapped (particlePlaces). A
+ * verb's heard "on" swapped for "off" (particlePlaces; not when the command
+ * asks first anyway: asksAnyway). A
  * lock word in a name ("the front door lock") or a question ("is the front
  * door lock locked") is no command's verb and is not swapped. Then,
  * unless `opts.corrections` is false (a question, which changes nothing),
@@ -374,7 +393,7 @@ export function oppositeSentences(hypothesis: string, opts: { corrections?: bool
     if (other !== undefined && verbPlace) out.push(words.map((x, j) => (j === i ? other : x)));
     for (const rival of ownEntry(NUMBER_RIVALS, w) ?? []) out.push(words.map((x, j) => (j === i ? rival : x)));
   });
-  for (const at of particlePlaces(words)) if (words[at] === 'on') out.push(words.map((x, j) => (j === at ? 'off' : x)));
+  for (const { verb, at } of particleVerbs(words)) if (words[at] === 'on' && !asksAnyway(words, verb)) out.push(words.map((x, j) => (j === at ? 'off' : x)));
   if (opts.corrections !== false) out.push(...correctionSentences(words));
   // A name word's near-name rivals, all in its place in one sentence (name-rivals.ts); only for a command that acts.
   if (opts.corrections !== false && opts.nameRivals) {
