@@ -20,6 +20,9 @@ import type { DeviceRegistry } from './registry.js';
 /** Default of plugin.home.report_timeout_ms: how long a reporting device has to report after a command, ms. */
 export const REPORT_TIMEOUT_MS = 8000;
 
+/** The least plugin.home.report_timeout_ms other than 0, ms (a tester's 1 ms made every command "not reported back"). */
+export const REPORT_TIMEOUT_MIN_MS = 500;
+
 /** Devices of one command that did not report (ReportWatchOptions.onMissing). */
 export interface MissingReport {
   /** The commanded devices that sent no state message in time, in the order commanded. */

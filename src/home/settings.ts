@@ -4,7 +4,7 @@
  * start (seed 000 §10 `Register(key, default)`).
  */
 import type { SettingDef } from '../kernel/settings-types.js';
-import { REPORT_TIMEOUT_MS } from './report-watch.js';
+import { REPORT_TIMEOUT_MIN_MS, REPORT_TIMEOUT_MS } from './report-watch.js';
 
 /**
  * How long the broker may have been out of reach before a command fails at
@@ -36,7 +36,9 @@ export const HOME_SETTINGS: readonly SettingDef[] = [
     default: REPORT_TIMEOUT_MS,
     min: 0,
     max: 600000,
-    description: 'How long a device that reports its state (it has a state topic and is not optimistic) has to report after a command the broker took, ms; when it stays silent the box says so where the command came from ("I asked to turn on the Kitchen Light, but it has not reported back, so it may not have happened."). 0: not watched.',
+    // A device answers over the broker in tens of milliseconds at best: under half a second every command would be said unreported.
+    check: (v) => (typeof v === 'number' && v > 0 && v < REPORT_TIMEOUT_MIN_MS ? `must be 0 (not watched) or at least ${REPORT_TIMEOUT_MIN_MS} ms: a device cannot report back sooner, and every command would be said to have gone unreported` : undefined),
+    description: `How long a device that reports its state (it has a state topic and is not optimistic) has to report after a command the broker took, ms; when it stays silent the box says so where the command came from ("I asked to turn on the Kitchen Light, but it has not reported back, so it may not have happened."). 0: not watched; otherwise at least ${REPORT_TIMEOUT_MIN_MS}.`,
   },
   { key: 'plugin.home.confirm_timeout_ms', type: 'integer', default: 15000, min: 1000, max: 300000, description: 'How long the box waits for a yes before a risky action counts as refused, ms.' },
   { key: 'plugin.home.local_intents', type: 'boolean', default: true, description: 'Answer device commands, timers, time and date locally without the LLM.' },

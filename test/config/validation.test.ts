@@ -38,6 +38,10 @@ test('the issue 14 inputs are refused with the key, what is expected and what wa
       }
       assert.throws(() => c.setFromString(key, '99999999999'), (e: unknown) => e instanceof ConfigError && e.message.includes(key), key);
     }
+    // A tester's report watch of 1 ms: every command was then said to have gone unreported.
+    for (const small of ['1', '499']) {
+      assert.throws(() => c.setFromString('plugin.home.report_timeout_ms', small), (e: unknown) => e instanceof ConfigError && /plugin\.home\.report_timeout_ms/.test(e.message) && /must be 0 \(not watched\) or at least 500 ms/.test(e.message), small);
+    }
     // Nothing was stored.
     assert.deepEqual(c.list('').filter((r) => r.source === 'stored'), []);
   } finally {
@@ -49,6 +53,8 @@ test('good values pass: enum members, URLs of the scheme, empty MQTT URL (embedd
   const { c, done } = registry();
   try {
     c.setFromString('plugin.voice.language', 'zh');
+    c.setFromString('plugin.home.report_timeout_ms', '0');
+    c.setFromString('plugin.home.report_timeout_ms', '500');
     c.setFromString('core.llm.sources.ollama.base_url', 'http://192.168.1.20:11434');
     c.setFromString('plugin.mqtt.url', 'mqtt://localhost:1883');
     c.setFromString('plugin.mqtt.url', '');
