@@ -225,6 +225,8 @@ export class VoiceServicePlugin implements Plugin {
           if (mine === requested) this.grammarInfo = { state: 'ready', entities: vocab.entities.length, areas: vocab.areas.length, ...info };
         })
         .catch((err: unknown) => {
+          // A build still queued when the voice stops is dropped (SttNoGrammarError): no failure.
+          if (this.closed) return;
           if (mine === requested) this.grammarInfo = { state: 'failed', error: errorMessage(err) };
           log.error({ err: errorMessage(err) }, 'speech grammar build failed; commands go to dictation or are not recognised');
         });

@@ -112,6 +112,33 @@ test('overlapping setVocabulary calls: the newest vocabulary wins, whichever bui
   }
 });
 
+test('a burst of setVocabulary calls (a home announced device by device) builds the newest vocabulary once, not once per call', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-burst-'));
+  const e = new PocketsphinxStt({ workDir: dir });
+  try {
+    const full = fixtureVocabulary();
+    // Each call a device more, as the home's discovery messages arrive; the last has every device.
+    const calls = [1, 3, 6, 10, full.entities.length].map((n) => e.setVocabulary({ ...full, entities: full.entities.slice(0, n) }));
+    const infos = await Promise.all(calls);
+    assert.deepEqual(new Set(infos.map((i) => i.dir)).size, 1, 'every call answers with the one build');
+    assert.equal(path.basename(infos[0]!.dir), 'g1', 'one grammar generation was built');
+    const s = e.start();
+    feed(readWavPcm(path.join(voiceDir, 'lock the Front Door.wav')), (b) => s.write(b));
+    assert.equal((await s.end()).text, 'lock the front door');
+    // A call while a build runs waits for it, then builds the newest.
+    const running = e.setVocabulary({ ...full, entities: full.entities.slice(0, 2) });
+    await new Promise((r) => setImmediate(r));
+    const later = [e.setVocabulary({ ...full, entities: full.entities.slice(0, 4) }), e.setVocabulary(full)];
+    const [a, b, c] = await Promise.all([running, ...later]);
+    assert.equal(path.basename(a!.dir), 'g2', 'the build under way finishes');
+    assert.equal(path.basename(c!.dir), 'g3', 'then the newest is built, and only it');
+    assert.equal(b!.dir, c!.dir, 'the call in between answers with the newest build');
+  } finally {
+    await e.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('pause(): the final pass runs during the silence wait and end() takes its result (no second decode), equal to a plain decode', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-pause-'));
   const work = path.join(dir, 'work');

@@ -100,6 +100,10 @@ export class GrammarFiles {
   private pending: Promise<Grammar> | undefined;
   /** Number of setVocabulary calls so far (the newest wins). */
   private requested = 0;
+  /** The builds in order: each request's turn starts when the one before it has built or was overtaken. */
+  private queue: Promise<void> = Promise.resolve();
+  /** The newest request's build (what an overtaken request answers with). */
+  private newest: Promise<{ g: Grammar; info: GrammarInfo }> | undefined;
   /** Leases held on each grammar; a replaced grammar's files go when its last lease is released. */
   private readonly users = new Map<Grammar, number>();
   private readonly retired = new Set<Grammar>();
@@ -115,10 +119,12 @@ export class GrammarFiles {
   }
 
   /**
-   * Build the grammar and dictionary for `vocab`. Builds may overlap (devices
-   * announced in a burst): only the newest request becomes the grammar,
-   * whichever build finishes last. A failed build keeps the grammar in use.
-   * Rejects with GrammarError or PronunciationError.
+   * Build the grammar and dictionary for `vocab`. Requests may come in a
+   * burst (devices announced one by one): one build runs at a time, and a
+   * request that a newer one overtook while it waited builds nothing and
+   * resolves with the newer one's build; only the newest request becomes the
+   * grammar. A failed build keeps the grammar in use. Rejects with
+   * GrammarError or PronunciationError, or SttNoGrammarError once closed.
    */
   async setVocabulary(vocab: Vocabulary): Promise<GrammarInfo> {
     const mine = ++this.requested;
@@ -159,7 +165,22 @@ export class GrammarFiles {
       const rivals = nameRivals(distinctiveNameWords(names).filter((w) => inGrammar.has(w)), firstPronunciations(dictText), rivalWords);
       return { g: { dir, vocab, phones, nameRivals: rivals }, info: { dir, words: g.words.length, generated: report.generated } };
     };
-    const p = this.tracked(build());
+    // One build at a time, the newest request only: a home announced device by device asks for a grammar per
+    // device, and each build is a worker thread of ~100 MB and ~0.9 s of CPU (fourteen at once on a Pi would not fit).
+    // A request overtaken while it waited builds nothing and answers with the newest one's build.
+    let own = false;
+    const turn = this.queue.then(async (): Promise<{ g: Grammar; info: GrammarInfo } | 'overtaken'> => {
+      if (this.closed) throw new SttNoGrammarError();
+      if (mine !== this.requested) return 'overtaken';
+      own = true;
+      return this.tracked(build());
+    });
+    this.queue = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    const p: Promise<{ g: Grammar; info: GrammarInfo }> = turn.then((t) => (t === 'overtaken' ? this.newest! : t));
+    this.newest = p;
     const pending = p.then((r) => r.g);
     this.pending = pending;
     pending.catch(() => undefined);
@@ -172,6 +193,8 @@ export class GrammarFiles {
       throw err;
     }
     const { g, info } = built;
+    // Overtaken: the newest request's build, which that request makes the grammar.
+    if (!own) return info;
     if (mine !== this.requested || this.closed) {
       // A newer vocabulary was requested meanwhile (or the files were closed): this build is already stale.
       this.retire(g);
