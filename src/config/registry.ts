@@ -110,8 +110,9 @@ export class ConfigRegistry implements SettingsAPI {
   }
 
   private unknownReason(key: string): string {
-    const hint = this.unknownHint?.(key);
-    return `unknown setting (not registered by the core or any plugin)${hint ? `: ${hint}` : ''}`;
+    const near = nearKeys(key, [...this.defs.keys()]);
+    const more = this.unknownHint?.(key) ?? (near.length ? `did you mean ${near.join(' or ')}?` : undefined);
+    return `unknown setting (not registered by the core or any plugin)${more ? `: ${more}` : ''}`;
   }
 
   /** Value of `key`: environment override, else stored value, else default. Throws ConfigError for unknown keys. */
@@ -353,4 +354,36 @@ function escapeRe(s: string): string {
 /** LIKE pattern prefix; `_` and `%` still match loosely, so callers re-check with startsWith. */
 function escapeLike(s: string): string {
   return s;
+}
+
+/**
+ * Registered keys close to a key nobody registered (a typo such as
+ * `plugin.home.aera`, or the right name under another prefix such as
+ * `core.home.area`), at most three, closest first: those within an edit
+ * distance of 2 (3 for keys over 20 characters), else those whose last part
+ * is the same word. Empty when none is close.
+ */
+export function nearKeys(key: string, keys: readonly string[]): string[] {
+  const limit = key.length > 20 ? 3 : 2;
+  const scored = keys.map((k) => ({ k, d: editDistance(key, k, limit) })).filter((x) => x.d <= limit);
+  if (scored.length > 0) return scored.sort((a, b) => a.d - b.d || a.k.localeCompare(b.k)).slice(0, 3).map((x) => x.k);
+  const last = key.split('.').pop() ?? '';
+  return keys.filter((k) => k.split('.').pop() === last).sort().slice(0, 3);
+}
+
+/** Levenshtein distance of `a` and `b`, or `limit + 1` as soon as it must exceed `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      best = Math.min(best, cur[j]!);
+    }
+    if (best > limit) return limit + 1;
+    prev = cur;
+  }
+  return prev[b.length]!;
 }

@@ -150,3 +150,15 @@ test('status: a restart setting only its plugin reads at its start is no longer 
   const failed = [plugin('voice', undefined, 'failed'), plugin('webui', 2000), plugin('home', 4000)];
   assert.deepEqual(pendingRestarts(pending, failed).map((p) => p.key), ['plugin.voice.wake_words', 'plugin.mqtt.url'], 'a plugin that is not running applied nothing; the service reads plugin.mqtt.url');
 });
+
+test('an unknown key names the registered keys close to it (a newcomer had no did-you-mean)', () => {
+  const { c, done } = registry();
+  try {
+    assert.throws(() => c.setFromString('plugin.home.aera', 'Kitchen'), /plugin\.home\.aera: unknown setting .*did you mean plugin\.home\.area\?/);
+    assert.throws(() => c.get('plugin.voice.pausems'), /did you mean plugin\.voice\.pause_ms\?/);
+    assert.throws(() => c.setFromString('core.home.area', 'Kitchen'), /did you mean plugin\.home\.area\?/, 'the right name under another prefix');
+    assert.throws(() => c.setFromString('core.nothing.like.this', '1'), (e: unknown) => e instanceof ConfigError && !/did you mean/.test(e.message));
+  } finally {
+    done();
+  }
+});
