@@ -10,7 +10,8 @@ import { closeSync, constants, openSync, readFileSync, readSync, statSync, write
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
-import { defaultSocketPath, probeService, request } from './client.js';
+import { defaultSocketPath, probeService, request, ServiceUnreachableError } from './client.js';
+import { otherServicesHint, runningServices } from './find-service.js';
 import { resolveDataDir } from '../service/paths.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
@@ -122,7 +123,9 @@ function dataDir(): string {
 
 /** Print an error of `cmd` (named as typed: "config set", not the request "config.set") and set the exit code (3: the service is unreachable). */
 function fail(cmd: string, err: unknown): void {
-  process.stderr.write(`homeagent ${cmd.replace(/\./g, ' ')}: ${errorMessage(err)}\n`);
+  // Nothing answers here, but a service runs with another data directory or socket: say where.
+  const elsewhere = err instanceof ServiceUnreachableError ? otherServicesHint(runningServices(err.socketPath)) : undefined;
+  process.stderr.write(`homeagent ${cmd.replace(/\./g, ' ')}: ${errorMessage(err)}${elsewhere ? `; ${elsewhere}` : ''}\n`);
   process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
 }
 
@@ -166,6 +169,15 @@ async function serviceOrLocal(cmd: string, args: Record<string, unknown> = {}): 
     const note = [r.note, restart && r.source !== 'env' ? `${String(args.key)} is read when the service starts: the running service keeps the old value until a restart (${how})` : undefined].filter(Boolean).join('; ');
     return printResult(cmd, { ...r, ...(note ? { note } : {}) }, json());
   }
+  // Not running here, but elsewhere (another --data-dir or --socket) and none was named: changing this data
+  // directory's settings.db would not reach it.
+  const o = program.opts<{ dataDir?: string; socket?: string }>();
+  const elsewhere = o.dataDir === undefined && o.socket === undefined ? otherServicesHint(runningServices(sock)) : undefined;
+  if (elsewhere && (cmd === 'config.set' || cmd === 'config.delete')) {
+    return fail(cmd, new HomeAgentError('SERVICE_UNREACHABLE', `nothing answers on ${sock}, and ${elsewhere} (or --data-dir ${dataDir()} to change this data directory's settings.db while its service is stopped)`));
+  }
+  // Reading: what this data directory holds, with a note on the service that runs elsewhere.
+  if (elsewhere) process.stderr.write(`homeagent ${cmd.replace(/\./g, ' ')}: note: nothing answers on ${sock}, but ${elsewhere}\n`);
   try {
     const { localConfig, localDoctor } = await import('./local.js');
     const result = cmd === 'doctor' ? await localDoctor(dataDir(), sock) : localConfig(dataDir(), cmd, args);

@@ -6,11 +6,16 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const CLI = path.resolve('src/cli/main.ts');
+/** tsx's loader by its location, so that a command run in another working directory finds it. */
+const TSX = import.meta.resolve('tsx');
 
-/** Run `homeagent ARGS`; `closeStdout`: the reader is gone before the command writes (`| head` that already quit). */
-export function cli(args: string[], o: { env?: NodeJS.ProcessEnv; closeStdout?: boolean; onStdout?: (all: string) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Run `homeagent ARGS`; `closeStdout`: the reader is gone before the command writes (`| head` that already quit);
+ * `cwd`: its working directory (default this process's).
+ */
+export function cli(args: string[], o: { env?: NodeJS.ProcessEnv; closeStdout?: boolean; onStdout?: (all: string) => void; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...o.env }, ...(o.cwd ? { cwd: o.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     if (o.closeStdout) child.stdout.destroy();
