@@ -14,7 +14,7 @@ import path from 'node:path';
 import { ConfigRegistry, envNameFor } from '../config/registry.js';
 import { HomeAgentError, errorMessage } from '../kernel/errors.js';
 import { optionalPluginHint, registerAllSettings } from '../service/settings.js';
-import { doctorInputFromSettings, runDoctor, type DoctorCheck } from '../service/doctor.js';
+import { doctorInputFromSettings, runDoctor, startServiceHint, type DoctorCheck } from '../service/doctor.js';
 
 /** settings.db could not be opened (permissions, a damaged or newer file). Code SETTINGS_UNAVAILABLE. */
 export class LocalSettingsError extends HomeAgentError {
@@ -139,14 +139,14 @@ export async function localDoctor(dataDir: string, socketPath: string, env: Node
     s = openLocalSettings(dataDir, false, env);
   } catch (err) {
     const checks: DoctorCheck[] = [
-      { name: 'service', ok: false, detail: `not running (nothing answers on ${socketPath})`, fix: 'sudo systemctl start homeagent; journalctl -u homeagent -e says why it stopped' },
+      { name: 'service', ok: false, detail: `not running (nothing answers on ${socketPath})`, fix: startServiceHint(dataDir) },
       { name: 'settings', ok: false, detail: errorMessage(err), fix: `check ${settingsFile(dataDir)}: homeagent doctor and the service both need to open it` },
     ];
     return { ok: false, checks };
   }
   try {
     const input = doctorInputFromSettings(s, dataDir);
-    const result = await runDoctor({ ...input, service: { running: false, socket: socketPath }, ...(env.PATH !== undefined ? { pathEnv: env.PATH } : {}) });
+    const result = await runDoctor({ ...input, service: { running: false, socket: socketPath, dataDir }, ...(env.PATH !== undefined ? { pathEnv: env.PATH } : {}) });
     // With no broker configured the service runs its own, embedded one; with the service down nothing runs yet.
     if (!input.brokerUrl) {
       for (const c of result.checks) if (c.name === 'mqtt broker' && c.ok) c.detail = 'no broker configured: the service starts its embedded broker on 127.0.0.1 when it runs (it is not running now)';

@@ -68,8 +68,8 @@ export interface DoctorInput {
   pathEnv?: string;
   /** The pocketsphinx model directory (default Debian's /usr/share/pocketsphinx/model/en-us). */
   pocketsphinxModelDir?: string;
-  /** Whether the service answers on its socket (checked by `homeagent doctor` when it runs without the service). */
-  service?: { running: boolean; socket: string };
+  /** Whether the service answers on `socket`; `dataDir`: its data directory, named in how to start it (startServiceHint). */
+  service?: { running: boolean; socket: string; dataDir?: string };
   /** Sizes of the run log, memory and log files against their bounds (the disk keeper, issue 18); checks skipped when absent. */
   disk?: DiskStatus;
   /** core.plugins.sandbox (default auto): how process plugins are confined (issue 17). */
@@ -612,6 +612,22 @@ export function checkDatabases(dataDir: string): DoctorCheck[] {
   });
 }
 
+/** Where systemd looks for the service's unit (image/install.sh installs it in the first). */
+const UNIT_FILES = ['/etc/systemd/system/homeagent.service', '/lib/systemd/system/homeagent.service', '/usr/lib/systemd/system/homeagent.service'];
+
+/**
+ * How to start the service that is not running: with systemd where its unit
+ * is installed (a device), else as in a checkout (`./scripts/run.sh`, or
+ * `homeagent run`) on `dataDir` when given; a newcomer in a checkout was told
+ * `sudo systemctl start homeagent`, which has no unit there. `unitFiles`
+ * for tests.
+ */
+export function startServiceHint(dataDir?: string, unitFiles: readonly string[] = UNIT_FILES): string {
+  if (unitFiles.some((f) => existsSync(f))) return 'sudo systemctl start homeagent; if it does not stay up, journalctl -u homeagent -e says why';
+  const dir = dataDir ? ` --data-dir ${dataDir}` : '';
+  return `start it: ./scripts/run.sh${dir} in the checkout, or homeagent${dir} run (no systemd unit homeagent.service is installed here)`;
+}
+
 /** Run every check. */
 export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; checks: DoctorCheck[] }> {
   const checks: DoctorCheck[] = [];
@@ -619,7 +635,7 @@ export async function runDoctor(input: DoctorInput): Promise<{ ok: boolean; chec
     checks.push(
       input.service.running
         ? { name: 'service', ok: true, detail: `running (its socket ${input.service.socket} answers)` }
-        : { name: 'service', ok: false, detail: `not running (nothing answers on ${input.service.socket}); these checks read settings.db directly`, fix: 'sudo systemctl start homeagent; if it does not stay up, journalctl -u homeagent -e says why' },
+        : { name: 'service', ok: false, detail: `not running (nothing answers on ${input.service.socket}); these checks read settings.db directly`, fix: startServiceHint(input.service.dataDir) },
     );
   }
   checks.push(...(await checkAudio()));

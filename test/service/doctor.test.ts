@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { checkBroker, checkDatabases, checkDisk, checkGpio, checkLlmSource, checkPluginSandbox, runDoctor } from '../../src/service/doctor.js';
+import { checkBroker, checkDatabases, checkDisk, checkGpio, checkLlmSource, checkPluginSandbox, runDoctor, startServiceHint } from '../../src/service/doctor.js';
 import { probeSandbox } from '../../src/plugins/external/sandbox.js';
 import { startMosquitto } from '../support/mosquitto.js';
 import { startLlmTestServer } from '../support/llm-test-server.js';
@@ -120,6 +120,18 @@ test('plugin sandbox: confined with bubblewrap here (CI runs as root); unsandbox
       else process.env.HOMEAGENT_BWRAP = withBwrap;
       probeSandbox(true);
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('how to start the service: systemd where its unit is installed, the checkout\'s script elsewhere (a newcomer in a checkout was told "sudo systemctl start homeagent")', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'homeagent-unit-'));
+  try {
+    const unit = path.join(dir, 'homeagent.service');
+    assert.match(startServiceHint('/tmp/box2', [unit]), /^start it: \.\/scripts\/run\.sh --data-dir \/tmp\/box2 in the checkout, or homeagent --data-dir \/tmp\/box2 run \(no systemd unit/);
+    writeFileSync(unit, '[Unit]\n');
+    assert.match(startServiceHint('/tmp/box2', [unit]), /^sudo systemctl start homeagent; .*journalctl -u homeagent/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
