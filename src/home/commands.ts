@@ -146,14 +146,16 @@ function lightCommands(entity: Entity, a: DeviceAction, state: EntityState): Arr
   const cmd = opt(entity, 'command_topic');
   if (!cmd) throw unsupported(entity, 'be commanded (no command_topic)');
   const scale = optNumber(entity, 'brightness_scale') ?? 255;
-  const on = a.action === 'turn_on' || (a.action === 'toggle' && state.state !== 'on');
+  // A brightness that comes to 0 on the light's scale is off, whatever the schema (Home Assistant's light.turn_on
+  // with brightness 0 turns the light off): the default schema sent brightness 0 and then "ON", the json one "OFF".
+  const dark = a.brightness_pct !== undefined && Math.round((Math.max(0, Math.min(100, a.brightness_pct)) * scale) / 100) === 0;
+  const on = !dark && (a.action === 'turn_on' || (a.action === 'toggle' && state.state !== 'on'));
   const modes = colorModes(entity);
   if (entity.config.schema === 'json') {
     const body: Record<string, unknown> = { state: on ? 'ON' : 'OFF' };
     if (on && a.brightness_pct !== undefined) {
       if (entity.config.brightness !== true) throw unsupported(entity, 'dim');
       body.brightness = Math.round((Math.max(0, Math.min(100, a.brightness_pct)) * scale) / 100);
-      if (body.brightness === 0) body.state = 'OFF';
     }
     if (on && a.color) {
       if (modes.some((m) => m === 'rgb' || m === 'rgbw' || m === 'rgbww')) body.color = { ...a.color };

@@ -136,12 +136,17 @@ describe('command payloads per component', () => {
     assert.deepEqual(cmds(e, { action: 'turn_off' }), [['l/set', 'off!']]);
     assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 40, color: { r: 1, g: 2, b: 3 } }), [['l/bri', '40'], ['l/rgb', '1,2,3'], ['l/set', 'on!']]);
     assert.deepEqual(cmds(e, { action: 'toggle' }, { state: 'on' }), [['l/set', 'off!']]);
+    // Brightness 0 is off, as in the json schema (a tester's "set the lamp to 0 percent" sent brightness 0, then "on").
+    assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 0 }), [['l/set', 'off!']]);
+    assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 0.4 }), [['l/set', 'off!']], '0 on the light\'s scale');
+    assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 1 }), [['l/bri', '1'], ['l/set', 'on!']]);
   });
   test('light json schema: state strings, brightness, colour by supported mode', () => {
     const e = entity('homeassistant/light/j/config', { uniq_id: 'j', schema: 'json', cmd_t: 'j/set', brightness: true, sup_clrm: ['xy', 'color_temp'] });
     assert.deepEqual(JSON.parse(cmds(e, { action: 'turn_on', brightness_pct: 50 })[0]?.[1] ?? ''), { state: 'ON', brightness: 128 });
     assert.deepEqual(JSON.parse(cmds(e, { action: 'turn_on', color: { r: 255, g: 0, b: 0 } })[0]?.[1] ?? ''), { state: 'ON', color: { x: 0.64, y: 0.33 } });
     assert.deepEqual(JSON.parse(cmds(e, { action: 'turn_off' })[0]?.[1] ?? ''), { state: 'OFF' });
+    assert.deepEqual(JSON.parse(cmds(e, { action: 'turn_on', brightness_pct: 0 })[0]?.[1] ?? ''), { state: 'OFF' }, 'brightness 0 is off, as in the default schema');
     const plain = entity('homeassistant/light/k/config', { uniq_id: 'k', schema: 'json', cmd_t: 'k/set' });
     assert.throws(() => buildCommands(plain, { action: 'turn_on', brightness_pct: 10 }), { code: 'UNSUPPORTED_ACTION' });
   });
