@@ -29,7 +29,7 @@ import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
 import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS, PREVIOUS_TARGET } from '../intents/templates-en.js';
 import { NAME_UNHEARD } from '../intents/filler.js';
-import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, unreportedNotice, verb, type Lang } from './replies.js';
+import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, verb, type Lang } from './replies.js';
 import type { ReportWatch } from './report-watch.js';
 
 /**
@@ -781,7 +781,7 @@ export class LocalIntents {
       if (ok.length && normaliseAction(ok[0] as Entity, action.action) === 'turn_on' && ok.every((e) => e.component === 'light')) {
         this.lit = { channel: req.channel, ids: ok.map((e) => e.id), slots: { ...(s.name ? { name: s.name } : {}), ...(s.area ? { area: s.area } : {}) }, at: this.d.clock.now() };
       }
-      if (ok.length) this.d.reportWatch?.expect(ok, (silent) => unreportedNotice(silent, normaliseAction(silent[0] as Entity, action.action), action, lang), req.channel, reportsBefore);
+      if (ok.length) this.d.reportWatch?.expect(ok, { phrase: (x) => actionPhrase(x, normaliseAction(x, action.action), action, lang), lang }, req.channel, reportsBefore);
       return this.summary(ok, action, notes ? unavailable : [], probs, lang, s);
     };
     if (risky.length) {

@@ -185,13 +185,14 @@ export function actionPhrase(e: Pick<Entity, 'name'>, act: string, a: { brightne
 
 /**
  * What the box says when devices it commanded sent no state report in time
- * (report-watch.ts): "I asked to turn on the Kitchen Light, but it has not
- * reported back, so it may not have happened." `act` and `a` as actionPhrase
- * takes them.
+ * (report-watch.ts), for the devices of one or more commands: each device's
+ * name and its command's phrase ("turn on the Kitchen Light", actionPhrase),
+ * in the order commanded: "I asked to turn on the Kitchen Light and lock the
+ * Front Door, but they have not reported back, so it may not have happened."
  */
-export function unreportedNotice(silent: ReadonlyArray<Pick<Entity, 'name'>>, act: string, a: Parameters<typeof actionPhrase>[2], lang: Lang): string {
-  const phrases = silent.map((e) => actionPhrase(e, act, a, lang));
-  if (lang === 'zh') return `${joinNames(silent.map((e) => e.name), lang)}没有回报状态，可能没有收到“${phrases.join('，')}”的指令。`;
-  const who = silent.length === 1 ? 'it has' : 'they have';
+export function unreportedText(items: ReadonlyArray<{ name: string; phrase: string }>, lang: Lang): string {
+  const phrases = items.map((x) => x.phrase);
+  if (lang === 'zh') return `${joinNames(items.map((x) => x.name), lang)}没有回报状态，可能没有收到“${phrases.join('，')}”的指令。`;
+  const who = items.length === 1 ? 'it has' : 'they have';
   return `I asked to ${joinNames(phrases, lang)}, but ${who} not reported back, so it may not have happened.`;
 }

@@ -10,12 +10,15 @@
  * sent none are named in one notice on the channel that gave the command
  * ("I asked to turn on the Kitchen Light, but it has not reported back, so
  * it may not have happened."; home-plugin.ts says it, not over an open
- * yes/no question) and logged. A stop drops every watch: nothing is said
+ * yes/no question) and logged. Commands on one channel whose watches end
+ * within NOTICE_GROUP_MS of each other share one notice (a tester's three
+ * commands to a dead device were three notices in a row). A stop drops every watch: nothing is said
  * after the stop button.
  */
 import type { Clock, TimerHandle } from '../kernel/clock.js';
 import type { Entity } from './entities.js';
 import type { DeviceRegistry } from './registry.js';
+import { unreportedText, type Lang } from './replies.js';
 
 /** Default of plugin.home.report_timeout_ms: how long a reporting device has to report after a command, ms. */
 export const REPORT_TIMEOUT_MS = 8000;
@@ -23,11 +26,21 @@ export const REPORT_TIMEOUT_MS = 8000;
 /** The least plugin.home.report_timeout_ms other than 0, ms (a tester's 1 ms made every command "not reported back"). */
 export const REPORT_TIMEOUT_MIN_MS = 500;
 
-/** Devices of one command that did not report (ReportWatchOptions.onMissing). */
+/** Commands whose watches end this close together on one channel are said in one notice, ms. */
+export const NOTICE_GROUP_MS = 5000;
+
+/** How a command is named in a notice (expect()). */
+export interface UnreportedWording {
+  /** The command on one device, as replies.ts actionPhrase words it ("turn on the Kitchen Light"). */
+  phrase: (e: Entity) => string;
+  lang: Lang;
+}
+
+/** Devices of one or more commands that did not report (ReportWatchOptions.onMissing). */
 export interface MissingReport {
   /** The commanded devices that sent no state message in time, in the order commanded. */
   entities: Entity[];
-  /** What to say (the `notice` given to expect(), for these devices). */
+  /** What to say (replies.ts unreportedText of their commands' phrases). */
   text: string;
   /** The channel that gave the command. */
   channel: string;
@@ -44,14 +57,24 @@ export interface ReportWatchOptions {
 
 interface Watch {
   entities: Array<{ entity: Entity; reports: number }>;
-  notice: (silent: Entity[]) => string;
+  wording: UnreportedWording;
   channel: string;
+  /** When it ends, clock.monotonic() ms. */
+  due: number;
   timer: TimerHandle;
+}
+
+/** Silent devices of a channel held for one notice (NOTICE_GROUP_MS). */
+interface Held {
+  items: Array<{ entity: Entity; phrase: string }>;
+  lang: Lang;
+  timer?: TimerHandle;
 }
 
 /** See module comment. */
 export class ReportWatch {
   private readonly watches = new Set<Watch>();
+  private readonly held = new Map<string, Held>();
 
   constructor(private readonly o: ReportWatchOptions) {}
 
@@ -72,15 +95,15 @@ export class ReportWatch {
    * from it counts from now) within the timeout, counted from now (call it
    * once the broker acknowledged the command). Devices that do not report
    * state are not watched; with none left, or the watch off, nothing is
-   * armed. `notice` words what to say for the devices that stayed silent
-   * (replies.ts unreportedNotice).
+   * armed. `wording` names the command in the notice for the devices that
+   * stayed silent.
    */
-  expect(entities: readonly Entity[], notice: (silent: Entity[]) => string, channel: string, since?: ReadonlyMap<string, number>): void {
+  expect(entities: readonly Entity[], wording: UnreportedWording, channel: string, since?: ReadonlyMap<string, number>): void {
     const ms = this.o.timeoutMs();
     if (!(ms > 0)) return;
     const watched = entities.filter((e) => this.o.registry.reportsState(e.id)).map((entity) => ({ entity, reports: since?.get(entity.id) ?? this.o.registry.liveReports(entity.id) }));
     if (!watched.length) return;
-    const w: Watch = { entities: watched, notice, channel, timer: undefined as unknown as TimerHandle };
+    const w: Watch = { entities: watched, wording, channel, due: this.o.clock.monotonic() + ms, timer: undefined as unknown as TimerHandle };
     w.timer = this.o.clock.setTimeout(() => this.check(w), ms);
     this.watches.add(w);
   }
@@ -88,7 +111,27 @@ export class ReportWatch {
   private check(w: Watch): void {
     if (!this.watches.delete(w)) return;
     const silent = w.entities.filter((x) => this.o.registry.liveReports(x.entity.id) === x.reports).map((x) => x.entity);
-    if (silent.length) this.o.onMissing({ entities: silent, text: w.notice(silent), channel: w.channel });
+    let held = this.held.get(w.channel);
+    if (silent.length) {
+      if (!held) this.held.set(w.channel, (held = { items: [], lang: w.wording.lang }));
+      for (const entity of silent) held.items.push({ entity, phrase: w.wording.phrase(entity) });
+    }
+    if (!held) return;
+    // Another command's watch on this channel ends soon: wait for it, and say both in one notice.
+    const now = this.o.clock.monotonic();
+    let last = -Infinity;
+    for (const x of this.watches) if (x.channel === w.channel && x.due - now <= NOTICE_GROUP_MS) last = Math.max(last, x.due);
+    this.o.clock.clearTimeout(held.timer);
+    if (last > -Infinity) held.timer = this.o.clock.setTimeout(() => this.flush(w.channel), last - now + 1);
+    else this.flush(w.channel);
+  }
+
+  private flush(channel: string): void {
+    const held = this.held.get(channel);
+    if (!held) return;
+    this.held.delete(channel);
+    this.o.clock.clearTimeout(held.timer);
+    if (held.items.length) this.o.onMissing({ entities: held.items.map((x) => x.entity), text: unreportedText(held.items.map((x) => ({ name: x.entity.name, phrase: x.phrase })), held.lang), channel });
   }
 
   /** Commands being watched. */
@@ -100,5 +143,7 @@ export class ReportWatch {
   clear(): void {
     for (const w of this.watches) this.o.clock.clearTimeout(w.timer);
     this.watches.clear();
+    for (const h of this.held.values()) this.o.clock.clearTimeout(h.timer);
+    this.held.clear();
   }
 }

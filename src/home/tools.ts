@@ -15,7 +15,7 @@ import type { HomeController } from './controller.js';
 import { COMPONENTS, type Entity, type EntityState } from './entities.js';
 import { HomeError } from './errors.js';
 import type { DeviceRegistry } from './registry.js';
-import { actionPhrase, COLOUR_RGB, the, toLang, unreportedNotice, verb } from './replies.js';
+import { actionPhrase, COLOUR_RGB, the, toLang, verb } from './replies.js';
 import type { ReportWatch } from './report-watch.js';
 import { resolveTarget } from './resolve.js';
 
@@ -191,7 +191,7 @@ export function homeTools(d: HomeToolDeps): ToolDef[] {
         const reportsBefore = d.reportWatch?.before([e]);
         await d.controller.control(e.id, action, `${ctx.input.user ?? ctx.input.source} via device_control`);
         const replyLang = toLang(detectLanguage(ctx.input.text));
-        d.reportWatch?.expect([e], (silent) => unreportedNotice(silent, normaliseAction(e, action.action), action, replyLang), ctx.input.channel, reportsBefore);
+        d.reportWatch?.expect([e], { phrase: (x) => actionPhrase(x, normaliseAction(x, action.action), action, replyLang), lang: replyLang }, ctx.input.channel, reportsBefore);
         // What the model reads: done, and what. The MQTT topic and payload stay out of the prompt (issue 19: every turn re-reads the
         // history); the bus event plugin.home.command carries them to the run log, `homeagent logs` and `listen`.
         return { ok: true, name: e.name, action: action.action };

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/kernel/clock.js';
 import { DeviceRegistry } from '../../src/home/registry.js';
 import { ReportWatch, type MissingReport } from '../../src/home/report-watch.js';
-import { unreportedNotice } from '../../src/home/replies.js';
+import { actionPhrase, unreportedText } from '../../src/home/replies.js';
 import type { Entity } from '../../src/home/entities.js';
 
 const log = { debug() {}, info() {}, warn() {}, error() {}, child() { return log; } } as never;
@@ -31,7 +31,7 @@ function rig(timeoutMs = 8000) {
   const clock = new FakeClock();
   const missing: MissingReport[] = [];
   const watch = new ReportWatch({ registry: reg, clock, timeoutMs: () => timeoutMs, onMissing: (m) => missing.push(m) });
-  const notice = (silent: Entity[]) => unreportedNotice(silent, 'turn_on', { action: 'turn_on' } as never, 'en');
+  const notice = { phrase: (x: Entity) => actionPhrase(x, 'turn_on', { action: 'turn_on' } as never, 'en'), lang: 'en' as const };
   return { reg, e, clock, missing, watch, notice };
 }
 
@@ -79,8 +79,9 @@ test('not watched: a device with no state topic, an optimistic one, a scene; the
 
 test('the notice in Chinese, and with a setting', () => {
   const lamp = { name: '客厅灯' };
-  assert.equal(unreportedNotice([lamp], 'turn_on', {}, 'zh'), '客厅灯没有回报状态，可能没有收到“打开客厅灯”的指令。');
-  assert.equal(unreportedNotice([{ name: 'Bed Light' }], 'turn_on', { brightness_pct: 40 }, 'en'), 'I asked to set the Bed Light to 40 percent, but it has not reported back, so it may not have happened.');
+  const notice = (e: { name: string }, a: Parameters<typeof actionPhrase>[2], lang: 'en' | 'zh') => unreportedText([{ name: e.name, phrase: actionPhrase(e as Entity, 'turn_on', a, lang) }], lang);
+  assert.equal(notice(lamp, {}, 'zh'), '客厅灯没有回报状态，可能没有收到“打开客厅灯”的指令。');
+  assert.equal(notice({ name: 'Bed Light' }, { brightness_pct: 40 }, 'en'), 'I asked to set the Bed Light to 40 percent, but it has not reported back, so it may not have happened.');
 });
 
 test('a report that comes before the broker\'s acknowledgement counts (the count is taken before sending): a quick device is not said to be silent', () => {
@@ -115,4 +116,46 @@ test('a report is any live message on a state topic, changed or not (a light tol
   watch.expect([e('nest')], notice, 'speaker', before);
   clock.advance(8000);
   assert.deepEqual(missing.map((m) => m.entities.map((x) => x.id)), [['nest']], 'a current temperature is no report of a new set-point');
+});
+
+test('commands on one channel whose watches end within NOTICE_GROUP_MS share one notice (a tester\'s three commands to a dead device were three notices); another channel, or a later one, has its own', () => {
+  const { reg, e, clock, missing, watch, notice } = rig();
+  const lock = { phrase: (x: Entity) => actionPhrase(x, 'lock', { action: 'lock' } as never, 'en'), lang: 'en' as const };
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  clock.advance(1000);
+  watch.expect([e('desk_lamp')], notice, 'speaker');
+  clock.advance(1000);
+  watch.expect([e('kitchen_light')], lock, 'console');
+  watch.expect([e('desk_lamp')], notice, 'speaker');
+  clock.advance(6000);
+  assert.equal(missing.length, 0, 'the first watch ended, but the others on its channel end soon: held');
+  clock.advance(2001);
+  assert.equal(missing.length, 2);
+  const speaker = missing.find((m) => m.channel === 'speaker');
+  assert.deepEqual(speaker?.entities.map((x) => x.id), ['kitchen_light', 'desk_lamp', 'desk_lamp']);
+  assert.match(speaker?.text ?? '', /^I asked to turn on the kitchen light, turn on the desk lamp and turn on the desk lamp, but they have not reported back/);
+  assert.deepEqual(missing.find((m) => m.channel === 'console')?.entities.map((x) => x.id), ['kitchen_light']);
+  // A command whose device reports is left out of the shared notice; one that ends later than the window is its own.
+  missing.length = 0;
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  clock.advance(1000);
+  watch.expect([e('desk_lamp')], notice, 'speaker');
+  reg.handleMessage('home/desk_lamp/state', 'ON');
+  clock.advance(8000);
+  assert.deepEqual(missing.map((m) => m.entities.map((x) => x.id)), [['kitchen_light']]);
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  clock.advance(6000);
+  watch.expect([e('desk_lamp')], notice, 'speaker');
+  clock.advance(2000);
+  assert.equal(missing.length, 2, 'the next one ends 6 s later: not waited for');
+  clock.advance(6000);
+  assert.equal(missing.length, 3);
+  // A stop drops what is held too.
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  clock.advance(1000);
+  watch.expect([e('desk_lamp')], notice, 'speaker');
+  clock.advance(7000);
+  watch.clear();
+  clock.advance(60_000);
+  assert.equal(missing.length, 3, 'nothing said after a stop');
 });
