@@ -606,8 +606,10 @@ export class HomePlugin implements Plugin {
     if (!sdk) return;
     for (const m of this.deferredNotices.splice(0)) {
       const channel = sdk.outputChannel(m.channel)?.perRequest ? 'speaker' : m.channel;
+      // Queued, not an interrupt: said after the reply under way, not into it (a tester's long LLM answer was cut
+      // for it); a stop cancels it with every queued input.
       sdk
-        .injectInterrupt(1, channel, m.text, { announcement: true, meta: { device_unreported: true, spoken: m.text, [FALLBACK_CHANNEL_META]: ['speaker', 'console'] } })
+        .injectInput(channel, m.text, { announcement: true, meta: { device_unreported: true, spoken: m.text, [FALLBACK_CHANNEL_META]: ['speaker', 'console'] } })
         .catch((err: unknown) => sdk.log.error({ err }, 'cannot say that devices did not report back'));
     }
   }

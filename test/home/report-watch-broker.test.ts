@@ -37,11 +37,14 @@ describe('devices that do not report back after a command', () => {
       assert.equal(unreported()[0]?.channel, 'console');
       const text = 'I asked to turn off the TV, but it has not reported back, so it may not have happened.';
       assert.equal(unreported()[0]?.text, text);
-      await waitFor(() => rig.sdk.interrupts.some((i) => i.response !== undefined), 'the notice to be said');
-      const said = rig.sdk.interrupts.find((i) => i.opts?.meta?.device_unreported === true);
+      const notice = () => rig.sdk.inputs.find((i) => i.opts?.meta?.device_unreported === true);
+      await waitFor(() => notice()?.response !== undefined, 'the notice to be said');
+      const said = notice();
       assert.equal(said?.channel, 'console');
       assert.equal(said?.response, text, 'said as it is: not a command, not to the LLM');
       assert.equal(said?.opts?.announcement, true);
+      assert.equal(said?.level, 0, 'queued after the reply under way, not an interrupt of it (a tester\'s long LLM answer was cut)');
+      assert.equal(rig.sdk.interrupts.length, 0);
     } finally {
       rig.sim.mute.delete('home/tv/set');
     }
@@ -65,7 +68,7 @@ describe('devices that do not report back after a command', () => {
 
   test('a notice that falls due while a yes/no question is open waits until the question is settled (spoken over it, the question ran out and the "no" said next was taken for a command)', async () => {
     const before = unreported().length;
-    const interrupts = (): number => rig.sdk.interrupts.filter((i) => i.opts?.meta?.device_unreported === true).length;
+    const interrupts = (): number => rig.sdk.inputs.filter((i) => i.opts?.meta?.device_unreported === true).length;
     const said = interrupts();
     await rig.sdk.runInput('lock the front door');
     rig.sim.mute.add('home/tv/set');

@@ -128,6 +128,8 @@ export interface FakeInput {
   level: Level;
   meta?: Record<string, unknown>;
   opts?: InjectOptions;
+  /** The on_input answer, once the turn ran and one answered (short-circuit). */
+  response?: string;
 }
 
 /** The test's agent: answers an input that no waiter or on_input handler took (e.g. by `sdk.deliver(...)`). */
@@ -435,7 +437,10 @@ export class FakeSdk implements PluginSDK {
     if (onInput.length > 0) {
       const ctx = this.ctx('on_input', input);
       await Promise.all(onInput.map(async (h) => h(ctx))).finally(() => this.release(ctx));
-      if (ctx.response !== undefined) return finish({ kind: 'short_circuit', reply: ctx.response, stage: 'on_input' }, ctx.response);
+      if (ctx.response !== undefined) {
+        rec.response = ctx.response;
+        return finish({ kind: 'short_circuit', reply: ctx.response, stage: 'on_input' }, ctx.response);
+      }
     }
     try {
       return finish({ kind: 'reply', reply: await this.agent(rec, this) });
