@@ -211,8 +211,8 @@ export const TEMPLATES_EN: TemplateSet = {
     // the door (a tester's en-us, en-us+m3, en-gb-x-gbclan, en-029); speech-to-phrase's English covers are
     // "open" and "close" alone.
     { intent: 'HassTurnOff', slots: { domain: 'cover' }, requires: { domains: ['cover'] }, grammar: false, sentences: ['<please> lower <the_name> [<in_area>]'] },
-    { intent: 'HassTurnOn', slots: { domain: 'cover' }, sentences: ['<please> (open|raise) <all> {domain:cover_words} [<in_area>]', '<please> (open|raise) <all> {area} {domain:cover_words}'] },
-    { intent: 'HassTurnOff', slots: { domain: 'cover' }, sentences: ['<please> (close|shut) <all> {domain:cover_words} [<in_area>]', '<please> (close|shut) <all> {area} {domain:cover_words}'] },
+    { intent: 'HassTurnOn', slots: { domain: 'cover' }, sentences: ['<please> (open|raise) <all> {domain:cover_words} [<in_area>|<in_here>]', '<please> (open|raise) <all> {area} {domain:cover_words}'] },
+    { intent: 'HassTurnOff', slots: { domain: 'cover' }, sentences: ['<please> (close|shut) <all> {domain:cover_words} [<in_area>|<in_here>]', '<please> (close|shut) <all> {area} {domain:cover_words}'] },
     { intent: 'HassTurnOff', slots: { domain: 'cover' }, grammar: false, sentences: ['<please> lower <all> {domain:cover_words} [<in_area>]', '<please> lower <all> {area} {domain:cover_words}'] },
     {
       intent: 'HassSetPosition',
@@ -327,7 +327,7 @@ export const TEMPLATES_EN: TemplateSet = {
     {
       intent: 'HassClimateGetTemperature',
       // "temp" as speech-to-phrase's English has it ("what's the temp", "what's the office temp").
-      sentences: ["<what_is> [the] [current] (temperature|temp) [<in_area>]", '<what_is> [the] {area} (temperature|temp)', "<what_is> it like in [the] {area}", 'how (hot|warm|cold) is it [<in_area>]'],
+      sentences: ["<what_is> [the] [current] (temperature|temp) [<in_area>|<in_here>]", '<what_is> [the] {area} (temperature|temp)', "<what_is> it like in [the] {area}", 'how (hot|warm|cold) is it [<in_area>|<in_here>]'],
     },
     {
       intent: 'HassClimateGetTemperature',

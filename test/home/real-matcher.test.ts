@@ -296,7 +296,10 @@ describe('local intents with the real matcher', () => {
       assert.equal((await rig.sdk.runInput('turn off the lights in here')).response, 'Turned off the Bed Light.');
       const sent = await rig.sim.waitForCommands(2);
       assert.ok(sent.every((c) => /bed_light/.test(c.topic)), JSON.stringify(sent));
+      // The temperature and covers "in here" too (a tester's "what's the temp in here" and "close the windows in here" had no sentence).
+      assert.equal((await rig.sdk.runInput("what's the temp in here")).response, (await rig.sdk.runInput("what's the temperature in the bedroom")).response);
       rig.sdk.settingsApi.set('plugin.home.area', 'Garage');
+      assert.doesNotMatch((await rig.sdk.runInput('close the windows in here')).response ?? '', /^Closed/, 'no window in the Garage: none closed elsewhere');
       for (const text of ['turn on the lights in here', 'turn on the lights', 'set lights to red', 'set brightness to 30 percent']) {
         assert.equal((await rig.sdk.runInput(text)).response, 'There are no lights in the Garage.', text);
       }

@@ -171,6 +171,11 @@ test("speech-to-phrase's English sentences (its sentences/en.yaml, read 2026-12)
     ['set the color of the study lights to blue', 'HassLightSet', { domain: 'light', area: 'Study', color: 'blue' }],
     ['set kitchen light color to orange', 'HassLightSet', { name: 'Kitchen Light', domain: 'light', color: 'orange' }],
     ['close the study windows', 'HassTurnOff', { domain: 'cover', area: 'Study', device_class: 'window' }],
+    // A tester's: "in here" with covers and the temperature too.
+    ['close the windows in here', 'HassTurnOff', { domain: 'cover', device_class: 'window', here: 1 }],
+    ['open the blinds in here', 'HassTurnOn', { domain: 'cover', device_class: 'blind', here: 1 }],
+    ["what's the temp in here", 'HassClimateGetTemperature', { here: 1 }],
+    ['how warm is it in here', 'HassClimateGetTemperature', { here: 1 }],
     ['open the curtains in the study', 'HassTurnOn', { domain: 'cover', area: 'Study', device_class: 'curtain' }],
     ['are the garage open', 'HassGetState', { domain: 'cover', name: 'Garage', state: 'open' }],
     ['turn the reading lamp in the study off', 'HassTurnOff', { name: 'Reading Lamp', area: 'Study', domain: 'light' }],
