@@ -89,6 +89,14 @@ test('ask without a reachable LLM says so plainly; stop works', async () => {
       await assert.rejects(request(socket, 'say', { text: t }, undefined, { timeoutMs: 10000 }), (e: unknown) => e instanceof CommandError && /nothing was spoken/.test(e.message), t);
     }
     assert.deepEqual(await request(socket, 'stop', {}, undefined, { timeoutMs: 10000 }), { stopped: true });
+    // "stop" alone is the stop button, as in the console (a tester's `homeagent ask stop` went to the agent as a message).
+    for (const t of ['stop', 'Stop!', '停']) {
+      const r = (await request(socket, 'ask', { text: t }, undefined, { timeoutMs: 10000 })) as { reply: string; status: string };
+      assert.equal(r.status, 'stopped', t);
+      assert.equal(r.reply, '');
+    }
+    const asked = (await request(socket, 'ask', { text: 'stop the music' }, undefined, { timeoutMs: 10000 })) as { status: string };
+    assert.notEqual(asked.status, 'stopped', 'a sentence with "stop" in it is a message');
   });
 });
 

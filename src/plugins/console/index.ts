@@ -9,6 +9,7 @@
  * while nobody waits for a reply (a timer, a confirmation timing out) is
  * printed on its own line and the prompt is drawn again under it.
  */
+import { isStopWord } from '../../kernel/stop-words.js';
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputMessage } from '../../kernel/output-types.js';
@@ -54,8 +55,6 @@ export interface ConsoleOptions {
   banner?: () => ConsoleBanner;
 }
 
-/** Typed alone, these are the stop button (English and Chinese). */
-const STOP_WORDS = /^(\/stop|stop|停|停止|别说了)[.!。！]?$/i;
 
 /**
  * The /help text; `cli` is the command that reaches this service from another terminal ("homeagent", or
@@ -133,7 +132,7 @@ export class ConsolePlugin implements Plugin {
     this.promptShown = false;
     if (!sdk) return;
     if (!line) return this.showPrompt();
-    if (STOP_WORDS.test(line)) {
+    if (isStopWord(line)) {
       // A reply being printed is cut with " [stopped]" (the stop event); otherwise the stop is acknowledged here,
       // also when nothing was running (a timer's alarm or the speaker may have been).
       const cutting = this.midLine;

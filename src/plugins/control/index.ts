@@ -8,6 +8,7 @@
  * the service adds the rest (status, devices, memory, doctor, update). A bad
  * request gets an error line; nothing a client sends can crash the service.
  */
+import { isStopWord } from '../../kernel/stop-words.js';
 import net from 'node:net';
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -145,6 +146,11 @@ export class ControlPlugin implements Plugin {
     }, { perRequest: true });
     this.commands.set('ask', async (args, io) => {
       const text = requireText(args, sdk.settings().get<number>('core.agent.max_input_chars'));
+      // "stop" alone is the stop button, as typed in the console: not a message for the agent.
+      if (isStopWord(text)) {
+        sdk.stop('cli');
+        return { input_id: '', reply: '', status: 'stopped', tools: [], actions: [] };
+      }
       // `homeagent ask --as NAME`: who is asking (a person, never the channel); without it, nobody in particular.
       let user: string | undefined;
       if (args.as !== undefined) {
