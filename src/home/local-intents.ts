@@ -871,6 +871,13 @@ export class LocalIntents {
         parts.push(zh ? `已把${what}调到${to}。` : `Set ${what} to ${to}.`);
       } else if (act === 'set_temperature') {
         parts.push(zh ? `已把${what}设为${num(action.temperature ?? 0)}度。` : `Set ${what} to ${num(action.temperature ?? 0)} degrees.`);
+        // A set-point does not switch a thermostat on (Home Assistant's climate.set_temperature keeps its mode): one that
+        // is off will not heat to it, and "Set the EcoBee to 22 degrees" alone let the person think it would.
+        const off = ok.filter((e) => e.component === 'climate' && this.d.registry.view(e.id)?.state.mode === 'off');
+        if (off.length) {
+          const names = joinNames(off.map((e) => the(e, lang)), lang);
+          parts.push(zh ? `${off.map((e) => e.name).join('、')}是关着的，打开之前不会加热或制冷。` : `${cap(names)} ${off.length > 1 ? 'are' : 'is'} off, so ${off.length > 1 ? 'they' : 'it'} will not heat or cool until switched on.`);
+        }
       } else if (act === 'set_position') {
         parts.push(zh ? `已把${what}调到${action.position}%。` : `Moved ${what} to ${action.position} percent.`);
       } else {

@@ -284,6 +284,14 @@ describe('local intents with the real matcher', () => {
     // A room of the home is no place for the weather: its temperature (a newcomer's "is it cold in the bedroom" got
     // "I can't tell you the weather in The Bedroom" while the bedroom had a thermometer).
     assert.equal((await rig.sdk.runInput('is it cold in the living room')).response, 'The EcoBee reads 21.5 degrees.');
+    // A set-point on a thermostat that is off: set, and said that it will not heat (a tester's "turn off the EcoBee",
+    // then "set the temperature to 22", was answered as if it would heat to 22).
+    await rig.sim.publish('home/ecobee/mode', 'off');
+    await waitFor(() => rig.plugin.registry?.view('ecobee')?.state.mode === 'off', 'the EcoBee to report off');
+    assert.equal((await rig.sdk.runInput('set the temperature to 22 degrees')).response, 'Set the EcoBee to 22 degrees. The EcoBee is off, so it will not heat or cool until switched on.');
+    await rig.sim.publish('home/ecobee/mode', 'heat');
+    await waitFor(() => rig.plugin.registry?.view('ecobee')?.state.mode === 'heat', 'the EcoBee to report heat');
+    assert.equal((await rig.sdk.runInput('set the temperature to 21 degrees')).response, 'Set the EcoBee to 21 degrees.');
     assert.equal((await rig.sdk.runInput("what's the weather in the living room")).response, 'The EcoBee reads 21.5 degrees.');
     assert.equal((await rig.sdk.runInput('is it cold in the kitchen')).response, "I don't know the temperature in the Kitchen.");
   });
