@@ -218,7 +218,8 @@ export class VoiceServicePlugin implements Plugin {
       if (this.closed) return;
       const mine = ++requested;
       // The first build says so; a rebuild keeps the grammar in use (and its state) until the new one is ready.
-      if (this.grammarInfo?.state !== 'ready') this.grammarInfo = { state: 'building', entities: vocab.entities.length, areas: vocab.areas.length };
+      // Only a built grammar has `entities` (what clients wait for: test/cli/control.test.ts grammarReady).
+      if (this.grammarInfo?.state !== 'ready') this.grammarInfo = { state: 'building' };
       this.lastBuild = grammar
         .setVocabulary(vocab)
         .then((info) => {
