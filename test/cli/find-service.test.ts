@@ -11,10 +11,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { probeService } from '../../src/cli/client.js';
 import { otherServicesHint, runningServices, serviceOf } from '../../src/cli/find-service.js';
-import { waitUntil } from '../support/wait.js';
-import { cli } from './run-cli.js';
+import { cli, serviceAnswers } from './run-cli.js';
 
 const HERMETIC = { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT_SOCKET: '' };
 
@@ -42,11 +40,7 @@ test('with a service running on another data directory, status names it and conf
   let err = '';
   service.stderr.on('data', (d: Buffer) => (err += d.toString()));
   try {
-    let up = false;
-    await waitUntil(() => {
-      void probeService(socket).then((s) => (up = s === 'running'));
-      return up || service.exitCode !== null;
-    }, 'the service to answer', 120_000);
+    await serviceAnswers(socket, service);
     assert.equal(service.exitCode, null, err);
     assert.ok(runningServices().some((s) => s.socket === socket && s.pid === service.pid), 'found from /proc');
     assert.ok(!runningServices(socket).some((s) => s.socket === socket), 'the socket tried is left out');

@@ -12,8 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigRegistry } from '../../src/config/registry.js';
 import { probeService } from '../../src/cli/client.js';
-import { waitUntil } from '../support/wait.js';
-import { cli } from './run-cli.js';
+import { cli, serviceAnswers } from './run-cli.js';
 
 const HERMETIC = { HOMEAGENT__CORE__LLM__SOURCES__OLLAMA__BASE_URL: 'http://127.0.0.1:9', HOMEAGENT_SOCKET: '' };
 
@@ -115,11 +114,7 @@ test('config set while the service is starting: every write lands, none fails', 
     const results = await Promise.all(writes.map(([k, v]) => cli(['--data-dir', dir, '--socket', socket, 'config', 'set', k, v], { env: HERMETIC })));
     for (const [i, r] of results.entries()) assert.equal(r.code, 0, `${writes[i]![0]}: ${r.stderr}`);
     // Once it answers, the service sees every value.
-    let up = false;
-    await waitUntil(() => {
-      void probeService(socket).then((s) => (up = s === 'running'));
-      return up || service.exitCode !== null;
-    }, 'the service to answer', 120_000);
+    await serviceAnswers(socket, service);
     assert.equal(service.exitCode, null, err);
     for (const [k, , want] of writes) {
       const r = await cli(['--data-dir', dir, '--socket', socket, '--json', 'config', 'get', k], { env: HERMETIC });

@@ -2,7 +2,9 @@
  * Runs the `homeagent` executable (src/cli/main.ts through tsx) as a user
  * would, for the CLI tests.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { probeService } from '../../src/cli/client.js';
+import { waitUntil } from '../support/wait.js';
 import path from 'node:path';
 
 const CLI = path.resolve('src/cli/main.ts');
@@ -27,4 +29,13 @@ export function cli(args: string[], o: { env?: NodeJS.ProcessEnv; closeStdout?: 
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Resolves once the service `service` answers on `socket`, or has exited (the caller checks which). */
+export async function serviceAnswers(socket: string, service: ChildProcess): Promise<void> {
+  let up = false;
+  await waitUntil(() => {
+    void probeService(socket).then((s) => (up = s === 'running'));
+    return up || service.exitCode !== null;
+  }, 'the service to answer', 120_000);
 }
