@@ -117,14 +117,21 @@ function json(): boolean {
   return program.opts<{ json?: boolean }>().json === true;
 }
 
+/** Whether the data directory or socket was named (an option or the environment), rather than the default taken. */
+function placeNamed(): boolean {
+  const o = program.opts<{ dataDir?: string; socket?: string }>();
+  return o.dataDir !== undefined || o.socket !== undefined || Boolean(process.env.HOMEAGENT_SOCKET) || Boolean(process.env.HOMEAGENT_DATA_DIR);
+}
+
 function dataDir(): string {
   return resolveDataDir(program.opts<{ dataDir?: string }>().dataDir);
 }
 
 /** Print an error of `cmd` (named as typed: "config set", not the request "config.set") and set the exit code (3: the service is unreachable). */
 function fail(cmd: string, err: unknown): void {
-  // Nothing answers here, but a service runs with another data directory or socket: say where.
-  const elsewhere = err instanceof ServiceUnreachableError ? otherServicesHint(runningServices(err.socketPath)) : undefined;
+  // Nothing answers here, but a service runs with another data directory or socket: say where (not when one was named:
+  // a newcomer who gave --data-dir for their stopped box was pointed at another user's).
+  const elsewhere = err instanceof ServiceUnreachableError && !placeNamed() ? otherServicesHint(runningServices(err.socketPath)) : undefined;
   process.stderr.write(`homeagent ${cmd.replace(/\./g, ' ')}: ${errorMessage(err)}${elsewhere ? `; ${elsewhere}` : ''}\n`);
   process.exitCode = err instanceof HomeAgentError && err.code === 'SERVICE_UNREACHABLE' ? 3 : 1;
 }
@@ -171,8 +178,7 @@ async function serviceOrLocal(cmd: string, args: Record<string, unknown> = {}): 
   }
   // Not running here, but elsewhere (another --data-dir or --socket) and none was named: changing this data
   // directory's settings.db would not reach it.
-  const o = program.opts<{ dataDir?: string; socket?: string }>();
-  const elsewhere = o.dataDir === undefined && o.socket === undefined ? otherServicesHint(runningServices(sock)) : undefined;
+  const elsewhere = placeNamed() ? undefined : otherServicesHint(runningServices(sock));
   if (elsewhere && (cmd === 'config.set' || cmd === 'config.delete')) {
     return fail(cmd, new HomeAgentError('SERVICE_UNREACHABLE', `nothing answers on ${sock}, and ${elsewhere} (or --data-dir ${dataDir()} to change this data directory's settings.db while its service is stopped)`));
   }

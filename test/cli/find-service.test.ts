@@ -50,6 +50,10 @@ test('with a service running on another data directory, status names it and conf
     // Other tests' services may run at the same time: each is named, this one among them.
     assert.match(status.stderr, /cannot reach the homeagent service at .*data-local\/homeagent\.sock/);
     assert.ok(status.stderr.includes(socket) && status.stderr.includes(`--data-dir ${dir}`), status.stderr);
+    // A data directory named: that one is meant, and no other service is pointed at (a newcomer's stopped box was).
+    const namedStatus = await cli(['--data-dir', path.join(other, 'mine'), 'status'], { env: HERMETIC, cwd: other });
+    assert.equal(namedStatus.code, 3);
+    assert.ok(!namedStatus.stderr.includes(socket), namedStatus.stderr);
     const set = await cli(['config', 'set', 'plugin.home.area', 'Kitchen'], { env: HERMETIC, cwd: other });
     assert.equal(set.code, 3, set.stderr);
     assert.match(set.stderr, /nothing answers on .*data-local.*homeagent\.sock, and .*homeagent service/);
