@@ -139,6 +139,31 @@ test('a burst of setVocabulary calls (a home announced device by device) builds 
   }
 });
 
+test('a command said while the home is being announced is heard: the build it waited for is used, not deleted for the next one (a breaking tester\'s every listen failed with "Failed to open dictionary file")', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-churn-'));
+  const e = new PocketsphinxStt({ workDir: dir });
+  try {
+    const full = fixtureVocabulary();
+    const frontDoor = full.entities.filter((x) => x.name === 'Front Door');
+    assert.equal(frontDoor.length, 1);
+    await e.setVocabulary({ ...full, entities: frontDoor });
+    // A build under way; a session starts and waits for it; then a newer vocabulary arrives before it is done.
+    const building = e.setVocabulary({ ...full, entities: [...frontDoor, ...full.entities.filter((x) => x.name !== 'Front Door').slice(0, 5)] });
+    await new Promise((r) => setImmediate(r));
+    const s = e.start();
+    const newer = e.setVocabulary(full);
+    feed(readWavPcm(path.join(voiceDir, 'lock the Front Door.wav')), (b) => s.write(b));
+    assert.equal((await s.end()).text, 'lock the front door');
+    await Promise.all([building, newer]);
+    const again = e.start();
+    feed(readWavPcm(path.join(voiceDir, 'lock the Front Door.wav')), (b) => again.write(b));
+    assert.equal((await again.end()).text, 'lock the front door', 'and on the newest grammar after it');
+  } finally {
+    await e.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('pause(): the final pass runs during the silence wait and end() takes its result (no second decode), equal to a plain decode', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ha-ps-pause-'));
   const work = path.join(dir, 'work');

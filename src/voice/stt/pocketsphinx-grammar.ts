@@ -132,6 +132,15 @@ export class GrammarFiles {
       const root = await this.ensureRoot();
       const dir = path.join(root, `g${++this.generation}`);
       await mkdir(dir, { recursive: true });
+      try {
+        return await buildIn(dir);
+      } catch (err) {
+        // A failed build leaves no directory behind (a tester's failing names left one per attempt).
+        await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+        throw err;
+      }
+    };
+    const buildIn = async (dir: string): Promise<{ g: Grammar; info: GrammarInfo }> => {
       // On a worker thread: the build's CPU and garbage stay off the service's thread (grammar-thread.ts).
       const g = await buildGrammarOffThread(vocab, this.opts.fillerWeights, this.opts.jointProb, this.opts.notCommandProb);
       await writeFile(path.join(dir, 'command.fsg'), g.fsg);
@@ -195,11 +204,14 @@ export class GrammarFiles {
     const { g, info } = built;
     // Overtaken: the newest request's build, which that request makes the grammar.
     if (!own) return info;
-    if (mine !== this.requested || this.closed) {
-      // A newer vocabulary was requested meanwhile (or the files were closed): this build is already stale.
+    if (this.closed) {
       this.retire(g);
       return info;
     }
+    // Builds run one at a time, so this one is newer than the grammar in use: it becomes the grammar even when a newer
+    // vocabulary was asked for meanwhile (that one follows). Thrown away instead, its files went while a session that
+    // had waited for it was about to take its lease, and every command said during a burst of announcements failed
+    // ("Failed to open dictionary file .../garbage.dict", a breaking tester's).
     const old = this.grammar;
     this.grammar = g;
     if (this.pending === pending) this.pending = undefined;
