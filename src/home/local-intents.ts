@@ -231,7 +231,8 @@ interface LitTargets {
 /**
  * `m` with its `here` slot ("in here": the box's own room, speech-to-phrase's
  * English) read as `area` = `ownArea` (plugin.home.area); with no room set,
- * as if no room was said. A tester's "turn off the lamp in here", the box in
+ * as if no room was said (LocalIntents.handle answers such a command itself:
+ * it does not know its room). A tester's "turn off the lamp in here", the box in
  * the Kitchen, switched off the Living Room Lamp: "the lamp" with no room is
  * the one lamp of the home, but "in here" said which room.
  */
@@ -432,9 +433,15 @@ export class LocalIntents {
    */
   async handle(match: IntentMatch, req: IntentRequest): Promise<string | undefined> {
     if (req.signal?.aborted) return undefined;
+    const lang = req.lang ?? toLang(match.language);
+    // "In here" with no room of the box's own is no room it knows: asked, not the whole home (a breaking tester's
+    // "open the windows in here" opened every window of the home, "turn off the lights in here" all 70 lights).
+    if (match.slots.here !== undefined && !this.d.ownArea?.()?.trim() && match.slots.area === undefined) {
+      this.unplaced = true;
+      return lang === 'zh' ? '我不知道自己在哪个房间。请说出房间名，或用 homeagent config set plugin.home.area 设置。' : "I don't know which room I'm in. Say the room, or set mine with homeagent config set plugin.home.area.";
+    }
     match = inHere(match, this.d.ownArea?.());
     if (match.unsure_between) req = { ...req, askFirst: true };
-    const lang = req.lang ?? toLang(match.language);
     // A continuation fragment sets the lights the command just before it switched on; anything else forgets them.
     const previous = this.lit;
     if (!req.dryRun) this.lit = undefined;

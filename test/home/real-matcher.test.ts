@@ -311,6 +311,15 @@ describe('local intents with the real matcher', () => {
       for (const text of ['turn on the lights in here', 'turn on the lights', 'set lights to red', 'set brightness to 30 percent']) {
         assert.equal((await rig.sdk.runInput(text)).response, 'There are no lights in the Garage.', text);
       }
+      // No room of its own: "in here" is no room it knows, and nothing acts (a breaking tester's "turn off the lights in
+      // here" switched off every light of the home).
+      rig.sdk.settingsApi.set('plugin.home.area', '');
+      rig.sim.clear();
+      for (const text of ['turn off the lights in here', 'close the windows in here', "what's the temp in here", 'turn on the lamp in here']) {
+        assert.match((await rig.sdk.runInput(text)).response ?? '', /^I don't know which room I'm in\. Say the room, or set mine with homeagent config set plugin\.home\.area\.$/, text);
+      }
+      assert.equal((await rig.sdk.runInput('turn off the lights in the bedroom')).response, 'Turned off the Bed Light.', 'a room said is that room');
+      assert.deepEqual(rig.sim.commands.filter((c) => !/bed_light/.test(c.topic)), [], 'nothing but the bedroom light was commanded');
     } finally {
       rig.sdk.settingsApi.set('plugin.home.area', '');
     }
