@@ -335,7 +335,15 @@ export class HomePlugin implements Plugin {
       const input = ctx.input;
       // Our own announcement (reportWatch): said as it is.
       if (input.meta?.device_unreported === true) {
-        ctx.response = typeof input.meta.spoken === 'string' ? input.meta.spoken : input.text;
+        const spoken = typeof input.meta.spoken === 'string' ? input.meta.spoken : input.text;
+        // Queued before a yes/no question opened and run while it waits: held again until it is settled (said, it was
+        // the last thing heard before the answer, a breaking tester's "yes" then unlocked the door).
+        if (gate.pending) {
+          this.deferredNotices.push({ entities: [], text: spoken, channel: input.channel });
+          ctx.response = '';
+          return;
+        }
+        ctx.response = spoken;
         return;
       }
       if (input.meta?.timer_expired === true || input.channel.startsWith('_')) return;

@@ -84,6 +84,19 @@ describe('devices that do not report back after a command', () => {
     }
   });
 
+  test('a notice queued before a question opened and run while it waits is held again until the question is settled (a breaking tester\'s notice was the last thing said before the "yes" that unlocked the door)', async () => {
+    // The Front Door is locked (the test before): unlocking it asks.
+    assert.match((await rig.sdk.runInput('unlock the front door')).response ?? '', /^Do you really want to unlock the Front Door\?/);
+    const text = 'I asked to turn on the TV, but it has not reported back, so it may not have happened.';
+    const meta = { device_unreported: true, spoken: text };
+    const count = (): number => rig.sdk.inputs.filter((i) => i.opts?.meta?.device_unreported === true && i.response === text).length;
+    const said = count();
+    await rig.sdk.injectInput('console', text, { announcement: true, meta });
+    assert.equal(count(), said, 'not said while the question waits');
+    assert.match((await rig.sdk.runInput('no')).response ?? '', /^OK, I did not unlock the Front Door/);
+    await waitFor(() => count() === said + 1, 'the notice once the question was settled');
+  });
+
   test('the tester\'s case: no device subscribed (the broker restarted and the device has not come back): the broker acknowledges, nothing arrives, and the box says so', async () => {
     const before = unreported().length;
     await rig.sim.stop();
