@@ -146,16 +146,19 @@ function lightCommands(entity: Entity, a: DeviceAction, state: EntityState): Arr
   const cmd = opt(entity, 'command_topic');
   if (!cmd) throw unsupported(entity, 'be commanded (no command_topic)');
   const scale = optNumber(entity, 'brightness_scale') ?? 255;
-  // A brightness that comes to 0 on the light's scale is off, whatever the schema (Home Assistant's light.turn_on
-  // with brightness 0 turns the light off): the default schema sent brightness 0 and then "ON", the json one "OFF".
-  const dark = a.brightness_pct !== undefined && Math.round((Math.max(0, Math.min(100, a.brightness_pct)) * scale) / 100) === 0;
+  // Brightness 0 is off, whatever the schema (Home Assistant's light.turn_on with brightness 0 turns the light off):
+  // the default schema sent brightness 0 and then "ON", the json one "OFF". Any other brightness is at least 1 on the
+  // light's scale, as Home Assistant's MQTT light keeps it ("not rounded down to 0"): 4 % of a scale of 10 switched a
+  // breaking tester's light off while the box said "Set ... to 4 percent".
+  const dark = a.brightness_pct !== undefined && a.brightness_pct <= 0;
+  const level = (pct: number): number => Math.max(1, Math.round((Math.min(100, pct) * scale) / 100));
   const on = !dark && (a.action === 'turn_on' || (a.action === 'toggle' && state.state !== 'on'));
   const modes = colorModes(entity);
   if (entity.config.schema === 'json') {
     const body: Record<string, unknown> = { state: on ? 'ON' : 'OFF' };
     if (on && a.brightness_pct !== undefined) {
       if (entity.config.brightness !== true) throw unsupported(entity, 'dim');
-      body.brightness = Math.round((Math.max(0, Math.min(100, a.brightness_pct)) * scale) / 100);
+      body.brightness = level(a.brightness_pct);
     }
     if (on && a.color) {
       if (modes.some((m) => m === 'rgb' || m === 'rgbw' || m === 'rgbww')) body.color = { ...a.color };
@@ -176,7 +179,7 @@ function lightCommands(entity: Entity, a: DeviceAction, state: EntityState): Arr
   if (a.brightness_pct !== undefined) {
     const bt = opt(entity, 'brightness_command_topic');
     if (!bt) throw unsupported(entity, 'dim');
-    out.push([bt, withTemplate(entity, 'brightness_command_template', Math.round((Math.max(0, Math.min(100, a.brightness_pct)) * scale) / 100))]);
+    out.push([bt, withTemplate(entity, 'brightness_command_template', level(a.brightness_pct))]);
   }
   if (a.color) {
     const ct = opt(entity, 'rgb_command_topic');

@@ -138,8 +138,10 @@ describe('command payloads per component', () => {
     assert.deepEqual(cmds(e, { action: 'toggle' }, { state: 'on' }), [['l/set', 'off!']]);
     // Brightness 0 is off, as in the json schema (a tester's "set the lamp to 0 percent" sent brightness 0, then "on").
     assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 0 }), [['l/set', 'off!']]);
-    assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 0.4 }), [['l/set', 'off!']], '0 on the light\'s scale');
+    assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 0.4 }), [['l/bri', '1'], ['l/set', 'on!']], 'not 0: at least 1 on the light\'s scale, as Home Assistant keeps it');
     assert.deepEqual(cmds(e, { action: 'turn_on', brightness_pct: 1 }), [['l/bri', '1'], ['l/set', 'on!']]);
+    const coarse = entity('homeassistant/light/c/config', { uniq_id: 'c', cmd_t: 'c/set', bri_cmd_t: 'c/bri', bri_scl: 10 });
+    assert.deepEqual(cmds(coarse, { action: 'turn_on', brightness_pct: 4 }), [['c/bri', '1'], ['c/set', 'ON']], 'a breaking tester\'s 4 % of a scale of 10 switched the light off');
   });
   test('light json schema: state strings, brightness, colour by supported mode', () => {
     const e = entity('homeassistant/light/j/config', { uniq_id: 'j', schema: 'json', cmd_t: 'j/set', brightness: true, sup_clrm: ['xy', 'color_temp'] });
