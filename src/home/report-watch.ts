@@ -68,6 +68,8 @@ interface Watch {
 interface Held {
   items: Array<{ entity: Entity; phrase: string }>;
   lang: Lang;
+  /** When the first was held, clock.monotonic() ms: the notice waits for others at most NOTICE_GROUP_MS from then. */
+  since: number;
   timer?: TimerHandle;
 }
 
@@ -111,16 +113,28 @@ export class ReportWatch {
   private check(w: Watch): void {
     if (!this.watches.delete(w)) return;
     const silent = w.entities.filter((x) => this.o.registry.liveReports(x.entity.id) === x.reports).map((x) => x.entity);
+    const now = this.o.clock.monotonic();
     let held = this.held.get(w.channel);
+    // One language per notice: one held in another is said first.
+    if (held && silent.length && held.lang !== w.wording.lang) {
+      this.flush(w.channel);
+      held = undefined;
+    }
     if (silent.length) {
-      if (!held) this.held.set(w.channel, (held = { items: [], lang: w.wording.lang }));
-      for (const entity of silent) held.items.push({ entity, phrase: w.wording.phrase(entity) });
+      if (!held) this.held.set(w.channel, (held = { items: [], lang: w.wording.lang, since: now }));
+      for (const entity of silent) {
+        // A device commanded again is named once, with its latest command (a breaking tester's nine commands to one
+        // light named it nine times).
+        const at = held.items.findIndex((x) => x.entity.id === entity.id);
+        if (at >= 0) held.items.splice(at, 1);
+        held.items.push({ entity, phrase: w.wording.phrase(entity) });
+      }
     }
     if (!held) return;
-    // Another command's watch on this channel ends soon: wait for it, and say both in one notice.
-    const now = this.o.clock.monotonic();
+    // Another command's watch on this channel ends soon: wait for it, and say both in one notice; never longer than
+    // NOTICE_GROUP_MS after the first was held (commands every few seconds put a tester's notice off for 35 s).
     let last = -Infinity;
-    for (const x of this.watches) if (x.channel === w.channel && x.due - now <= NOTICE_GROUP_MS) last = Math.max(last, x.due);
+    for (const x of this.watches) if (x.channel === w.channel && x.due - now <= NOTICE_GROUP_MS && x.due <= held.since + NOTICE_GROUP_MS) last = Math.max(last, x.due);
     this.o.clock.clearTimeout(held.timer);
     if (last > -Infinity) held.timer = this.o.clock.setTimeout(() => this.flush(w.channel), last - now + 1);
     else this.flush(w.channel);

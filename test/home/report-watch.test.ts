@@ -132,8 +132,8 @@ test('commands on one channel whose watches end within NOTICE_GROUP_MS share one
   clock.advance(2001);
   assert.equal(missing.length, 2);
   const speaker = missing.find((m) => m.channel === 'speaker');
-  assert.deepEqual(speaker?.entities.map((x) => x.id), ['kitchen_light', 'desk_lamp', 'desk_lamp']);
-  assert.match(speaker?.text ?? '', /^I asked to turn on the kitchen light, turn on the desk lamp and turn on the desk lamp, but they have not reported back/);
+  assert.deepEqual(speaker?.entities.map((x) => x.id), ['kitchen_light', 'desk_lamp'], 'a device commanded twice is named once');
+  assert.match(speaker?.text ?? '', /^I asked to turn on the kitchen light and turn on the desk lamp, but they have not reported back/);
   assert.deepEqual(missing.find((m) => m.channel === 'console')?.entities.map((x) => x.id), ['kitchen_light']);
   // A command whose device reports is left out of the shared notice; one that ends later than the window is its own.
   missing.length = 0;
@@ -158,4 +158,28 @@ test('commands on one channel whose watches end within NOTICE_GROUP_MS share one
   watch.clear();
   clock.advance(60_000);
   assert.equal(missing.length, 3, 'nothing said after a stop');
+});
+
+test('a shared notice waits at most NOTICE_GROUP_MS after the first was held (commands every few seconds put a tester\'s off for 35 s); a device is named with its latest command; one language per notice', () => {
+  const { e, clock, missing, watch, notice } = rig();
+  const off = { phrase: (x: Entity) => actionPhrase(x, 'turn_off', { action: 'turn_off' } as never, 'en'), lang: 'en' as const };
+  // Nine commands 3.5 s apart to one silent light.
+  for (let i = 0; i < 9; i++) {
+    watch.expect([e('kitchen_light')], i % 2 ? off : notice, 'speaker');
+    clock.advance(3500);
+  }
+  clock.advance(8000);
+  assert.ok(missing.length >= 2, `said while the commands went on, not once at the end (${missing.length})`);
+  assert.ok(missing.every((m) => m.entities.length === 1), 'one device, named once in each');
+  assert.match(missing.at(-1)?.text ?? '', /^I asked to turn on the kitchen light, but it has not reported back/, 'with its latest command');
+  // Chinese and English on one channel: two notices, each in its language.
+  missing.length = 0;
+  const zh = { phrase: (x: Entity) => actionPhrase(x, 'turn_off', { action: 'turn_off' } as never, 'zh'), lang: 'zh' as const };
+  watch.expect([e('kitchen_light')], notice, 'speaker');
+  clock.advance(1000);
+  watch.expect([e('desk_lamp')], zh, 'speaker');
+  clock.advance(8000);
+  assert.equal(missing.length, 2);
+  assert.match(missing[0]?.text ?? '', /^I asked to turn on the kitchen light/);
+  assert.match(missing[1]?.text ?? '', /没有回报状态/);
 });
