@@ -21,6 +21,7 @@ import { buildGrammar, GrammarError, type SpeechGrammar } from './grammar.js';
 import type { FillerWeights } from './filler.js';
 import type { Vocabulary } from './types.js';
 import { createLogger } from '../kernel/log.js';
+import { HomeAgentError } from '../kernel/errors.js';
 
 const log = createLogger('intents:grammar');
 
@@ -49,6 +50,13 @@ function startWorker(job: GrammarJob): Worker {
   return new Worker(code, { eval: true, workerData: job });
 }
 
+/** buildGrammar itself threw (not a GrammarError) on the worker: the same build here would throw the same, so it is not retried here. */
+export class GrammarBuildError extends HomeAgentError {
+  constructor(message: string) {
+    super('GRAMMAR_BUILD_FAILED', message);
+  }
+}
+
 let fallbackLogged = false;
 
 /** Run one job on a fresh worker; rejects with GrammarError, or with the worker's failure. */
@@ -66,7 +74,7 @@ function onWorker(job: GrammarJob): Promise<SpeechGrammar> {
       finish(() => {
         if (reply.ok) resolve(reply.grammar);
         else if (reply.grammarError !== undefined) reject(new GrammarError(reply.grammarError));
-        else reject(new Error(reply.error));
+        else reject(new GrammarBuildError(reply.error));
       });
     });
     worker.once('error', (err) => finish(() => reject(err)));
@@ -78,8 +86,9 @@ function onWorker(job: GrammarJob): Promise<SpeechGrammar> {
  * buildGrammar(vocab, weights, jointProb, notCommandProb) on a worker thread
  * (arguments as buildGrammar's; undefined takes its default). Resolves with
  * the same SpeechGrammar the same call on this thread returns. Rejects with
- * GrammarError when the grammar cannot be built; a worker that fails for any
- * other reason is replaced by the build on this thread.
+ * GrammarError when the grammar cannot be built, GrammarBuildError (its
+ * message) when buildGrammar threw anything else there; a worker that could
+ * not run (start-up, crash) is replaced by the build on this thread.
  */
 export async function buildGrammarOffThread(
   vocab: Vocabulary,
@@ -90,7 +99,7 @@ export async function buildGrammarOffThread(
   try {
     return await onWorker({ vocab, weights, jointProb, notCommandProb });
   } catch (err) {
-    if (err instanceof GrammarError) throw err;
+    if (err instanceof GrammarError || err instanceof GrammarBuildError) throw err;
     if (!fallbackLogged) {
       fallbackLogged = true;
       log.warn({ err: err instanceof Error ? err.message : String(err) }, 'grammar worker failed; building the grammar on the main thread');

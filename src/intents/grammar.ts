@@ -50,10 +50,16 @@ export class GrammarError extends HomeAgentError {
 
 const SPEAKABLE = /^[a-z0-9']+$/;
 
-/** Words of one normalised token for a grammar ("50" -> ["fifty"]); null when it cannot be spoken in English. */
+/** Largest number numberToWords speaks (numbers.ts). */
+const MAX_SPOKEN_NUMBER = 999_999;
+
+/**
+ * Words of one normalised token for a grammar ("50" -> ["fifty"]); null when it cannot be spoken in English (a
+ * number past MAX_SPOKEN_NUMBER too: a breaking tester's device named "1234567890" failed every grammar build, and
+ * voice with it, where its name alone should have been left out).
+ */
 function tokenWords(token: string): string[] | null {
-  if (/^\d+$/.test(token)) return numberToWords(Number(token)).split(' ');
-  if (/^\d+\.\d+$/.test(token)) return numberToWords(Number(token)).split(' ');
+  if (/^\d+(\.\d+)?$/.test(token)) return Number(token) <= MAX_SPOKEN_NUMBER ? numberToWords(Number(token)).split(' ') : null;
   return SPEAKABLE.test(token) ? [token] : null;
 }
 

@@ -28,6 +28,7 @@ import type { Logger } from '../kernel/log-types.js';
 import { readWakeConfig, wakeReport, wakeSummary, type WakeConfig, type WakeReport } from './wake-ways.js';
 import { PocketsphinxStt } from '../voice/stt/pocketsphinx.js';
 import { SttChain } from '../voice/stt/order.js';
+import { SttNoGrammarError } from '../voice/stt/errors.js';
 import type { SttResult } from '../voice/stt/types.js';
 import type { Vocabulary } from '../intents/types.js';
 import { probeAlsa } from '../../hal/common/alsa.js';
@@ -226,8 +227,9 @@ export class VoiceServicePlugin implements Plugin {
           if (mine === requested) this.grammarInfo = { state: 'ready', entities: vocab.entities.length, areas: vocab.areas.length, ...info };
         })
         .catch((err: unknown) => {
-          // A build still queued when the voice stops is dropped (SttNoGrammarError): no failure.
-          if (this.closed) return;
+          // A build still queued when the voice stops (or restarts: a new recogniser by then) is dropped
+          // (SttNoGrammarError): no failure.
+          if (this.closed || err instanceof SttNoGrammarError) return;
           if (mine === requested) this.grammarInfo = { state: 'failed', error: errorMessage(err) };
           log.error({ err: errorMessage(err) }, 'speech grammar build failed; commands go to dictation or are not recognised');
         });
