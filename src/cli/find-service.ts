@@ -21,8 +21,8 @@ import { resolveDataDir } from '../service/paths.js';
 export interface RunningService {
   pid: number;
   socket: string;
-  /** Its data directory, when its socket is there (no --socket, HOMEAGENT_SOCKET or systemd runtime directory). */
-  dataDir?: string;
+  /** Its data directory. */
+  dataDir: string;
 }
 
 /** The value of option `name` in `args` ("--name value" or "--name=value"), if given. */
@@ -52,12 +52,11 @@ function environ(pid: number): NodeJS.ProcessEnv {
  * The service run by `args` (a process's command line) in `cwd` with `env`,
  * or undefined when the command line is no `homeagent run`.
  */
-export function serviceOf(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { socket: string; dataDir?: string } | undefined {
+export function serviceOf(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): { socket: string; dataDir: string } | undefined {
   const cli = args.findIndex((a) => /(^|\/)cli\/main\.(js|ts)$/.test(a) || path.basename(a) === 'homeagent');
   if (cli < 0 || !args.slice(cli + 1).includes('run')) return undefined;
   const rest = args.slice(cli + 1);
   const socket = option(rest, '--socket');
-  if (socket) return { socket: path.resolve(cwd, socket) };
   const flag = option(rest, '--data-dir');
   // resolveDataDir, in the service's working directory.
   const installed = resolveDataDir(undefined, {});
@@ -70,8 +69,7 @@ export function serviceOf(args: readonly string[], cwd: string, env: NodeJS.Proc
         : installed === '/var/lib/homeagent'
           ? installed
           : path.join(cwd, 'data-local');
-  const sock = defaultSocketPath(dataDir, env);
-  return { socket: sock, ...(sock === path.join(dataDir, 'homeagent.sock') ? { dataDir } : {}) };
+  return { socket: socket ? path.resolve(cwd, socket) : defaultSocketPath(dataDir, env), dataDir };
 }
 
 /** Every running homeagent service whose socket exists, but the one at `except`; empty where /proc cannot be read. */
@@ -102,7 +100,18 @@ export function runningServices(except?: string): RunningService[] {
 /** The sentence that points at running services ("A homeagent service runs with its socket at X: add --socket X."), or undefined for none. */
 export function otherServicesHint(services: readonly RunningService[]): string | undefined {
   if (services.length === 0) return undefined;
-  const how = (s: RunningService): string => (s.dataDir ? `--data-dir ${s.dataDir}` : `--socket ${s.socket}`);
+  const how = (s: RunningService): string => (s.socket === path.join(s.dataDir, 'homeagent.sock') ? `--data-dir ${s.dataDir}` : `--socket ${s.socket}`);
   if (services.length === 1) return `a homeagent service runs with its socket at ${services[0]!.socket}: add ${how(services[0]!)}`;
   return `homeagent services run with their sockets at ${services.map((s) => s.socket).join(', ')}: add ${services.map(how).join(' or ')}`;
+}
+
+/**
+ * The running service on data directory `dataDir` (resolved), if any: one
+ * started with its socket elsewhere (--socket) is found by its data
+ * directory (a breaking tester's `--data-dir reldata doctor` said the service
+ * was not running and told them to start a second one on the same data).
+ */
+export function serviceOnDataDir(dataDir: string): RunningService | undefined {
+  const want = path.resolve(dataDir);
+  return runningServices().find((s) => s.dataDir === want);
 }

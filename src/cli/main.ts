@@ -6,12 +6,12 @@
  * the service is down (local.ts: settings.db directly). Output to a closed
  * pipe (`homeagent config list | head`) ends the command quietly.
  */
-import { closeSync, constants, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Command } from 'commander';
 import { defaultSocketPath, probeService, request, ServiceUnreachableError } from './client.js';
-import { otherServicesHint, runningServices } from './find-service.js';
+import { otherServicesHint, runningServices, serviceOnDataDir } from './find-service.js';
 import { resolveDataDir } from '../service/paths.js';
 import { errorMessage, HomeAgentError } from '../kernel/errors.js';
 import { INSTALL_ROOT } from '../kernel/kernel.js';
@@ -98,7 +98,11 @@ program
 
 function socketPath(): string {
   const o = program.opts<{ dataDir?: string; socket?: string }>();
-  return o.socket ?? defaultSocketPath(resolveDataDir(o.dataDir));
+  if (o.socket) return o.socket;
+  const dir = resolveDataDir(o.dataDir);
+  const sock = defaultSocketPath(dir);
+  // A service on this data directory whose socket is elsewhere (started with --socket): its socket.
+  return existsSync(sock) ? sock : (serviceOnDataDir(dir)?.socket ?? sock);
 }
 
 /** Whether a command's result reports a failure (the exit code then says so too). */

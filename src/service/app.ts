@@ -7,6 +7,7 @@
  * newcomer can try device commands at once. Tells systemd READY / WATCHDOG /
  * STOPPING; shuts down cleanly on SIGINT/SIGTERM.
  */
+import { serviceOnDataDir } from '../cli/find-service.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -102,6 +103,12 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const socketPath0 = opts.socketPath ?? defaultSocketPath(opts.dataDir, env);
   if (await socketAnswers(socketPath0)) {
     throw new HomeAgentError('ALREADY_RUNNING', `another homeagent is already running with data directory ${opts.dataDir} (its socket ${socketPath0} answers); stop it first (systemctl stop homeagent) or use another --data-dir`);
+  }
+  // The same data directory with its socket elsewhere (--socket): found from /proc. Two services on one data directory
+  // took the box's MQTT identity from each other (a breaking tester's: 51 reconnects in 40 s).
+  const other = serviceOnDataDir(opts.dataDir);
+  if (other && other.pid !== process.pid && (await socketAnswers(other.socket))) {
+    throw new HomeAgentError('ALREADY_RUNNING', `another homeagent is already running with data directory ${opts.dataDir} (process ${other.pid}, its socket ${other.socket}); stop it first or use another --data-dir`);
   }
   const settings = new ConfigRegistry(path.join(opts.dataDir, 'settings.db'), { env });
   registerServiceSettings(settings);

@@ -20,13 +20,14 @@ test('a command line that runs the service gives its socket as the service works
   const node = '/usr/bin/node';
   assert.deepEqual(serviceOf([node, '/opt/h/dist/src/cli/main.js', 'run', '--console', '--data-dir', 'x'], '/home/pi', {}), { socket: '/home/pi/x/homeagent.sock', dataDir: '/home/pi/x' });
   assert.deepEqual(serviceOf([node, '--import', 'tsx', 'src/cli/main.ts', '--data-dir=/tmp/d', 'run'], '/w', {}), { socket: '/tmp/d/homeagent.sock', dataDir: '/tmp/d' });
-  assert.deepEqual(serviceOf([node, 'dist/src/cli/main.js', '--socket', 's.sock', 'run'], '/w', {}), { socket: '/w/s.sock' });
+  assert.deepEqual(serviceOf([node, 'dist/src/cli/main.js', '--socket', 's.sock', 'run'], '/w', {}), { socket: '/w/s.sock', dataDir: '/w/data-local' });
   assert.deepEqual(serviceOf([node, 'dist/src/cli/main.js', 'run'], '/w', { HOMEAGENT_DATA_DIR: 'data2' }), { socket: '/w/data2/homeagent.sock', dataDir: '/w/data2' });
-  assert.deepEqual(serviceOf([node, 'dist/src/cli/main.js', 'run'], '/w', { RUNTIME_DIRECTORY: '/run/homeagent', STATE_DIRECTORY: '/var/lib/homeagent' }), { socket: '/run/homeagent/homeagent.sock' });
+  assert.deepEqual(serviceOf([node, 'dist/src/cli/main.js', 'run'], '/w', { RUNTIME_DIRECTORY: '/run/homeagent', STATE_DIRECTORY: '/var/lib/homeagent' }), { socket: '/run/homeagent/homeagent.sock', dataDir: '/var/lib/homeagent' });
   assert.equal(serviceOf([node, 'dist/src/cli/main.js', 'status'], '/w', {}), undefined, 'a client is no service');
   assert.equal(serviceOf([node, 'other.js', 'run'], '/w', {}), undefined);
   assert.equal(otherServicesHint([]), undefined);
   assert.equal(otherServicesHint([{ pid: 1, socket: '/tmp/d/homeagent.sock', dataDir: '/tmp/d' }]), 'a homeagent service runs with its socket at /tmp/d/homeagent.sock: add --data-dir /tmp/d');
+  assert.equal(otherServicesHint([{ pid: 1, socket: '/tmp/s.sock', dataDir: '/tmp/d' }]), 'a homeagent service runs with its socket at /tmp/s.sock: add --socket /tmp/s.sock');
 });
 
 test('with a service running on another data directory, status names it and config set refuses to change the wrong settings.db', async () => {
@@ -61,6 +62,11 @@ test('with a service running on another data directory, status names it and conf
     // With the data directory named, it goes to the service.
     const named = await cli(['--data-dir', dir, 'config', 'set', 'plugin.home.area', 'Kitchen'], { env: HERMETIC, cwd: other });
     assert.equal(named.code, 0, named.stderr);
+    // A second service on the same data directory, its socket elsewhere: refused (a breaking tester's two took the
+    // box's MQTT identity from each other); a client naming the data directory finds the first one's socket.
+    const second = await cli(['--data-dir', dir, '--socket', path.join(other, 'second.sock'), 'run', '--no-console'], { env: { ...HERMETIC, HOMEAGENT__CORE__SERVICE__EMBEDDED_BROKER_PORT: '0', HOMEAGENT__PLUGIN__WEBUI__PORT: '0' }, cwd: other });
+    assert.notEqual(second.code, 0);
+    assert.match(second.stderr, new RegExp(`another homeagent is already running with data directory .*process ${service.pid}`));
   } finally {
     service.kill('SIGTERM');
     await new Promise((r) => (service.exitCode !== null ? r(null) : service.once('exit', r)));
