@@ -122,8 +122,9 @@ export class GrammarFiles {
    * Build the grammar and dictionary for `vocab`. Requests may come in a
    * burst (devices announced one by one): one build runs at a time, and a
    * request that a newer one overtook while it waited builds nothing and
-   * resolves with the newer one's build; only the newest request becomes the
-   * grammar. A failed build keeps the grammar in use. Rejects with
+   * resolves with the newer one's build. A build that finishes becomes the
+   * grammar (it is newer than the one in use), and the newest request's build
+   * follows it. A failed build keeps the grammar in use. Rejects with
    * GrammarError or PronunciationError, or SttNoGrammarError once closed.
    */
   async setVocabulary(vocab: Vocabulary): Promise<GrammarInfo> {
