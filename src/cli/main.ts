@@ -224,9 +224,16 @@ program
     // The reply arrives sentence by sentence on the `cli` channel; print each as it comes.
     let streamed = false;
     let midLine = false;
+    // What the box said meanwhile that is not this reply (the control socket marks it `aside`): printed under the
+    // reply as `listen` prints it, never as the reply's first line.
+    const asides: string[] = [];
     const onData = (d: unknown) => {
       if (json()) return;
-      const m = d as { kind?: string; content?: string };
+      const m = d as { kind?: string; content?: string; aside?: boolean };
+      if (m.aside) {
+        if ((m.kind === 'sentence' || m.kind === 'full') && m.content) asides.push(m.content);
+        return;
+      }
       if (m.kind === 'sentence' && m.content) {
         process.stdout.write((midLine ? ' ' : '') + m.content);
         midLine = streamed = true;
@@ -239,9 +246,15 @@ program
     };
     await callResult('ask', { text: t.join(' '), ...(o.as !== undefined ? { as: o.as } : {}) }, onData, (result) => {
       if (midLine) process.stdout.write('\n');
-      if (json() || !streamed) return printResult('ask', result, json());
+      const also = asides.length ? `  also said: ${JSON.stringify(asides.join(' '))}\n` : '';
+      if (json() || !streamed) {
+        printResult('ask', result, json());
+        if (!json()) process.stdout.write(also);
+        return;
+      }
       const r = result as { status?: string; error?: string };
       for (const line of askDetails(result as Record<string, unknown>)) process.stdout.write(`${line}\n`);
+      process.stdout.write(also);
       if (r.status === 'error' && r.error) process.stderr.write(`homeagent ask: ${r.error}\n`);
     });
   });

@@ -44,3 +44,17 @@ test('the homeagent command prints them under the streamed reply: one "did:" lin
   const q = await cli(['--socket', box.app.socketPath, 'ask', 'what time is it']);
   assert.ok(!q.stdout.includes('did:'), q.stdout);
 });
+
+test('what the box said for another input (a dropped yes/no question) is printed under the reply as "also said", not as its first line', async () => {
+  // A newcomer's "what time is it" after "unlock the front door" printed "OK, I did not unlock the Front Door." first.
+  const q = await cli(['--socket', box.app.socketPath, 'ask', 'unlock the front door']);
+  assert.equal(q.code, 0, q.stderr);
+  assert.match(q.stdout, /really want to unlock the Front Door/, q.stdout);
+  const r = await cli(['--socket', box.app.socketPath, 'ask', 'what time is it']);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.doesNotMatch(lines[0]!, /did not unlock/, r.stdout);
+  assert.match(lines[0]!, /\d/, r.stdout);
+  assert.ok(lines.slice(1).some((l) => /^ {2}also said: "OK, I did not unlock the Front Door\."$/.test(l)), r.stdout);
+  assert.ok(!r.stdout.includes('did: '), 'nothing was unlocked');
+});

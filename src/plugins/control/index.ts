@@ -141,8 +141,10 @@ export class ControlPlugin implements Plugin {
       // A reply goes to the caller whose input it answers; anything else sent to this channel
       // (output_send__cli from another input's turn, a plugin's message) to every waiting caller.
       const own = m.input_id !== undefined ? this.askers.get(m.input_id) : undefined;
+      // `aside`: said while this caller waited but not its reply ("OK, I did not unlock the Front Door." when a
+      // yes/no question is dropped because the person asked something else); a newcomer read it as the reply.
       if (own) own.send({ kind: m.kind, content: m.content });
-      else for (const io of this.askers.values()) io.send({ kind: m.kind, content: m.content });
+      else for (const io of this.askers.values()) io.send({ kind: m.kind, content: m.content, aside: true });
     }, { perRequest: true });
     this.commands.set('ask', async (args, io) => {
       const text = requireText(args, sdk.settings().get<number>('core.agent.max_input_chars'));
