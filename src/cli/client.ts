@@ -7,12 +7,24 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { HomeAgentError } from '../kernel/errors.js';
 import { LineSplitter, type ControlResponse } from './protocol.js';
+import { startServiceHint } from '../service/start-hint.js';
 
 /** The service is not running or the socket is not reachable. */
+/**
+ * The service is not running or the socket is not reachable. The message says
+ * how to start it where this runs (startServiceHint: systemd only where its
+ * unit is installed; a tester in a checkout was pointed at systemctl).
+ */
 export class ServiceUnreachableError extends HomeAgentError {
-  constructor(readonly socketPath: string, cause: string) {
-    super('SERVICE_UNREACHABLE', `cannot reach the homeagent service at ${socketPath} (${cause}). Is it running? (systemctl status homeagent, or homeagent run)`);
+  constructor(readonly socketPath: string, cause: string, unitFiles?: readonly string[]) {
+    super('SERVICE_UNREACHABLE', `cannot reach the homeagent service at ${socketPath} (${cause}). Is it running? (${startServiceHint(socketDataDir(socketPath), unitFiles)})`);
   }
+}
+
+/** The data directory a socket path names when it is the service's default one there (`DIR/homeagent.sock`), else undefined. */
+function socketDataDir(socketPath: string): string | undefined {
+  const dir = path.dirname(socketPath);
+  return path.basename(socketPath) === 'homeagent.sock' && dir !== '/run/homeagent' ? dir : undefined;
 }
 
 /** The service answered with an error line. */

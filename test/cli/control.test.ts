@@ -165,6 +165,17 @@ test('the homeagent executable talks to the service; an unreachable service is a
   await assert.rejects(request('/nonexistent/homeagent.sock', 'status', {}), ServiceUnreachableError);
 });
 
+test('"cannot reach the service" says how to start it here: systemctl only where its unit is installed, else the checkout\'s way on the socket\'s data directory', () => {
+  // A tester in a checkout was told "systemctl status homeagent" by this error after doctor had stopped saying it.
+  const checkout = new ServiceUnreachableError('/tmp/box2/homeagent.sock', 'ENOENT', ['/nonexistent/homeagent.service']);
+  assert.match(checkout.message, /^cannot reach the homeagent service at \/tmp\/box2\/homeagent\.sock \(ENOENT\)\. Is it running\? \(start it: \.\/scripts\/run\.sh --data-dir \/tmp\/box2 in the checkout/);
+  assert.doesNotMatch(checkout.message, /systemctl/);
+  const unit = path.join(mkdtempSync(path.join(os.tmpdir(), 'homeagent-unit-')), 'homeagent.service');
+  writeFileSync(unit, '[Unit]\n');
+  assert.match(new ServiceUnreachableError('/run/homeagent/homeagent.sock', 'ECONNREFUSED', [unit]).message, /\(sudo systemctl start homeagent; /);
+  rmSync(path.dirname(unit), { recursive: true, force: true });
+});
+
 test('a second service on the same data directory refuses to start and leaves the first one\'s socket alone', async () => {
   await withApp(async (socket, dir) => {
     await assert.rejects(
