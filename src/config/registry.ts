@@ -137,7 +137,10 @@ export class ConfigRegistry implements SettingsAPI {
 
   /** Validate and store. Throws ConfigError naming the key and the expected type. */
   set(key: string, value: unknown): void {
-    if (!KEY_RE.test(key) || key.includes('*')) throw new ConfigError(key, 'keys look like core.<area>.<name> or plugin.<plugin>.<name>');
+    if (!KEY_RE.test(key) || key.includes('*')) {
+      const near = nearKeys(key, [...this.defs.keys()]);
+      throw new ConfigError(key, `keys look like core.<area>.<name> or plugin.<plugin>.<name>${near.length ? `: did you mean ${near.join(' or ')}?` : ''}`);
+    }
     const def = this.definition(key);
     if (!def) throw new ConfigError(key, this.unknownReason(key));
     const v = this.check(def, value, 'value');
@@ -364,11 +367,13 @@ function escapeLike(s: string): string {
  * is the same word. Empty when none is close.
  */
 export function nearKeys(key: string, keys: readonly string[]): string[] {
+  // Letter case is not a difference here: a tester's plugin.HOME.AREA got no suggestion (8 edits from plugin.home.area).
+  const lower = key.toLowerCase();
   const limit = key.length > 20 ? 3 : 2;
-  const scored = keys.map((k) => ({ k, d: editDistance(key, k, limit) })).filter((x) => x.d <= limit);
+  const scored = keys.map((k) => ({ k, d: editDistance(lower, k.toLowerCase(), limit) })).filter((x) => x.d <= limit);
   if (scored.length > 0) return scored.sort((a, b) => a.d - b.d || a.k.localeCompare(b.k)).slice(0, 3).map((x) => x.k);
-  const last = key.split('.').pop() ?? '';
-  return keys.filter((k) => k.split('.').pop() === last).sort().slice(0, 3);
+  const last = lower.split('.').pop() ?? '';
+  return keys.filter((k) => k.toLowerCase().split('.').pop() === last).sort().slice(0, 3);
 }
 
 /** Levenshtein distance of `a` and `b`, or `limit + 1` as soon as it must exceed `limit`. */

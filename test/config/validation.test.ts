@@ -157,6 +157,9 @@ test('an unknown key names the registered keys close to it (a newcomer had no di
     assert.throws(() => c.setFromString('plugin.home.aera', 'Kitchen'), /plugin\.home\.aera: unknown setting .*did you mean plugin\.home\.area\?/);
     assert.throws(() => c.get('plugin.voice.pausems'), /did you mean plugin\.voice\.pause_ms\?/);
     assert.throws(() => c.setFromString('core.home.area', 'Kitchen'), /did you mean plugin\.home\.area\?/, 'the right name under another prefix');
+    // A tester's upper-case key got no suggestion.
+    assert.throws(() => c.setFromString('plugin.HOME.AREA', 'Kitchen'), /plugin\.HOME\.AREA: unknown setting .*did you mean plugin\.home\.area\?/);
+    assert.throws(() => c.setFromString('PLUGIN.home.area', 'Kitchen'), /did you mean plugin\.home\.area\?/);
     assert.throws(() => c.setFromString('core.nothing.like.this', '1'), (e: unknown) => e instanceof ConfigError && !/did you mean/.test(e.message));
   } finally {
     done();
