@@ -57,6 +57,21 @@ function verbLead(part: { match: IntentMatch; text: string }, lang: 'en' | 'zh')
   return { words: tokenise(part.text, 'en'), intent: m.intent };
 }
 
+/**
+ * `part` with its pronoun ("it", "them"; Chinese 它, 它们) standing for the
+ * device named by `before`, the command said just before it in one breath
+ * ("set the ecobee to 22 degrees and turn it on": "turn ecobee on").
+ * Undefined when `part` has no such pronoun or `before` names no device the
+ * home has (a free name stands for nothing). A tester's sentence asked for "a
+ * device called the it".
+ */
+export function withReferent(part: string, before: IntentMatch, lang: 'en' | 'zh'): string | undefined {
+  const name = before.slots.name;
+  if (typeof name !== 'string' || !name || before.slots[NAME_FREE] !== undefined) return undefined;
+  if (lang === 'zh') return /它们?/.test(part) ? part.replace(/它们?/, name) : undefined;
+  const re = /\b(?:it|them)\b/i;
+  return re.test(part) ? part.replace(re, name) : undefined;
+}
 
 /** Constructor options of HomePlugin (all optional). */
 export interface HomePluginOptions {
@@ -550,8 +565,10 @@ export class HomePlugin implements Plugin {
         // A rest with a comma is a list first: as one sentence the matcher may take "B, C" for one command with a
         // free name ("turn on the tv lock the front door").
         const list = /[,，;；]/.test(b) ? await this.compound(b, vocab, parts - left.length, next) : undefined;
-        const second = list ? undefined : await this.matchPart(b, vocab, lang, next);
-        const right = list ?? (second ? [{ match: second, text: b }] : await this.compound(b, vocab, parts - left.length, next));
+        // "... and turn it on": "it" is the device just named (withReferent), never a device called "it".
+        const said = (!list && withReferent(b, left[left.length - 1]!.match, lang)) || b;
+        const second = list ? undefined : await this.matchPart(said, vocab, lang, next);
+        const right = list ?? (second ? [{ match: second, text: said }] : await this.compound(b, vocab, parts - left.length, next));
         if (right && left.length + right.length <= parts) return [...left, ...right];
       } catch (err) {
         this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');

@@ -647,6 +647,9 @@ export class LocalIntents {
   private unknownName(said: string, lang: Lang): string {
     this.unplaced = true;
     if (!said) return lang === 'zh' ? '我不知道这个名字的设备。' : "I don't know a device by that name.";
+    // A pronoun with nothing before it to stand for ("turn it on" alone): not a device's name (a tester's "the it").
+    if (lang === 'zh' && /^它们?$/.test(said)) return '我不知道"它"指的是哪个设备，请说设备的名字。';
+    if (/^(?:it|them|that|this|those|these)$/i.test(said)) return `I don't know which device "${said.toLowerCase()}" is; please say its name.`;
     if (lang === 'zh') return `我不知道叫${said}的设备。`;
     return `I don't know a device called ${the({ name: said }, lang)}.`;
   }

@@ -241,6 +241,23 @@ describe('local intents with the real matcher', () => {
     assert.deepEqual(rig.sim.commands, [], 'none acts');
   });
 
+  test('"it" in the second of two commands is the device the first named (a tester\'s "set the ecobee to 22 degrees and turn it on" asked for a device called "the it"); alone it names no device', async () => {
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    rig.sim.clear();
+    assert.equal(await said('set the ecobee to 22 degrees and turn it on'), 'Set the EcoBee to 22 degrees. Turned on the EcoBee.');
+    const sent = (await rig.sim.waitForCommands(2)).map((c) => `${c.topic} ${c.payload}`);
+    assert.ok(sent.every((t) => /ecobee/.test(t)), sent.join('; '));
+    rig.sim.clear();
+    assert.equal(await said('turn on the kitchen lights and set them to 40 percent'), 'Turned on the Kitchen Lights. Set the Kitchen Lights to 40 percent.');
+    await rig.sim.waitForCommands(2);
+    rig.sim.clear();
+    assert.equal(await said('turn it on'), 'I don\'t know which device "it" is; please say its name.');
+    // A free name before it stands for nothing: neither part acts.
+    assert.equal(await said('turn on the garden sprinkler and turn it off'), "I don't know a device called the garden sprinkler. So I did neither.");
+    await new Promise((res) => setTimeout(res, 150));
+    assert.deepEqual(rig.sim.commands, [], 'nothing acted');
+  });
+
   test('two commands in one breath that each need a yes are one question: a yes runs both in the order said, a no neither (asked one by one, the second question dropped the first and a yes ran only the last)', async () => {
     const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
     const topics = (): string[] => rig.sim.commands.map((c) => `${c.topic} ${c.payload}`);
