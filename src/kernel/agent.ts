@@ -106,7 +106,8 @@ export class Agent {
     } catch (err) {
       this.k.log.warn({ err: errorMessage(err) }, 'onAccepted callback failed');
     }
-    const waiter = this.waiters.find((w) => (!w.channel || w.channel === input.channel) && (!w.accept || safeAccept(w.accept, text)));
+    // An announcement is the box's own words, never a person's answer to a running turn's question.
+    const waiter = input.announcement ? undefined : this.waiters.find((w) => (!w.channel || w.channel === input.channel) && (!w.accept || safeAccept(w.accept, text)));
     if (waiter) {
       // The running turn asked for this answer: hand it over instead of queueing a new turn.
       this.waiters.splice(this.waiters.indexOf(waiter), 1);

@@ -95,6 +95,10 @@ export function memoryWindowSubscriber(memory: () => KernelMemory, clock: Clock)
       case 'turn.started': {
         const input = ev.input;
         sources.set(ev.turn, input.source);
+        // An announcement (a timer going off, a device that did not report back) was said by the box, not to it: it is
+        // kept as what the box said (the agent record at turn.finished), never as a person's words (a tester found a
+        // notice in memory as a user document).
+        if (input.announcement) return;
         memory().append({ id: `${ev.turn}:user`, time: input.received_at, kind: 'user', source: input.source, input: input.text, response: '', ...(input.user ? { speaker: input.user } : {}) });
         return;
       }

@@ -190,7 +190,8 @@ test("the kernel's own consolidation turn touches nothing of the memory; a real 
     await kernel.injectInput('console', 'console', 'turn on the lamp');
     await kernel.injectInput('timers', 'console', 'Your pasta timer is done.', { announcement: true });
     const users = memory.appended.filter((e) => e.kind === 'user');
-    assert.deepEqual(users.map((e) => [e.input, e.speaker]), [['hello', undefined], ['this is Anna', 'Anna'], ['turn on the lamp', 'Anna'], ['Your pasta timer is done.', undefined]], 'an announcement is nobody\'s');
+    // An announcement is nobody's words: no user record (a tester found a device notice in memory as a user document).
+    assert.deepEqual(users.map((e) => [e.input, e.speaker]), [['hello', undefined], ['this is Anna', 'Anna'], ['turn on the lamp', 'Anna']], 'an announcement is nobody\'s');
     assert.deepEqual(memory.pruned, ['hello', 'this is Anna', 'turn on the lamp', 'Your pasta timer is done.']);
     assert.deepEqual(memory.recalled.map((r) => r.speaker), [undefined, 'Anna', 'Anna', undefined]);
     const last = provider.requests.at(-2)!.messages;

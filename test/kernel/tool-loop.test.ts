@@ -202,12 +202,15 @@ test('a before_toolcall handler can wait for the user\'s answer: the next input 
     const turn = h.kernel.injectInput('t', 'console', 'let my friend in');
     await waitUntil(() => h.outputs.some((o) => o.content === 'Really unlock?'), 'the confirmation question');
     const otherChannel = h.kernel.injectInput('t', 'speaker', 'yes'); // another channel: queued as its own turn
+    // An announcement on the same channel is the box's own words, never the person's answer: queued as its own turn.
+    const announced = h.kernel.injectInput('t', 'console', 'yes', { announcement: true });
     const yes = await h.kernel.injectInput('t', 'console', 'yes');
     assert.equal(yes.status, 'short_circuit');
     const r = await turn;
     assert.deepEqual(ran, ['unlock']);
     assert.equal(r.reply, 'Unlocked.');
     assert.equal((await otherChannel).status, 'done', 'the other channel\'s input ran as a turn of its own afterwards');
+    assert.notEqual((await announced).status, 'short_circuit', 'the announcement answered nothing');
   } finally {
     await h.close();
   }
