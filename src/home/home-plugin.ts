@@ -43,6 +43,18 @@ import { actionFromArgs, confirmationQuestion, findEntity, homeTools, isDeviceCo
 
 /** Most commands one typed or spoken sentence is cut into (HomePlugin.compound); more goes to the LLM whole. */
 const MAX_COMPOUND_PARTS = 4;
+/**
+ * Most places a sentence may be cut at (joint words: compound.ts) for it to be
+ * tried as commands at all: twice MAX_COMPOUND_PARTS, room for an "and" in a
+ * name ("the salt and pepper lamp") or two. Every cut is matched, recursively.
+ */
+const MAX_COMPOUND_JOINTS = 2 * MAX_COMPOUND_PARTS;
+
+/** What one sentence's cutting already matched (HomePlugin.compound), by parts left, verb lead and text. */
+interface CompoundMemo {
+  cut: Map<string, Array<{ match: IntentMatch; text: string }> | undefined>;
+  match: Map<string, Promise<IntentMatch | null>>;
+}
 
 /** The words and intent of a device command in a list, whose verb a later part with none takes (HomePlugin.matchPart). */
 interface VerbLead {
@@ -57,20 +69,52 @@ function verbLead(part: { match: IntentMatch; text: string }, lang: 'en' | 'zh')
   return { words: tokenise(part.text, 'en'), intent: m.intent };
 }
 
+/** A pronoun that stands for devices named before it in one breath: its word, and whether it may stand for several. */
+const PRONOUNS_EN: ReadonlyArray<{ re: RegExp; several: boolean }> = [
+  { re: /\bit\b/i, several: false },
+  { re: /\bthem\b/i, several: true },
+];
+const PRONOUNS_ZH: ReadonlyArray<{ re: RegExp; several: boolean }> = [
+  { re: /它们/, several: true },
+  { re: /它/, several: false },
+];
+
+/**
+ * The words a device named by `m` is said with: its name, and the room it was
+ * named with ("the lamp in the bedroom": two devices called Lamp told apart by
+ * it). Undefined when `m` names no device the home has (a free name, a room's
+ * lights: a pronoun cannot stand for them here).
+ */
+function referentWords(m: IntentMatch, lang: 'en' | 'zh'): string | undefined {
+  const name = m.slots.name;
+  if (typeof name !== 'string' || !name || m.slots[NAME_FREE] !== undefined) return undefined;
+  const area = typeof m.slots.area === 'string' ? m.slots.area : undefined;
+  if (!area) return name;
+  return lang === 'zh' ? `${area}的${name}` : `${name} in the ${area}`;
+}
+
 /**
  * `part` with its pronoun ("it", "them"; Chinese 它, 它们) standing for the
- * device named by `before`, the command said just before it in one breath
- * ("set the ecobee to 22 degrees and turn it on": "turn ecobee on").
- * Undefined when `part` has no such pronoun or `before` names no device the
- * home has (a free name stands for nothing). A tester's sentence asked for "a
- * device called the it".
+ * device(s) named just before it in one breath, one sentence per device
+ * ("set the ecobee to 22 degrees and turn it on": ["turn ecobee on"]; "turn
+ * off the tv and the standing light and turn them on": one for each). "it"
+ * is the last part's device; "them" every device of the last run of parts
+ * with the same intent (a list that shares its verb). Undefined when `part`
+ * has no pronoun, or a part it would stand for names no device the home has
+ * (a free name or a room's lights stand for nothing). A tester's sentence
+ * asked for "a device called the it"; another's "them" turned on only the
+ * last of two.
  */
-export function withReferent(part: string, before: IntentMatch, lang: 'en' | 'zh'): string | undefined {
-  const name = before.slots.name;
-  if (typeof name !== 'string' || !name || before.slots[NAME_FREE] !== undefined) return undefined;
-  if (lang === 'zh') return /它们?/.test(part) ? part.replace(/它们?/, name) : undefined;
-  const re = /\b(?:it|them)\b/i;
-  return re.test(part) ? part.replace(re, name) : undefined;
+export function withReferents(part: string, before: ReadonlyArray<{ match: IntentMatch }>, lang: 'en' | 'zh'): string[] | undefined {
+  const last = before[before.length - 1];
+  if (!last) return undefined;
+  const pronoun = (lang === 'zh' ? PRONOUNS_ZH : PRONOUNS_EN).find((p) => p.re.test(part));
+  if (!pronoun) return undefined;
+  const run: IntentMatch[] = [last.match];
+  if (pronoun.several) for (let i = before.length - 2; i >= 0 && before[i]!.match.intent === last.match.intent; i--) run.unshift(before[i]!.match);
+  const words = run.map((m) => referentWords(m, lang));
+  if (words.some((w) => w === undefined)) return undefined;
+  return [...new Set(words as string[])].map((w) => part.replace(pronoun.re, w));
 }
 
 /** Constructor options of HomePlugin (all optional). */
@@ -550,32 +594,71 @@ export class HomePlugin implements Plugin {
    * when no cut does. A tester's three typed commands joined by "and" went
    * to the LLM: only a cut in two was tried. A part with no verb of its own
    * takes the one before it ("turn on the office ceiling and the desk lamp":
-   * VerbLead).
+   * VerbLead). `context`: the parts said before `text` in the same sentence
+   * (what a pronoun in it stands for: withReferents); `memo`: what this
+   * sentence's cutting matched already (each cut's sides are met again and
+   * again in the recursion).
    */
-  private async compound(text: string, vocab: Vocabulary, parts = MAX_COMPOUND_PARTS, lead?: VerbLead): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
+  private async compound(
+    text: string,
+    vocab: Vocabulary,
+    parts = MAX_COMPOUND_PARTS,
+    lead?: VerbLead,
+    memo: CompoundMemo = { cut: new Map(), match: new Map() },
+    context: ReadonlyArray<{ match: IntentMatch; text: string }> = [],
+  ): Promise<Array<{ match: IntentMatch; text: string }> | undefined> {
     if (!this.matcher || parts < 2) return undefined;
     const lang = detectLanguage(text);
-    for (const [a, b] of compoundCuts(text, lang)) {
+    const leadKey = (l: VerbLead | undefined): string => (l ? `${l.intent}:${l.words.join(' ')}` : '');
+    const contextKey = (c: ReadonlyArray<{ match: IntentMatch }>): string => c.map((p) => `${p.match.intent}:${referentWords(p.match, lang) ?? '-'}`).join(',');
+    const key = `${parts}|${leadKey(lead)}|${contextKey(context)}|${text}`;
+    if (memo.cut.has(key)) return memo.cut.get(key);
+    const cuts = compoundCuts(text, lang);
+    // Far more joints than commands a sentence may hold: no cut is taken (the LLM has it whole). A tester's 80 "turn
+    // on the tv"s joined by "and" held the service for 90 s while every cut was matched, most of them many times.
+    if (cuts.length > MAX_COMPOUND_JOINTS) {
+      memo.cut.set(key, undefined);
+      return undefined;
+    }
+    const match = async (part: string, l: VerbLead | undefined): Promise<IntentMatch | null> => {
+      const k = `match|${leadKey(l)}|${part}`;
+      if (!memo.match.has(k)) memo.match.set(k, this.matchPart(part, vocab, lang, l));
+      return (await memo.match.get(k)) ?? null;
+    };
+    // One part as one command (or, with a pronoun, one per device it stands for: withReferents); null when it is none.
+    // "it" is a device named before it, never a device called "it"; a name with the word in it ("light it up") is
+    // the part as said when the home has that device. The words as said stay the part's text (a reply quotes them).
+    const place = async (part: string, l: VerbLead | undefined, before: ReadonlyArray<{ match: IntentMatch; text: string }>): Promise<Array<{ match: IntentMatch; text: string }> | null> => {
+      const own = await match(part, l);
+      if (own && own.slots[NAME_FREE] === undefined) return [{ match: own, text: part }];
+      const sentences = withReferents(part, before, lang);
+      if (!sentences) return own ? [{ match: own, text: part }] : null;
+      const each = await Promise.all(sentences.map((x) => match(x, l)));
+      return each.every((m) => m !== null && m.slots[NAME_FREE] === undefined) ? each.map((m) => ({ match: m!, text: part })) : null;
+    };
+    let found: Array<{ match: IntentMatch; text: string }> | undefined;
+    for (const [a, b] of cuts) {
       try {
         // Each side one command, or itself cut again ("A and B, C": the first side; "A, B, C and D": the second).
-        const first = await this.matchPart(a, vocab, lang, lead);
-        const left = first ? [{ match: first, text: a }] : await this.compound(a, vocab, parts - 1, lead);
+        const left = (await place(a, lead, context)) ?? (await this.compound(a, vocab, parts - 1, lead, memo, context));
         if (!left) continue;
         const next = lead ?? verbLead(left[left.length - 1]!, lang);
+        const before = [...context, ...left];
         // A rest with a comma is a list first: as one sentence the matcher may take "B, C" for one command with a
         // free name ("turn on the tv lock the front door").
-        const list = /[,，;；]/.test(b) ? await this.compound(b, vocab, parts - left.length, next) : undefined;
-        // "... and turn it on": "it" is the device just named (withReferent), never a device called "it".
-        const said = (!list && withReferent(b, left[left.length - 1]!.match, lang)) || b;
-        const second = list ? undefined : await this.matchPart(said, vocab, lang, next);
-        const right = list ?? (second ? [{ match: second, text: said }] : await this.compound(b, vocab, parts - left.length, next));
-        if (right && left.length + right.length <= parts) return [...left, ...right];
+        const list = /[,，;；]/.test(b) ? await this.compound(b, vocab, parts - left.length, next, memo, before) : undefined;
+        const right = list ?? (await place(b, next, before)) ?? (await this.compound(b, vocab, parts - left.length, next, memo, before));
+        if (right && left.length + right.length <= parts) {
+          found = [...left, ...right];
+          break;
+        }
       } catch (err) {
         this.sdk?.log.error({ err }, 'intent matcher failed on part of a sentence');
-        return undefined;
+        break;
       }
     }
-    return undefined;
+    memo.cut.set(key, found);
+    return found;
   }
 
   /**

@@ -353,14 +353,11 @@ export class LocalIntents {
    * when no part is a local command at all.
    */
   async handleAll(all: ReadonlyArray<{ match: IntentMatch; text: string }>, req: IntentRequest): Promise<string | undefined> {
-    // One command said twice ("unlock the front door and unlock the front door") is done once, and asked once.
-    const seen = new Set<string>();
-    const parts = all.filter((p) => {
-      const key = JSON.stringify([p.match.intent, Object.entries(p.match.slots).sort(([a], [b]) => a.localeCompare(b))]);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    // One command said twice in a row ("unlock the front door and unlock the front door") is done once, and asked
+    // once. Only in a row: with another command between, the repeat is what the device ends with (a tester's "turn on
+    // the tv and turn it off, then turn it on" left the TV off, the last "on" dropped as said before).
+    const keyOf = (p: { match: IntentMatch }): string => JSON.stringify([p.match.intent, Object.entries(p.match.slots).sort(([a], [b]) => a.localeCompare(b))]);
+    const parts = all.filter((p, i) => i === 0 || keyOf(p) !== keyOf(all[i - 1]!));
     if (parts.length === 0) return undefined;
     const lang = req.lang ?? toLang(parts[0]!.match.language);
     // One device told to do a thing and its opposite ("unlock the front door and lock the front door"): neither. Done

@@ -250,6 +250,16 @@ describe('local intents with the real matcher', () => {
     rig.sim.clear();
     assert.equal(await said('turn on the kitchen lights and set them to 40 percent'), 'Turned on the Kitchen Lights. Set the Kitchen Lights to 40 percent.');
     await rig.sim.waitForCommands(2);
+    // "them" after a list is every device of the list (a tester's turned on only the last of two).
+    rig.sim.clear();
+    assert.equal(await said('turn off the tv and the standing light and turn them on'), 'Turned off the TV. Turned off the Standing Light. Turned on the TV. Turned on the Standing Light.');
+    const four = (await rig.sim.waitForCommands(4)).map((c) => `${c.topic} ${c.payload}`);
+    assert.deepEqual(four.slice(2).sort(), ['home/standing_light/set ON', 'home/tv/set ON'].sort(), four.join('; '));
+    // A pronoun in each later part; a command repeated after another is done again: the device ends as said last (a
+    // tester's "on, off, on" left the TV off, the last "on" dropped as said before).
+    rig.sim.clear();
+    assert.equal(await said('turn on the tv and turn it off and turn it on'), 'Turned on the TV. Turned off the TV. Turned on the TV.');
+    assert.deepEqual((await rig.sim.waitForCommands(3)).map((c) => c.payload), ['ON', 'OFF', 'ON']);
     rig.sim.clear();
     assert.equal(await said('turn it on'), 'I don\'t know which device "it" is; please say its name.');
     // A free name before it stands for nothing: neither part acts.
