@@ -665,7 +665,15 @@ export class LocalIntents {
   private none(s: IntentSlots, lang: Lang): string {
     this.unplaced = true;
     const zh = lang === 'zh';
-    if (typeof s.name === 'string' && s.name) return this.unknownName(s.name, lang);
+    if (typeof s.name === 'string' && s.name) {
+      // The device is known, in another room than the one said ("turn on the bed light in the kitchen"): said so.
+      const elsewhere = typeof s.area === 'string' && s.area ? this.d.registry.entities().filter((e) => e.area && [e.name, ...e.aliases].some((n) => n.toLowerCase() === String(s.name).toLowerCase())) : [];
+      if (elsewhere.length === 1) {
+        const e = elsewhere[0]!;
+        return zh ? `${e.name}在${areaName(e.area!, lang)}，不在${areaName(String(s.area), lang)}，所以我没有操作。` : `${cap(the(e, lang))} is in the ${e.area}, not the ${String(s.area)}, so I left it alone.`;
+      }
+      return this.unknownName(s.name, lang);
+    }
     // A cover's kind (blind, curtain, shade, shutter: HA device classes) is said in the plural.
     const what = s.device_class && lang !== 'zh' ? `${s.device_class}s` : count(0, s.domain ?? 'device', lang).replace(/^0\s*个?/, '');
     // No room said: the resolver looked in the box's own room (plugin.home.area), so that is the room said to have none

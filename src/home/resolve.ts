@@ -8,8 +8,11 @@
  * Rules, in order (issue 13, "one entity resolver"):
  *  1. A name: the registry id, or a device's exact name or alias
  *     (case and spacing ignored). Several exact hits are narrowed by the
- *     query's domain and room when that leaves some; what is still several
- *     is ambiguous.
+ *     query's domain when that leaves some, and by its room; what is still
+ *     several is ambiguous. A room said that the named device is not in
+ *     (a device with no room excepted) is no match: the kind's own word
+ *     ("the lights in the office", with a device called "Lights" elsewhere)
+ *     is that room's set of the kind, any other name is not found.
  *  2. A partial name: every word of the reference is a word of the device's
  *     name or alias (or of one part of a zigbee2mqtt "room/name" path; a
  *     trailing plural "s" ignored; for Chinese, the characters appear in the
@@ -165,8 +168,23 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
   if (name) {
     const byId = all.find((e) => e.id === name);
     if (byId) return { kind: 'one', entity: byId, by: 'id' };
-    let exact = all.filter((e) => isExactName(e, name));
-    exact = narrow(narrow(exact, (e) => ofDomain(e, q.domain)), (e) => inArea(e, q.area));
+    let exact = narrow(
+      all.filter((e) => isExactName(e, name)),
+      (e) => ofDomain(e, q.domain),
+    );
+    // Named with a room it is not in ("turn off the lights in the office", a light group called "Lights" in the
+    // Bedroom): not that device. The kind's own word is every device of the kind in that room; another name is none
+    // (a breaking tester's "lights in the office" switched off the Bedroom's group and no Office light). A device
+    // with no room is not contradicted by one.
+    const area = q.area?.trim() || undefined;
+    if (area && exact.length) {
+      const fits = exact.filter((e) => !e.area || inArea(e, area));
+      if (fits.length) exact = fits;
+      else if (q.domain && singular(norm(name)) === q.domain) {
+        const there = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
+        return there.length ? { kind: 'set', entities: there, area, domain: q.domain } : { kind: 'not_found', said: `${q.domain} in ${area}` };
+      } else return { kind: 'not_found', said: `${name} in the ${area}` };
+    }
     const named = oneOrMany(exact, name, 'name');
     if (named) return named;
     const partial = all.filter((e) => ofDomain(e, q.domain) && inArea(e, q.area) && isPartialName(e, name));

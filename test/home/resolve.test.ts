@@ -120,6 +120,35 @@ describe('one entity resolver', () => {
     assert.deepEqual(ids(resolveTarget(entities(), { name: 'garage' })), ['garage_door']);
   });
 
+  test('a name said with a room the device is not in is not that device: the kind\'s own word is that room\'s set, another name is none', () => {
+    // A breaking tester's light group called "Lights" in the Bedroom took "turn off the lights in the office".
+    const lights: Entity = { ...entities().find((e) => e.id === 'kitchen_light')!, id: 'lightsdev', name: 'Lights', aliases: [], area: 'Bedroom' };
+    const home = [...entities(), lights];
+    const office = resolveTarget(home, { name: 'lights', domain: 'light', area: 'Office' });
+    assert.deepEqual([office.kind, ids(office)], ['set', [OFFICE_CEILING, DESK_LAMP].sort()]);
+    assert.deepEqual(ids(resolveTarget(home, { name: 'lights', domain: 'light', area: 'Bedroom' })), ['lightsdev'], 'in its own room it is that device');
+    assert.deepEqual(ids(resolveTarget(home, { name: 'lights', domain: 'light' })), ['lightsdev'], 'with no room, its name');
+    // "turn on the bed light in the kitchen": the Bed Light is in the Bedroom.
+    const bed = resolveTarget(home, { name: 'bed light', domain: 'light', area: 'Kitchen' });
+    assert.deepEqual(bed, { kind: 'not_found', said: 'bed light in the Kitchen' });
+  });
+
+  test('local intents: a device called "Lights" elsewhere does not take "turn off the lights in the office"', async () => {
+    await rig.sim.publish('homeassistant/light/lightsdev/config', JSON.stringify({ name: 'Lights', uniq_id: 'lightsdev', cmd_t: 't/lightsdev/set', dev: { ids: ['lightsdev'], name: 'Lights', sa: 'Bedroom' } }));
+    try {
+      await waitFor(() => entities().some((e) => e.id === 'lightsdev'), 'the Lights group announced');
+      const r = await rig.sdk.runInput('turn off the lights in the office');
+      assert.equal(r.response, 'Turned off the Office Ceiling and the office/desk lamp.');
+      const bed = await rig.sdk.runInput('turn on the bed light in the kitchen');
+      assert.equal(bed.response, 'The Bed Light is in the Bedroom, not the Kitchen, so I left it alone.');
+      await waitFor(() => sent(rig).length >= 2, 'the two office lights');
+      assert.ok(sent(rig).every((c) => !c.topic.startsWith('t/lightsdev') && !/bed/.test(c.topic)), JSON.stringify(sent(rig)));
+    } finally {
+      await rig.sim.publish('homeassistant/light/lightsdev/config', '');
+      await waitFor(() => !entities().some((e) => e.id === 'lightsdev'), 'the Lights group removed');
+    }
+  });
+
   test('a cover\'s kind (HA device_class) keeps only covers of that class: a home with a garage door and no blinds has no blinds', () => {
     assert.deepEqual(resolveTarget(entities(), { domain: 'cover', device_class: 'blind' }), { kind: 'not_found', said: 'blind' });
     assert.deepEqual(ids(resolveTarget(entities(), { domain: 'cover', device_class: 'garage' })), ['garage_door']);
