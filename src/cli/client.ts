@@ -17,7 +17,8 @@ import { startServiceHint } from '../service/start-hint.js';
  */
 export class ServiceUnreachableError extends HomeAgentError {
   constructor(readonly socketPath: string, cause: string, unitFiles?: readonly string[]) {
-    super('SERVICE_UNREACHABLE', `cannot reach the homeagent service at ${socketPath} (${cause}). Is it running? (${startServiceHint(socketDataDir(socketPath), unitFiles)})`);
+    const dataDir = socketDataDir(socketPath);
+    super('SERVICE_UNREACHABLE', `cannot reach the homeagent service at ${socketPath} (${cause}). Is it running? (${startServiceHint(dataDir, unitFiles, dataDir ? undefined : socketPath)})`);
   }
 }
 

@@ -12,12 +12,20 @@ const UNIT_FILES = ['/etc/systemd/system/homeagent.service', '/lib/systemd/syste
  * How to start the service that is not running: with systemd where its unit
  * is installed (a device), else as in a checkout (`./scripts/run.sh`, or
  * `homeagent run`) on `dataDir` when given; a newcomer in a checkout was told
- * `sudo systemctl start homeagent`, which has no unit there. `unitFiles`
- * for tests.
+ * `sudo systemctl start homeagent`, which has no unit there. `socket`: a
+ * socket the client was told to use, named in the command. `unitFiles` for
+ * tests.
  */
-export function startServiceHint(dataDir?: string, unitFiles: readonly string[] = UNIT_FILES): string {
+export function startServiceHint(dataDir?: string, unitFiles: readonly string[] = UNIT_FILES, socket?: string): string {
   if (unitFiles.some((f) => existsSync(f))) return 'sudo systemctl start homeagent; if it does not stay up, journalctl -u homeagent -e says why';
-  const dir = dataDir ? ` --data-dir ${dataDir}` : '';
-  return `start it: ./scripts/run.sh${dir} in the checkout, or homeagent${dir} run (no systemd unit homeagent.service is installed here)`;
+  // The socket named, when it is not the data directory's own: the service started so answers where the client looks
+  // (a tester's --socket /tmp/x.sock was told to start one on the default socket). Paths quoted for the shell.
+  const where = `${dataDir ? ` --data-dir ${shellQuote(dataDir)}` : ''}${socket ? ` --socket ${shellQuote(socket)}` : ''}`;
+  return `start it: ./scripts/run.sh${where} in the checkout, or homeagent${where} run (no systemd unit homeagent.service is installed here)`;
+}
+
+/** `s` as one shell word: as it is when it holds only safe characters, else in single quotes. */
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -173,6 +173,10 @@ test('"cannot reach the service" says how to start it here: systemctl only where
   const unit = path.join(mkdtempSync(path.join(os.tmpdir(), 'homeagent-unit-')), 'homeagent.service');
   writeFileSync(unit, '[Unit]\n');
   assert.match(new ServiceUnreachableError('/run/homeagent/homeagent.sock', 'ECONNREFUSED', [unit]).message, /\(sudo systemctl start homeagent; /);
+  // A socket of its own is named in the command (a tester's --socket /tmp/x.sock was told to start the default one);
+  // paths with spaces are quoted.
+  assert.match(new ServiceUnreachableError('/tmp/x.sock', 'ENOENT', ['/nonexistent/homeagent.service']).message, /start it: \.\/scripts\/run\.sh --socket \/tmp\/x\.sock in the checkout, or homeagent --socket \/tmp\/x\.sock run/);
+  assert.match(new ServiceUnreachableError('/tmp/my box/homeagent.sock', 'ENOENT', ['/nonexistent/homeagent.service']).message, /--data-dir '\/tmp\/my box' in the checkout/);
   rmSync(path.dirname(unit), { recursive: true, force: true });
 });
 
