@@ -430,6 +430,8 @@ export function writeReplyWav(outDir: string, name: string, wav: Buffer, now = n
 const EDGE_PEAK = 1000;
 /** How much of a listened clip's start and end is checked for speech cut tight (EDGE_PEAK), ms. */
 const EDGE_MS = 50;
+/** How far above the clip's own noise floor its edges must be to be speech cut tight, dB. */
+const EDGE_ABOVE_FLOOR_DB = 6;
 
 /**
  * What to tell the person when a listened clip was not understood and its
@@ -447,8 +449,22 @@ export function tightClipHint(pcm: Buffer): string | undefined {
     for (let i = from; i < to; i++) m = Math.max(m, Math.abs(pcm.readInt16LE(i * 2)));
     return m;
   };
-  const start = peak(0, edge) >= EDGE_PEAK;
-  const end = peak(n - edge, n) >= EDGE_PEAK;
+  const db = (from: number, to: number): number => {
+    let sum = 0;
+    for (let i = from; i < to; i++) sum += pcm.readInt16LE(i * 2) ** 2;
+    return 10 * Math.log10(1 + sum / Math.max(1, to - from));
+  };
+  // Loud edges are speech cut tight only when they stand out of the recording's own floor (the 10th percentile of
+  // its 10 ms frames), or the recording has no quiet part at all: a newcomer's real recordings, with room noise at
+  // -34 dBFS, were told to pad theirs.
+  const frames: number[] = [];
+  for (let i = 0; i + 160 <= n; i += 160) frames.push(db(i, i + 160));
+  frames.sort((a, b) => a - b);
+  const floor = frames.length ? frames[Math.floor(frames.length * 0.1)]! : 0;
+  const noQuiet = frames.length > 0 && frames[Math.floor(frames.length / 2)]! - floor < EDGE_ABOVE_FLOOR_DB;
+  const loud = (from: number, to: number): boolean => peak(from, to) >= EDGE_PEAK && (noQuiet || db(from, to) >= floor + EDGE_ABOVE_FLOOR_DB);
+  const start = loud(0, edge);
+  const end = loud(n - edge, n);
   if (!start && !end) return undefined;
   const where = start && end ? 'at its very start and end' : start ? 'at its very start' : 'at its very end';
   return `the recording has sound ${where}: leave silence around the speech as a microphone would (about 0.5 s before, 1 s after: sox in.wav -r 16000 -c 1 -b 16 out.wav pad 0.5 1) and try again`;

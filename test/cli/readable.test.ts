@@ -240,6 +240,12 @@ test('listen says when a clip it did not understand is cut tight to the speech (
   assert.match(tightClipHint(Buffer.concat([quiet(500), tone(800)])) ?? '', /at its very end/);
   assert.match(tightClipHint(tone(800)) ?? '', /at its very start and end/);
   assert.equal(tightClipHint(Buffer.concat([quiet(500), tone(800), quiet(1000)])), undefined);
+  // A real recording whose room noise is loud (-34 dBFS) up to its edges has silence around its speech: no hint (a
+  // newcomer padded such recordings as told, with zeros, and one was then heard as another timer).
+  const { readFileSync } = await import('node:fs');
+  const { wavToVoicePcm } = await import('../../hal/mic/file-mic.js');
+  const real = wavToVoicePcm(readFileSync('../shared/fixtures/voice/en/set a timer for 3 hours and 10 minutes.wav'));
+  assert.equal(tightClipHint(real), undefined);
   const lines: string[] = [];
   printResult('listen', { utterances: [{ file: 'yes_raw.wav', transcript: '', rejected: true, status: 'rejected', actions: [], reply: "Sorry, I didn't catch that.", hint: 'the recording has sound at its very start: ...' }] }, false, (s) => lines.push(s));
   assert.equal(lines.at(-1), '  hint: the recording has sound at its very start: ...');
