@@ -186,7 +186,12 @@ export class TurnOutput {
     const k = this.k;
     k.log.error({ input: this.input.id, err: errorMessage(err) }, 'LLM call failed');
     this.host.emit({ type: 'error', turn: this.input.id, where: 'llm', message: errorMessage(err) });
-    const msg = k.settings.get<string>(detectLanguage(this.input.text) === 'zh' ? 'core.agent.llm_unavailable_message_zh' : 'core.agent.llm_unavailable_message');
+    const zh = detectLanguage(this.input.text) === 'zh';
+    const unavailable = k.settings.get<string>(zh ? 'core.agent.llm_unavailable_message_zh' : 'core.agent.llm_unavailable_message');
+    // "this is Anna" was taken (the speaker is Anna from now on) even with no model to answer: the reply says so first
+    // (a newcomer read the bare "can't reach" as the introduction failing).
+    const who = this.input.user_via === 'said' ? this.input.user : undefined;
+    const msg = who ? `${zh ? `你好，${who}。` : `Hello, ${who}.`} ${unavailable}` : unavailable;
     if (this.input.channel !== '_consolidation_') await this.deliver(this.input.channel, 'full', msg);
     this.said = msg;
     await this.afterOutput(msg);

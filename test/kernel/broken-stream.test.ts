@@ -135,6 +135,11 @@ test('a stream that breaks before any text is still the "cannot reach" answer, i
     const zh = await rig.kernel.injectInput('console', 'console', '给我讲讲月亮');
     assert.equal(zh.reply, rig.settings.get('core.agent.llm_unavailable_message_zh'));
     assert.match(zh.reply, /语言模型/);
+    // An introduction is taken with no model to answer: the reply greets first (a newcomer read the bare "can't reach"
+    // as the introduction failing).
+    rig.srv.enqueue({ status: 500, error: 'down' });
+    const anna = await rig.kernel.injectInput('console', 'console', 'this is Anna');
+    assert.equal(anna.reply, `Hello, Anna. ${rig.settings.get<string>('core.agent.llm_unavailable_message')}`);
   } finally {
     await rig.close();
   }
