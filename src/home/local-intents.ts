@@ -148,11 +148,16 @@ const STATE_AFTER: Partial<Record<ActionName, string>> = { lock: 'locked', unloc
  * lights and switches: "turn the tv off and on" is a power cycle, and neither
  * part asks, so they run in the order said.
  */
+/** A pronoun said where a device's name stands ("turn it on" with nothing before it to stand for). */
+const PRONOUN_NAME = /^(?:it|them|that|this|those|these|它们?)$/i;
+
 function contradiction(matches: readonly IntentMatch[]): string | undefined {
   const seen = new Map<string, string>();
   for (const m of matches) {
     if ((m.intent !== 'HassTurnOn' && m.intent !== 'HassTurnOff') || typeof m.slots.name !== 'string') continue;
     if (m.slots.domain !== 'lock' && m.slots.domain !== 'cover') continue;
+    // A pronoun standing for nothing names no device ("lock it and unlock it" alone): placing it says so.
+    if (PRONOUN_NAME.test(m.slots.name)) continue;
     const key = m.slots.name.toLowerCase();
     const before = seen.get(key);
     if (before !== undefined && before !== m.intent) return `the ${m.slots.name}`;
@@ -646,7 +651,7 @@ export class LocalIntents {
     if (!said) return lang === 'zh' ? '我不知道这个名字的设备。' : "I don't know a device by that name.";
     // A pronoun with nothing before it to stand for ("turn it on" alone): not a device's name (a tester's "the it").
     if (lang === 'zh' && /^它们?$/.test(said)) return '我不知道"它"指的是哪个设备，请说设备的名字。';
-    if (/^(?:it|them|that|this|those|these)$/i.test(said)) return `I don't know which device "${said.toLowerCase()}" is; please say its name.`;
+    if (PRONOUN_NAME.test(said)) return `I don't know which device "${said.toLowerCase()}" is; please say its name.`;
     if (lang === 'zh') return `我不知道叫${said}的设备。`;
     return `I don't know a device called ${the({ name: said }, lang)}.`;
   }

@@ -262,6 +262,7 @@ describe('local intents with the real matcher', () => {
     assert.deepEqual((await rig.sim.waitForCommands(3)).map((c) => c.payload), ['ON', 'OFF', 'ON']);
     rig.sim.clear();
     assert.equal(await said('turn it on'), 'I don\'t know which device "it" is; please say its name.');
+    assert.equal(await said('lock it and unlock it'), 'I don\'t know which device "it" is; please say its name. So I did neither.', 'not "the it" to do a thing and its opposite');
     // A free name before it stands for nothing: neither part acts.
     assert.equal(await said('turn on the garden sprinkler and turn it off'), "I don't know a device called the garden sprinkler. So I did neither.");
     await new Promise((res) => setTimeout(res, 150));
