@@ -379,7 +379,12 @@ function registerCommands(app: App, commands: Record<string, CommandHandler>): v
     if (!app.memory) throw new HomeAgentError('MEMORY_UNAVAILABLE', 'the memory system is not running');
     return app.memory.exportPerson(args.person);
   };
-  commands.doctor = async () => runDoctor({ ...doctorInputFromSettings(app.settings, app.dataDir), service: { running: true, socket: app.socketPath }, disk: app.disk.status() });
+  // The broker the box really uses: with none configured, the embedded one, at its port (a newcomer's doctor said only
+  // "the embedded broker on 127.0.0.1", with the port 0 = any free one).
+  commands.doctor = async () => {
+    const input = doctorInputFromSettings(app.settings, app.dataDir);
+    return runDoctor({ ...input, ...(input.brokerUrl ? {} : { brokerUrl: app.brokerUrl }), service: { running: true, socket: app.socketPath }, disk: app.disk.status() });
+  };
   // The voice plugin serves `listen` itself while it runs (PluginSDK.registerCommand); this answers otherwise.
   commands.listen = () => {
     throw new Error('the voice pipeline is not running');

@@ -42,6 +42,17 @@ test('config get/set/list over the socket; validation errors come back typed', a
   });
 });
 
+test('doctor on the running service checks the embedded broker at its own port (a newcomer\'s said only "127.0.0.1", with any free port)', async () => {
+  await withApp(async (socket) => {
+    const r = (await request(socket, 'doctor', {}, undefined, { timeoutMs: 30_000 })) as { checks: Array<{ name: string; ok: boolean; detail: string }> };
+    const broker = r.checks.find((c) => c.name === 'mqtt broker');
+    assert.ok(broker?.ok, JSON.stringify(broker));
+    assert.match(broker!.detail, /^mqtt:\/\/127\.0\.0\.1:\d+: connected$/);
+    const st = (await request(socket, 'status', {})) as { broker?: { url: string } };
+    if (st.broker) assert.ok(broker!.detail.startsWith(st.broker.url), `${broker!.detail} / ${st.broker.url}`);
+  });
+});
+
 test('bad requests get an error line; the service keeps serving', async () => {
   await withApp(async (socket) => {
     const raw = await new Promise<string>((resolve) => {
