@@ -190,6 +190,9 @@ export class ControlPlugin implements Plugin {
     });
     this.commands.set('say', async (args) => {
       const text = requireText(args, sdk.settings().get<number>('core.agent.max_input_chars'));
+      // Nothing a voice can say (an emoji, punctuation): refused here, by name, instead of a speaker failure with three
+      // possible causes in `status` (a newcomer's `say "🙂"`).
+      if (!/[\p{L}\p{N}]/u.test(text)) throw new HomeAgentError('BAD_ARGUMENT', `"text" has no letter or digit to say aloud (${JSON.stringify(text.slice(0, 40))}): nothing was spoken`);
       const channel = typeof args.channel === 'string' ? args.channel : 'speaker';
       // Waits until the text was handed to the speaker: a broken TTS engine is an error here, not "said".
       await sdk.sendOutput(channel, text, { await_spoken: true });
