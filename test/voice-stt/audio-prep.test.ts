@@ -81,3 +81,23 @@ test('a room\'s own noise above FLOOR_FILL_DB gets nothing but the 1-LSB dither'
   for (let i = 0; i < out.length / 2; i++) most = Math.max(most, Math.abs(out.readInt16LE(i * 2) - louder.readInt16LE(i * 2)));
   assert.ok(most <= 2, `changed by at most the dither (and DC rounding): ${most} LSB`);
 });
+
+test('a recording padded with zeros at its ends (sox pad) gets its own room noise in the padding, not a second, quieter floor', () => {
+  // Room noise at about -40 dBFS around a tone, then 500 ms of zeros before and 1 s after: a newcomer's padded real
+  // recording (room noise at -34 dBFS) was filled to FLOOR_FILL_DB only, and "3 hours and 10 minutes" became "... and
+  // a minute".
+  const room = pcm([[300, 0], [800, 1000], [300, 0]]);
+  const loud = Buffer.alloc(room.length);
+  for (let i = 0; i < room.length / 2; i++) loud.writeInt16LE(room.readInt16LE(i * 2) * 30, i * 2);
+  const ownFloor = rmsDb(loud, 0, 4800);
+  assert.ok(ownFloor > -45 && ownFloor < -35, `the room noise is at ${ownFloor.toFixed(1)} dBFS`);
+  const input = Buffer.concat([Buffer.alloc(500 * 32), loud, Buffer.alloc(1000 * 32)]);
+  const out = prepareUtterance(input).pcm;
+  const before = rmsDb(out, 0, 8000);
+  const after = rmsDb(out, out.length / 2 - 16000, out.length / 2);
+  assert.ok(Math.abs(before - ownFloor) < 1.5 && Math.abs(after - ownFloor) < 1.5, `the padding sits at ${before.toFixed(1)} / ${after.toFixed(1)} dBFS`);
+  assert.ok(out.equals(prepareUtterance(input).pcm), 'deterministic');
+  // Zeros between words (a synthesised file, a gated microphone) are no padding: filled to FLOOR_FILL_DB as before.
+  const gated = Buffer.concat([Buffer.alloc(300 * 32), pcm([[600, 8000]]), Buffer.alloc(200 * 32), pcm([[600, 8000]]), Buffer.alloc(300 * 32)]);
+  assert.ok(Math.abs(rmsDb(prepareUtterance(gated).pcm, 0, 4800) - FLOOR_FILL_DB) < 1.5);
+});

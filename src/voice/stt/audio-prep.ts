@@ -1,7 +1,8 @@
 /**
  * Audio clean-up before the final decode of an utterance (16 kHz mono s16le):
  * DC removal, a 1-LSB dither, a noise floor no quieter than FLOOR_FILL_DB,
- * and dropping a short leading transient. A push-to-talk press or
+ * digital-silence padding at the ends filled with the recording's own room
+ * noise, and dropping a short leading transient. A push-to-talk press or
  * a wake-word hand-over often leaves a click or burst in the first few
  * hundred ms, followed by a quiet gap before the person speaks; the decoder
  * otherwise spends grammar words on that burst ("timer a hour ..." for the
@@ -25,6 +26,24 @@ export const FLOOR_FILL_DB = -60;
 
 /** Frame length for the energy analysis: 10 ms at 16 kHz. */
 const FRAME = 160;
+
+/**
+ * A frame whose samples vary less than this around their own mean (variance,
+ * LSB²: RMS 2 LSB, about -84 dBFS) is digital silence: a file padded with
+ * zeros (`sox ... pad 0.5 1`), a microphone that gates its pauses to zero.
+ * prepareUtterance fills such frames with noise at the recording's own floor:
+ * a newcomer padded a real recording whose room noise is at -34 dBFS with 1.5 s
+ * of zeros, the fill brought the padding only to FLOOR_FILL_DB, and "set a
+ * timer for 3 hours and 10 minutes" was heard "... 3 hours and a minute" and
+ * started (4 of 4; unpadded it was right).
+ */
+const DEAD_FRAME_VARIANCE = 4;
+
+/** How far under its median frame a padded recording's own floor must be for the padding to get that floor, dB (see prepareUtterance). */
+const PADDED_FLOOR_DB = 3;
+
+/** Frames of a padded recording's own quietest stretch that its padding repeats (prepareUtterance): 100 ms. */
+const PAD_TILE_FRAMES = 10;
 
 /** Options of prepareUtterance. */
 export interface PrepOptions {
@@ -106,25 +125,72 @@ export function prepareUtterance(pcmBytes: Buffer, opts: PrepOptions = {}): { pc
     rand ^= rand << 5;
     return (rand >>> 0) / 0x100000000;
   };
-  // Floor fill: white noise that raises a quieter floor to floorDb.
+  // Floor fill: white noise that raises a quieter floor to floorDb. A recording padded with zeros at its ends
+  // (DEAD_FRAME_VARIANCE) has its floor measured without the padding, and the padding gets noise at that floor (or
+  // floorDb, if louder), so that one utterance does not hold two noise levels.
   const floorDb = opts.floorDb ?? FLOOR_FILL_DB;
   let fillAmp = 0;
+  let deadAmp = 0;
+  let tileAt = -1;
+  const dead = new Uint8Array(Math.floor(n / FRAME));
   if (Number.isFinite(floorDb) && n >= FRAME) {
     const e: number[] = [];
-    for (let i = 0; i + FRAME <= n; i += FRAME) {
+    const live: number[] = [];
+    for (let f = 0, i = 0; i + FRAME <= n; f++, i += FRAME) {
       let sum = 0;
-      for (let j = i; j < i + FRAME; j++) sum += (src[j]! - mean) ** 2;
+      let own = 0;
+      for (let j = i; j < i + FRAME; j++) {
+        sum += (src[j]! - mean) ** 2;
+        own += src[j]!;
+      }
+      own /= FRAME;
+      let v = 0;
+      for (let j = i; j < i + FRAME; j++) v += (src[j]! - own) ** 2;
+      dead[f] = v / FRAME < DEAD_FRAME_VARIANCE ? 1 : 0;
       e.push(sum / FRAME);
+      if (!dead[f]) live.push(sum / FRAME);
     }
-    e.sort((a, b) => a - b);
-    const floor = e[Math.floor(e.length * 0.1)]!;
+    // Padding: digital silence only in runs at the start and the end, around audio of the recording's own that has
+    // a floor under its speech (its 10th percentile frame at least PADDED_FLOOR_DB under its median). Anything else
+    // (zeros between words, a synthesised file, a pure tone, a click in zeros) is filled as before, from all frames.
+    let first = 0;
+    while (first < dead.length && dead[first]) first++;
+    let last = dead.length - 1;
+    while (last >= first && dead[last]) last--;
+    let inner = false;
+    for (let f = first; f <= last && !inner; f++) inner = dead[f] === 1;
+    const sortedLive = [...live].sort((a, b) => a - b);
+    const liveFloor = sortedLive[Math.floor(sortedLive.length * 0.1)] ?? 0;
+    const liveMedian = sortedLive[Math.floor(sortedLive.length / 2)] ?? 0;
+    const padded = live.length >= 10 && live.length < e.length && !inner && 10 * Math.log10((1 + liveMedian) / (1 + liveFloor)) >= PADDED_FLOOR_DB;
+    if (!padded) dead.fill(0);
+    const measured = padded ? sortedLive : e.sort((a, b) => a - b);
+    const floor = measured[Math.floor(measured.length * 0.1)]!;
     const want = (32768 * 10 ** (floorDb / 20)) ** 2;
     if (floor < want) fillAmp = Math.sqrt(want - floor) * Math.sqrt(3);
+    if (padded) {
+      // The recording's own quietest PAD_TILE_FRAMES (its room noise), repeated: white noise at the same level had
+      // another spectrum, and a padded "set a timer for 30 seconds" came out "hold the timer ...".
+      let best = Infinity;
+      for (let f = first; f + PAD_TILE_FRAMES <= last + 1; f++) {
+        let sum = 0;
+        for (let k = f; k < f + PAD_TILE_FRAMES; k++) sum += e[k]!;
+        if (sum < best) {
+          best = sum;
+          tileAt = f * FRAME;
+        }
+      }
+      // Too little audio of its own for a stretch that long: white noise at its floor.
+      if (tileAt < 0) deadAmp = Math.sqrt(Math.max(floor, want)) * Math.sqrt(3);
+    }
   }
   for (let i = 0; i < n; i++) {
     const dither = opts.dither === false ? 0 : next() - next();
-    const fill = fillAmp > 0 ? (next() * 2 - 1) * fillAmp : 0;
-    pcm[i] = Math.max(-32768, Math.min(32767, Math.round(src[i]! - mean + dither + fill)));
+    const isDead = dead[Math.floor(i / FRAME)] === 1;
+    const amp = isDead ? deadAmp : fillAmp;
+    const fill = amp > 0 ? (next() * 2 - 1) * amp : 0;
+    const own = isDead && tileAt >= 0 ? src[tileAt + (i % (PAD_TILE_FRAMES * FRAME))]! : src[i]!;
+    pcm[i] = Math.max(-32768, Math.min(32767, Math.round(own - mean + dither + fill)));
   }
 
   let drop = 0;
