@@ -329,7 +329,7 @@ async function decodeAll(utterances: Utterance[], filler: boolean | FillerWeight
       t.n++;
       if (dump && filler === true && !clean) {
         const d = engine.lastDetails;
-        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), asked: r.intent?.unsure_between !== undefined, scoreGap: d?.scoreGap, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, oppositeMargin: d?.oppositeMargin, oppositeClose: d?.oppositeClose, oppositeAligned: d?.oppositeAligned, particleMargin: d?.particleMargin, unheardNameRival: d?.unheardNameRival, ...utteranceCondition(u.seed), msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, reason: r.reason, wordGaps: d?.wordGaps };
+        const line = { voice: u.voice, kind: u.kind, sentence: u.sentence, heard: r.text, rejected: r.rejected, wrong: wrongActs.length > 0, right: rightOf(r, want), asked: r.intent?.unsure_between !== undefined, scoreGap: d?.scoreGap, frames: d?.frames, compound: d?.compound, compoundUnsure: d?.compoundUnsure, durationMisfit: d?.durationMisfit, oppositeMargin: d?.oppositeMargin, oppositeClose: d?.oppositeClose, oppositeAligned: d?.oppositeAligned, particleMargin: d?.particleMargin, unheardNameRival: d?.unheardNameRival, ...utteranceCondition(u.seed), msPerPhone: d?.msPerPhone, hypothesis: d?.hypothesis, reason: r.reason, wordGaps: d?.wordGaps };
         appendFileSync(dump, JSON.stringify(line) + '\n');
       }
       if (wrongActs.length > 0) {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CORRECTION_MARGIN, OPPOSITE_MARGIN, PARTICLE_MARGIN, markParticleUnsure, particlePlaces, correctionSentences, isCorrectionSentence, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
+import { ARTICLE_MARGIN, articleRivalPlaces, CORRECTION_MARGIN, OPPOSITE_MARGIN, PARTICLE_MARGIN, markParticleUnsure, particlePlaces, correctionSentences, isCorrectionSentence, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, type PocketsphinxDetails } from '../../src/voice/stt/pocketsphinx-judge.js';
 import { alignSentences } from '../../src/voice/stt/pocketsphinx-decoder.js';
 import { DEFAULT_DECODER_ARGS, DEFAULT_FRONTEND_ARGS, PocketsphinxStt } from '../../src/voice/stt/pocketsphinx.js';
 import type { SttResult } from '../../src/voice/stt/types.js';
@@ -75,6 +75,30 @@ test('the verdict on corrections: the heard setting must lead them by CORRECTION
   const clear = opposedVerdict(setting(), S, [{ ascr: -1000, frames: 100 }, at(CORRECTION_MARGIN + 0.05), at(1), at(3)]);
   assert.equal(clear.result.rejected, false, 'a lead between CORRECTION_MARGIN and OPPOSITE_MARGIN is enough against a correction');
   assert.ok(CORRECTION_MARGIN < OPPOSITE_MARGIN);
+});
+
+test('a timer name said where an article may stand is aligned against "a": under ARTICLE_MARGIN the timer starts with no name', () => {
+  // speech-to-phrase's "create a timer for 5 and a half minutes" was heard "create egg timer ..." and started a timer
+  // called egg (the one wrong action on its recordings).
+  const heard = 'create egg timer for five and a half minutes';
+  assert.deepEqual(articleRivalPlaces(heard.split(' ')), [1]);
+  assert.deepEqual(articleRivalPlaces('set the pasta timer for ten minutes'.split(' ')), [], 'an article said: nothing to mistake');
+  assert.deepEqual(articleRivalPlaces('set a timer for ten minutes'.split(' ')), []);
+  const S = oppositeSentences(heard);
+  assert.deepEqual(S, [heard.split(' '), ['create', 'a', 'timer', 'for', 'five', 'and', 'a', 'half', 'minutes']]);
+  const egg = (): { result: SttResult; details: PocketsphinxDetails } => ({
+    result: { text: 'create egg timer for 5 and a half minutes', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassStartTimer', slots: { timer_name: 'egg', minutes: 5.5, seconds: 330 }, text: 'create egg timer for 5 and a half minutes', language: 'en' } },
+    details: { hypothesis: heard, grammarMismatch: false, frames: 100 },
+  });
+  const at = (lead: number) => ({ ascr: -1000 - 100 * lead, frames: 100 });
+  const close = opposedVerdict(egg(), S, [{ ascr: -1000, frames: 100 }, at(ARTICLE_MARGIN - 0.14)]);
+  assert.equal(close.result.rejected, false, 'the length was heard either way');
+  assert.deepEqual(close.result.intent?.slots, { minutes: 5.5, seconds: 330 });
+  assert.equal(close.result.text, 'create a timer for 5 and a half minutes');
+  assert.equal(close.details.oppositeClose, undefined);
+  const clear = opposedVerdict(egg(), S, [{ ascr: -1000, frames: 100 }, at(ARTICLE_MARGIN + 0.4)]);
+  assert.equal(clear.result.intent?.slots.timer_name, 'egg', 'a name that fits clearly better is kept');
+  assert.equal(opposedVerdict(egg(), S, undefined).result.intent?.slots.timer_name, 'egg', 'not aligned: as heard');
 });
 
 test('the margin: the heard sentence ahead of its best rival, per frame of its own alignment', () => {
