@@ -126,6 +126,17 @@ export class ConfigRegistry implements SettingsAPI {
     return def.default as T;
   }
 
+  /** What the key's definition advises about its value in effect (SettingDef.advise); undefined for none or an unknown key. A failing adviser says nothing. */
+  advice(key: string): string | undefined {
+    const def = this.definition(key);
+    if (!def?.advise) return undefined;
+    try {
+      return def.advise(this.get(key));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Like get, but undefined instead of throwing for unknown keys. */
   tryGet<T = unknown>(key: string): T | undefined {
     try {

@@ -235,7 +235,14 @@ export class HomePlugin implements Plugin {
   async start(sdk: PluginSDK): Promise<void> {
     this.sdk = sdk;
     const settings = sdk.settings();
-    for (const def of HOME_SETTINGS) settings.register(def);
+    // A protected device's name that fits no device protects nothing: `config set` says so at once (a newcomer's
+    // "Kitchen Lite" was warned of only in the log).
+    const riskyAdvice = (v: unknown): string | undefined => {
+      const entities = this.registry?.entities() ?? [];
+      const unknown = entities.length && Array.isArray(v) ? unknownRiskyNames(v.filter((x): x is string => typeof x === 'string'), entities) : [];
+      return unknown.length ? `${unknown.map((n) => `"${n}"`).join(', ')} names no device of this home now, so it protects nothing (use a device's id, name or alias as homeagent devices lists them)` : undefined;
+    };
+    for (const def of HOME_SETTINGS) settings.register(def.key === 'plugin.home.risky_devices' ? { ...def, advise: riskyAdvice } : def);
     const get = <T>(k: string): T => settings.get<T>(k);
     const clock = this.opts.clock ?? systemClock;
     mkdirSync(path.join(sdk.dataDir, 'home'), { recursive: true });

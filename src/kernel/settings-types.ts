@@ -26,6 +26,12 @@ export interface SettingDef {
   restart?: boolean;
   /** Further validation: returns what is wrong with a value, or undefined when it is fine. May read other settings (a cross-key requirement). */
   check?: (value: unknown) => string | undefined;
+  /**
+   * A warning about a value that is taken, not refused (`homeagent config set`
+   * prints it as a note): a device name that fits no device today may fit one
+   * announced later. Undefined when there is nothing to say.
+   */
+  advise?: (value: unknown) => string | undefined;
 }
 
 /** The settings view a plugin gets (seed 000 §10 Settings().Get/Set/List). */
@@ -35,6 +41,8 @@ export interface SettingsAPI {
   /** Set from a command-line string, parsed by the key's type (optional; the ConfigRegistry has it). */
   setFromString?(key: string, raw: string): void;
   list(prefix?: string): Array<{ key: string; value: unknown; type: SettingType; description: string; source: 'default' | 'stored' | 'env'; restart?: boolean }>;
+  /** The key's SettingDef.advise on its value in effect, if any (optional; the ConfigRegistry has it). */
+  advice?(key: string): string | undefined;
   /** Remove the stored value (the default applies again); true when a value was stored. */
   delete(key: string): boolean;
   register(def: SettingDef): void;

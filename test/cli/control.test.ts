@@ -53,6 +53,22 @@ test('doctor on the running service checks the embedded broker at its own port (
   });
 });
 
+test('config set of a protected device that fits no device is taken with a note saying it protects nothing (a newcomer\'s "Kitchen Lite" was warned of only in the log)', async () => {
+  await withApp(async (socket) => {
+    // The demo home's devices, announced on the embedded broker.
+    const deadline = Date.now() + 20_000;
+    while (((await request(socket, 'devices', {})) as unknown[]).length === 0) {
+      assert.ok(Date.now() < deadline, 'the demo home was announced');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const typo = (await request(socket, 'config.set', { key: 'plugin.home.risky_devices', raw: '["Kitchen Lite"]' })) as { value: unknown; note?: string };
+    assert.deepEqual(typo.value, ['Kitchen Lite'], 'taken: a device announced later may have that name');
+    assert.match(typo.note ?? '', /"Kitchen Lite" names no device of this home now, so it protects nothing/);
+    const right = (await request(socket, 'config.set', { key: 'plugin.home.risky_devices', raw: '["kitchen light"]' })) as { note?: string };
+    assert.equal(right.note, undefined);
+  });
+});
+
 test('bad requests get an error line; the service keeps serving', async () => {
   await withApp(async (socket) => {
     const raw = await new Promise<string>((resolve) => {

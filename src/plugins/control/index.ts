@@ -215,7 +215,10 @@ export class ControlPlugin implements Plugin {
       const s = sdk.settings();
       if (typeof args.raw === 'string' && s.setFromString) s.setFromString(key, args.raw);
       else s.set(key, args.value);
-      return describe(key);
+      // Taken, with a warning when the key's owner has one (SettingDef.advise: a protected device that fits none).
+      const d = describe(key);
+      const advice = s.advice?.(key);
+      return advice ? { ...d, note: [d.note, advice].filter(Boolean).join('; ') } : d;
     });
     this.commands.set('config.list', (args) => sdk.settings().list(typeof args.prefix === 'string' ? args.prefix : ''));
     // What applies after the delete: the default, or the environment's value.
