@@ -98,20 +98,25 @@ function referentWords(m: IntentMatch, lang: 'en' | 'zh'): string | undefined {
  * device(s) named just before it in one breath, one sentence per device
  * ("set the ecobee to 22 degrees and turn it on": ["turn ecobee on"]; "turn
  * off the tv and the standing light and turn them on": one for each). "it"
- * is the last part's device; "them" every device of the last run of parts
- * with the same intent (a list that shares its verb). Undefined when `part`
+ * is the last part's device; "them" every device of the list the last part
+ * ends (parts sharing a verb, or the same command on the same kind of device). Undefined when `part`
  * has no pronoun, or a part it would stand for names no device the home has
  * (a free name or a room's lights stand for nothing). A tester's sentence
  * asked for "a device called the it"; another's "them" turned on only the
  * last of two.
  */
-export function withReferents(part: string, before: ReadonlyArray<{ match: IntentMatch }>, lang: 'en' | 'zh'): string[] | undefined {
+export function withReferents(part: string, before: ReadonlyArray<{ match: IntentMatch; text: string }>, lang: 'en' | 'zh'): string[] | undefined {
   const last = before[before.length - 1];
   if (!last) return undefined;
   const pronoun = (lang === 'zh' ? PRONOUNS_ZH : PRONOUNS_EN).find((p) => p.re.test(part));
   if (!pronoun) return undefined;
   const run: IntentMatch[] = [last.match];
-  if (pronoun.several) for (let i = before.length - 2; i >= 0 && before[i]!.match.intent === last.match.intent; i--) run.unshift(before[i]!.match);
+  // "them": back over the list the last part ends: a part whose verb the next one borrowed ("turn off the tv and the
+  // standing light"), or one with the same command on the same kind of device ("turn on the tv and turn on the radio").
+  // Not a lock said with lights ("turn on the lights and lock the front door and turn them off": HassTurnOn both).
+  const borrowed = (p: { match: IntentMatch; text: string }): boolean => tokenise(p.match.text, 'en').length > tokenise(p.text, 'en').length;
+  const sameKind = (m: IntentMatch): boolean => m.intent === last.match.intent && m.slots.domain === last.match.slots.domain;
+  if (pronoun.several) for (let i = before.length - 2; i >= 0 && (borrowed(before[i + 1]!) || sameKind(before[i]!.match)); i--) run.unshift(before[i]!.match);
   const words = run.map((m) => referentWords(m, lang));
   if (words.some((w) => w === undefined)) return undefined;
   return [...new Set(words as string[])].map((w) => part.replace(pronoun.re, w));
