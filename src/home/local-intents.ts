@@ -141,6 +141,9 @@ const ON_OFF_COMPONENTS = new Set([...ON_OFF_DOMAINS, ...ACTIVATABLE]);
  */
 const STATE_AFTER: Partial<Record<ActionName, string>> = { lock: 'locked', unlock: 'unlocked', open: 'open', close: 'closed' };
 
+/** A pronoun said where a device's name stands ("turn it on" with nothing before it to stand for). */
+const PRONOUN_NAME = /^(?:it|them|that|this|those|these|它们?)$/i;
+
 /**
  * The lock or cover two of `matches` give opposite commands (HassTurnOn and
  * HassTurnOff with slots.domain lock or cover: lock/unlock, open/close, on
@@ -148,9 +151,6 @@ const STATE_AFTER: Partial<Record<ActionName, string>> = { lock: 'locked', unloc
  * lights and switches: "turn the tv off and on" is a power cycle, and neither
  * part asks, so they run in the order said.
  */
-/** A pronoun said where a device's name stands ("turn it on" with nothing before it to stand for). */
-const PRONOUN_NAME = /^(?:it|them|that|this|those|these|它们?)$/i;
-
 function contradiction(matches: readonly IntentMatch[]): string | undefined {
   const seen = new Map<string, string>();
   for (const m of matches) {

@@ -31,8 +31,8 @@ const FRAME = 160;
  * A frame whose samples vary less than this around their own mean (variance,
  * LSB²: RMS 2 LSB, about -84 dBFS) is digital silence: a file padded with
  * zeros (`sox ... pad 0.5 1`), a microphone that gates its pauses to zero.
- * prepareUtterance fills such frames with noise at the recording's own floor:
- * a newcomer padded a real recording whose room noise is at -34 dBFS with 1.5 s
+ * prepareUtterance fills such frames at the ends of a recording with its own
+ * quietest stretch of room noise, repeated (PAD_TILE_FRAMES): a newcomer padded a real recording whose room noise is at -34 dBFS with 1.5 s
  * of zeros, the fill brought the padding only to FLOOR_FILL_DB, and "set a
  * timer for 3 hours and 10 minutes" was heard "... 3 hours and a minute" and
  * started (4 of 4; unpadded it was right).
