@@ -659,7 +659,7 @@ export class LocalIntents {
   /** The reply for a resolution that addresses nothing: ask which of the candidates, or say nothing fits. */
   private unresolved(r: Extract<Resolution, { kind: 'ambiguous' | 'not_found' }>, s: IntentSlots, lang: Lang): string {
     this.unplaced = true;
-    if (r.kind === 'not_found') return this.none(s, lang);
+    if (r.kind === 'not_found') return this.none(s, lang, r.elsewhere);
     this.askedAbout = r.candidates;
     const names = r.candidates.map((e) => the(e, lang));
     const last = names.pop() as string;
@@ -667,13 +667,17 @@ export class LocalIntents {
     return `Which one do you mean: ${names.join(', ')} or ${last}?`;
   }
 
-  private none(s: IntentSlots, lang: Lang): string {
+  /**
+   * The reply when nothing fits `s`: the name the home lacks, the room with no
+   * device of the kind, or, with `elsewhere` (Resolution's `not_found`), where
+   * the one device of that name is.
+   */
+  private none(s: IntentSlots, lang: Lang, elsewhere: readonly Entity[] = []): string {
     this.unplaced = true;
     const zh = lang === 'zh';
     if (typeof s.name === 'string' && s.name) {
       // The device is known, in another room than the one said ("turn on the bed light in the kitchen"): said so.
-      const elsewhere = typeof s.area === 'string' && s.area ? this.d.registry.entities().filter((e) => e.area && [e.name, ...e.aliases].some((n) => n.toLowerCase() === String(s.name).toLowerCase())) : [];
-      if (elsewhere.length === 1) {
+      if (elsewhere.length === 1 && elsewhere[0]!.area && typeof s.area === 'string' && s.area) {
         const e = elsewhere[0]!;
         return zh ? `${e.name}在${areaName(e.area!, lang)}，不在${areaName(String(s.area), lang)}，所以我没有操作。` : `${cap(the(e, lang))} is in the ${e.area}, not the ${String(s.area)}, so I left it alone.`;
       }
@@ -971,7 +975,7 @@ export class LocalIntents {
     let candidates: Entity[];
     if (s.name) {
       const r = this.resolve(s);
-      if (r.kind === 'ambiguous') return this.unresolved(r, s, lang);
+      if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
       candidates = targetsOf(r);
     } else {
       const all = this.d.registry.entities().filter((e) => e.component === 'climate' || (e.component === 'sensor' && e.device_class === 'temperature'));

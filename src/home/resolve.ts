@@ -74,13 +74,15 @@ export interface ResolveOptions {
  *    (never empty); `area` is the room used (the query's, or the box's own).
  *  - `ambiguous`: a name or kind word fits several devices; the caller asks
  *    which, naming `candidates` (two or more).
- *  - `not_found`: nothing fits; `said` is the reference as given.
+ *  - `not_found`: nothing fits; `said` is the reference as given. `elsewhere`:
+ *    the devices of that exact name, when a room was said that none of them
+ *    is in ("the bed light in the kitchen"), so the reply can say where it is.
  */
 export type Resolution =
   | { kind: 'one'; entity: Entity; by: 'id' | 'name' | 'partial' | 'kind' }
   | { kind: 'set'; entities: Entity[]; area?: string; domain?: string }
   | { kind: 'ambiguous'; candidates: Entity[]; said: string }
-  | { kind: 'not_found'; said: string };
+  | { kind: 'not_found'; said: string; elsewhere?: Entity[] };
 
 /** Lower case, spaces collapsed, a leading "the" dropped. */
 function norm(s: string | undefined): string {
@@ -183,7 +185,7 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
       else if (q.domain && singular(norm(name)) === q.domain) {
         const there = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
         return there.length ? { kind: 'set', entities: there, area, domain: q.domain } : { kind: 'not_found', said: `${q.domain} in ${area}` };
-      } else return { kind: 'not_found', said: `${name} in the ${area}` };
+      } else return { kind: 'not_found', said: `${name} in the ${area}`, elsewhere: exact };
     }
     const named = oneOrMany(exact, name, 'name');
     if (named) return named;

@@ -45,6 +45,23 @@ const PADDED_FLOOR_DB = 3;
 /** Frames of a padded recording's own quietest stretch that its padding repeats (prepareUtterance): 100 ms. */
 const PAD_TILE_FRAMES = 10;
 
+/**
+ * The quietest run of `win` consecutive frames of `energy` (any per-frame
+ * energy, one number per frame) that lies within frames [from, to): its first
+ * frame and the sum of its energies. The first such run wins a tie. Undefined
+ * when fewer than `win` frames lie there. Used for the room noise that pads a
+ * recording (prepareUtterance) and a speculative pass (padSilence).
+ */
+export function quietestWindow(energy: ArrayLike<number>, win: number, from = 0, to = energy.length): { at: number; sum: number } | undefined {
+  let found: { at: number; sum: number } | undefined;
+  for (let f = Math.max(0, from); f + win <= Math.min(to, energy.length); f++) {
+    let sum = 0;
+    for (let k = f; k < f + win; k++) sum += energy[k]!;
+    if (!found || sum < found.sum) found = { at: f, sum };
+  }
+  return found;
+}
+
 /** Options of prepareUtterance. */
 export interface PrepOptions {
   /** A leading burst may start no later than this, ms; default 300. */
@@ -171,17 +188,10 @@ export function prepareUtterance(pcmBytes: Buffer, opts: PrepOptions = {}): { pc
     if (padded) {
       // The recording's own quietest PAD_TILE_FRAMES (its room noise), repeated: white noise at the same level had
       // another spectrum, and a padded "set a timer for 30 seconds" came out "hold the timer ...".
-      let best = Infinity;
-      for (let f = first; f + PAD_TILE_FRAMES <= last + 1; f++) {
-        let sum = 0;
-        for (let k = f; k < f + PAD_TILE_FRAMES; k++) sum += e[k]!;
-        if (sum < best) {
-          best = sum;
-          tileAt = f * FRAME;
-        }
-      }
+      const tile = quietestWindow(e, PAD_TILE_FRAMES, first, last + 1);
+      if (tile) tileAt = tile.at * FRAME;
       // Too little audio of its own for a stretch that long: white noise at its floor.
-      if (tileAt < 0) deadAmp = Math.sqrt(Math.max(floor, want)) * Math.sqrt(3);
+      else deadAmp = Math.sqrt(Math.max(floor, want)) * Math.sqrt(3);
     }
   }
   for (let i = 0; i < n; i++) {

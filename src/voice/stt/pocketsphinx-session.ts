@@ -22,7 +22,7 @@ import { ANSWER_INTENTS } from '../../intents/fsg.js';
 import { YES_RIVALS, YES_RIVAL_MARGIN, hiddenOpposites, markHiddenOpposites, opposedVerdict, oppositeMargin, oppositeSentences, unheardNameSentences, unheardNameVerdict, type AlignWord, type PocketsphinxDetails } from './pocketsphinx-judge.js';
 import { NAME_UNHEARD } from '../../intents/filler.js';
 import type { HypsegUtterance } from './pocketsphinx-log.js';
-import { prepareUtterance } from './audio-prep.js';
+import { prepareUtterance, quietestWindow } from './audio-prep.js';
 import { speechExtent, type SpeechExtent } from './pocketsphinx-duration.js';
 import { SttAbortedError } from './errors.js';
 
@@ -86,21 +86,8 @@ export function frameEnergies(raw: Buffer): number[] {
  */
 export function quietestStretch(raw: Buffer): { at: number; meanEnergy: number } | undefined {
   const win = (PAD_SOURCE_MS / 10) | 0;
-  const energy = frameEnergies(raw);
-  const frames = energy.length;
-  if (frames < win) return undefined;
-  let sum = 0;
-  for (let f = 0; f < win; f++) sum += energy[f]!;
-  let best = sum;
-  let at = 0;
-  for (let f = win; f < frames; f++) {
-    sum += energy[f]! - energy[f - win]!;
-    if (sum < best) {
-      best = sum;
-      at = f - win + 1;
-    }
-  }
-  return { at, meanEnergy: best / win };
+  const quietest = quietestWindow(frameEnergies(raw), win);
+  return quietest && { at: quietest.at, meanEnergy: quietest.sum / win };
 }
 
 /**
