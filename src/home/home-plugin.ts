@@ -443,6 +443,8 @@ export class HomePlugin implements Plugin {
       let match: IntentMatch | null | undefined = carriedIntent(input.meta);
       // Heard, not typed: a command that names no device or room and reaches several asks first (IntentRequest.heard).
       const heard = match != null || carriedIntents(input.meta) !== undefined;
+      // What the recogniser doubted stays doubted when the text is matched again below (keepDoubt).
+      const recognised = carriedIntents(input.meta) ?? (match ? [match] : []);
       if (match && !fitsVocabulary(match, vocab)) {
         sdk.log.debug({ intent: match.intent, slots: match.slots }, 'the recognised intent names a device or room the home no longer has; matching the text');
         match = undefined;
@@ -459,6 +461,7 @@ export class HomePlugin implements Plugin {
         // A free name that holds a second command ("turn on the tv, lock the front door" read as turning on a
         // device called "tv lock the front door"): the commands, when the text cuts into them.
         if (match && match.slots[NAME_FREE] !== undefined && (await this.compound(ctx.raw_message, vocab))) match = null;
+        if (match) match = keepDoubt([{ match, text: ctx.raw_message }], recognised)[0]!.match;
         // Items typed with commas ("add eggs, bread and milk to my shopping list"): the matcher drops punctuation, so
         // the item slot gets the commas typed between its words back (list-intents.ts itemWithCommas).
         if (match && LIST_INTENTS.has(match.intent) && typeof match.slots.item === 'string') {
@@ -489,7 +492,8 @@ export class HomePlugin implements Plugin {
         // Two commands in one breath: the recogniser's halves while they fit the home, else the text cut in two;
         // both halves must be sentences of the grammar, else the LLM has it all.
         const carried = carriedIntents(input.meta);
-        const parts = carried?.every((m) => fitsVocabulary(m, vocab)) ? carried.map((m) => ({ match: m, text: m.text })) : await this.compound(ctx.raw_message, vocab);
+        const cut = carried?.every((m) => fitsVocabulary(m, vocab)) ? carried.map((m) => ({ match: m, text: m.text })) : await this.compound(ctx.raw_message, vocab);
+        const parts = cut && keepDoubt(cut, recognised);
         if (!parts) {
           // Not a command: an open "which timer?" question is not being answered.
           intents.forgetQuestion();
@@ -778,4 +782,26 @@ export class HomePlugin implements Plugin {
     this.reg?.flush();
     this.sdk = undefined;
   }
+}
+
+/**
+ * `parts` (commands matched from the text) with the recogniser's doubt
+ * (IntentMatch.unsure_between) of `recognised` (the matches the recogniser
+ * carried in the input's meta) kept, so that a doubted command still asks
+ * for a yes before it acts. The text is matched again when a carried match
+ * names no current device by its whole name ("turn on standing and lock the
+ * front door": a part of a name); a newcomer's recording so cut locked the
+ * Front Door with no question, though the lock was doubted. Part by part
+ * when both hold the same intents in the same order; otherwise every part
+ * asks (the doubt cannot be placed, so none is trusted).
+ */
+export function keepDoubt(parts: Array<{ match: IntentMatch; text: string }>, recognised: readonly IntentMatch[]): Array<{ match: IntentMatch; text: string }> {
+  const doubts = recognised.map((m) => m.unsure_between);
+  const any = doubts.find((d) => d !== undefined);
+  if (!any) return parts;
+  const aligned = parts.length === recognised.length && parts.every((p, i) => p.match.intent === recognised[i]!.intent);
+  return parts.map((p, i) => {
+    const doubt = aligned ? doubts[i] : any;
+    return doubt && !p.match.unsure_between ? { ...p, match: { ...p.match, unsure_between: doubt } } : p;
+  });
 }
