@@ -453,7 +453,9 @@ export function printResult(cmd: string, result: unknown, json: boolean, out: Ou
       }
       break;
     case 'say':
-      if (isRecord(result)) return out(`said on ${String(result.channel)}: ${JSON.stringify(result.said)}`);
+      // Printed once the speech is playing, not when it has played: "said" read as done, and a newcomer's `stop` right
+      // after cut what it had called said.
+      if (isRecord(result)) return out(`playing on ${String(result.channel)}: ${JSON.stringify(result.said)} (homeagent stop cuts it)`);
       break;
     case 'stop':
       if (isRecord(result)) return out('stopped: the reply was cut, the speaker silenced and waiting inputs dropped');
