@@ -26,6 +26,9 @@ export interface DemoHomeOptions {
 
 type Json = Record<string, unknown>;
 
+/** The discovery node id of the demo's configs (`homeassistant/<component>/${DEMO_NODE}/<object>/config`). */
+export const DEMO_NODE = 'demo_home';
+
 /** See module comment. */
 export class DemoHomeSimulator {
   private client: MqttClient | undefined;
@@ -52,11 +55,11 @@ export class DemoHomeSimulator {
     const dev = (id: string, name: string, area: string): Json => ({ ids: [`demo_${id}`], name, mf: 'HomeAgent demo', sa: area });
     const avty = { avty_t: `${b}/availability` };
     return [
-      { topic: `${this.prefix}/light/demo_home/kitchen_light/config`, payload: { '~': `${b}/kitchen_light`, name: 'Kitchen Light', uniq_id: 'demo_kitchen_light', schema: 'json', cmd_t: '~/set', stat_t: '~/state', brightness: true, sup_clrm: ['rgb'], ...avty, dev: dev('kitchen_light', 'Kitchen Light', 'Kitchen') } },
-      { topic: `${this.prefix}/light/demo_home/living_room_lamp/config`, payload: { '~': `${b}/living_room_lamp`, name: 'Living Room Lamp', uniq_id: 'demo_living_room_lamp', cmd_t: '~/set', stat_t: '~/state', bri_cmd_t: '~/brightness/set', bri_stat_t: '~/brightness', ...avty, dev: dev('living_room_lamp', 'Living Room Lamp', 'Living Room') } },
-      { topic: `${this.prefix}/lock/demo_home/front_door/config`, payload: { '~': `${b}/front_door`, name: 'Front Door', uniq_id: 'demo_front_door', cmd_t: '~/set', stat_t: '~/state', ...avty, dev: dev('front_door', 'Front Door', 'Hallway') } },
-      { topic: `${this.prefix}/climate/demo_home/thermostat/config`, payload: { '~': `${b}/thermostat`, name: 'Thermostat', uniq_id: 'demo_thermostat', curr_temp_t: '~/current', temp_cmd_t: '~/target/set', temp_stat_t: '~/target', mode_cmd_t: '~/mode/set', mode_stat_t: '~/mode', modes: ['off', 'heat', 'cool', 'auto'], temp_unit: 'C', ...avty, dev: dev('thermostat', 'Thermostat', 'Living Room') } },
-      { topic: `${this.prefix}/sensor/demo_home/bedroom_temperature/config`, payload: { name: 'Bedroom Temperature', uniq_id: 'demo_bedroom_temperature', stat_t: `${b}/bedroom/sensor`, val_tpl: '{{ value_json.temperature }}', unit_of_meas: '°C', dev_cla: 'temperature', ...avty, dev: dev('bedroom_sensor', 'Bedroom Sensor', 'Bedroom') } },
+      { topic: `${this.prefix}/light/${DEMO_NODE}/kitchen_light/config`, payload: { '~': `${b}/kitchen_light`, name: 'Kitchen Light', uniq_id: 'demo_kitchen_light', schema: 'json', cmd_t: '~/set', stat_t: '~/state', brightness: true, sup_clrm: ['rgb'], ...avty, dev: dev('kitchen_light', 'Kitchen Light', 'Kitchen') } },
+      { topic: `${this.prefix}/light/${DEMO_NODE}/living_room_lamp/config`, payload: { '~': `${b}/living_room_lamp`, name: 'Living Room Lamp', uniq_id: 'demo_living_room_lamp', cmd_t: '~/set', stat_t: '~/state', bri_cmd_t: '~/brightness/set', bri_stat_t: '~/brightness', ...avty, dev: dev('living_room_lamp', 'Living Room Lamp', 'Living Room') } },
+      { topic: `${this.prefix}/lock/${DEMO_NODE}/front_door/config`, payload: { '~': `${b}/front_door`, name: 'Front Door', uniq_id: 'demo_front_door', cmd_t: '~/set', stat_t: '~/state', ...avty, dev: dev('front_door', 'Front Door', 'Hallway') } },
+      { topic: `${this.prefix}/climate/${DEMO_NODE}/thermostat/config`, payload: { '~': `${b}/thermostat`, name: 'Thermostat', uniq_id: 'demo_thermostat', curr_temp_t: '~/current', temp_cmd_t: '~/target/set', temp_stat_t: '~/target', mode_cmd_t: '~/mode/set', mode_stat_t: '~/mode', modes: ['off', 'heat', 'cool', 'auto'], temp_unit: 'C', ...avty, dev: dev('thermostat', 'Thermostat', 'Living Room') } },
+      { topic: `${this.prefix}/sensor/${DEMO_NODE}/bedroom_temperature/config`, payload: { name: 'Bedroom Temperature', uniq_id: 'demo_bedroom_temperature', stat_t: `${b}/bedroom/sensor`, val_tpl: '{{ value_json.temperature }}', unit_of_meas: '°C', dev_cla: 'temperature', ...avty, dev: dev('bedroom_sensor', 'Bedroom Sensor', 'Bedroom') } },
     ];
   }
 

@@ -140,6 +140,15 @@ export interface HomePluginOptions {
   clock?: Clock;
   /** Broker URL to use instead of plugin.mqtt.url (the service's embedded broker when none is configured). */
   brokerUrl?: () => string | undefined;
+  /**
+   * Discovery node ids (the topic level after the component) whose devices
+   * this box does not take, read when the plugin starts: the demo home's
+   * (`demo_home`, src/home/demo-simulator.ts) when it is not announced. Their
+   * configs, kept in registry.json from a run that had them or retained on
+   * the broker, are dropped (a newcomer's box went on sending "turn on the
+   * kitchen light" to the demo's light after `core.service.demo_home off`).
+   */
+  ignoredNodes?: () => readonly string[];
   /** Connection tuning (tests): first reconnect delay and connect timeout, ms. */
   mqtt?: { reconnectMinMs?: number; connectTimeoutMs?: number; keepaliveS?: number };
   /** Software version announced to Home Assistant. */
@@ -256,6 +265,7 @@ export class HomePlugin implements Plugin {
     const topics = boxTopics(get<string>('plugin.mqtt.base_topic'), node);
     this.topics = topics;
 
+    const ignored = this.opts.ignoredNodes?.() ?? [];
     const registry = new DeviceRegistry({
       discoveryPrefix,
       z2mPrefix: get<string>('plugin.home.z2m_prefix'),
@@ -264,7 +274,10 @@ export class HomePlugin implements Plugin {
       maxPayloadBytes: get<number>('plugin.home.max_payload_bytes'),
       log: sdk.log,
       now: () => clock.now(),
-      ignoreTopic: (t) => t.split('/').includes(node),
+      ignoreTopic: (t) => {
+        const levels = t.split('/');
+        return levels.includes(node) || ignored.some((n) => levels.includes(n));
+      },
     });
     registry.load();
     registry.setConnected(false);

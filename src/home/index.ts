@@ -3,7 +3,7 @@
  * demo home for simulated mode, and the pieces other parts reuse).
  */
 export { HomePlugin, type HomePluginOptions } from './home-plugin.js';
-export { DemoHomeSimulator, type DemoHomeOptions } from './demo-simulator.js';
+export { DEMO_NODE, DemoHomeSimulator, type DemoHomeOptions } from './demo-simulator.js';
 export { DeviceRegistry, type RegistryOptions, type RegistryChange, type EntityView } from './registry.js';
 export { HomeController, type ControlResult, type CommandPublisher } from './controller.js';
 export { HomeMqttClient, type MqttConnectionSettings, type MqttTls } from './mqtt-client.js';

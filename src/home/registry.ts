@@ -154,7 +154,8 @@ export class DeviceRegistry {
   load(): void {
     const p = this.store?.read();
     if (!p) return;
-    for (const [topic, raw] of Object.entries(p.discovery ?? {})) this.acceptDiscovery(topic, raw, false);
+    // A config kept from a run that took it, of a topic this box now ignores (RegistryOptions.ignoreTopic), is dropped.
+    for (const [topic, raw] of Object.entries(p.discovery ?? {})) if (!this.ignoreTopic(topic)) this.acceptDiscovery(topic, raw, false);
     if (typeof p.bridge_devices === 'string') this.acceptBridge(p.bridge_devices, false);
     for (const [topic, m] of Object.entries(p.topics ?? {})) {
       if (!m || typeof m.raw !== 'string' || typeof m.seq !== 'number') continue;

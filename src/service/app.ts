@@ -24,7 +24,7 @@ import { ControlPlugin, socketAnswers } from '../plugins/control/index.js';
 import type { CommandHandler } from '../kernel/commands.js';
 import { defaultSocketPath } from '../cli/client.js';
 import { ProviderManager, registerProviderSettings } from '../providers/manager.js';
-import { HomePlugin, DemoHomeSimulator, HOME_SETTINGS } from '../home/index.js';
+import { HomePlugin, DemoHomeSimulator, DEMO_NODE, HOME_SETTINGS } from '../home/index.js';
 import { TimersPlugin } from '../plugins/timers/index.js';
 import { ListsPlugin } from '../plugins/lists/index.js';
 import { LIST_NAMES } from '../plugins/lists/list-service.js';
@@ -155,7 +155,8 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const control = new ControlPlugin({ socketPath, commands, registry: kernel.services.commands });
   const timers = new TimersPlugin();
   const lists = new ListsPlugin();
-  const home = new HomePlugin({ timers, lists, brokerUrl: () => brokerUrl, version: packageVersion() });
+  // The demo home's devices are taken only while it is announced (this run's choice, made before the plugins start).
+  const home = new HomePlugin({ timers, lists, brokerUrl: () => brokerUrl, version: packageVersion(), ignoredNodes: () => (demo ? [] : [DEMO_NODE]) });
   const gpio = new GpioPlugin();
   const voice = new VoiceServicePlugin();
   const webui = new WebUIPlugin({ settings, command: (name) => kernel.services.commands.get(name) ?? commands[name], version: packageVersion(), runLog: () => kernel.services.runLog, memoryGraph: () => memory.system.graph, memoryDocuments: () => memory.system.docs, knowledge: () => memory.system.knowledge, tools: () => kernel.services.tools });
