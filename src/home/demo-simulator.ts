@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Logger } from '../kernel/log-types.js';
+import { parseJson } from '../kernel/json.js';
 
 /** Options of DemoHomeSimulator. */
 export interface DemoHomeOptions {
@@ -111,7 +112,7 @@ export class DemoHomeSimulator {
       case `${b}/kitchen_light/set`: {
         let cmd: unknown;
         try {
-          cmd = JSON.parse(payload);
+          cmd = parseJson(payload);
         } catch {
           return;
         }

@@ -18,6 +18,7 @@ import {
   type DeviceInfo,
   type Entity,
 } from './entities.js';
+import { parseJson } from '../kernel/json.js';
 
 /** Outcome of parsing one discovery message. */
 export type DiscoveryResult =
@@ -160,7 +161,7 @@ export function parseDiscoveryMessage(topic: string, payload: string, prefix: st
   if (payload.length === 0) return { kind: 'remove', topic };
   let raw: unknown;
   try {
-    raw = JSON.parse(payload);
+    raw = parseJson(payload);
   } catch (err) {
     return { kind: 'invalid', topic, reason: `payload is not JSON (${(err as Error).message})` };
   }

@@ -9,6 +9,7 @@
  */
 import { opt, optNumber, type AvailabilitySource, type Entity, type EntityState } from './entities.js';
 import { renderTemplate } from './template.js';
+import { parseJson } from '../kernel/json.js';
 
 /** What a topic means to an entity. */
 export type TopicRole =
@@ -156,7 +157,7 @@ function colourInRange(entity: Entity, c: EntityState['color'], reject: RangeRej
 function applyJsonLight(entity: Entity, state: EntityState, raw: string, reject: RangeRejection | undefined): boolean {
   let j: unknown;
   try {
-    j = JSON.parse(raw);
+    j = parseJson(raw);
   } catch {
     return false;
   }

@@ -6,6 +6,7 @@
  * around the expressions. Anything else is reported as unsupported rather
  * than guessed (source: HA docs "Processing incoming data", value_template).
  */
+import { parseJson } from '../kernel/json.js';
 
 /** Result of rendering: the text, or why it could not be rendered. */
 export type TemplateResult = { ok: true; value: string } | { ok: false; reason: 'unsupported' | 'missing' | 'not_json' };
@@ -95,7 +96,7 @@ export function renderTemplate(template: string, raw: string): TemplateResult {
     if (!jsonParsed) {
       jsonParsed = true;
       try {
-        json = JSON.parse(raw);
+        json = parseJson(raw);
       } catch {
         json = undefined;
       }

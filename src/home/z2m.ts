@@ -10,6 +10,7 @@
  */
 import { MAX_NAME_LENGTH, TOPIC_TEXT_RE } from './discovery-schema.js';
 import { findIeee, nameAliases, type AvailabilitySource, type Component, type Entity } from './entities.js';
+import { parseJson } from '../kernel/json.js';
 
 type Json = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ export interface Z2mDevice {
 export function parseBridgeDevices(payload: string, prefix: string): Z2mDevice[] | string {
   let raw: unknown;
   try {
-    raw = JSON.parse(payload);
+    raw = parseJson(payload);
   } catch (err) {
     return `bridge/devices is not JSON (${(err as Error).message})`;
   }

@@ -22,6 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CompletionResponse, StreamEvent, TokenUsage, ToolCall } from '../kernel/llm-types.js';
 import { mayBeTextToolCall, parseTextToolCalls } from './text-tool-calls.js';
+import { parseJson } from '../kernel/json.js';
 
 /** One tool-call delta as adapters return it. `arguments` is a fragment (string) or a whole object. */
 export interface ToolCallDelta {
@@ -149,7 +150,7 @@ export function parseArguments(text: string | Record<string, unknown> | undefine
   if (isRecord(text)) return text;
   if (text === undefined || text.trim() === '') return {};
   try {
-    const v = JSON.parse(text) as unknown;
+    const v = parseJson(text);
     if (isRecord(v)) return v;
     warn?.(`tool call arguments are not a JSON object: ${text.slice(0, 200)}`);
   } catch {

@@ -23,6 +23,7 @@ import type { CompletionRequest } from '../kernel/llm-types.js';
 import type { Logger } from '../kernel/log-types.js';
 import { normalizeChunk, normalizeResponse, type UnifiedChunk, type UnifiedResponse } from './accumulator.js';
 import { errorMessage } from '../kernel/errors.js';
+import { parseJson } from '../kernel/json.js';
 
 const MESSAGE_CACHE_MAX = 4096;
 const REST_CACHE_MAX = 32;
@@ -276,7 +277,7 @@ export class LuaAdapter {
     const out = await this.vm.call('transform_embed_response', [body], { result: 'json', signal });
     let v: unknown;
     try {
-      v = typeof out === 'string' ? JSON.parse(out) : undefined;
+      v = typeof out === 'string' ? parseJson(out) : undefined;
     } catch {
       v = undefined;
     }

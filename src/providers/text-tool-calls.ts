@@ -9,6 +9,7 @@
  * `{tool_calls: [...]}`, an array of those, or one object per line.
  * Parsing is real JSON parsing, so braces inside strings ("}A") are safe.
  */
+import { parseJson } from '../kernel/json.js';
 
 /** One call recovered from text. */
 export interface TextToolCall {
@@ -80,7 +81,7 @@ export function parseTextToolCalls(text: string, declared: ReadonlySet<string>):
 function tryParse(s: string): unknown {
   if (!s || (s[0] !== '{' && s[0] !== '[')) return undefined;
   try {
-    return JSON.parse(s) as unknown;
+    return parseJson(s);
   } catch {
     return undefined;
   }

@@ -24,6 +24,7 @@ import { envNameFor } from '../../config/registry.js';
 import { onLogProblem } from '../../kernel/log.js';
 import { normalisePersonName, validatePersonName } from '../../kernel/people.js';
 import { watchActions } from './actions.js';
+import { parseJson } from '../../kernel/json.js';
 
 /** Options of the control plugin. */
 export interface ControlOptions {
@@ -269,7 +270,7 @@ export class ControlPlugin implements Plugin {
   private async handle(line: string, write: (r: ControlResponse) => void, signal: AbortSignal): Promise<void> {
     let req: ControlRequest;
     try {
-      const parsed: unknown = JSON.parse(line);
+      const parsed: unknown = parseJson(line);
       if (!parsed || typeof parsed !== 'object' || typeof (parsed as ControlRequest).cmd !== 'string') throw new Error('request must be {"id":N,"cmd":"...","args":{}}');
       req = parsed as ControlRequest;
       if (typeof req.id !== 'number') req.id = 0;

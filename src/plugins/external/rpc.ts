@@ -5,6 +5,7 @@
  * protocol, no IO: the owner feeds bytes in and passes a `send` function.
  */
 import { RPC_ERRORS, type RpcErrorObject, type RpcRequest, type RpcResponse } from './protocol.js';
+import { parseJson } from '../../kernel/json.js';
 
 /** An error a JSON-RPC call came back with (or a local failure of the call: timeout, cancel, peer gone). */
 export class RpcError extends Error {
@@ -129,7 +130,7 @@ export class RpcPeer {
     if (line.trim() === '') return;
     let msg: unknown;
     try {
-      msg = JSON.parse(line);
+      msg = parseJson(line);
     } catch {
       this.handlers.garbage(line, 'not JSON');
       return;

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HomeAgentError } from '../../kernel/errors.js';
+import { parseJson } from '../../kernel/json.js';
 
 /** Largest request body the API reads (bytes); a larger one is refused with 413 before it is read. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -61,7 +62,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<Record<string,
   if (!/^application\/json\b/i.test(type)) throw new ApiError(415, 'NOT_JSON', `request body must be JSON (Content-Type: application/json), got ${JSON.stringify(type || 'none')}`);
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    v = parseJson(Buffer.concat(chunks).toString('utf8'));
   } catch (err) {
     throw new ApiError(400, 'BAD_JSON', `request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -24,6 +24,7 @@ import type { Logger } from '../../kernel/log-types.js';
 import { encodeWav } from '../../../hal/common/wav.js';
 import type { ListenReport } from '../../service/voice-wiring.js';
 import type { SessionRecord } from './auth.js';
+import { parseJson } from '../../kernel/json.js';
 
 /** Longest recording one press may send, seconds. */
 export const MAX_PTT_SECONDS = 30;
@@ -98,7 +99,7 @@ export class PushToTalk {
       }
       let msg: { type?: unknown };
       try {
-        msg = JSON.parse(String(data)) as { type?: unknown };
+        msg = parseJson(String(data)) as { type?: unknown };
       } catch {
         return error('BAD_MESSAGE', 'text frames must be JSON: {"type":"end"} or {"type":"cancel"}');
       }

@@ -10,6 +10,7 @@
  * inline `data` and the data section, and any split of the byte stream.
  */
 import { WyomingProtocolError } from '../errors.js';
+import { parseJson } from '../../kernel/json.js';
 
 /** One Wyoming event. `data` is the merged JSON object; `payload` the binary part, when any. */
 export interface WyomingEvent {
@@ -82,7 +83,7 @@ export class WyomingDecoder {
         if (line === '') continue;
         let header: unknown;
         try {
-          header = JSON.parse(line);
+          header = parseJson(line);
         } catch (err) {
           throw new WyomingProtocolError(`header is not JSON: ${line.slice(0, 80)}`, { cause: err });
         }
@@ -103,7 +104,7 @@ export class WyomingDecoder {
       if (p.dataLength > 0) {
         let extra: unknown;
         try {
-          extra = JSON.parse(this.buf.subarray(0, p.dataLength).toString('utf8'));
+          extra = parseJson(this.buf.subarray(0, p.dataLength).toString('utf8'));
         } catch (err) {
           throw new WyomingProtocolError(`data section of ${p.type} is not JSON`, { cause: err });
         }
