@@ -178,3 +178,13 @@ test('a doubted "lock" after a command whose name was heard in part still asks: 
   const no = await rig.box.listen(await spoken('no thanks', 'en-us', 160, 0.5), false, 800);
   assert.deepEqual(no.commands, [], JSON.stringify(no.report));
 });
+
+test('"set a timer for 30 seconds" cut 6 ms tighter is no 3-second timer: a unit number is checked against its "-ty" (NUMBER_RIVALS)', async () => {
+  // The newcomer's cut: sox's silence effect at 1 %, both ends (2.840 s became 2.834 s). Heard "set a timer for 3
+  // second", it started a 3-second timer.
+  const out = path.join(rig.dir, 'cut-timer-30.wav');
+  await exec('sox', [path.join(VOICE_DIR, 'set a timer for 30 seconds.wav'), out, 'silence', '1', '0.05', '1%', 'reverse', 'silence', '1', '0.05', '1%', 'reverse']);
+  const o = await rig.box.listen(out, false, 1500);
+  const seen = `heard ${JSON.stringify(o.report.transcript)} (${JSON.stringify(o.report.heard)}), replied ${JSON.stringify(o.report.reply)}, timers ${JSON.stringify(o.timersAdded)}`;
+  assert.ok(!o.timersAdded.some((s) => s !== 30), `no timer of another length: ${seen}`);
+});

@@ -235,7 +235,10 @@ test('a "-teen" number and its "-ty" rival are checked wherever they stand (NUMB
     ['set', 'a', 'timer', 'for', 'thirty', 'minutes'],
   ]);
   assert.deepEqual(oppositeSentences('set the bed light to seventy percent')[1], ['set', 'the', 'bed', 'light', 'to', 'seventeen', 'percent']);
-  assert.equal(oppositeSentences('set a timer for five minutes').length, 1, 'no rival');
+  assert.equal(oppositeSentences('set a timer for eight minutes').length, 1, 'no rival: "eighty" differs by its "-y" alone, and as a rival it refused right "eight"s on the tune voices');
+  // A unit and its "-ty" (a newcomer's "set a timer for 30 seconds", cut tighter, was heard "3 second").
+  assert.deepEqual(oppositeSentences('set a timer for three seconds').slice(1).map((w) => w[4]), ['two', 'thirty']);
+  assert.deepEqual(oppositeSentences('set a timer for five minutes').slice(1).map((w) => w[4]), ['fifty']);
   // The other confusions that acted on the tune voices: "nineteen" and "ninety" heard as "twenty".
   assert.deepEqual(oppositeSentences('set a timer for twenty minutes').slice(1).map((w) => w[4]), ['nineteen', 'ninety']);
   const twenty = { result: { text: 'set a timer for 20 minutes', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassStartTimer', slots: { minutes: 20 } } }, details: { hypothesis: 'set a timer for twenty minutes', grammarMismatch: false, frames: 200 } };
