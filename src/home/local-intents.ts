@@ -147,20 +147,24 @@ const PRONOUN_NAME = /^(?:it|them|that|this|those|these|它们?)$/i;
 /**
  * The lock or cover two of `matches` give opposite commands (HassTurnOn and
  * HassTurnOff with slots.domain lock or cover: lock/unlock, open/close, on
- * the same slots.name), as "the Front Door"; undefined when none do. Not
+ * the same device: the one `deviceOf` resolves the name to, else the same
+ * slots.name), as "the Front Door"; undefined when none do. Not
  * lights and switches: "turn the tv off and on" is a power cycle, and neither
  * part asks, so they run in the order said.
  */
-function contradiction(matches: readonly IntentMatch[]): string | undefined {
+function contradiction(matches: readonly IntentMatch[], deviceOf: (m: IntentMatch) => Entity | undefined = () => undefined): string | undefined {
   const seen = new Map<string, string>();
   for (const m of matches) {
     if ((m.intent !== 'HassTurnOn' && m.intent !== 'HassTurnOff') || typeof m.slots.name !== 'string') continue;
     if (m.slots.domain !== 'lock' && m.slots.domain !== 'cover') continue;
     // A pronoun standing for nothing names no device ("lock it and unlock it" alone): placing it says so.
     if (PRONOUN_NAME.test(m.slots.name)) continue;
-    const key = m.slots.name.toLowerCase();
+    // The device the name resolves to, so that a part of its name is the same device: a tester's "unlock the front
+    // door and lock the front" locked the door at once and then asked to unlock it.
+    const device = deviceOf(m);
+    const key = device ? `id:${device.id}` : m.slots.name.toLowerCase();
     const before = seen.get(key);
-    if (before !== undefined && before !== m.intent) return `the ${m.slots.name}`;
+    if (before !== undefined && before !== m.intent) return device ? `the ${device.name}` : `the ${m.slots.name}`;
     seen.set(key, m.intent);
   }
   return undefined;
@@ -367,7 +371,13 @@ export class LocalIntents {
     const lang = req.lang ?? toLang(parts[0]!.match.language);
     // One device told to do a thing and its opposite ("unlock the front door and lock the front door"): neither. Done
     // in order, the part that asks for a yes ran last and a yes left the door unlocked (a tester's finding).
-    const clash = contradiction(parts.map((p) => p.match));
+    const clash = contradiction(
+      parts.map((p) => p.match),
+      (m) => {
+        const r = this.resolve(m.slots);
+        return r.kind === 'one' ? r.entity : undefined;
+      },
+    );
     if (clash) return lang === 'zh' ? `这句话让${clash.replace(/^the /, '')}既开又关，所以都没做。` : `That asks ${clash} to do a thing and its opposite, so I did neither.`;
     const neither = lang === 'zh' ? (parts.length === 2 ? '所以两件都没做。' : '所以都没做。') : parts.length === 2 ? 'So I did neither.' : 'So I did none of them.';
     for (const p of parts) {
@@ -706,7 +716,7 @@ export class LocalIntents {
     if (typeof s.brightness === 'number') a.brightness_pct = s.brightness;
     if (typeof s.color === 'string') {
       const rgb = Object.hasOwn(COLOUR_RGB, lower(s.color)) ? COLOUR_RGB[lower(s.color)] : undefined;
-      if (!rgb) return lang === 'zh' ? `我不认识${s.color}这个颜色。` : `I don't know the colour ${s.color}.`;
+      if (!rgb) return this.cannot(lang === 'zh' ? `我不认识${s.color}这个颜色。` : `I don't know the colour ${s.color}.`);
       a.color = rgb;
     }
     return this.run(targets, a, req, lang, s);
@@ -737,7 +747,7 @@ export class LocalIntents {
     const r = this.resolve({ ...s, domain: s.domain ?? 'cover' });
     if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
     const targets = targetsOf(r);
-    if (typeof s.position !== 'number') return lang === 'zh' ? '要调到多少？' : 'To what position?';
+    if (typeof s.position !== 'number') return this.cannot(lang === 'zh' ? '要调到多少？' : 'To what position?');
     return this.run(targets, { action: 'set_position', position: s.position }, req, lang, s);
   }
 
@@ -745,8 +755,8 @@ export class LocalIntents {
     const r = this.resolve({ ...s, domain: 'climate' });
     if (r.kind === 'ambiguous') return this.unresolved(r, s, lang);
     const targets = targetsOf(r);
-    if (!targets.length) return lang === 'zh' ? '没有可以调温度的设备。' : 'There is no thermostat I can set.';
-    if (typeof s.temperature !== 'number') return lang === 'zh' ? '要设成多少度？' : 'To what temperature?';
+    if (!targets.length) return this.cannot(lang === 'zh' ? '没有可以调温度的设备。' : 'There is no thermostat I can set.');
+    if (typeof s.temperature !== 'number') return this.cannot(lang === 'zh' ? '要设成多少度？' : 'To what temperature?');
     return this.run(targets.slice(0, s.area ? targets.length : 1), { action: 'set_temperature', temperature: s.temperature }, req, lang, s);
   }
 
@@ -757,7 +767,7 @@ export class LocalIntents {
    * reported.
    */
   private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots): Promise<string> {
-    if (req.dryRun) return WOULD_ACT;
+    if (req.dryRun) return this.wouldRun(targets, action, lang, s);
     const zh = lang === 'zh';
     const unavailable: Entity[] = [];
     const problems: string[] = [];
@@ -840,6 +850,38 @@ export class LocalIntents {
       return [done, this.ask([ask])].filter(Boolean).join(' ');
     }
     return executeOn(ready, true)();
+  }
+
+  /**
+   * The dry run of run() (handleAll places every part before any acts):
+   * WOULD_ACT when the action is planned for at least one target with no
+   * refusal; otherwise the reply run() would give (a device that cannot do
+   * it, a value out of its range, every target unavailable), with `unplaced`
+   * set, so that no part of the sentence acts. A tester's "turn off the tv
+   * and set the ecobee to 95 degrees" turned the TV off and then refused the
+   * temperature.
+   */
+  private wouldRun(targets: Entity[], action: DeviceAction, lang: Lang, s: IntentSlots): string {
+    const unavailable: Entity[] = [];
+    const problems: string[] = [];
+    let ready = 0;
+    for (const e of targets) {
+      try {
+        this.d.controller.plan(e.id, action);
+        ready++;
+      } catch (err) {
+        if (err instanceof HomeError && err.code === 'DEVICE_UNAVAILABLE') unavailable.push(e);
+        else problems.push(this.failure(e, action, err, lang));
+      }
+    }
+    if (ready > 0 && problems.length === 0) return WOULD_ACT;
+    return this.cannot(this.summary([], action, unavailable, problems, lang, s));
+  }
+
+  /** `reply`, for a command that cannot be carried out as said: marked unplaced (handleAll then runs no part). */
+  private cannot(reply: string): string {
+    this.unplaced = true;
+    return reply;
   }
 
   /** Whether `e`'s last report puts it where `action` would leave it (STATE_AFTER; a cover fully open to be open). */
@@ -1033,9 +1075,9 @@ export class LocalIntents {
     if (s.name) {
       const r = this.resolve(s);
       const e = r.kind === 'one' ? r.entity : undefined;
-      if (e) return kindCannot(e, en, cn, lang);
+      if (e) return this.cannot(kindCannot(e, en, cn, lang));
     }
-    return zh ? `家里没有可以${cn}的媒体播放器。` : `There is no media player in the home, so I can't ${en}.`;
+    return this.cannot(zh ? `家里没有可以${cn}的媒体播放器。` : `There is no media player in the home, so I can't ${en}.`);
   }
 }
 

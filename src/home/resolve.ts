@@ -180,9 +180,12 @@ export function resolveTarget(entities: readonly Entity[], q: TargetQuery, opts:
     // with no room is not contradicted by one.
     const area = q.area?.trim() || undefined;
     if (area && exact.length) {
-      const fits = exact.filter((e) => !e.area || inArea(e, area));
+      // The kind's own word with a room is that room's set even beside a device of that name with no room (a tester's
+      // room-less "Lights" took "turn off the lights in the office").
+      const kindWord = q.domain !== undefined && singular(norm(name)) === q.domain;
+      const fits = exact.filter((e) => inArea(e, area) || (!e.area && !kindWord));
       if (fits.length) exact = fits;
-      else if (q.domain && singular(norm(name)) === q.domain) {
+      else if (kindWord) {
         const there = all.filter((e) => ofDomain(e, q.domain) && inArea(e, area));
         return there.length ? { kind: 'set', entities: there, area, domain: q.domain } : { kind: 'not_found', said: `${q.domain} in ${area}` };
       } else return { kind: 'not_found', said: `${name} in the ${area}`, elsewhere: exact };

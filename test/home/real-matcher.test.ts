@@ -358,4 +358,20 @@ describe('local intents with the real matcher', () => {
       rig.sdk.settingsApi.set('plugin.home.area', '');
     }
   });
+
+  test('two commands in one breath: a part the device would refuse stops both, and a part of a name is the same device for "a thing and its opposite" (a breaking tester\'s)', async () => {
+    const said = async (text: string): Promise<string | undefined> => (await rig.sdk.runInput(text)).response;
+    rig.sim.clear();
+    // The dry run placed the parts but asked no device: the TV went off, then the temperature was refused.
+    const hot = (await said('turn off the tv and set the ecobee to 95 degrees')) ?? '';
+    assert.match(hot, /So I did neither\.$/, hot);
+    assert.match(await said('skip on the tv and turn on the standing light') ?? '', /So I did neither\.$/);
+    assert.match(await said('turn off the tv and set the temperature in the bedroom to 22 degrees') ?? '', /So I did neither\.$/);
+    await new Promise((res) => setTimeout(res, 100));
+    assert.deepEqual(rig.sim.commands, [], 'nothing acted');
+    // "the front" is the Front Door: locking it and unlocking it is neither (it locked at once and asked to unlock).
+    assert.equal(await said('unlock the front door and lock the front'), 'That asks the Front Door to do a thing and its opposite, so I did neither.');
+    await new Promise((res) => setTimeout(res, 100));
+    assert.deepEqual(rig.sim.commands, [], 'nothing acted');
+  });
 });

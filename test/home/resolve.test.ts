@@ -128,6 +128,10 @@ describe('one entity resolver', () => {
     assert.deepEqual([office.kind, ids(office)], ['set', [OFFICE_CEILING, DESK_LAMP].sort()]);
     assert.deepEqual(ids(resolveTarget(home, { name: 'lights', domain: 'light', area: 'Bedroom' })), ['lightsdev'], 'in its own room it is that device');
     assert.deepEqual(ids(resolveTarget(home, { name: 'lights', domain: 'light' })), ['lightsdev'], 'with no room, its name');
+    // A group "Lights" with no room (a tester's): "the lights in the office" are still the Office's.
+    const roomless = [...entities(), { ...lights, area: undefined }];
+    assert.deepEqual(ids(resolveTarget(roomless, { name: 'lights', domain: 'light', area: 'Office' })), [OFFICE_CEILING, DESK_LAMP].sort());
+    assert.deepEqual(ids(resolveTarget(roomless, { name: 'lights', domain: 'light' })), ['lightsdev'], 'with no room said, its name');
     // "turn on the bed light in the kitchen": the Bed Light is in the Bedroom.
     const bed = resolveTarget(home, { name: 'bed light', domain: 'light', area: 'Kitchen' });
     assert.equal(bed.kind, 'not_found');
