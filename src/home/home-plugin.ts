@@ -667,6 +667,9 @@ export class HomePlugin implements Plugin {
     };
     let found: Array<{ match: IntentMatch; text: string }> | undefined;
     for (const [a, b] of cuts) {
+      // A joint inside a device's name ("the Desk Lamp and Monitor") is no joint: a tester's "turn off the desk lamp and
+      // monitor and the tv" switched off the desk lamp and a "Monitor" instead of the device so named.
+      if (cutsName(a, b, vocab)) continue;
       try {
         // Each side one command, or itself cut again ("A and B, C": the first side; "A, B, C and D": the second).
         const left = (await place(a, lead, context)) ?? (await this.compound(a, vocab, parts - 1, lead, memo, context));
@@ -817,4 +820,36 @@ export function keepDoubt(parts: Array<{ match: IntentMatch; text: string }>, re
     const doubt = aligned ? doubts[i] : any;
     return doubt && !p.match.unsure_between ? { ...p, match: { ...p.match, unsure_between: doubt } } : p;
   });
+}
+
+/** Lower-case words of `s`, punctuation dropped (for comparing names across a cut). */
+function plainWords(s: string): string[] {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ').filter(Boolean);
+}
+
+/**
+ * Whether the cut of a sentence into `a` and `b` (compoundCuts: the joint
+ * word dropped between them) falls inside the name or alias of one of
+ * `vocab`'s devices: `a` ends with the name's words before one of its joint
+ * words ("and", "then") and `b` opens with the words after it ("Desk Lamp
+ * and Monitor": "... the desk lamp" | "monitor and the tv"). English names
+ * only; a name with no joint word is never cut.
+ */
+export function cutsName(a: string, b: string, vocab: Vocabulary): boolean {
+  const left = plainWords(a);
+  const right = plainWords(b);
+  for (const e of vocab.entities) {
+    for (const n of [e.name, ...(e.aliases ?? [])]) {
+      const w = plainWords(n);
+      for (let i = 1; i < w.length - 1; i++) {
+        if (w[i] !== 'and' && w[i] !== 'then') continue;
+        const before = w.slice(0, i);
+        const after = w.slice(i + 1);
+        const ends = left.length >= before.length && before.every((x, k) => left[left.length - before.length + k] === x);
+        const opens = right.length >= after.length && after.every((x, k) => right[k] === x);
+        if (ends && opens) return true;
+      }
+    }
+  }
+  return false;
 }

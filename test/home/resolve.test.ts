@@ -155,6 +155,24 @@ describe('one entity resolver', () => {
     }
   });
 
+  test('a joint inside a device\'s name is no joint: "turn off the desk lamp and monitor and the tv" is the device so named and the TV (a breaking tester\'s switched off the desk lamp and a "Monitor")', async () => {
+    const sw = (id: string, name: string) => rig.sim.publish(`homeassistant/switch/${id}/config`, name ? JSON.stringify({ name, uniq_id: id, cmd_t: `t/${id}/set` }) : '');
+    await sw('dlm', 'Desk Lamp and Monitor');
+    await sw('monitor', 'Monitor');
+    try {
+      await waitFor(() => entities().some((e) => e.id === 'dlm') && entities().some((e) => e.id === 'monitor'), 'the two switches announced');
+      rig.sim.clear();
+      const r = await rig.sdk.runInput('turn off the desk lamp and monitor and the tv');
+      await waitFor(() => sent(rig).length >= 2, 'two commands');
+      await new Promise((res) => setTimeout(res, 100));
+      assert.deepEqual(sent(rig).map((c) => c.topic).sort(), ['home/tv/set', 't/dlm/set'].sort(), `${r.response} ${JSON.stringify(sent(rig))}`);
+    } finally {
+      await sw('dlm', '');
+      await sw('monitor', '');
+      await waitFor(() => !entities().some((e) => e.id === 'dlm' || e.id === 'monitor'), 'the switches removed');
+    }
+  });
+
   test('a cover\'s kind (HA device_class) keeps only covers of that class: a home with a garage door and no blinds has no blinds', () => {
     assert.deepEqual(resolveTarget(entities(), { domain: 'cover', device_class: 'blind' }), { kind: 'not_found', said: 'blind' });
     assert.deepEqual(ids(resolveTarget(entities(), { domain: 'cover', device_class: 'garage' })), ['garage_door']);
