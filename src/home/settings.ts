@@ -21,7 +21,7 @@ export const HOME_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.mqtt.url', type: 'string', default: '', url: { schemes: ['mqtt', 'mqtts', 'ws', 'wss'], allowEmpty: true }, restart: true, description: "MQTT broker URL (mqtt://, mqtts://, ws://, wss://); empty: the box's embedded broker on 127.0.0.1:1883 (or a broker already listening there)." },
   { key: 'plugin.mqtt.username', type: 'string', default: '', restart: true, description: 'MQTT user name; empty for anonymous.' },
   { key: 'plugin.mqtt.password', type: 'secret', default: '', restart: true, description: 'MQTT password.' },
-  { key: 'plugin.mqtt.tls', type: 'json', default: {}, restart: true, description: 'TLS options {ca, cert, key, rejectUnauthorized}; ca/cert/key are PEM text or file paths. Empty: TLS only when the URL is mqtts://.' },
+  { key: 'plugin.mqtt.tls', type: 'json', default: {}, restart: true, check: (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? undefined : 'must be an object: {"ca": ..., "cert": ..., "key": ..., "rejectUnauthorized": true}'), description: 'TLS options {ca, cert, key, rejectUnauthorized}; ca/cert/key are PEM text or file paths. Empty: TLS only when the URL is mqtts://.' },
   { key: 'plugin.mqtt.client_id', type: 'string', default: '', restart: true, description: 'MQTT client id; empty: generated once per box and kept in the data directory.' },
   { key: 'plugin.mqtt.base_topic', type: 'string', default: 'homeagent', restart: true, description: "Base topic of the box's own topics (availability, assistant state, stop, volume)." },
   { key: 'plugin.mqtt.command_timeout_ms', type: 'integer', default: 10000, min: 500, max: 120000, description: 'How long a device command may wait for the broker (also across a reconnect) before it is reported failed, ms.' },
@@ -29,7 +29,8 @@ export const HOME_SETTINGS: readonly SettingDef[] = [
   { key: 'plugin.mqtt.reconnect_max_ms', type: 'integer', default: 2000, restart: true, min: 500, max: 600000, description: 'Longest pause between reconnect attempts, ms (backoff doubles from 500 ms up to this, with jitter): the box is back within about this long of the broker returning.' },
   { key: 'plugin.home.discovery_prefix', type: 'string', default: 'homeassistant', restart: true, description: 'Home Assistant MQTT discovery prefix.' },
   { key: 'plugin.home.z2m_prefix', type: 'string', default: 'zigbee2mqtt', restart: true, description: 'zigbee2mqtt base topic.' },
-  { key: 'plugin.home.risky_devices', type: 'json', default: [], description: 'Device ids or names whose every command needs a spoken yes (besides unlocking, garage doors and alarms).' },
+  // A list of names, refused otherwise: a tester's '"TV"' (a string) and '[null]' were taken and protected nothing.
+  { key: 'plugin.home.risky_devices', type: 'json', default: [], check: (v) => (Array.isArray(v) && v.every((x) => typeof x === 'string' && x.trim() !== '') ? undefined : 'must be a list of device names or ids, e.g. ["Front Door", "tv"]'), description: 'Device ids or names whose every command needs a spoken yes (besides unlocking, garage doors and alarms).' },
   {
     key: 'plugin.home.report_timeout_ms',
     type: 'integer',

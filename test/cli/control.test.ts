@@ -66,6 +66,11 @@ test('config set of a protected device that fits no device is taken with a note 
     assert.match(typo.note ?? '', /"Kitchen Lite" names no device of this home now, so it protects nothing/);
     const right = (await request(socket, 'config.set', { key: 'plugin.home.risky_devices', raw: '["kitchen light"]' })) as { note?: string };
     assert.equal(right.note, undefined);
+    // Not a list of names: refused, by name (a tester's '"TV"' was taken as "TV" and protected nothing).
+    for (const raw of ['"TV"', '[null]', '{"a":1}', '[1,2]', '[""]']) {
+      await assert.rejects(request(socket, 'config.set', { key: 'plugin.home.risky_devices', raw }), (e: unknown) => e instanceof CommandError && /plugin\.home\.risky_devices.*must be a list of device names or ids/.test(e.message), raw);
+    }
+    assert.deepEqual(((await request(socket, 'config.get', { key: 'plugin.home.risky_devices' })) as { value: unknown }).value, ['kitchen light'], 'the last good value stands');
   });
 });
 
