@@ -705,7 +705,7 @@ export class LocalIntents {
   private async onOff(s: IntentSlots, action: ActionName, req: IntentRequest, lang: Lang): Promise<string> {
     const r = this.resolve(s);
     if (r.kind === 'ambiguous' || r.kind === 'not_found') return this.unresolved(r, s, lang);
-    return this.run(targetsOf(r), { action }, req, lang, s);
+    return this.run(targetsOf(r), { action }, req, lang, s, roomOf(r));
   }
 
   private async lightSet(s: IntentSlots, req: IntentRequest, lang: Lang): Promise<string> {
@@ -719,7 +719,7 @@ export class LocalIntents {
       if (!rgb) return this.cannot(lang === 'zh' ? `我不认识${s.color}这个颜色。` : `I don't know the colour ${s.color}.`);
       a.color = rgb;
     }
-    return this.run(targets, a, req, lang, s);
+    return this.run(targets, a, req, lang, s, roomOf(r));
   }
 
   /**
@@ -766,7 +766,7 @@ export class LocalIntents {
    * this turn's reply; the answer turn gets the outcome), failures are
    * reported.
    */
-  private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots): Promise<string> {
+  private async run(targets: Entity[], action: DeviceAction, req: IntentRequest, lang: Lang, s: IntentSlots, room?: string): Promise<string> {
     if (req.dryRun) return this.wouldRun(targets, action, lang, s);
     const zh = lang === 'zh';
     const unavailable: Entity[] = [];
@@ -816,7 +816,8 @@ export class LocalIntents {
         this.lit = { channel: req.channel, ids: ok.map((e) => e.id), slots: { ...(s.name ? { name: s.name } : {}), ...(s.area ? { area: s.area } : {}) }, at: this.d.clock.now() };
       }
       if (ok.length) this.d.reportWatch?.expect(ok, { phrase: (x) => actionPhrase(x, normaliseAction(x, action.action), action, lang), lang }, req.channel, reportsBefore);
-      return this.summary(ok, action, notes ? unavailable : [], probs, lang, s);
+      // The room a command that named none reached (the box's own, plugin.home.area) is said in the reply.
+      return this.summary(ok, action, notes ? unavailable : [], probs, lang, s.area || !room ? s : { ...s, area: room });
     };
     if (risky.length) {
       // Some of several devices are risky (plugin.home.risky_devices): the others are done now and the question is
@@ -1085,4 +1086,14 @@ export class LocalIntents {
 function kindCannot(e: Entity, en: string, cn: string, lang: Lang): string {
   if (lang === 'zh') return `${e.name}是一个${count(1, e.component, lang).replace(/^1个/, '')}，不能${cn}。`;
   return `${cap(the(e, lang))} is a ${count(1, e.component, lang).replace(/^1 /, '')}, so it can't ${en}.`;
+}
+
+/**
+ * The room a set resolution used when the command named none (the box's own,
+ * plugin.home.area), for the reply: "Turned off 2 lights in the Kitchen."
+ * (a newcomer's "Turned off 2 lights." did not say which, with four more
+ * elsewhere). Undefined for one device or the whole home.
+ */
+function roomOf(r: Resolution): string | undefined {
+  return r.kind === 'set' ? r.area : undefined;
 }

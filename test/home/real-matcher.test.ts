@@ -354,6 +354,9 @@ describe('local intents with the real matcher', () => {
       }
       assert.equal((await rig.sdk.runInput('turn off the lights in the bedroom')).response, 'Turned off the Bed Light.', 'a room said is that room');
       assert.deepEqual(rig.sim.commands.filter((c) => !/bed_light/.test(c.topic)), [], 'nothing but the bedroom light was commanded');
+      // The box's own room, reached by a command that named none, is said (a newcomer's "Turned off 2 lights." did not say which).
+      rig.sdk.settingsApi.set('plugin.home.area', 'Office');
+      assert.equal((await rig.sdk.runInput('turn off the lights')).response, 'Turned off 2 lights in the Office.');
     } finally {
       rig.sdk.settingsApi.set('plugin.home.area', '');
     }
