@@ -256,6 +256,8 @@ export function inHere(m: IntentMatch, ownArea: string | undefined): IntentMatch
 export class LocalIntents {
   /** Set while handling when the reply says the command could not be placed (not found, ambiguous, a device that can't). */
   private unplaced = false;
+  /** The devices a dry run (handleAll) would have asked "which one?" about. */
+  private dryRunFits: Entity[] | undefined;
   /** What the last command switched on or set, when it was that (any other command clears it): PREVIOUS_TARGET. */
   private lit: LitTargets | undefined;
   private readonly timerIntents: TimerIntents;
@@ -384,6 +386,15 @@ export class LocalIntents {
       this.unplaced = false;
       const r = await this.handle(p.match, { ...req, lang, dryRun: true });
       if (r === undefined) return lang === 'zh' ? `我没听懂“${p.text}”，${neither}` : `I didn't get "${p.text}". ${neither}`;
+      // Several devices fit a part: said, not asked, since the question would be kept for no command (a tester's
+      // answer "the reading lamp" went to the LLM after "Which one do you mean: ...? So I did neither.").
+      const fits = this.dryRunFits;
+      this.dryRunFits = undefined;
+      if (this.unplaced && fits?.length) {
+        const names = fits.map((e) => the(e, lang));
+        const last = names.pop() as string;
+        return lang === 'zh' ? `我不确定“${p.text}”说的是${names.join('、')}还是${last}，${neither}` : `I don't know which you meant in "${p.text}": ${names.join(', ')} or ${last}. ${neither}`;
+      }
       if (this.unplaced) return `${r} ${neither}`;
     }
     const said: string[] = [];
@@ -473,6 +484,8 @@ export class LocalIntents {
     }
     this.askedAbout = undefined;
     const reply = await this.device(match, req, lang);
+    // A dry run keeps the devices it would have asked about (handleAll says them instead of asking).
+    if (req.dryRun) this.dryRunFits = this.askedAbout;
     // It asked which device: the answer may come next ("the lamp"; answerChoice).
     if (!req.dryRun && this.askedAbout) {
       const ms = this.d.choiceTimeoutMs?.() ?? 15_000;

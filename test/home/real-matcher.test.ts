@@ -182,7 +182,8 @@ describe('local intents with the real matcher', () => {
     const topics = (): string[] => rig.sim.commands.map((c) => `${c.topic} ${c.payload}`);
     rig.sim.clear();
     assert.equal(await said('turn on the tv and turn on the garden sprinkler'), "I don't know a device called the garden sprinkler. So I did neither.");
-    assert.equal(await said('close the door then turn on the tv'), 'Which one do you mean: the Garage Door or the Sliding Door? So I did neither.');
+    // Said, not asked: the question would wait for an answer that runs no command (a tester's went to the LLM).
+    assert.equal(await said('close the door then turn on the tv'), 'I don\'t know which you meant in "close the door": the Garage Door or the Sliding Door. So I did neither.');
     assert.equal(await said('turn on the tv and open the front door'), "The Front Door is a lock, so it can't be opened. So I did neither.");
     assert.equal(await said('turn on the tv and then make me a sandwich'), undefined, 'half of it is no command: the LLM has it all');
     // Not one command about a device called "tv and make me a sandwich": a free name never takes the joint.
