@@ -395,7 +395,7 @@ export class LocalIntents {
         const last = names.pop() as string;
         return lang === 'zh' ? `我不确定“${p.text}”说的是${names.join('、')}还是${last}，${neither}` : `I don't know which you meant in "${p.text}": ${names.join(', ')} or ${last}. ${neither}`;
       }
-      if (this.unplaced) return `${r} ${neither}`;
+      if (this.unplaced) return lang === 'zh' ? `${r}${neither}` : `${r} ${neither}`;
     }
     const said: string[] = [];
     const questions: string[] = [];
