@@ -85,20 +85,22 @@ test('a timer name said where an article may stand is aligned against "a": under
   assert.deepEqual(articleRivalPlaces('set the pasta timer for ten minutes'.split(' ')), [], 'an article said: nothing to mistake');
   assert.deepEqual(articleRivalPlaces('set a timer for ten minutes'.split(' ')), []);
   const S = oppositeSentences(heard);
-  assert.deepEqual(S, [heard.split(' '), ['create', 'a', 'timer', 'for', 'five', 'and', 'a', 'half', 'minutes']]);
+  // "five" has its "-ty" rival too (NUMBER_RIVALS); here it trails far behind.
+  assert.deepEqual(S, [heard.split(' '), ['create', 'egg', 'timer', 'for', 'fifty', 'and', 'a', 'half', 'minutes'], ['create', 'a', 'timer', 'for', 'five', 'and', 'a', 'half', 'minutes']]);
   const egg = (): { result: SttResult; details: PocketsphinxDetails } => ({
     result: { text: 'create egg timer for 5 and a half minutes', confidence: 0.9, rejected: false, engine: 'pocketsphinx', intent: { intent: 'HassStartTimer', slots: { timer_name: 'egg', minutes: 5.5, seconds: 330 }, text: 'create egg timer for 5 and a half minutes', language: 'en' } },
     details: { hypothesis: heard, grammarMismatch: false, frames: 100 },
   });
   const at = (lead: number) => ({ ascr: -1000 - 100 * lead, frames: 100 });
-  const close = opposedVerdict(egg(), S, [{ ascr: -1000, frames: 100 }, at(ARTICLE_MARGIN - 0.14)]);
+  const close = opposedVerdict(egg(), S, [{ ascr: -1000, frames: 100 }, at(5), at(ARTICLE_MARGIN - 0.14)]);
   assert.equal(close.result.rejected, false, 'the length was heard either way');
   assert.deepEqual(close.result.intent?.slots, { minutes: 5.5, seconds: 330 });
   assert.equal(close.result.text, 'create a timer for 5 and a half minutes');
   assert.equal(close.details.oppositeClose, undefined);
-  const clear = opposedVerdict(egg(), S, [{ ascr: -1000, frames: 100 }, at(ARTICLE_MARGIN + 0.4)]);
+  const clear = opposedVerdict(egg(), S, [{ ascr: -1000, frames: 100 }, at(5), at(ARTICLE_MARGIN + 0.4)]);
   assert.equal(clear.result.intent?.slots.timer_name, 'egg', 'a name that fits clearly better is kept');
-  assert.equal(opposedVerdict(egg(), S, undefined).result.intent?.slots.timer_name, 'egg', 'not aligned: as heard');
+  assert.equal(opposedVerdict(egg(), [S[0]!, S[2]!], undefined).result.intent?.slots.timer_name, 'egg', 'the article alone, not aligned: as heard');
+  assert.equal(opposedVerdict(egg(), S, undefined).result.rejected, true, 'with a number that could not be told from its rival: rejected');
 });
 
 test('the margin: the heard sentence ahead of its best rival, per frame of its own alignment', () => {
