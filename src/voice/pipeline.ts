@@ -435,6 +435,7 @@ export class VoicePlugin implements Plugin {
         maxUtteranceMs: voiceSetting<number>(s, 'max_utterance_ms'),
         noSpeechTimeoutMs: overrides.noSpeechTimeoutMs ?? voiceSetting<number>(s, 'no_speech_timeout_ms'),
         thresholdDb: voiceSetting<number>(s, 'vad_threshold_db'),
+        minEnergyDb: voiceSetting<number>(s, 'vad_min_energy_db'),
       },
     });
     this.capture = capture;

@@ -11,6 +11,7 @@ import { WyomingWake, type WyomingWakeOptions } from './wyoming/wake-client.js';
 import { DEFAULT_WAKE_PHRASE_THRESHOLD, wakePhraseProblem } from './keyphrase.js';
 import { WyomingAsr } from './stt/wyoming-asr.js';
 import { ConfigError } from '../kernel/errors.js';
+import { DEFAULT_MIN_ENERGY_DB } from './vad.js';
 
 const P = 'plugin.voice.';
 
@@ -47,6 +48,15 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
   { key: `${P}no_speech_timeout_ms`, type: 'integer', default: 8000, min: 1000, max: 60000, description: 'Stop listening when no speech started within this time, ms.' },
   { key: `${P}followup_ms`, type: 'integer', default: 5000, min: 1000, max: 30000, description: 'After a reply that asks something (expect_reply), listen this long for an answer without the wake word, ms.' },
   { key: `${P}vad_threshold_db`, type: 'number', default: 10, min: 3, max: 30, description: 'Speech must be this far above the noise floor, dB.' },
+  {
+    key: `${P}vad_min_energy_db`,
+    type: 'number',
+    default: DEFAULT_MIN_ENERGY_DB,
+    min: -90,
+    max: -20,
+    description:
+      'Speech must also be louder than this, dBFS (20 ms frames; keeps the faintest sounds of a dead-quiet room from starting an utterance). The default hears a voice 26 dB quieter than the fixture recordings (a microphone turned down or across the room); at -50 such speech was cut, and "set a timer for 30 seconds" started a 2-second timer.',
+  },
   { key: `${P}preroll_ms`, type: 'integer', default: 300, min: 0, max: 2000, description: 'Audio before the detected speech start sent to STT, ms.' },
   { key: `${P}message_not_understood`, type: 'string', default: "Sorry, I didn't catch that.", description: 'Spoken when nothing was recognised (English).' },
   { key: `${P}message_not_understood_zh`, type: 'string', default: '抱歉，我没听清。', description: 'Spoken when nothing was recognised (Chinese).' },

@@ -22,6 +22,19 @@
  *   so noise never keeps it listening forever.
  */
 
+/**
+ * The level a speech frame must exceed besides the noise floor margin,
+ * dBFS (20 ms frames; setting plugin.voice.vad_min_energy_db). The fixture
+ * recordings made 26 dB quieter (`sox vol 0.05`: speech at -37 to -60 dBFS,
+ * a microphone turned down or across the room) lost their quiet words at
+ * -50: 12 of 20 right and 3 wrong actions ("set a timer for 30 seconds"
+ * started a 2-second timer, "3 hours and 10 minutes" one of 3 h 1 min, "50
+ * percent" set 2 percent); at -65, 15 right and none wrong (at `vol 0.1`: 14
+ * and 1, then 16 and 0). It stays 30 dB above a digitally silent stream's
+ * dither, so that no click in it starts an utterance.
+ */
+export const DEFAULT_MIN_ENERGY_DB = -65;
+
 /** Endpointer settings; times in ms, levels in dBFS / dB. */
 export interface EndpointerOptions {
   /** Hz (default 16000). */
@@ -42,7 +55,7 @@ export interface EndpointerOptions {
   minSpeechMs?: number;
   /** Margin above the noise floor for a speech frame, dB (default 10). */
   thresholdDb?: number;
-  /** Absolute level a speech frame must exceed, dBFS (default -50). */
+  /** Absolute level a speech frame must exceed, dBFS (default DEFAULT_MIN_ENERGY_DB). */
   minEnergyDb?: number;
   /** Window of the minimum-statistics noise floor, ms (default 1500). */
   floorWindowMs?: number;
@@ -136,7 +149,7 @@ export class Endpointer {
       noSpeechTimeoutMs: opts.noSpeechTimeoutMs ?? 8000,
       minSpeechMs: opts.minSpeechMs ?? 120,
       thresholdDb: opts.thresholdDb ?? 10,
-      minEnergyDb: opts.minEnergyDb ?? -50,
+      minEnergyDb: opts.minEnergyDb ?? DEFAULT_MIN_ENERGY_DB,
       floorWindowMs: opts.floorWindowMs ?? 1500,
       fricativeZcr: opts.fricativeZcr ?? 0.3,
     };

@@ -394,7 +394,7 @@ export class PocketsphinxSession implements SttSession {
   private async decode(pair: DecoderPair, raw: Buffer, atPause: boolean): Promise<{ result: SttResult; details: PocketsphinxDetails }> {
     const timer = setTimeout(() => pair.kill(), this.ports.finishTimeoutMs);
     try {
-      const prepared = this.ports.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0 } };
+      const prepared = this.ports.prepareAudio ? prepareUtterance(raw) : { pcm: raw, report: { droppedSamples: 0, gainDb: 0 } };
       const droppedMs = prepared.report.droppedSamples / 16;
       if (prepared.pcm.length < MIN_UTTERANCE_MS * 32) {
         // Nothing worth decoding; still surface a missing binary as such (the kill itself is no failure).
