@@ -188,3 +188,14 @@ test('"set a timer for 30 seconds" cut 6 ms tighter is no 3-second timer: a unit
   const seen = `heard ${JSON.stringify(o.report.transcript)} (${JSON.stringify(o.report.heard)}), replied ${JSON.stringify(o.report.reply)}, timers ${JSON.stringify(o.timersAdded)}`;
   assert.ok(!o.timersAdded.some((s) => s !== 30), `no timer of another length: ${seen}`);
 });
+
+test('"50 percent" said 15 % faster is not set as 2 percent: a heard "two" is checked against every "-ty" (NUMBER_RIVALS)', async () => {
+  // The fixture recording at sox tempo 1.15: the "fif" of "fifty" went to the word before, its "-ty" was heard "two",
+  // and the Bed Light was set to 2 percent (brightness 5). It did the same padded with near silence.
+  const out = path.join(rig.dir, 'fast-50-percent.wav');
+  await exec('sox', [path.join(VOICE_DIR, 'set Bed Light brightness to 50 percent.wav'), out, 'tempo', '1.15']);
+  const o = await rig.box.listen(out, false, 1500);
+  const seen = `heard ${JSON.stringify(o.report.transcript)} (${JSON.stringify(o.report.heard)}), replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
+  const brightness = (payload: string): number | undefined => (JSON.parse(payload) as { brightness?: number }).brightness;
+  assert.ok(o.commands.every((c) => c.topic === 'home/bed_light/set' && [undefined, 127, 128].includes(brightness(c.payload))), `no command but the Bed Light at 50 percent: ${seen}`);
+});

@@ -224,37 +224,46 @@ export async function alignSentences(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<Array<HypsegUtterance | undefined>> {
-  return Promise.all(
-    sentences.map(async (words, i) => {
-      const fsg = path.join(dir, `align-${i}.fsg`);
-      const ctl = path.join(dir, `align-${i}.ctl`);
-      const seg = path.join(dir, `align-${i}.seg`);
-      const n = words.length;
-      // A place with alternatives (a name word's rivals) is one transition per word, equally likely.
-      const transitions = words.flatMap((w, k) => (typeof w === 'string' ? [w] : w).map((x: string, _i: number, all: readonly string[]) => `TRANSITION ${k} ${k + 1} ${1 / all.length} ${x}`)).join('\n');
-      await writeFile(fsg, `FSG_BEGIN align\nNUM_STATES ${n + 1}\nSTART_STATE 0\nFINAL_STATE ${n}\n${transitions}\nFSG_END\n`);
-      await writeFile(ctl, 'utt\n');
-      // Aborted while the files were written: start nothing.
-      if (signal?.aborted) throw new SttAbortedError();
-      const proc = spawnDecoder(settings.binary, [...batchArgs(settings, dir, ctl, seg), ...settings.decoderArgs, '-dict', dict, '-fsg', fsg]);
-      track(proc);
-      const run = new Decoder(proc, settings.binary, undefined);
-      const timer = setTimeout(() => run.kill(), timeoutMs);
-      const stop = (): void => run.kill();
-      if (signal?.aborted) stop();
-      else signal?.addEventListener('abort', stop, { once: true });
-      try {
-        await run.done;
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', stop);
-      }
-      // No path through the sentence: pocketsphinx still writes a line (frames 0) and logs that the grammar was not matched.
-      const path_ = await readSeg(seg);
-      if (!path_ || path_.frames <= 0 || path_.words.length === 0 || /Final result does not match the grammar/.test(run.stderr)) return undefined;
-      return path_;
-    }),
-  );
+  // One abort listener for all runs (one per run passed Node's 10 listeners with a number's rivals).
+  const runs = new Set<Decoder>();
+  const stopAll = (): void => {
+    for (const r of runs) r.kill();
+  };
+  signal?.addEventListener('abort', stopAll, { once: true });
+  try {
+    return await Promise.all(
+      sentences.map(async (words, i) => {
+        const fsg = path.join(dir, `align-${i}.fsg`);
+        const ctl = path.join(dir, `align-${i}.ctl`);
+        const seg = path.join(dir, `align-${i}.seg`);
+        const n = words.length;
+        // A place with alternatives (a name word's rivals) is one transition per word, equally likely.
+        const transitions = words.flatMap((w, k) => (typeof w === 'string' ? [w] : w).map((x: string, _i: number, all: readonly string[]) => `TRANSITION ${k} ${k + 1} ${1 / all.length} ${x}`)).join('\n');
+        await writeFile(fsg, `FSG_BEGIN align\nNUM_STATES ${n + 1}\nSTART_STATE 0\nFINAL_STATE ${n}\n${transitions}\nFSG_END\n`);
+        await writeFile(ctl, 'utt\n');
+        // Aborted while the files were written: start nothing.
+        if (signal?.aborted) throw new SttAbortedError();
+        const proc = spawnDecoder(settings.binary, [...batchArgs(settings, dir, ctl, seg), ...settings.decoderArgs, '-dict', dict, '-fsg', fsg]);
+        track(proc);
+        const run = new Decoder(proc, settings.binary, undefined);
+        const timer = setTimeout(() => run.kill(), timeoutMs);
+        runs.add(run);
+        if (signal?.aborted) run.kill();
+        try {
+          await run.done;
+        } finally {
+          clearTimeout(timer);
+          runs.delete(run);
+        }
+        // No path through the sentence: pocketsphinx still writes a line (frames 0) and logs that the grammar was not matched.
+        const path_ = await readSeg(seg);
+        if (!path_ || path_.frames <= 0 || path_.words.length === 0 || /Final result does not match the grammar/.test(run.stderr)) return undefined;
+        return path_;
+      }),
+    );
+  } finally {
+    signal?.removeEventListener('abort', stopAll);
+  }
 }
 
 /**
