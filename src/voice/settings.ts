@@ -55,7 +55,7 @@ export const VOICE_SETTINGS: readonly SettingDef[] = [
     min: -90,
     max: -20,
     description:
-      'Speech must also be louder than this, dBFS (20 ms frames; keeps the faintest sounds of a dead-quiet room from starting an utterance). The default hears a voice 26 dB quieter than the fixture recordings (a microphone turned down or across the room); at -50 such speech was cut, and "set a timer for 30 seconds" started a 2-second timer.',
+      'Speech must also be louder than this, dBFS (20 ms frames). Lower it (to -60 or -65) for a microphone that records the voice very quietly, in a quiet room only: at -65 room noise at -50 dBFS started utterances of its own, and speech 35 dB quieter than usual was heard but misheard.',
   },
   { key: `${P}preroll_ms`, type: 'integer', default: 300, min: 0, max: 2000, description: 'Audio before the detected speech start sent to STT, ms.' },
   { key: `${P}message_not_understood`, type: 'string', default: "Sorry, I didn't catch that.", description: 'Spoken when nothing was recognised (English).' },

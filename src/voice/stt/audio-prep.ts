@@ -36,9 +36,9 @@ export const FLOOR_FILL_DB = -60;
  * actions ("set a timer for 30 seconds" started a 2-second timer, "50
  * percent" set 2 percent, "3 hours and 10 minutes" became "3 hours and a
  * minute"); raised by 26 dB again with sox, 16 right and none wrong. With
- * the endpointer hearing quiet speech too (vad.ts DEFAULT_MIN_ENERGY_DB):
- * 15 right with this gain, 13 without it (at `vol 0.1`: 16 and 14), none
- * wrong. The fixture recordings themselves have speech at -11 to -34 dBFS;
+ * the endpointer hearing quiet speech too (vad.ts DEFAULT_MIN_ENERGY_DB at
+ * -65): 15 right with this gain, 13 without it (at `vol 0.1`: 16 and 14),
+ * none wrong. The fixture recordings themselves have speech at -11 to -34 dBFS;
  * the confusion set's 480 decodes did not change.
  */
 export const SPEECH_LEVEL_DB = -25;
