@@ -470,7 +470,13 @@ export class LocalIntents {
     if (!req.dryRun) this.lit = undefined;
     if (match.slots[PREVIOUS_TARGET] !== undefined) return this.setPrevious(match.slots, previous, req, lang);
     if (TIMER_INTENTS.has(match.intent)) {
-      if (!req.dryRun) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
+      if (!req.dryRun) {
+        // A doubted timer command asks first, as a doubted device command does: the recogniser's doubt
+        // (unsure_between) said a yes comes before anything changes, and a timer started, cancelled or paused on
+        // a mishearing is a wrong action too. One that would change nothing (no such timer, which of two) says so.
+        if (req.askFirst && this.timerIntents.place(match.intent, match.slots, lang) === 'act') return this.askTimer(match, req, lang);
+        return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
+      }
       const placed = this.timerIntents.place(match.intent, match.slots, lang);
       if (placed === 'act') return WOULD_ACT;
       if (placed === 'answer') return placed;
@@ -493,6 +499,23 @@ export class LocalIntents {
     }
     this.askedAbout = undefined;
     return reply;
+  }
+
+  /**
+   * Ask for a yes before a timer command (a start, cancel, pause, resume or
+   * change that TimerIntents.place would act on), in the words it was heard
+   * in: "Do you really want to set a timer for 5 minutes?". The yes runs it
+   * as it would have run (TimerIntents.handle); two commands in one breath
+   * (`req.asks`) collect it into their one question.
+   */
+  private askTimer(match: IntentMatch, req: IntentRequest, lang: Lang): string {
+    const doing = match.text.trim().replace(/[.!?。！？]+$/u, '');
+    const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => this.timerIntents.handle(match.intent, match.slots, req.channel, lang) ?? '' };
+    if (req.asks) {
+      req.asks.push(ask);
+      return '';
+    }
+    return this.ask([ask]);
   }
 
   /** The device, state, time and list intents (handle's part after timers). */

@@ -12,6 +12,8 @@ import { TimersPlugin } from '../../src/plugins/timers/index.js';
 import { ListsPlugin } from '../../src/plugins/lists/index.js';
 import { FakeSdk } from '../support/fake-sdk.js';
 import { startRig, type Rig } from './harness.js';
+import { matchIntent } from '../../src/intents/index.js';
+import type { IntentMatch } from '../../src/intents/types.js';
 
 describe('timers and lists through the matcher and the local intents', () => {
   let rig: Rig;
@@ -91,6 +93,25 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.equal(await say('the second one'), 'Paused the egg timer with 10 minutes left.');
     assert.deepEqual(running(), [[undefined, 'running', 360], ['egg', 'paused', 600]]);
     assert.equal(await say('pause the timer'), 'Paused the timer for 4 minutes with 6 minutes left.', 'only one is running: no question');
+  });
+
+  test('a doubted timer command (the recogniser\'s unsure_between) asks for a yes first, as a doubted device command does: nothing changes before it; no is no; one that would change nothing just says so', async () => {
+    const heard = async (text: string): Promise<{ response?: string; response_meta?: Record<string, unknown> }> => {
+      const m = matchIntent(text, rig.plugin.registry!.vocabulary(), 'en')!;
+      const intent: IntentMatch = { ...m, unsure_between: ['i', 'another word'] };
+      return rig.sdk.runInput(text, { channel: 'speaker', meta: { utterance_id: 'utt_t', stt: { engine: 'pocketsphinx', confidence: 0.9, intent }, trigger: 'wake' } });
+    };
+    const start = await heard('set a timer for 5 minutes');
+    assert.equal(start.response, 'Do you really want to set a timer for 5 minutes? Please say yes or no.');
+    assert.deepEqual(start.response_meta, { confirmation: true }, 'a yes/no question: the voice box listens for the answer');
+    assert.deepEqual(running(), [], 'no timer before the yes');
+    assert.equal((await rig.sdk.runInput('yes', { channel: 'speaker' })).response, 'Timer set for 5 minutes.');
+    assert.deepEqual(running(), [[undefined, 'running', 300]]);
+    assert.match((await heard('cancel the timer')).response ?? '', /^Do you really want to cancel the timer\?/);
+    assert.match((await rig.sdk.runInput('no', { channel: 'speaker' })).response ?? '', /did not cancel the timer/);
+    assert.deepEqual(running(), [[undefined, 'running', 300]], 'a no cancels nothing');
+    assert.match((await heard('pause the pasta timer')).response ?? '', /no pasta timer/i, 'no such timer: said so, nothing asked');
+    assert.equal((await heard('how much time is left')).response, 'The timer for 5 minutes has 5 minutes left.', 'a question is answered');
   });
 
   test('an answer that fits neither asks again; something else said, or too late, drops the question; never both', async () => {
