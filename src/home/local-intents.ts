@@ -29,6 +29,7 @@ import type { DeviceRegistry } from './registry.js';
 import { resolveTarget, targetsOf, type Resolution } from './resolve.js';
 import { ACTIVATABLE, NAME_FREE, ON_OFF_DOMAINS, PREVIOUS_TARGET } from '../intents/templates-en.js';
 import { NAME_UNHEARD } from '../intents/filler.js';
+import { ANSWER_INTENTS } from '../intents/fsg.js';
 import { actionPhrase, areaName, cap, COLOUR_RGB, colourName, count, describeState, done, joinNames, num, the, theNamed, toLang, verb, type Lang } from './replies.js';
 import type { ReportWatch } from './report-watch.js';
 
@@ -474,7 +475,16 @@ export class LocalIntents {
         // A doubted timer command asks first, as a doubted device command does: the recogniser's doubt
         // (unsure_between) said a yes comes before anything changes, and a timer started, cancelled or paused on
         // a mishearing is a wrong action too. One that would change nothing (no such timer, which of two) says so.
-        if (req.askFirst && this.timerIntents.place(match.intent, match.slots, lang) === 'act') return this.askTimer(match, req, lang);
+        if (req.askFirst && !ANSWER_INTENTS.has(match.intent)) {
+          const placed = this.timerIntents.place(match.intent, match.slots, lang);
+          if (placed === 'act') return this.askTimer(match, req, lang);
+          // A doubted command opens no "which timer?" or "for how long?": its answer would act with no yes (a
+          // tester's "i cancelled the timer", two timers running, then "the first one" cancelled one).
+          if (/[?？]$/.test(placed)) {
+            return lang === 'zh' ? '抱歉，我不确定听到的是什么，所以什么也没做。请再说一遍。' : "Sorry, I'm not sure what I heard, so I did nothing. Please say it again.";
+          }
+          if (placed !== 'answer') return placed;
+        }
         return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
       }
       const placed = this.timerIntents.place(match.intent, match.slots, lang);
@@ -505,12 +515,14 @@ export class LocalIntents {
    * Ask for a yes before a timer command (a start, cancel, pause, resume or
    * change that TimerIntents.place would act on), in the words it was heard
    * in: "Do you really want to set a timer for 5 minutes?". The yes runs it
-   * as it would have run (TimerIntents.handle); two commands in one breath
+   * on the timers it was about (TimerIntents.targets and runOn); two commands in one breath
    * (`req.asks`) collect it into their one question.
    */
   private askTimer(match: IntentMatch, req: IntentRequest, lang: Lang): string {
     const doing = match.text.trim().replace(/[.!?。！？]+$/u, '');
-    const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => this.timerIntents.handle(match.intent, match.slots, req.channel, lang) ?? '' };
+    // The yes acts on the timers the question was about, not on whichever fit by then.
+    const ids = this.timerIntents.targets(match.intent, match.slots);
+    const ask: PendingAsk = { who: req.who, channel: req.channel, lang, spoken: doing, what: doing, execute: async () => this.timerIntents.runOn(match.intent, match.slots, ids, req.channel, lang) ?? '' };
     if (req.asks) {
       req.asks.push(ask);
       return '';

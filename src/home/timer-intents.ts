@@ -58,6 +58,10 @@ interface PendingLength {
 
 type Op = 'HassCancelTimer' | 'HassPauseTimer' | 'HassUnpauseTimer' | 'HassIncreaseTimer' | 'HassDecreaseTimer' | 'HassTimerStatus';
 
+/** The operations on one timer that change it (not a status question). */
+const CHANGING_OPS: ReadonlySet<string> = new Set(['HassCancelTimer', 'HassPauseTimer', 'HassUnpauseTimer', 'HassIncreaseTimer', 'HassDecreaseTimer']);
+const isOp = (intent: string): intent is Op => CHANGING_OPS.has(intent);
+
 const ORDINALS_EN = ['first', 'second', 'third'];
 
 function str(v: unknown): string | undefined {
@@ -139,6 +143,48 @@ export class TimerIntents {
         // The answer to "which timer?" is no command of its own.
         return zh ? '我没听懂是哪个计时器。' : "I didn't get which timer.";
     }
+  }
+
+  /**
+   * The timers a command TimerIntents.place would act on change now, by id:
+   * the one an operation fits, every timer for "cancel all", none for a
+   * start (it makes a new one). What a yes to "Do you really want to cancel
+   * the timer?" may change (runOn): the timers the question was about.
+   */
+  targets(intent: string, s: IntentSlots): string[] {
+    const svc = this.d.timers();
+    if (!svc || intent === 'HassStartTimer') return [];
+    if (intent === 'HassCancelAllTimers') return svc.find({}).map((t) => t.id);
+    if (!isOp(intent)) return [];
+    const sel: TimerSelector = {};
+    const name = str(s.timer_name);
+    const start = posNum(s.start_seconds);
+    if (name) sel.name = name;
+    if (start) sel.seconds = start;
+    return svc.find(sel, TimerIntents.states(intent)).map((t) => t.id);
+  }
+
+  /**
+   * Run a command asked about first on the timers it was asked about
+   * (`ids`, from targets): a start starts; "cancel all" cancels those of
+   * them still there; an operation acts on its one timer if that is still
+   * in a state it can act on, else says the timer changed and does nothing
+   * (a tester's yes to "cancel the timer?" cancelled a timer started after
+   * the question).
+   */
+  runOn(intent: string, s: IntentSlots, ids: readonly string[], channel: string, lang: Lang): string | undefined {
+    const svc = this.d.timers();
+    const zh = lang === 'zh';
+    if (!svc || intent === 'HassStartTimer') return this.handle(intent, s, channel, lang);
+    if (intent === 'HassCancelAllTimers') {
+      const n = ids.filter((id) => svc.find({ id }).length > 0 && svc.cancel({ id }).length > 0).length;
+      if (n === 0) return zh ? '问到的计时器都已经不在了，所以什么也没做。' : 'The timers I asked about are gone, so I did nothing.';
+      return zh ? `已取消${n}个计时器。` : n === 1 ? 'Cancelled the timer.' : `Cancelled ${n} timers.`;
+    }
+    if (!isOp(intent)) return this.handle(intent, s, channel, lang);
+    const t = ids.length === 1 ? svc.find({ id: ids[0] }, TimerIntents.states(intent))[0] : undefined;
+    if (!t) return zh ? '问到的那个计时器已经变了，所以什么也没做。' : 'The timer I asked about has changed since, so I did nothing.';
+    return this.act(svc, intent, t, s, lang);
   }
 
   handle(intent: string, s: IntentSlots, channel: string, lang: Lang): string | undefined {

@@ -114,6 +114,33 @@ describe('timers and lists through the matcher and the local intents', () => {
     assert.equal((await heard('how much time is left')).response, 'The timer for 5 minutes has 5 minutes left.', 'a question is answered');
   });
 
+  test('a doubted timer command opens no "which timer?" or "for how long?" (its answer would act with no yes), and a yes acts on the timer the question was about (a tester\'s)', async () => {
+    const heard = async (text: string): Promise<string | undefined> => {
+      const m = matchIntent(text, rig.plugin.registry!.vocabulary(), 'en')!;
+      return (await rig.sdk.runInput(text, { channel: 'speaker', meta: { utterance_id: 'utt_t', stt: { engine: 'pocketsphinx', confidence: 0.9, intent: { ...m, unsure_between: ['i', 'another word'] } }, trigger: 'wake' } })).response;
+    };
+    await say('set a pasta timer for 10 minutes');
+    await say('set a timer for 4 minutes');
+    // "i cancelled the timer" with two timers running: no "which timer?", so "the first one" cancels nothing.
+    assert.equal(await heard('cancel the timer'), "Sorry, I'm not sure what I heard, so I did nothing. Please say it again.");
+    assert.notEqual(await say('the first one'), 'Cancelled the timer for 4 minutes.');
+    assert.equal(running().length, 2, 'both run on');
+    assert.equal(await heard('add 5 minutes to the timer'), "Sorry, I'm not sure what I heard, so I did nothing. Please say it again.");
+    assert.equal(await heard('set a timer'), "Sorry, I'm not sure what I heard, so I did nothing. Please say it again.", 'no "for how long?"');
+    assert.equal(running().length, 2);
+    // "cancel the pasta timer?" asked; the pasta timer is cancelled elsewhere and another started: the yes cancels nothing.
+    assert.match((await heard('cancel the pasta timer')) ?? '', /^Do you really want to cancel the pasta timer\?/);
+    timers.service?.cancel({ name: 'pasta' });
+    await say('set a pasta timer for 15 minutes');
+    assert.equal((await rig.sdk.runInput('yes', { channel: 'speaker' })).response, 'The timer I asked about has changed since, so I did nothing.');
+    assert.deepEqual(running().map(([n]) => n ?? '').sort(), ['', 'pasta']);
+    // "cancel all timers?" asked with two; a third started meanwhile runs on after the yes.
+    assert.match((await heard('cancel all timers')) ?? '', /^Do you really want to cancel all timers\?/);
+    await say('set an egg timer for 3 minutes');
+    assert.equal((await rig.sdk.runInput('yes', { channel: 'speaker' })).response, 'Cancelled 2 timers.');
+    assert.deepEqual(running().map(([n]) => n), ['egg']);
+  });
+
   test('an answer that fits neither asks again; something else said, or too late, drops the question; never both', async () => {
     await say('set a pasta timer for 10 minutes');
     await say('set a rice timer for 10 minutes');
