@@ -291,7 +291,7 @@ function logLine(r: Record<string, unknown>): string {
     case 'plugin.lists.changed':
       return `${at} ${String(p.list)} list ${String(p.change)}: ${JSON.stringify(p.text ?? '')}`;
     case 'plugin.voice.not_understood':
-      // "voice not understood (not_command): heard "i turn off the tv"; said "Sorry, I didn't catch that.""
+      // "voice not understood (not_command): heard "don't turn on the kitchen lights"; said "Sorry, I didn't catch that.""
       return `${at} voice not understood${typeof p.reason === 'string' ? ` (${p.reason})` : ''}${typeof p.heard === 'string' ? `: heard ${JSON.stringify(p.heard)}` : ''}; said ${JSON.stringify(p.said ?? '')}`;
     case 'log':
       return `${at} ${String(p.level).padEnd(5)} ${String(p.ns).replace(/^homeagent:/, '')}: ${String(p.msg)}${p.err ? ` (${String(p.err)})` : ''}`;

@@ -98,7 +98,9 @@ export const DEFAULT_JOINT_PROB = 0.05;
  * grammars every command (no question: ANSWER_INTENTS) may open with one of
  * them; the matcher has no sentence that does, so a decode that opens so is
  * no command and is rejected (the box says it did not catch it, and nothing
- * acts; pocketsphinx-judge.ts opensNotCommand).
+ * acts; pocketsphinx-judge.ts opensNotCommand), except that a pronoun before
+ * one command in the home's own words asks for a yes first instead
+ * (pocketsphinx-judge.ts PRONOUN_LEADS_EN: "uh, turn off the TV" is heard so).
  */
 export const NOT_COMMAND_LEADS_EN: readonly string[] = ["don't", 'do not', 'please don\'t', 'please do not', 'never', 'i', 'we', 'you', 'she', 'he', 'they'];
 
