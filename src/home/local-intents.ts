@@ -476,7 +476,12 @@ export class LocalIntents {
         // (unsure_between) said a yes comes before anything changes, and a timer started, cancelled or paused on
         // a mishearing is a wrong action too. One that would change nothing (no such timer, which of two) says so.
         if (req.askFirst && !ANSWER_INTENTS.has(match.intent)) {
+          // A new command drops an open "which timer?" as any other does: its answer would act after this one's no
+          // (a tester's "the first one" cancelled a timer after "no" to a doubted pause).
+          this.timerIntents.forget();
           const placed = this.timerIntents.place(match.intent, match.slots, lang);
+          // Nothing to change ("cancel all timers" with none running): said so, not asked.
+          if (placed === 'act' && match.intent !== 'HassStartTimer' && this.timerIntents.targets(match.intent, match.slots).length === 0) return this.timerIntents.handle(match.intent, match.slots, req.channel, lang);
           if (placed === 'act') return this.askTimer(match, req, lang);
           // A doubted command opens no "which timer?" or "for how long?": its answer would act with no yes (a
           // tester's "i cancelled the timer", two timers running, then "the first one" cancelled one).

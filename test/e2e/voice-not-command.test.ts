@@ -64,6 +64,8 @@ const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: numbe
   ['you never lock the front door', 'en-us', 160, 0.5],
   ['you never lock the front door', 'en-us+f3', 160, 0.5],
   ['i do not unlock the front door', 'en-us+f3', 160, 0.5],
+  // A sixth tester's: "please" hid the lock word from the check, and a yes unlocked.
+  ['you never please unlock the front door', 'en-us', 160, 0.5],
 ];
 
 for (const [sentence, voice, rate, leadIn, clean = false] of CASES) {

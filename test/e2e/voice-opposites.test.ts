@@ -206,6 +206,8 @@ test('"50 percent" said 15 % faster is not set as 2 percent: a heard "two" is ch
 const START_HEARD_AS_OPERATION: Array<[sentence: string, voice: string, rate: number, question: RegExp]> = [
   ['so, set a timer for five minutes', 'en-gb-x-gbclan', 170, /^Do you really want to hold the timer for 5 minutes\? Please say yes or no\.$/],
   ['start a timer for five minutes', 'en-gb', 140, /^Do you really want to stop the timer for 5 minutes\? Please say yes or no\.$/],
+  // A second tester's, with the length before "timer": heard "hold the 5 minutes timer", it paused the running one.
+  ['so, set a five minute timer', 'en-gb-x-gbclan', 170, /^Do you really want to hold the 5 minutes? timer\? Please say yes or no\.$/],
 ];
 
 for (const [sentence, voice, rate, question] of START_HEARD_AS_OPERATION) {

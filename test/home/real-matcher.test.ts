@@ -327,6 +327,9 @@ describe('local intents with the real matcher', () => {
     await rig.sim.publish('home/ecobee/mode', 'heat');
     await waitFor(() => rig.plugin.registry?.view('ecobee')?.state.mode === 'heat', 'the EcoBee to report heat');
     assert.equal((await rig.sdk.runInput('set the temperature to 21 degrees')).response, 'Set the EcoBee to 21 degrees.');
+    // Its command reaches the thermostat before the next test clears the simulator (on a loaded machine it arrived
+    // after, and the next test's "nothing but the bed light was commanded" saw it).
+    await waitFor(() => rig.sim.commands.some((c) => c.topic === 'home/ecobee/target/set' && c.payload === '21'), 'the set-point to reach the EcoBee');
     assert.equal((await rig.sdk.runInput("what's the weather in the living room")).response, 'The EcoBee reads 21.5 degrees.');
     assert.equal((await rig.sdk.runInput('is it cold in the kitchen')).response, "I don't know the temperature in the Kitchen.");
   });

@@ -139,6 +139,16 @@ describe('timers and lists through the matcher and the local intents', () => {
     await say('set an egg timer for 3 minutes');
     assert.equal((await rig.sdk.runInput('yes', { channel: 'speaker' })).response, 'Cancelled 2 timers.');
     assert.deepEqual(running().map(([n]) => n), ['egg']);
+    // A doubted command drops an open "which timer?" as any command does (a second tester's "the pasta one" cancelled
+    // the pasta timer right after the box said it did nothing).
+    await say('set a pasta timer for 10 minutes');
+    assert.match((await say('cancel the timer')) ?? '', /^Which timer do you mean/);
+    assert.equal(await heard('pause the timer'), "Sorry, I'm not sure what I heard, so I did nothing. Please say it again.");
+    assert.notEqual(await say('the pasta one'), 'Cancelled the pasta timer.');
+    assert.deepEqual(running().map(([n]) => n).sort(), ['egg', 'pasta']);
+    // Nothing to change: said so, not asked.
+    timers.service?.cancel({ all: true });
+    assert.equal(await heard('cancel all timers'), 'There is no timer running.');
   });
 
   test('an answer that fits neither asks again; something else said, or too late, drops the question; never both', async () => {

@@ -56,7 +56,7 @@ test('a pronoun before one command that changes something ("i turn off ...": a r
     assert.equal(j.details.pronounLead, pronoun, s);
     assert.equal(j.details.notCommand, undefined, s);
   }
-  for (const s of ['i is the kitchen light on', 'you what time is it', 'i open the ph_p ph_ey', 'they open the garage door', 'you lock the back door', 'we unlock the back door', 'i turn on the kitchen light and lock the back door', 'i', 'we please']) {
+  for (const s of ['i is the kitchen light on', 'you what time is it', 'i open the ph_p ph_ey', 'they open the garage door', 'you lock the back door', 'we unlock the back door', 'you please unlock the back door', 'i turn on the kitchen light and lock the back door', 'i', 'we please']) {
     const j = judge(s);
     assert.equal(j.result.rejected, true, s);
     assert.equal(j.result.intent, undefined, s);
@@ -82,10 +82,12 @@ test('an operation on a timer named by its length has a start\'s shape ("so, set
   assert.equal(startShapedOperation(['hold', 'the', 'timer', 'for', 'five', 'minutes']), 'hold');
   assert.equal(startShapedOperation(['please', 'stop', 'timer', 'for', 'two', 'hours']), 'stop');
   assert.equal(startShapedOperation(['we', 'cancel', 'my', 'timer', 'for', 'thirty', 'seconds']), 'cancel');
+  assert.equal(startShapedOperation(['hold', 'the', 'five', 'minutes', 'timer']), 'hold', 'a tester\'s "so, set a five minute timer"');
+  assert.equal(startShapedOperation(['stop', 'the', 'ten', 'minute', 'timer']), 'stop');
   for (const w of [['pause', 'the', 'pasta', 'timer'], ['cancel', 'the', 'timer'], ['cancel', 'the', 'timer', 'for', 'pasta'], ['set', 'a', 'timer', 'for', 'five', 'minutes'], ['add', 'five', 'minutes', 'to', 'the', 'timer', 'for', 'ten', 'minutes']]) {
     assert.equal(startShapedOperation(w), undefined, w.join(' '));
   }
-  for (const [s, intent, verb] of [['hold the timer for five minutes', 'HassPauseTimer', 'hold'], ['stop the timer for five minutes', 'HassCancelTimer', 'stop'], ['resume the timer for ten minutes', 'HassUnpauseTimer', 'resume']] as const) {
+  for (const [s, intent, verb] of [['hold the timer for five minutes', 'HassPauseTimer', 'hold'], ['stop the timer for five minutes', 'HassCancelTimer', 'stop'], ['hold the five minute timer', 'HassPauseTimer', 'hold'], ['resume the timer for ten minutes', 'HassUnpauseTimer', 'resume']] as const) {
     const j = judge(s);
     assert.equal(j.result.rejected, false, s);
     assert.equal(j.result.intent?.intent, intent, s);

@@ -451,8 +451,11 @@ const TIMER_OP_VERBS = new Set(['cancel', 'stop', 'pause', 'hold', 'freeze', 're
  * timer for 5 minutes". Aligning "set a" and "start a" in the verb's place
  * was tried: the said "stop" led "start" by 0.74 to 0.96 per frame on the
  * tune voices, the misheard one by 1.35 (en-gb), so no margin parts them.
- * An operation on a timer by its name ("pause the pasta timer") or on "the
- * timer" is no start's shape. Undefined when `words` (heard words, fillers
+ * So is "hold the 5 minute timer" (a tester's "so, set a five minute
+ * timer"). An operation on a timer by its name ("pause the pasta timer") or
+ * on "the timer" is no start's shape: "stop the pasta timer" heard for
+ * "start a pasta timer" is left (asking before every "stop the timer" would
+ * cost the common way to end one). Undefined when `words` (heard words, fillers
  * out) are no such operation.
  */
 export function startShapedOperation(words: readonly string[]): string | undefined {
@@ -461,9 +464,13 @@ export function startShapedOperation(words: readonly string[]): string | undefin
   const verb = words[v];
   if (verb === undefined || !TIMER_OP_VERBS.has(verb)) return undefined;
   let t = v + 1;
-  if (words[t] === 'the' || words[t] === 'my') t++;
-  if (words[t] !== 'timer' || words[t + 1] !== 'for') return undefined;
-  return words.slice(t + 2).some((w) => /^(seconds?|minutes?|hours?)$/.test(w)) ? verb : undefined;
+  if (words[t] === 'the' || words[t] === 'my' || words[t] === 'a') t++;
+  const unit = (w: string): boolean => /^(seconds?|minutes?|hours?)$/.test(w);
+  // "the timer for five minutes", or "the five minute timer" (a tester's "so, set a five minute timer" was heard "hold
+  // the 5 minutes timer" and paused the running one).
+  if (words[t] === 'timer' && words[t + 1] === 'for') return words.slice(t + 2).some(unit) ? verb : undefined;
+  const end = words.indexOf('timer', t);
+  return end > t && words.slice(t, end).some(unit) ? verb : undefined;
 }
 
 /**
@@ -1595,9 +1602,10 @@ export function judgeDecode(
   // changes something asks first instead (PRONOUN_LEADS_EN); before a question or two commands it is refused as before.
   // Only a command in the grammar's own words: a pronoun and a name the filler took (the real oov_3's "i open the …")
   // are two doubts, refused.
-  // Nor a lock word after the pronoun: a negation between them goes unheard and flips it (a breaking tester's "you never
-  // lock the front door" was heard "you unlock the front door", "i do not unlock ..." "i unlock ...").
-  const lockVerb = ownEntry(OPPOSITE_WORDS, heardWords(heard)[0] ?? '') !== undefined;
+  // Nor a lock word anywhere after it: a negation between them goes unheard and flips it (a breaking tester's "you never
+  // lock the front door" was heard "you unlock the front door", "i do not unlock ..." "i unlock ...", and "you never
+  // please unlock ..." "you please unlock ...").
+  const lockVerb = heardWords(heard).some((w) => ownEntry(OPPOSITE_WORDS, w) !== undefined);
   if (pronoun && intent && !ANSWER_INTENTS.has(intent.intent) && !parts && !unheard && !lockVerb && intent.slots[NAME_FREE] === undefined) details.pronounLead = pronoun;
   else if (!opts.answers && opensNotCommand(words) && intent?.intent !== 'HassNevermind') details.notCommand = true;
   // The rest of a light command with no command before it ("to fifty percent" said on its own): which light is unknown.
