@@ -59,13 +59,6 @@ const CASES: Array<[sentence: string, voice: string, rate: number, leadIn: numbe
   ['turn on the kitchen lights no wait', 'en-us', 130, 0.5],
   ['turn on the kitchen lights no', 'en-gb-x-gbclan', 130, 0.5],
   ['turn on the kitchen lights no', 'en-us', 160, 0.5],
-  // A fifth tester's, a pronoun before a negation: with the pronoun's question (PRONOUN_LEADS_EN) and no path for the
-  // negation after it, they were heard "you unlock the front door" and "i unlock ..." and asked about the unlock.
-  ['you never lock the front door', 'en-us', 160, 0.5],
-  ['you never lock the front door', 'en-us+f3', 160, 0.5],
-  ['i do not unlock the front door', 'en-us+f3', 160, 0.5],
-  // A sixth tester's: "please" hid the lock word from the check, and a yes unlocked.
-  ['you never please unlock the front door', 'en-us', 160, 0.5],
 ];
 
 for (const [sentence, voice, rate, leadIn, clean = false] of CASES) {
@@ -81,25 +74,5 @@ for (const [sentence, voice, rate, leadIn, clean = false] of CASES) {
       const no = await rig.box.listen(await spoken('no', 'en-us', 160, 0.5, false), false, 800);
       assert.deepEqual(no.commands, [], `a "no" sends nothing: ${JSON.stringify(no.report)}`);
     }
-  });
-}
-
-// A hesitation before a command ("uh, ..." or "okay, ...") came out with a pronoun the not-command openings hold ("i turn
-// off the tv", "we lock the front door"), and the command was refused. It asks for a yes now: the yes acts, a no does not.
-const HESITATIONS: Array<[sentence: string, voice: string, rate: number, heard: RegExp, answer: 'yes' | 'no', topic: RegExp, payload: RegExp]> = [
-  ['uh, turn off the tv', 'en-us+f3', 150, /turn off the TV\?/, 'yes', /\/tv\//, /OFF/],
-  ['uh, turn on the bed light', 'en-us+f3', 160, /turn on the Bed Light\?/, 'no', /bed/, /./],
-];
-
-for (const [sentence, voice, rate, question, answer, topic, payload] of HESITATIONS) {
-  test(`"${sentence}" (${voice}, ${rate} words a minute) asks for a yes first; a "${answer}" ${answer === 'yes' ? 'acts' : 'sends nothing'}`, async () => {
-    const o = await rig.box.listen(await spoken(sentence, voice, rate, 0.5, false), false, 800);
-    const seen = `heard ${JSON.stringify(o.report.transcript)}, replied ${JSON.stringify(o.report.reply)}, sent ${JSON.stringify(o.commands)}`;
-    assert.deepEqual(o.commands, [], `nothing before the answer: ${seen}`);
-    assert.match(o.report.reply ?? '', question, seen);
-    const a = await rig.box.listen(await spoken(answer, 'en-us', 160, 0.5, false), false, 800);
-    const after = JSON.stringify({ reply: a.report.reply, commands: a.commands });
-    if (answer === 'no') assert.deepEqual(a.commands, [], after);
-    else assert.ok(a.commands.length === 1 && topic.test(a.commands[0]!.topic) && payload.test(a.commands[0]!.payload), after);
   });
 }
